@@ -1,0 +1,42 @@
+"""One call from a loaded trace to everything we know about it: facts, findings, verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inspector.facts import Config, TraceFacts, compute_facts
+from inspector.model import Finding, Severity, Trace
+from inspector.rules import Rule, all_rules
+
+_SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A trace with its computed facts and the findings of every rule."""
+
+    facts: TraceFacts
+    findings: tuple[Finding, ...]
+
+    @property
+    def trace(self) -> Trace:
+        return self.facts.trace
+
+    @property
+    def verdict(self) -> str:
+        """`fail` when any error-severity finding exists; the `check` gate's exit code follows it."""
+        return "fail" if any(f.severity is Severity.ERROR for f in self.findings) else "pass"
+
+    def findings_for(self, generation: int) -> list[Finding]:
+        return [f for f in self.findings if f.generation == generation]
+
+
+def analyze(trace: Trace, config: Config | None = None, rules: Sequence[Rule] | None = None) -> Analysis:
+    """Run every registered rule (or the given ones) over a trace."""
+    facts = compute_facts(trace, config)
+    findings: list[Finding] = []
+    for entry in rules if rules is not None else all_rules():
+        findings.extend(entry.run(facts))
+    findings.sort(key=lambda f: (f.generation if f.generation is not None else -1, _SEVERITY_ORDER[f.severity]))
+    return Analysis(facts, tuple(findings))

@@ -1,0 +1,150 @@
+"""Anchors: the keys a summary prints, and whether each resolves from the summary alone.
+
+The first note's test: strip the raw context, keep only the summary, and resolve every anchor it
+prints against the store. A key that binds to no record is unresolved; one that binds to records in
+two namespaces (two `config.yaml`) is ambiguous, which is worse than a miss.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+from inspector.model import SourceRecord
+
+_CODE_EXTENSIONS = (
+    "py|pyi|ipynb|js|jsx|ts|tsx|mjs|cjs|json|jsonl|yaml|yml|toml|ini|cfg|conf|env|md|rst|txt|csv|tsv|sql|sh|"
+    "bash|zsh|ps1|rb|go|rs|java|kt|kts|scala|c|h|cc|cpp|hpp|cs|swift|m|mm|php|pl|lua|r|jl|tex|bib|html|htm|"
+    "css|scss|xml|proto|lock|gradle|tf|tfvars|dockerfile|mk|cmake|log|pdf|png|svg|zst|gz|tar|zip|db|sqlite"
+)
+
+DEFAULT_PATTERNS: dict[str, str] = {
+    # The first note's opaque key: [[ledger:3.2]]
+    "bracket": r"\[\[([A-Za-z0-9:_\-/\.#@]+)\]\]",
+    "uri": r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s<>\"'`\])]+[^\s<>\"'`\]).,;:!?]",
+    # Paths with a directory part, or bare file names with a known extension.
+    "path": (
+        r"(?<![\w/.:@-])(?:~|\.{1,2})?(?:/?[\w@.+-]+/)+[\w@+-][\w@.+-]*(?<![.])"
+        rf"|(?<![\w/.:@-])[\w@+-][\w@.+-]*\.(?:{_CODE_EXTENSIONS})\b(?![\w/])"
+    ),
+    "commit": r"\b(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b",
+    "ticket": r"\b[A-Z][A-Z0-9]{1,9}-[0-9]{1,6}\b",
+}
+
+
+class AnchorStatus(StrEnum):
+    RESOLVED = "resolved"
+    UNRESOLVED = "unresolved"
+    AMBIGUOUS = "ambiguous"
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """A key printed in a text, with its span."""
+
+    key: str
+    start: int
+    end: int
+    pattern: str
+    """Which pattern found it: bracket, uri, path, commit, ticket, or a configured name."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedAnchor:
+    anchor: Anchor
+    status: AnchorStatus
+    referents: tuple[str, ...]
+    """`namespace:key` of every record the anchor binds to."""
+
+
+def _compile(patterns: Mapping[str, str]) -> list[tuple[str, re.Pattern[str]]]:
+    return [(name, re.compile(pattern)) for name, pattern in patterns.items()]
+
+
+_DEFAULT_COMPILED = _compile(DEFAULT_PATTERNS)
+
+
+def extract_anchors(text: str, patterns: Mapping[str, str] | None = None) -> list[Anchor]:
+    """Every key printed in `text`, in order; earlier patterns win overlapping spans.
+
+    `[[key]]` is taken first so that a path or hash inside brackets is one anchor, not two.
+    """
+    compiled = _DEFAULT_COMPILED if patterns is None else _compile(patterns)
+    taken: list[tuple[int, int]] = []
+    found: list[Anchor] = []
+    for name, regex in compiled:
+        for match in regex.finditer(text):
+            start, end = match.span()
+            if any(start < t_end and t_start < end for t_start, t_end in taken):
+                continue
+            key = match.group(1) if regex.groups else match.group(0)
+            if name == "path" and not _plausible_path(key):
+                continue
+            taken.append((start, end))
+            found.append(Anchor(key=key, start=start, end=end, pattern=name))
+    found.sort(key=lambda a: a.start)
+    return found
+
+
+def _plausible_path(key: str) -> bool:
+    """Reject prose that looks like a path ('and/or', 'read/write', '1/2')."""
+    if "." in key.rsplit("/", 1)[-1] or key.startswith(("/", "~/", "./", "../")):
+        return not key.replace("/", "").replace(".", "").isdigit()
+    return key.count("/") >= 2 and any(c.isalpha() for c in key)
+
+
+class AnchorIndex:
+    """The source store as a resolver sees it: keys, namespace-qualified keys, and path suffixes."""
+
+    def __init__(self, sources: Iterable[SourceRecord]) -> None:
+        self._by_key: dict[str, set[str]] = defaultdict(set)
+        self._by_basename: dict[str, set[str]] = defaultdict(set)
+        for record in sources:
+            referent = f"{record.namespace}:{record.key}"
+            self._by_key[record.key].add(referent)
+            self._by_key[referent].add(referent)
+            if "/" in record.key:
+                self._by_basename[record.key.rstrip("/").rsplit("/", 1)[-1]].add(record.key)
+
+    def referents(self, key: str) -> set[str]:
+        """Records `key` binds to: exact key, `namespace:key`, or a path ending in `/key`."""
+        exact = self._by_key.get(key)
+        if exact:
+            return set(exact)
+        bound: set[str] = set()
+        candidate = key.lstrip("./~")
+        basename = candidate.rstrip("/").rsplit("/", 1)[-1]
+        for full in self._by_basename.get(basename, ()):
+            if full.endswith("/" + candidate) or full == candidate:
+                bound |= self._by_key[full]
+        return bound
+
+    def resolve(self, anchor: Anchor) -> ResolvedAnchor:
+        bound = self.referents(anchor.key)
+        if not bound:
+            status = AnchorStatus.UNRESOLVED
+        elif len(_distinct_targets(bound)) > 1:
+            status = AnchorStatus.AMBIGUOUS
+        else:
+            status = AnchorStatus.RESOLVED
+        return ResolvedAnchor(anchor, status, tuple(sorted(bound)))
+
+
+def _distinct_targets(referents: set[str]) -> list[tuple[str, str]]:
+    """Two spellings of one path (`src/a.py`, `/home/u/src/a.py`) are one target, not a collision."""
+    parsed = sorted((tuple(r.split(":", 1)) for r in referents), key=lambda p: -len(p[1]))
+    kept: list[tuple[str, str]] = []
+    for namespace, key in parsed:
+        if not any(namespace == ns and full.endswith("/" + key.lstrip("./~")) for ns, full in kept):
+            kept.append((namespace, key))
+    return kept
+
+
+def resolve_in_isolation(
+    text: str, index: AnchorIndex, patterns: Mapping[str, str] | None = None
+) -> list[ResolvedAnchor]:
+    """Resolve every anchor the text prints, using nothing but the text and the store."""
+    return [index.resolve(anchor) for anchor in extract_anchors(text, patterns)]

@@ -1,0 +1,172 @@
+"""Anchor rules: keys that do not resolve from the summary alone, elisions with no key, decay."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from inspector.anchors import AnchorStatus, ResolvedAnchor
+from inspector.facts import GenerationFacts, TraceFacts
+from inspector.model import Severity
+from inspector.rules import Hit, rule
+from inspector.text import Sentence, content_terms, sentences
+
+
+def _first_per_key(facts: GenerationFacts, status: AnchorStatus) -> Iterator[tuple[ResolvedAnchor, int]]:
+    seen: dict[str, int] = {}
+    for resolved in facts.anchors_with(status):
+        seen[resolved.anchor.key] = seen.get(resolved.anchor.key, 0) + 1
+    emitted: set[str] = set()
+    for resolved in facts.anchors_with(status):
+        if resolved.anchor.key not in emitted:
+            emitted.add(resolved.anchor.key)
+            yield resolved, seen[resolved.anchor.key]
+
+
+@rule("unresolved-anchor", Severity.ERROR, "A summary prints a key that binds to no source record: a dead pointer.")
+def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
+    for generation in facts.summaries():
+        for resolved, count in _first_per_key(generation, AnchorStatus.UNRESOLVED):
+            anchor = resolved.anchor
+            yield Hit(
+                generation.generation.index,
+                f"{anchor.key!r} resolves to no source record",
+                anchor.start,
+                anchor.end,
+                {"key": anchor.key, "occurrences": count},
+            )
+
+
+@rule(
+    "ambiguous-anchor",
+    Severity.ERROR,
+    "A summary prints a key that binds to records in more than one place: resolution may pick the wrong one.",
+)
+def ambiguous_anchor(facts: TraceFacts) -> Iterator[Hit]:
+    for generation in facts.summaries():
+        for resolved, count in _first_per_key(generation, AnchorStatus.AMBIGUOUS):
+            anchor = resolved.anchor
+            referents = resolved.referents
+            yield Hit(
+                generation.generation.index,
+                f"{anchor.key!r} binds to {len(referents)} records: {', '.join(referents[:4])}",
+                anchor.start,
+                anchor.end,
+                {"key": anchor.key, "referents": list(referents), "occurrences": count},
+            )
+
+
+@rule("no-anchors", Severity.ERROR, "A summary elides context but prints no key at all: every elision is orphaned.")
+def no_anchors(facts: TraceFacts) -> Iterator[Hit]:
+    for generation in facts.summaries():
+        if generation.elisions and not generation.anchors:
+            yield Hit(
+                generation.generation.index,
+                f"{len(generation.elisions)} elisions and no anchors",
+                evidence={"elisions": len(generation.elisions)},
+            )
+
+
+@rule(
+    "orphaned-anaphora",
+    Severity.WARNING,
+    "'As noted earlier', 'the above', 'etc.' with no stable key in the same sentence: its referent is gone.",
+)
+def orphaned_anaphora(facts: TraceFacts) -> Iterator[Hit]:
+    for generation in facts.summaries():
+        for elision in generation.elisions:
+            if elision.orphaned:
+                yield Hit(
+                    generation.generation.index,
+                    f"{elision.text!r} points back with no key beside it",
+                    elision.start,
+                    elision.end,
+                )
+
+
+@rule(
+    "anchor-density-floor",
+    Severity.WARNING,
+    "Anchors / (anchors + elisions) is below the floor: pointers are being paraphrased into prose.",
+)
+def anchor_density_floor(facts: TraceFacts) -> Iterator[Hit]:
+    floor = facts.config.min_anchor_density
+    for generation in facts.summaries():
+        density = generation.density
+        if density is not None and density < floor:
+            yield Hit(
+                generation.generation.index,
+                f"anchor density {density:.2f} is below the floor {floor:.2f}",
+                evidence={"density": density, "floor": floor},
+            )
+
+
+@rule(
+    "anchor-density-collapse",
+    Severity.ERROR,
+    "Anchor density fell to half or less of the first summary's: a hard stop in the first note.",
+)
+def anchor_density_collapse(facts: TraceFacts) -> Iterator[Hit]:
+    measured = [g for g in facts.summaries() if g.density is not None]
+    if not measured:
+        return
+    baseline = measured[0].density or 0.0
+    limit = baseline * facts.config.collapse_ratio
+    collapsed_before = False
+    for generation in measured[1:]:
+        collapsed = (generation.density or 0.0) <= limit
+        if collapsed and not collapsed_before:
+            yield Hit(
+                generation.generation.index,
+                f"anchor density {generation.density:.2f} fell from {baseline:.2f} in "
+                f"{measured[0].generation.label}",
+                evidence={"density": generation.density, "baseline": baseline},
+            )
+        collapsed_before = collapsed
+
+
+@rule(
+    "anchor-set-drift",
+    Severity.ERROR,
+    "Re-compaction dropped a key whose referent is still described in prose: the pointer decayed into a description.",
+)
+def anchor_set_drift(facts: TraceFacts) -> Iterator[Hit]:
+    by_index = {g.generation.index: g for g in facts.generations}
+    for child in facts.summaries():
+        parent = by_index.get(child.generation.parent) if child.generation.parent is not None else None
+        if parent is None or not parent.is_summary or child.indexed is None or parent.generation.text is None:
+            continue
+        for key in sorted(parent.anchor_keys - child.anchor_keys):
+            described = _still_described(key, parent, child, facts.config.drift_overlap)
+            if described is not None:
+                sentence, share = described
+                yield Hit(
+                    child.generation.index,
+                    f"{key!r} was dropped from {parent.generation.label} but its referent is still described",
+                    sentence.start,
+                    sentence.end,
+                    {"key": key, "overlap": round(share, 2), "description": sentence.text},
+                )
+
+
+def _still_described(
+    key: str, parent: GenerationFacts, child: GenerationFacts, threshold: float
+) -> tuple[Sentence, float] | None:
+    """The child sentence that describes what the dropped key pointed at, if any."""
+    text = parent.generation.text or ""
+    occurrence = next(a.anchor for a in parent.anchors if a.anchor.key == key)
+    context = next((s for s in sentences(text) if s.start <= occurrence.start < s.end), None)
+    if context is None:
+        return None
+    terms = content_terms(context.text.replace(occurrence.key, " ")) - content_terms(key)
+    if len(terms) < 2:
+        return None
+    indexed = child.indexed
+    if indexed is None:
+        return None
+    best: tuple[Sentence, float] | None = None
+    for position, sentence_terms in enumerate(indexed.terms):
+        shared = len(terms & sentence_terms)
+        share = shared / len(terms)
+        if shared >= 2 and share >= threshold and (best is None or share > best[1]):
+            best = (indexed.sentences[position], share)
+    return best

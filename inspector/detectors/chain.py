@@ -1,0 +1,72 @@
+"""Chain rules: drift that each step hides, confidence that rises as anchors decay, missing text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from inspector.facts import TraceFacts
+from inspector.model import Severity
+from inspector.rules import Hit, rule
+
+
+@rule(
+    "silent-drift",
+    Severity.WARNING,
+    "Every step looks faithful to its parent while fidelity to the source falls: drift only the chain shows.",
+)
+def silent_drift(facts: TraceFacts) -> Iterator[Hit]:
+    config = facts.config
+    peak: float | None = None
+    quiet = True  # every step since the peak kept parent→child fidelity high
+    for generation in facts.generations:
+        k = generation.generation.index
+        source, local = facts.source_fidelity[k], facts.local_fidelity[k]
+        if source is None:
+            continue
+        if peak is None or source >= peak:
+            peak, quiet = source, True
+            continue
+        quiet = quiet and local is not None and local >= config.high_local_fidelity
+        if quiet and peak - source >= config.source_fidelity_drop - 1e-9:  # 1.0 - 0.8 < 0.2 in floats
+            yield Hit(
+                k,
+                f"source→current fidelity fell from {peak:.2f} to {source:.2f} while every step kept "
+                f"parent→child fidelity ≥ {config.high_local_fidelity:.2f}",
+                evidence={"source_fidelity": source, "peak": peak, "local_fidelity": local},
+            )
+            return
+
+
+@rule(
+    "confidence-inflation",
+    Severity.WARNING,
+    "A summary claims more completeness than its parent while its anchor density falls.",
+)
+def confidence_inflation(facts: TraceFacts) -> Iterator[Hit]:
+    previous = None
+    for generation in facts.summaries():
+        if generation.density is None:
+            continue
+        if (
+            previous is not None
+            and len(generation.claims) > len(previous.claims)
+            and generation.density < (previous.density or 0.0)
+        ):
+            claim = generation.claims[0]
+            yield Hit(
+                generation.generation.index,
+                f"{len(generation.claims)} completeness claims (was {len(previous.claims)}) while anchor density "
+                f"fell {previous.density:.2f} → {generation.density:.2f}",
+                claim.start,
+                claim.end,
+                {"claims": [c.text for c in generation.claims]},
+            )
+        previous = generation
+
+
+@rule("summary-unavailable", Severity.INFO, "A compaction happened but its summary text is not in the log.")
+def summary_unavailable(facts: TraceFacts) -> Iterator[Hit]:
+    for generation in facts.summaries():
+        if generation.generation.text is None:
+            reason = generation.generation.extra.get("unavailable_reason", "no summary text in the log")
+            yield Hit(generation.generation.index, f"{generation.generation.label}: {reason}")

@@ -1,0 +1,120 @@
+"""Invariant rules: a constraint weakened or lost, a corrected value back, debt left unpaid."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from inspector.facts import InvariantTrack, TraceFacts
+from inspector.invariants import InvariantStatus
+from inspector.model import Severity
+from inspector.rules import Hit, rule
+from inspector.text import content_terms
+
+_PRESENT = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
+
+
+def _transitions(track: InvariantTrack, target: InvariantStatus) -> Iterator[int]:
+    """Generations where the invariant enters `target` from a better known status (or on arrival)."""
+    previous: InvariantStatus | None = None
+    for k, status in enumerate(track.statuses):
+        if status in (InvariantStatus.NOT_INTRODUCED, InvariantStatus.UNKNOWN, InvariantStatus.RETIRED):
+            continue
+        if status is target and previous is not target:
+            yield k
+        previous = status
+
+
+def _describe(track: InvariantTrack) -> str:
+    text = track.invariant.text
+    return f"{track.invariant.kind} “{text if len(text) <= 90 else text[:89] + '…'}”"
+
+
+@rule(
+    "invariant-weakened",
+    Severity.ERROR,
+    "An invariant's topic survives but its force does not: negation, strong modal, condition or value lost.",
+)
+def invariant_weakened(facts: TraceFacts) -> Iterator[Hit]:
+    for track in facts.invariants:
+        for k in _transitions(track, InvariantStatus.WEAKENED):
+            if facts.generations[k].is_summary:
+                match = track.matches[k]
+                yield Hit(
+                    k,
+                    f"{_describe(track)} weakened ({match.reason})",
+                    match.start,
+                    match.end,
+                    {"invariant": track.invariant.id, "reason": match.reason, "wording": match.matched_text},
+                )
+
+
+@rule("invariant-lost", Severity.ERROR, "An invariant whose source this state covers appears nowhere in it.")
+def invariant_lost(facts: TraceFacts) -> Iterator[Hit]:
+    for track in facts.invariants:
+        for k in _transitions(track, InvariantStatus.LOST):
+            if facts.generations[k].is_summary:
+                yield Hit(k, f"{_describe(track)} is gone", evidence={"invariant": track.invariant.id})
+
+
+_VALUE_TOKEN = re.compile(r"`[^`]+`|\"[^\"]+\"|\b[\w.:/-]*\d[\w.:/-]*\b|\b[A-Z][A-Z0-9_]{2,}\b")
+
+
+def _values(text: str) -> set[str]:
+    return {v.strip("`\"").lower() for v in _VALUE_TOKEN.findall(text)}
+
+
+@rule(
+    "superseded-fact-resurfaced",
+    Severity.ERROR,
+    "A value that a later source record corrected reappears in a state that covers the correction.",
+)
+def superseded_fact_resurfaced(facts: TraceFacts) -> Iterator[Hit]:
+    records = {s.key: s for s in facts.trace.sources}
+    for correction in facts.trace.sources:
+        old = records.get(correction.supersedes or "")
+        if old is None:
+            continue
+        # A correction often repeats the old value ("250, not 500"), so stale = the old record's values
+        # and fresh = what only the correction says; a sentence with stale and no fresh value is a relapse.
+        fresh = _values(correction.text) - _values(old.text)
+        stale = _values(old.text) - fresh
+        topic = content_terms(old.text) & content_terms(correction.text)
+        if not stale or not fresh:
+            continue
+        for generation in facts.summaries():
+            if correction.key not in generation.generation.covers or generation.indexed is None:
+                continue
+            for position, sentence in enumerate(generation.indexed.sentences):
+                found = _values(sentence.text)
+                on_topic = not topic or topic & generation.indexed.terms[position]
+                if found & stale and not found & fresh and on_topic:
+                    value = sorted(found & stale)[0]
+                    yield Hit(
+                        generation.generation.index,
+                        f"superseded value {value!r} from {old.key!r} is back; {correction.key!r} corrected it",
+                        sentence.start,
+                        sentence.end,
+                        {"superseded": old.key, "correction": correction.key, "value": value},
+                    )
+                    break
+
+
+@rule(
+    "recompaction-depth",
+    Severity.WARNING,
+    "An invariant has been inherited through more summaries than allowed without a check against its source.",
+)
+def recompaction_depth(facts: TraceFacts) -> Iterator[Hit]:
+    limit = facts.config.max_unchecked_depth
+    for track in facts.invariants:
+        for k, depth in enumerate(track.depths):
+            if depth is not None and depth > limit and track.statuses[k] in _PRESENT:
+                yield Hit(
+                    k,
+                    f"{_describe(track)} is {depth} summaries from its source (limit {limit})",
+                    track.matches[k].start,
+                    track.matches[k].end,
+                    {"invariant": track.invariant.id, "depth": depth},
+                )
+                break

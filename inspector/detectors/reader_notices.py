@@ -1,0 +1,27 @@
+"""Problems a reader met while loading (skipped lines, a torn tail), surfaced as findings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from inspector.facts import TraceFacts
+from inspector.model import Severity
+from inspector.rules import Check, Hit, rule
+
+
+def _passthrough(rule_id: str) -> Check:
+    def check(facts: TraceFacts) -> Iterator[Hit]:
+        for notice in facts.trace.notices:
+            if notice.rule == rule_id:
+                yield Hit(notice.generation, notice.message, notice.start, notice.end, dict(notice.evidence))
+
+    return check
+
+
+_NOTICES: dict[str, tuple[Severity, str]] = {
+    "malformed-line": (Severity.WARNING, "A line of the log could not be parsed; the rest was loaded."),
+    "torn-last-line": (Severity.WARNING, "The log ends mid-record (still being written?); the rest was loaded."),
+}
+
+for _rule_id, (_severity, _explanation) in _NOTICES.items():
+    rule(_rule_id, _severity, _explanation)(_passthrough(_rule_id))

@@ -1,0 +1,73 @@
+"""Elision and anaphora: phrases that point back at context the summary no longer holds.
+
+"As noted earlier" or "etc." is harmless while the referent is in view; after compaction it is a
+pointer with no target unless a stable key stands beside it. Density = anchors / (anchors + elisions).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inspector.anchors import Anchor
+from inspector.text import sentences
+
+DEFAULT_LEXICON: tuple[str, ...] = (
+    "as noted earlier", "as noted above", "as noted", "as mentioned earlier", "as mentioned above",
+    "as mentioned", "as discussed earlier", "as discussed", "as described above", "as before",
+    "as previously stated", "see above", "the above", "above-mentioned", "aforementioned",
+    "the earlier", "earlier", "previously", "the previous one", "the former", "the latter",
+    "the same as before", "the usual", "etc.", "etc", "and so on", "and so forth", "and related items",
+    "and related", "and others", "and the rest", "among others", "various other", "the relevant",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Elision:
+    """One elision or anaphora phrase, its span, and whether a key stands in the same sentence."""
+
+    text: str
+    start: int
+    end: int
+    orphaned: bool
+
+
+def compile_lexicon(lexicon: Sequence[str]) -> re.Pattern[str]:
+    """One alternation, longest phrase first, so 'as noted earlier' is one match and not two."""
+    phrases = sorted({p.strip().lower() for p in lexicon if p.strip()}, key=len, reverse=True)
+    parts = []
+    for phrase in phrases:
+        body = re.escape(phrase).replace(r"\ ", r"\s+")
+        tail = "" if not phrase[-1].isalnum() else r"\b"
+        parts.append(rf"\b{body}{tail}")
+    return re.compile("|".join(parts), re.IGNORECASE)
+
+
+_DEFAULT_REGEX = compile_lexicon(DEFAULT_LEXICON)
+
+
+def find_elisions(
+    text: str, anchors: Sequence[Anchor], lexicon: Sequence[str] | None = None
+) -> list[Elision]:
+    """Every elision phrase in `text`; orphaned when no anchor shares its sentence."""
+    regex = _DEFAULT_REGEX if lexicon is None else compile_lexicon(lexicon)
+    spans = sentences(text)
+    starts = [s.start for s in spans]
+    anchor_starts = sorted(a.start for a in anchors)
+    found: list[Elision] = []
+    for match in regex.finditer(text):
+        position = bisect_right(starts, match.start()) - 1
+        sentence = spans[position] if position >= 0 and match.start() < spans[position].end else None
+        lo, hi = (sentence.start, sentence.end) if sentence else (match.start(), match.end())
+        first = bisect_left(anchor_starts, lo)
+        keyed = first < len(anchor_starts) and anchor_starts[first] < hi
+        found.append(Elision(match.group(0), match.start(), match.end(), orphaned=not keyed))
+    return found
+
+
+def anchor_density(anchor_count: int, elision_count: int) -> float | None:
+    """anchors / (anchors + elisions); None when the text has neither (nothing to measure)."""
+    total = anchor_count + elision_count
+    return anchor_count / total if total else None

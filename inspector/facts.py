@@ -1,0 +1,231 @@
+"""Per-trace facts every detector reads: computed once, as plain functions of a loaded trace.
+
+Detectors stay small because the expensive work (resolving anchors, matching invariants in every
+generation) happens here once; each rule then only decides what counts as a failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from inspector.anchors import AnchorIndex, AnchorStatus, ResolvedAnchor, resolve_in_isolation
+from inspector.claims import CompletenessClaim, find_claims
+from inspector.elision import Elision, anchor_density, find_elisions
+from inspector.invariants import (
+    PRESERVATION_WEIGHT,
+    IndexedText,
+    InvariantMatch,
+    InvariantStatus,
+    best_match,
+    extract_invariants,
+    match_invariant,
+    rank,
+)
+from inspector.model import Generation, Invariant, Trace
+
+
+@dataclass(frozen=True)
+class Config:
+    """Thresholds and lexicons; the defaults are the ones the domain notes argue for."""
+
+    min_anchor_density: float = 0.5
+    collapse_ratio: float = 0.5
+    """Density at or below this fraction of the first summary's is a collapse."""
+    max_unchecked_depth: int = 2
+    """Summaries an invariant may be inherited through before it must be checked against source."""
+    high_local_fidelity: float = 0.85
+    source_fidelity_drop: float = 0.2
+    """Fall of source→current fidelity from its peak that counts as drift."""
+    drift_overlap: float = 0.5
+    """Share of a dropped anchor's description that must still be in the child to call it decayed."""
+    anchor_patterns: Mapping[str, str] | None = None
+    elision_lexicon: Sequence[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationFacts:
+    generation: Generation
+    anchors: tuple[ResolvedAnchor, ...] = ()
+    elisions: tuple[Elision, ...] = ()
+    claims: tuple[CompletenessClaim, ...] = ()
+    indexed: IndexedText | None = field(default=None, repr=False)
+
+    @property
+    def density(self) -> float | None:
+        if self.generation.text is None:
+            return None
+        return anchor_density(len(self.anchors), len(self.elisions))
+
+    @property
+    def is_summary(self) -> bool:
+        return self.generation.kind == "summary"
+
+    def anchors_with(self, status: AnchorStatus) -> list[ResolvedAnchor]:
+        return [a for a in self.anchors if a.status is status]
+
+    @property
+    def anchor_keys(self) -> set[str]:
+        return {a.anchor.key for a in self.anchors}
+
+
+@dataclass(frozen=True, slots=True)
+class InvariantTrack:
+    """One invariant across the chain: how it survives and how long since it met its source."""
+
+    invariant: Invariant
+    matches: tuple[InvariantMatch, ...]
+    depths: tuple[int | None, ...]
+    """Compaction debt per generation: lossy steps since last checked against source (None: absent)."""
+
+    @property
+    def statuses(self) -> tuple[InvariantStatus, ...]:
+        return tuple(m.status for m in self.matches)
+
+
+def generation_facts(generation: Generation, index: AnchorIndex, config: Config) -> GenerationFacts:
+    if generation.text is None:
+        return GenerationFacts(generation)
+    anchors = resolve_in_isolation(generation.text, index, config.anchor_patterns)
+    elisions = find_elisions(generation.text, [a.anchor for a in anchors], config.elision_lexicon)
+    return GenerationFacts(
+        generation,
+        tuple(anchors),
+        tuple(elisions),
+        tuple(find_claims(generation.text)),
+        IndexedText(generation.text),
+    )
+
+
+def invariant_universe(trace: Trace) -> list[Invariant]:
+    """Declared invariants where the trace has them, else extracted; plus manifest-only items."""
+    universe = list(trace.invariants) if trace.invariants is not None else extract_invariants(trace.sources)
+    known = {inv.id for inv in universe}
+    for generation in trace.generations:
+        for item in generation.manifest or ():
+            if item.id not in known:
+                universe.append(item)
+                known.add(item.id)
+    return universe
+
+
+def introduced_at(invariant: Invariant, trace: Trace, source_keys: set[str]) -> int | None:
+    """First generation responsible for the invariant: the one that first covers its source record."""
+    if invariant.source_key is not None and invariant.source_key in source_keys:
+        return next((g.index for g in trace.generations if invariant.source_key in g.covers), None)
+    if trace.invariants is not None and invariant in trace.invariants:
+        return 0
+    return next(
+        (g.index for g in trace.generations if any(_same_item(m, invariant) for m in g.manifest or ())), None
+    )
+
+
+def retired_at(invariant: Invariant, trace: Trace) -> int | None:
+    """First generation that covers a record superseding the invariant's source: it is no longer owed."""
+    successors = {s.key for s in trace.sources if invariant.source_key and s.supersedes == invariant.source_key}
+    return next((g.index for g in trace.generations if successors & set(g.covers)), None)
+
+
+def track_invariant(
+    invariant: Invariant, facts: Sequence[GenerationFacts], start: int | None, retired: int | None = None
+) -> InvariantTrack:
+    matches: list[InvariantMatch] = []
+    depths: list[int | None] = []
+    for generation_facts in facts:
+        if retired is not None and generation_facts.generation.index >= retired:
+            matches.append(InvariantMatch(InvariantStatus.RETIRED, reason="superseded by a later record"))
+            depths.append(None)
+            continue
+        match = _match_in_generation(invariant, generation_facts, start)
+        matches.append(match)
+        depths.append(_depth(match, generation_facts.generation, depths))
+    return InvariantTrack(invariant, tuple(matches), tuple(depths))
+
+
+def _match_in_generation(invariant: Invariant, facts: GenerationFacts, start: int | None) -> InvariantMatch:
+    generation = facts.generation
+    if start is None or generation.index < start:
+        return InvariantMatch(InvariantStatus.NOT_INTRODUCED)
+    if generation.kind == "raw":
+        # The raw context is the source itself; matching only finds the span to show.
+        found = match_invariant(invariant.text, facts.indexed) if facts.indexed else None
+        span = found if found is not None and found.start is not None else InvariantMatch(InvariantStatus.VERBATIM)
+        return InvariantMatch(InvariantStatus.VERBATIM, span.start, span.end, span.matched_text)
+    in_text = match_invariant(invariant.text, facts.indexed) if facts.indexed else None
+    manifest = [m.text for m in generation.manifest or () if _same_item(m, invariant)]
+    in_manifest = best_match([invariant.text], [IndexedText(m) for m in manifest]) if manifest else None
+    if in_manifest is not None and (in_text is None or rank(in_manifest) > rank(in_text)):
+        return InvariantMatch(in_manifest.status, reason="carried by the compactor's manifest")
+    return in_text or InvariantMatch(InvariantStatus.UNKNOWN, reason="summary text unavailable")
+
+
+def _same_item(item: Invariant, invariant: Invariant) -> bool:
+    return item.id == invariant.id or (item.source_key is not None and item.source_key == invariant.source_key)
+
+
+def _depth(match: InvariantMatch, generation: Generation, earlier: list[int | None]) -> int | None:
+    """Generation depth since the item was last grounded: raw and refreshed states are grounded."""
+    if match.status in (InvariantStatus.NOT_INTRODUCED, InvariantStatus.LOST, InvariantStatus.RETIRED):
+        return None
+    if generation.kind == "raw" or generation.refreshed:
+        return 0
+    previous = earlier[generation.parent] if generation.parent is not None else None
+    return 1 if previous is None else previous + 1
+
+
+def _weight(status: InvariantStatus) -> float | None:
+    return PRESERVATION_WEIGHT.get(status)
+
+
+def source_fidelity(tracks: Sequence[InvariantTrack], k: int) -> float | None:
+    """Mean preservation weight in Sₖ of every invariant whose source Sₖ covers."""
+    weights = [w for t in tracks if (w := _weight(t.statuses[k])) is not None]
+    return sum(weights) / len(weights) if weights else None
+
+
+def local_fidelity(tracks: Sequence[InvariantTrack], k: int, parent: int | None) -> float | None:
+    """How much of what the parent carried the child still carries: mean of min(1, w_child / w_parent)."""
+    if parent is None:
+        return None
+    ratios = []
+    for track in tracks:
+        before, after = _weight(track.statuses[parent]), _weight(track.statuses[k])
+        if before and after is not None:
+            ratios.append(min(1.0, after / before))
+    return sum(ratios) / len(ratios) if ratios else None
+
+
+@dataclass(frozen=True)
+class TraceFacts:
+    """Everything the detectors read about one trace."""
+
+    trace: Trace
+    config: Config
+    generations: tuple[GenerationFacts, ...]
+    invariants: tuple[InvariantTrack, ...]
+
+    @cached_property
+    def source_fidelity(self) -> tuple[float | None, ...]:
+        return tuple(source_fidelity(self.invariants, k) for k in range(len(self.generations)))
+
+    @cached_property
+    def local_fidelity(self) -> tuple[float | None, ...]:
+        return tuple(
+            local_fidelity(self.invariants, g.generation.index, g.generation.parent) for g in self.generations
+        )
+
+    def summaries(self) -> list[GenerationFacts]:
+        return [g for g in self.generations if g.is_summary]
+
+
+def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
+    config = config or Config()
+    index = AnchorIndex(trace.sources)
+    generations = tuple(generation_facts(g, index, config) for g in trace.generations)
+    source_keys = {s.key for s in trace.sources}
+    tracks = tuple(
+        track_invariant(inv, generations, introduced_at(inv, trace, source_keys), retired_at(inv, trace))
+        for inv in invariant_universe(trace)
+    )
+    return TraceFacts(trace, config, generations, tracks)

@@ -1,0 +1,247 @@
+"""Invariants: extract the typed set from source records, and find each one in a generation.
+
+The second note's failure is a constraint kept in S₁, paraphrased in S₂, gone in S₃. Matching is
+deterministic so a reviewer can see why: the best sentence by shared content terms (rapidfuzz absorbs
+inflections), then a check that the invariant's force survived: its negation, its strong modal, its
+condition ("until…"), its values. Topic kept but force lost is *weakened*, the dangerous middle state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cached_property
+
+from rapidfuzz import fuzz, process
+
+from inspector.model import Invariant, InvariantKind, SourceRecord
+from inspector.text import Sentence, content_terms, normalise, sentences, stem, words
+
+
+class InvariantStatus(StrEnum):
+    VERBATIM = "verbatim"
+    PARAPHRASED = "paraphrased"
+    WEAKENED = "weakened"
+    LOST = "lost"
+    NOT_INTRODUCED = "not-yet-introduced"
+    UNKNOWN = "unknown"
+    """The generation's text is unavailable (e.g. an encrypted summary)."""
+    RETIRED = "retired"
+    """Superseded by a later record this generation covers: no longer owed."""
+
+
+PRESERVATION_WEIGHT: dict[InvariantStatus, float] = {
+    InvariantStatus.VERBATIM: 1.0,
+    InvariantStatus.PARAPHRASED: 1.0,
+    InvariantStatus.WEAKENED: 0.5,
+    InvariantStatus.LOST: 0.0,
+}
+"""How much of an invariant's meaning a status keeps; the fidelity measures are built on it."""
+
+# --- extraction ----------------------------------------------------------------------------
+
+_RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern, re.IGNORECASE))
+    for kind, pattern in (
+        (InvariantKind.CORRECTION, r"^\s*(?:actually\b|correction\b|no,\s|i meant\b|wait,\s|that(?:'s| is) wrong)"),
+        (InvariantKind.PROHIBITION,
+         r"\b(?:never|do not|don't|must not|mustn't|shall not|may not|not allowed|forbidden|prohibited|"
+         r"read-only|readonly|off-limits|off limits)\b"),
+        (InvariantKind.PRECONDITION, r"\b(?:until|unless|only if|only after|only when|as long as|provided that)\b"),
+        (InvariantKind.PROCEDURAL_RULE,
+         r"\b(?:always|every time|each time|make sure|before (?:each|every|any|you|committing|merging|"
+         r"deploying|pushing|running|releasing))\b"),
+        (InvariantKind.COMPLETED_ACTION,
+         r"\b(?:already (?:done|completed|merged|deployed|applied|ran|run|sent|migrated|released)|"
+         r"has been (?:completed|merged|deployed|applied|done|sent|released)|"
+         r"was (?:completed|merged|deployed|applied|sent|released))\b"),
+        (InvariantKind.COUNTEREXAMPLE, r"\b(?:counterexample|counter-example|does not hold|doesn't hold|fails for)\b"),
+    )
+)  # fmt: skip
+
+_MINED_AUTHORITIES = {None, "user", "system"}
+_NOT_MINED_KINDS = {"assistant", "tool_call", "tool_result", "file", "command", "uri", "commit", "ticket", "key"}
+_INVARIANT_KINDS = {k.value for k in InvariantKind}
+
+
+def _squash(text: str, limit: int = 400) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def extract_invariants(sources: Iterable[SourceRecord]) -> list[Invariant]:
+    """The typed invariant set, by fixed rules, so two runs on one store always agree.
+
+    A record typed as an invariant kind is that invariant; a record that supersedes another is a
+    correction; a tool error is failure history; user and system text is mined sentence by sentence.
+    """
+    found: list[Invariant] = []
+    for record in sources:
+        if record.supersedes is not None:
+            found.append(Invariant(f"correction:{record.key}", InvariantKind.CORRECTION, _squash(record.text),
+                                   record.key))  # fmt: skip
+        elif record.kind in _INVARIANT_KINDS:
+            kind = InvariantKind(record.kind)
+            found.append(Invariant(f"{kind.value}:{record.key}", kind, _squash(record.text), record.key))
+        elif record.kind == "tool_error":
+            first = next((line for line in record.text.splitlines() if line.strip()), record.text)
+            found.append(Invariant(f"failure:{record.key}", InvariantKind.FAILURE, _squash(first, 200),
+                                   record.key))  # fmt: skip
+        elif record.kind not in _NOT_MINED_KINDS and record.authority in _MINED_AUTHORITIES:
+            found.extend(_mine(record))
+    return found
+
+
+def _mine(record: SourceRecord) -> Iterator[Invariant]:
+    for number, sentence in enumerate(s for s in sentences(record.text) if 8 <= len(s.text) <= 400):
+        kind = next((kind for kind, rule in _RULES if rule.search(sentence.text)), None)
+        if kind is not None:
+            yield Invariant(f"{kind.value}:{record.key}#{number}", kind, sentence.text, record.key)
+
+
+# --- matching ------------------------------------------------------------------------------
+
+_FORCE_MARKERS: dict[str, frozenset[str]] = {
+    "negation": frozenset(
+        "never not no don't dont cannot can't mustn't shouldn't won't isn't aren't without avoid forbidden "
+        "prohibited read-only readonly off-limits nothing none".split()
+    ),
+    "strong modal": frozenset("must always required require requires shall only mandatory".split()),
+    "condition": frozenset("until unless before after if while except once".split()),
+    "failure mark": frozenset(
+        "fail fails failed failing failure error errors broken unresolved counterexample counter-example".split()
+    ),
+    "completion mark": frozenset("already completed done finished merged deployed released applied".split()),
+}
+_WEAK_MODALS = frozenset("should may might could consider prefer ideally try probably optionally perhaps".split())
+_VALUE = re.compile(r"\b\d[\w.:/-]*\b")
+_TOPIC_CANDIDATES = 5
+
+
+@dataclass(frozen=True, slots=True)
+class InvariantMatch:
+    """Where and how well an invariant survives in one generation."""
+
+    status: InvariantStatus
+    start: int | None = None
+    end: int | None = None
+    matched_text: str | None = None
+    reason: str = ""
+
+
+class IndexedText:
+    """A generation's text split into sentences with an inverted term index, built once, reused."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.sentences: list[Sentence] = sentences(text)
+        self.terms: list[set[str]] = [content_terms(s.text) for s in self.sentences]
+        self.index: dict[str, list[int]] = defaultdict(list)
+        for position, terms in enumerate(self.terms):
+            for term in terms:
+                self.index[term].append(position)
+
+    @cached_property
+    def vocabulary(self) -> list[str]:
+        return list(self.index)
+
+    @cached_property
+    def lowered(self) -> str:
+        return self.text.lower()
+
+
+def _markers(text: str) -> tuple[dict[str, bool], set[str]]:
+    tokens = set(words(text)) | {p for p in ("do not", "must not") if p in text.lower()}
+    present = {name: bool(tokens & markers) for name, markers in _FORCE_MARKERS.items()}
+    return present, set(_VALUE.findall(text))
+
+
+def _fuzzy_terms(terms: set[str], indexed: IndexedText) -> dict[str, str]:
+    """Map each invariant term to the generation's term it stands for (exact stem, else rapidfuzz ≥ 88)."""
+    mapped: dict[str, str] = {}
+    for term in terms:
+        if term in indexed.index:
+            mapped[term] = term
+        elif len(term) >= 5:
+            hit = process.extractOne(term, indexed.vocabulary, scorer=fuzz.ratio, score_cutoff=88)
+            if hit is not None:
+                mapped[term] = hit[0]
+    return mapped
+
+
+def _verbatim(invariant_text: str, indexed: IndexedText) -> tuple[int, int] | None:
+    tokens = [re.escape(w) for w in re.findall(r"\w+", invariant_text.lower())]
+    if not tokens:
+        return None
+    found = re.search(r"\W+".join(tokens), indexed.lowered)
+    return found.span() if found else None
+
+
+def match_invariant(invariant_text: str, indexed: IndexedText) -> InvariantMatch:
+    """Classify how `invariant_text` survives in an indexed generation text."""
+    span = _verbatim(invariant_text, indexed)
+    if span is not None:
+        return InvariantMatch(InvariantStatus.VERBATIM, span[0], span[1], indexed.text[span[0] : span[1]])
+
+    terms = content_terms(invariant_text) - {stem(m) for group in _FORCE_MARKERS.values() for m in group}
+    if not terms:
+        return InvariantMatch(InvariantStatus.LOST, reason="nothing to match on")
+    mapped = _fuzzy_terms(terms, indexed)
+    hits: dict[int, int] = defaultdict(int)
+    for target in mapped.values():
+        for position in indexed.index[target]:
+            hits[position] += 1
+    inv_markers, inv_values = _markers(invariant_text)
+
+    best: InvariantMatch | None = None
+    for position, shared in sorted(hits.items(), key=lambda item: -item[1])[:_TOPIC_CANDIDATES]:
+        sentence = indexed.sentences[position]
+        coverage = shared / len(terms)
+        focus = shared / max(1, len(indexed.terms[position]))
+        if shared < min(2, len(terms)) or (coverage < 0.34 and focus < 0.5):
+            continue
+        candidate = _judge(invariant_text, sentence, coverage, inv_markers, inv_values)
+        if best is None or rank(candidate) > rank(best):
+            best = candidate
+    return best or InvariantMatch(InvariantStatus.LOST, reason="no sentence carries its terms")
+
+
+def rank(match: InvariantMatch) -> int:
+    return {InvariantStatus.VERBATIM: 3, InvariantStatus.PARAPHRASED: 2, InvariantStatus.WEAKENED: 1}.get(
+        match.status, 0
+    )
+
+
+def _judge(
+    invariant_text: str,
+    sentence: Sentence,
+    coverage: float,
+    inv_markers: dict[str, bool],
+    inv_values: set[str],
+) -> InvariantMatch:
+    sent_markers, sent_values = _markers(sentence.text)
+    lost = [name for name, present in inv_markers.items() if present and not sent_markers[name]]
+    missing_values = sorted(inv_values - sent_values)
+    weak_modal = inv_markers["strong modal"] and bool(set(words(sentence.text)) & _WEAK_MODALS)
+    reasons = [f"{name} lost" for name in lost]
+    if missing_values:
+        reasons.append(f"value {', '.join(missing_values)} missing")
+    if weak_modal:
+        reasons.append("modal downgraded")
+    where = dict(start=sentence.start, end=sentence.end, matched_text=sentence.text)
+    if reasons:
+        return InvariantMatch(InvariantStatus.WEAKENED, reason="; ".join(reasons), **where)
+    if coverage < 0.5:
+        return InvariantMatch(InvariantStatus.WEAKENED, reason=f"only {coverage:.0%} of its terms kept", **where)
+    if fuzz.ratio(normalise(invariant_text), normalise(sentence.text)) >= 92:
+        return InvariantMatch(InvariantStatus.VERBATIM, **where)
+    return InvariantMatch(InvariantStatus.PARAPHRASED, reason=f"{coverage:.0%} of its terms kept", **where)
+
+
+def best_match(texts: Sequence[str], indexed: Sequence[IndexedText]) -> InvariantMatch:
+    """The strongest survival among several wordings (e.g. the text and a manifest entry)."""
+    matches = [match_invariant(text, target) for text in texts for target in indexed]
+    return max(matches, key=rank, default=InvariantMatch(InvariantStatus.LOST))

@@ -1,0 +1,138 @@
+"""The compaction-chain model every reader produces and every analysis reads.
+
+A trace is the durable evidence (source records) plus the chain of context states S₀…Sₙ built from it.
+S₀ is the raw context before the first compaction; Sₖ is the k-th summary, so a trace with n
+compactions has n+1 generations. Readers build these objects; analyses never open files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class InvariantKind(StrEnum):
+    """The typed classes of state that must not be lossy (third note: 'typed invariant set')."""
+
+    PROHIBITION = "prohibition"
+    PRECONDITION = "precondition"
+    PROCEDURAL_RULE = "procedural-rule"
+    FAILURE = "failure"
+    CORRECTION = "correction"
+    COMPLETED_ACTION = "completed-action"
+    COUNTEREXAMPLE = "counterexample"
+    FACT = "fact"
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRecord:
+    """One piece of durable evidence: a ledger entry, a raw turn, a tool result, a file."""
+
+    key: str
+    """Stable identifier an anchor can print, e.g. ``ledger:3.2`` or a file path."""
+    text: str
+    namespace: str = "default"
+    """Store partition; the same key in two namespaces is a collision when printed bare."""
+    kind: str = "note"
+    """Free-form record kind; an `InvariantKind` value makes the whole record that invariant."""
+    timestamp: str | None = None
+    supersedes: str | None = None
+    """Key of an earlier record this one corrects."""
+    authority: str | None = None
+    """Who stated it (user, system, tool…): used to weigh refresh urgency."""
+    volatility: str | None = None
+    """How likely the underlying fact is to change (stable, volatile…)."""
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    """Fields a reader kept but the model does not interpret (never dropped)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Invariant:
+    """A typed item whose loss changes what the agent may or must do."""
+
+    id: str
+    kind: InvariantKind
+    text: str
+    source_key: str | None = None
+    """Record the invariant was extracted from (None for a declared one with no source)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """One context state in the chain: S₀ (raw) or a summary Sₖ."""
+
+    index: int
+    kind: str
+    """``raw`` for S₀, ``summary`` for S₁…Sₙ."""
+    text: str | None
+    """None when the summary exists but its text is unavailable (e.g. encrypted)."""
+    parent: int | None = None
+    covers: tuple[str, ...] = ()
+    """Keys of every source record this state is responsible for (cumulative over the chain)."""
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+    trigger: str | None = None
+    """``auto`` or ``manual`` when the log says."""
+    manifest: tuple[Invariant, ...] | None = None
+    """The compactor's own invariant manifest, if it emitted one alongside the summary."""
+    refreshed: bool = False
+    """True when this state was rebuilt from source records rather than from its parent."""
+    timestamp: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def label(self) -> str:
+        return f"S{self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class ChainEvent:
+    """Something that happened on the chain without making a generation (micro-compaction…)."""
+
+    kind: str
+    after_generation: int
+    """The event happened while this generation was the current state."""
+    description: str = ""
+    timestamp: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """A loaded compaction chain: what readers return and analyses consume."""
+
+    id: str
+    format: str
+    sources: tuple[SourceRecord, ...]
+    generations: tuple[Generation, ...]
+    invariants: tuple[Invariant, ...] | None = None
+    """Declared invariants; None means 'extract them from the source records'."""
+    events: tuple[ChainEvent, ...] = ()
+    title: str | None = None
+    path: str | None = None
+    notices: tuple[Finding, ...] = ()
+    """Findings the reader itself raised (unavailable summaries, skipped lines…)."""
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def source(self, key: str) -> SourceRecord | None:
+        return next((s for s in self.sources if s.key == key), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One failure signal at one place in the chain."""
+
+    rule: str
+    severity: Severity
+    generation: int | None
+    message: str
+    start: int | None = None
+    """Character span in the generation's text, when the finding points at text."""
+    end: int | None = None
+    evidence: dict[str, Any] = field(default_factory=dict, compare=False)

@@ -1,0 +1,78 @@
+"""Format readers as registry entries, so the CLI, the app and outside plug-ins share one list.
+
+Built-in readers register exactly as a third-party one would: `register_reader(Reader(...))`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspector.errors import TraceReadError
+from inspector.model import Trace
+from inspector.readers._io import read_head
+
+
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """One trace format: how to recognise it from the first bytes and how to load it."""
+
+    name: str
+    description: str
+    sniff: Callable[[bytes], bool]
+    """Given up to the first 64 KiB of the (decompressed) file, say whether it is this format."""
+    read: Callable[[Path], Trace]
+    """Load the whole file; raise only `TraceReadError`."""
+
+
+_READERS: dict[str, Reader] = {}
+
+
+def register_reader(reader: Reader) -> Reader:
+    """Add a reader; later registrations win sniffing ties only if registered first."""
+    if reader.name in _READERS:
+        raise ValueError(f"a reader named {reader.name!r} is already registered")
+    _READERS[reader.name] = reader
+    return reader
+
+
+def readers() -> list[Reader]:
+    return list(_READERS.values())
+
+
+def format_names() -> list[str]:
+    return ["auto", *_READERS]
+
+
+def detect_format(path: Path) -> str:
+    """Name the registered format whose sniffer accepts the file's first records."""
+    head = read_head(path)
+    if not head.strip():
+        raise TraceReadError(str(path), "empty file")
+    for reader in _READERS.values():
+        if reader.sniff(head):
+            return reader.name
+    if b"\x00" in head:
+        raise TraceReadError(str(path), "binary data, not a trace file")
+    raise TraceReadError(
+        str(path), f"not a recognised trace format (known: {', '.join(_READERS)})", 1
+    )
+
+
+def load_trace(path: str | Path, format: str = "auto") -> Trace:
+    """Load any supported trace; the only exception that escapes is `TraceReadError`."""
+    path = Path(path)
+    name = detect_format(path) if format == "auto" else format
+    reader = _READERS.get(name)
+    if reader is None:
+        raise TraceReadError(str(path), f"unknown format {name!r} (known: {', '.join(_READERS)})")
+    try:
+        return reader.read(path)
+    except TraceReadError:
+        raise
+    except RecursionError:
+        raise TraceReadError(str(path), "nesting too deep to read") from None
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:
+        # A reader bug on odd input must still surface as one line naming the file.
+        raise TraceReadError(str(path), f"unreadable {name} trace: {exc}") from None

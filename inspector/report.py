@@ -1,0 +1,111 @@
+"""The `check` report: a JSON document with a fixed top-level shape, and a readable text form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspector.analysis import Analysis
+from inspector.model import Severity
+
+
+def to_json(analysis: Analysis) -> dict[str, Any]:
+    """Exactly: trace, format, generations, invariants, findings, verdict (documented in the README)."""
+    facts = analysis.facts
+    trace = facts.trace
+    return {
+        "trace": trace.path or trace.id,
+        "format": trace.format,
+        "generations": [
+            {
+                "index": g.generation.index,
+                "kind": g.generation.kind,
+                "anchor_density": g.density,
+                "anchors": [
+                    {"key": a.anchor.key, "status": str(a.status), "start": a.anchor.start, "end": a.anchor.end}
+                    for a in g.anchors
+                ],
+                "anaphora": [
+                    {"text": e.text, "start": e.start, "end": e.end, "orphaned": e.orphaned} for e in g.elisions
+                ],
+                "source_fidelity": facts.source_fidelity[g.generation.index],
+                "local_fidelity": facts.local_fidelity[g.generation.index],
+            }
+            for g in facts.generations
+        ],
+        "invariants": [
+            {
+                "id": t.invariant.id,
+                "kind": str(t.invariant.kind),
+                "text": t.invariant.text,
+                "source": t.invariant.source_key,
+                "statuses": [str(s) for s in t.statuses],
+                "depths": list(t.depths),
+            }
+            for t in facts.invariants
+        ],
+        "findings": [
+            {
+                "rule": f.rule,
+                "severity": str(f.severity),
+                "generation": f.generation,
+                "message": f.message,
+                "start": f.start,
+                "end": f.end,
+            }
+            for f in analysis.findings
+        ],
+        "verdict": analysis.verdict,
+    }
+
+
+_MARK = {
+    "verbatim": "=", "paraphrased": "~", "weakened": "!", "lost": "x", "not-yet-introduced": ".", "unknown": "?",
+    "retired": "-",
+}  # fmt: skip
+
+
+def to_text(analysis: Analysis, max_findings: int = 50) -> str:
+    """A terminal report: chain summary, invariant matrix, findings, verdict."""
+    facts = analysis.facts
+    trace = facts.trace
+    lines = [f"{trace.path or trace.id}  [{trace.format}]  {len(facts.generations)} generations"]
+    lines.append("")
+    lines.append("gen  kind     density  anchors (unresolved/ambiguous)  anaphora (orphaned)  fidelity src/local")
+    for g in facts.generations:
+        k = g.generation.index
+        density = "   -  " if g.density is None else f"{g.density:6.2f}"
+        text_note = "" if g.generation.text is not None else "  (text unavailable)"
+        unresolved = sum(1 for a in g.anchors if a.status.value == "unresolved")
+        ambiguous = sum(1 for a in g.anchors if a.status.value == "ambiguous")
+        orphaned = sum(1 for e in g.elisions if e.orphaned)
+        lines.append(
+            f"S{k:<3} {g.generation.kind:<8} {density}  {len(g.anchors):4} ({unresolved}/{ambiguous})"
+            f"{'':18}{len(g.elisions):4} ({orphaned}){'':12}{_fmt(facts.source_fidelity[k])}/"
+            f"{_fmt(facts.local_fidelity[k])}{text_note}"
+        )
+    if facts.invariants:
+        lines.append("")
+        lines.append("invariants  (= verbatim  ~ paraphrased  ! weakened  x lost  . not yet  ? unknown  - retired)")
+        for track in facts.invariants[:40]:
+            marks = "".join(_MARK[s.value] for s in track.statuses)
+            text = track.invariant.text if len(track.invariant.text) <= 70 else track.invariant.text[:69] + "…"
+            lines.append(f"  {marks}  {track.invariant.kind}: {text}")
+        if len(facts.invariants) > 40:
+            lines.append(f"  … and {len(facts.invariants) - 40} more")
+    lines.append("")
+    counts = {s: sum(1 for f in analysis.findings if f.severity is s) for s in Severity}
+    lines.append(
+        f"findings: {counts[Severity.ERROR]} errors, {counts[Severity.WARNING]} warnings, {counts[Severity.INFO]} info"
+    )
+    for finding in analysis.findings[:max_findings]:
+        where = f"S{finding.generation}" if finding.generation is not None else "--"
+        lines.append(f"  {where:<4} {finding.severity.value:<7} {finding.rule}: {finding.message}")
+    if len(analysis.findings) > max_findings:
+        lines.append(f"  … and {len(analysis.findings) - max_findings} more (use --json for all)")
+    lines.append("")
+    lines.append(f"verdict: {analysis.verdict.upper()}")
+    return "\n".join(lines)
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"

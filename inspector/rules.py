@@ -1,0 +1,73 @@
+"""The rule registry: every detector is an entry (id, severity, explanation, check function).
+
+The CLI's `rules` command and the app list rules from here; built-in detectors register through
+`@rule` exactly as an outside plug-in would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspector.facts import TraceFacts
+from inspector.model import Finding, Severity
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """What a check reports; the registry turns it into a `Finding` with the rule's id and severity."""
+
+    generation: int | None
+    message: str
+    start: int | None = None
+    end: int | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+Check = Callable[[TraceFacts], Iterable[Hit]]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    severity: Severity
+    explanation: str
+    """One line a reviewer reads to learn why this matters."""
+    check: Check
+
+    def run(self, facts: TraceFacts) -> list[Finding]:
+        return [
+            Finding(self.id, self.severity, hit.generation, hit.message, hit.start, hit.end, hit.evidence)
+            for hit in self.check(facts)
+        ]
+
+
+_RULES: dict[str, Rule] = {}
+
+
+def register_rule(entry: Rule) -> Rule:
+    if entry.id in _RULES:
+        raise ValueError(f"a rule with id {entry.id!r} is already registered")
+    _RULES[entry.id] = entry
+    return entry
+
+
+def rule(rule_id: str, severity: Severity, explanation: str) -> Callable[[Check], Check]:
+    """Decorator form of `register_rule` for a check function."""
+
+    def decorate(check: Check) -> Check:
+        register_rule(Rule(rule_id, severity, explanation, check))
+        return check
+
+    return decorate
+
+
+def all_rules() -> list[Rule]:
+    import inspector.detectors  # noqa: F401  (registers the built-in rules on first use)
+
+    return list(_RULES.values())
+
+
+def get_rule(rule_id: str) -> Rule | None:
+    return next((r for r in all_rules() if r.id == rule_id), None)

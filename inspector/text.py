@@ -1,0 +1,69 @@
+"""Small text utilities shared by the detectors: sentences, content words, normalisation."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|\n\s*")
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'./-]*[A-Za-z0-9]|[A-Za-z0-9]")
+
+STOPWORDS = frozenset(
+    """a an the and or but of to in on at by for from with as is are was were be been being it its this that
+    these those there their they them we our you your he she his her i me my so than then too very can
+    will would should could may might must shall do does did done has have had not no never any all some
+    each every into onto over under about after before until unless only if when while which who whom
+    what where why how also just more most such same other own again further once here both few
+    discuss discussed discussion mention mentioned note noted said talked covered regarding topic user agent
+    assistant next""".split()
+)
+"""Function words plus the meta-verbs summaries use to talk *about* a topic without stating it."""
+
+_BRACKET_ANCHOR = re.compile(r"\[\[[^\]]*\]\]")
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    start: int
+    end: int
+    text: str
+
+
+def sentences(text: str) -> list[Sentence]:
+    """Split text into sentence-like spans with offsets (line breaks and terminal punctuation)."""
+    spans: list[Sentence] = []
+    position = 0
+    for match in _SENTENCE_END.finditer(text):
+        _append(spans, text, position, match.start())
+        position = match.end()
+    _append(spans, text, position, len(text))
+    return spans
+
+
+def _append(spans: list[Sentence], text: str, start: int, end: int) -> None:
+    chunk = text[start:end]
+    stripped = chunk.strip()
+    if stripped:
+        offset = start + chunk.index(stripped[0])
+        spans.append(Sentence(offset, offset + len(stripped), stripped))
+
+
+def words(text: str) -> list[str]:
+    return [w.lower().strip("'.") for w in _WORD.findall(text)]
+
+
+def stem(word: str) -> str:
+    """A deliberately crude stemmer: enough to match 'released' with 'release' or 'locks' with 'lock'."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def content_terms(text: str) -> set[str]:
+    """Stemmed non-stopword terms: what a sentence is about, ignoring how it is phrased and its `[[keys]]`."""
+    return {stem(w) for w in words(_BRACKET_ANCHOR.sub(" ", text)) if w not in STOPWORDS and len(w) > 1}
+
+
+def normalise(text: str) -> str:
+    return " ".join(words(text))

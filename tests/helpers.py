@@ -1,0 +1,50 @@
+"""Small builders so each detector test states its chain in a few lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspector.analysis import Analysis, analyze
+from inspector.facts import Config
+from inspector.model import Generation, Invariant, SourceRecord, Trace
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = REPO / "sample_traces"
+REAL_TRACES = REPO.parent / "shared" / "real_traces"
+
+
+def record(key: str, text: str, **fields: object) -> SourceRecord:
+    return SourceRecord(key=key, text=text, **fields)  # type: ignore[arg-type]
+
+
+def chain(
+    sources: list[SourceRecord],
+    *summaries: str | None,
+    raw: str | None = None,
+    invariants: list[Invariant] | None = None,
+    refreshed: set[int] = frozenset(),  # type: ignore[assignment]
+) -> Trace:
+    """S₀ (raw) covering every source, then one summary per text, each the child of the previous."""
+    keys = tuple(s.key for s in sources)
+    generations = [Generation(0, "raw", raw if raw is not None else "\n".join(s.text for s in sources), covers=keys)]
+    for index, text in enumerate(summaries, start=1):
+        generations.append(
+            Generation(index, "summary", text, parent=index - 1, covers=keys, refreshed=index in refreshed)
+        )
+    return Trace(
+        id="test",
+        format="native",
+        sources=tuple(sources),
+        generations=tuple(generations),
+        invariants=tuple(invariants) if invariants is not None else None,
+    )
+
+
+def findings(trace: Trace, rule: str, config: Config | None = None) -> list[tuple[int | None, str]]:
+    """(generation, message) of every finding of one rule."""
+    result: Analysis = analyze(trace, config)
+    return [(f.generation, f.message) for f in result.findings if f.rule == rule]
+
+
+def generations_of(trace: Trace, rule: str, config: Config | None = None) -> list[int | None]:
+    return [g for g, _ in findings(trace, rule, config)]

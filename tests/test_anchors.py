@@ -1,0 +1,80 @@
+from inspector.anchors import AnchorIndex, AnchorStatus, extract_anchors, resolve_in_isolation
+from tests.helpers import chain, generations_of, record
+
+
+def keys(text: str) -> list[tuple[str, str]]:
+    return [(a.key, a.pattern) for a in extract_anchors(text)]
+
+
+def test_bracket_keys_are_taken_whole_even_when_they_contain_paths():
+    assert keys("see [[ledger:3.2]] and [[svc/config.yaml]]") == [
+        ("ledger:3.2", "bracket"),
+        ("svc/config.yaml", "bracket"),
+    ]
+
+
+def test_configurable_families_uri_path_commit_ticket():
+    text = "Fixed in a1b2c3d for PAY-42, see https://ci.example/run/7 and src/app/main.py or /etc/hosts."
+    assert keys(text) == [
+        ("a1b2c3d", "commit"),
+        ("PAY-42", "ticket"),
+        ("https://ci.example/run/7", "uri"),
+        ("src/app/main.py", "path"),
+        ("/etc/hosts", "path"),
+    ]
+
+
+def test_prose_that_looks_like_a_path_is_not_an_anchor():
+    assert keys("and/or read/write, 3/4 of e.g. v1.2 runs, the 1234567 rows") == []
+
+
+def test_custom_patterns_replace_the_defaults():
+    anchors = extract_anchors("chunk#12 and [[x]]", {"chunk": r"chunk#\d+"})
+    assert [(a.key, a.pattern) for a in anchors] == [("chunk#12", "chunk")]
+
+
+def test_resolution_is_exact_qualified_or_path_suffix():
+    index = AnchorIndex(
+        [
+            record("config.yaml", "a", namespace="billing"),
+            record("config.yaml", "b", namespace="auth"),
+            record("/home/u/proj/src/app/main.py", "c", namespace="file"),
+            record("src/app/main.py", "c", namespace="file"),
+            record("/other/lib/main.py", "d", namespace="file"),
+        ]
+    )
+    status = {r.anchor.key: r.status for r in resolve_in_isolation(
+        "config.yaml [[auth:config.yaml]] app/main.py main.py [[missing:1]]", index)}  # fmt: skip
+    assert status == {
+        "config.yaml": AnchorStatus.AMBIGUOUS,
+        "auth:config.yaml": AnchorStatus.RESOLVED,
+        "app/main.py": AnchorStatus.RESOLVED,  # two spellings of one file are one target
+        "main.py": AnchorStatus.AMBIGUOUS,
+        "missing:1": AnchorStatus.UNRESOLVED,
+    }
+
+
+SOURCES = [record("ledger:1", "Rollback plan."), record("ledger:2", "Retry cap is 3.")]
+
+
+def test_unresolved_anchor_fires_for_a_dead_key_only():
+    trace = chain(SOURCES, "Plan in [[ledger:1]]; cap in [[ledger:9]] and [[ledger:9]].")
+    assert generations_of(trace, "unresolved-anchor") == [1]  # one finding per key, not per occurrence
+    assert generations_of(chain(SOURCES, "Plan in [[ledger:1]], cap in [[ledger:2]]."), "unresolved-anchor") == []
+
+
+def test_anchors_in_the_raw_context_are_not_judged():
+    trace = chain(SOURCES, "Plan in [[ledger:1]].", raw="raw turn citing [[nowhere:0]]")
+    assert generations_of(trace, "unresolved-anchor") == []
+
+
+def test_ambiguous_anchor_fires_on_a_collision_and_not_on_a_qualified_key():
+    sources = [record("config.yaml", "a", namespace="billing"), record("config.yaml", "b", namespace="auth")]
+    assert generations_of(chain(sources, "Limits live in config.yaml."), "ambiguous-anchor") == [1]
+    assert generations_of(chain(sources, "Limits live in [[billing:config.yaml]]."), "ambiguous-anchor") == []
+
+
+def test_no_anchors_fires_when_a_summary_elides_without_any_key():
+    assert generations_of(chain(SOURCES, "The plan is as noted earlier, etc."), "no-anchors") == [1]
+    assert generations_of(chain(SOURCES, "The plan is in [[ledger:1]], as noted."), "no-anchors") == []
+    assert generations_of(chain(SOURCES, "Nothing elided here."), "no-anchors") == []

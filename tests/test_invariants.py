@@ -1,0 +1,129 @@
+import pytest
+
+from inspector.invariants import IndexedText, InvariantStatus, extract_invariants, match_invariant
+from inspector.model import InvariantKind
+from tests.helpers import chain, generations_of, record
+
+RULE = "Never run migrations against the staging database; it is read-only until the release job releases the lock."
+
+
+def kinds(text: str, **fields: object) -> list[InvariantKind]:
+    return [i.kind for i in extract_invariants([record("r", text, **fields)])]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Never touch staging.", [InvariantKind.PROHIBITION]),
+        ("Don't push to main.", [InvariantKind.PROHIBITION]),
+        ("The bucket is read-only.", [InvariantKind.PROHIBITION]),
+        ("Deploy only after the freeze is lifted.", [InvariantKind.PRECONDITION]),
+        ("Hold the release until QA signs off.", [InvariantKind.PRECONDITION]),
+        ("Always run the linter before committing.", [InvariantKind.PROCEDURAL_RULE]),
+        ("Actually, the port is 6432, not 5432.", [InvariantKind.CORRECTION]),
+        ("The backfill was already completed yesterday.", [InvariantKind.COMPLETED_ACTION]),
+        ("This lemma does not hold for empty graphs.", [InvariantKind.COUNTEREXAMPLE]),
+        ("We refactored the parser and it reads nicely.", []),
+    ],
+)
+def test_user_sentences_are_mined_by_fixed_rules(text, expected):
+    assert kinds(text, authority="user") == expected
+
+
+def test_assistant_text_and_tool_output_are_not_mined():
+    assert kinds("Never mind, I will retry.", authority="assistant", kind="assistant") == []
+    assert kinds("Never use this flag.", kind="tool_result", authority="tool") == []
+
+
+def test_typed_records_tool_errors_and_supersession():
+    found = extract_invariants(
+        [
+            record("a", "Batch size is 500.", kind="fact"),
+            record("b", "Batch size is 250, not 500.", supersedes="a"),
+            record("c", "Traceback ...\nValueError: bad", kind="tool_error"),
+        ]
+    )
+    assert [(i.kind, i.source_key) for i in found] == [
+        (InvariantKind.FACT, "a"),
+        (InvariantKind.CORRECTION, "b"),
+        (InvariantKind.FAILURE, "c"),
+    ]
+    assert found[2].text == "Traceback ..."
+
+
+def status(text: str, invariant: str = RULE) -> InvariantStatus:
+    return match_invariant(invariant, IndexedText(text)).status
+
+
+def test_statuses_verbatim_paraphrased_weakened_lost():
+    assert status("Constraint: " + RULE.lower()) is InvariantStatus.VERBATIM
+    assert (
+        status("The staging database is read-only until the release job releases the lock, so migrations must never "
+               "run against it.")
+        is InvariantStatus.PARAPHRASED
+    )  # fmt: skip
+    assert status("Staging database access was discussed.") is InvariantStatus.WEAKENED
+    assert status("The staging database is read-only; never run migrations against it.") is InvariantStatus.WEAKENED
+    assert status("We migrated production tables and updated docs.") is InvariantStatus.LOST
+
+
+def test_weakened_names_what_was_lost_and_the_span():
+    match = match_invariant("You must rotate keys every 90 days.", IndexedText("Intro. Keys should rotate often."))
+    assert match.status is InvariantStatus.WEAKENED
+    assert "modal downgraded" in match.reason and "value 90 missing" in match.reason
+    assert (match.start, match.end) == (7, 32)
+
+
+def test_best_sentence_wins_when_one_keeps_the_force():
+    text = "Pushed the fix to a feature branch. Reminder: never push to the main branch."
+    assert status(text, "Never push to the main branch.") is InvariantStatus.VERBATIM
+
+
+SOURCES = [record("u:1", RULE, authority="user", kind="user")]
+KEPT = "Constraint: " + RULE
+SOFT = "Staging database access was discussed."
+GONE = "Next: apply the migration to production."
+
+
+def test_invariant_weakened_then_lost_fire_at_the_transition_only():
+    trace = chain(SOURCES, KEPT, SOFT, SOFT, GONE, GONE)
+    assert generations_of(trace, "invariant-weakened") == [2]
+    assert generations_of(trace, "invariant-lost") == [4]
+
+
+def test_a_kept_invariant_fires_nothing():
+    trace = chain(SOURCES, KEPT, KEPT)
+    assert generations_of(trace, "invariant-weakened") == generations_of(trace, "invariant-lost") == []
+
+
+def test_an_invariant_not_yet_covered_is_not_lost():
+    from dataclasses import replace
+
+    trace = chain(SOURCES + [record("u:2", "Always tag releases.", authority="user")], KEPT, KEPT)
+    generations = list(trace.generations)
+    generations[:2] = [replace(g, covers=("u:1",)) for g in generations[:2]]
+    trace = replace(trace, generations=tuple(generations))
+    assert generations_of(trace, "invariant-lost") == [2]  # introduced at S2, missing there
+
+
+def test_superseded_fact_resurfaced_fires_only_when_the_old_value_returns():
+    sources = [
+        record("a", "The batch size is 500 records.", kind="fact"),
+        record("b", "Correction: the batch size is 250 records, not 500.", supersedes="a"),
+    ]
+    assert generations_of(chain(sources, "Batch size: 250 records, not 500.", "Batch size is 500 records."),
+                          "superseded-fact-resurfaced") == [2]  # fmt: skip
+    assert generations_of(chain(sources, "The batch size is 250 records."), "superseded-fact-resurfaced") == []
+
+
+def test_a_superseded_fact_is_retired_not_lost():
+    sources = [
+        record("a", "The batch size is 500 records.", kind="fact"),
+        record("b", "Correction: the batch size is 250 records, not 500.", supersedes="a"),
+    ]
+    trace = chain(sources, "Correction: the batch size is 250 records, not 500.")
+    from inspector.facts import compute_facts
+
+    statuses = {t.invariant.source_key: t.statuses for t in compute_facts(trace).invariants}
+    assert statuses["a"] == (InvariantStatus.RETIRED, InvariantStatus.RETIRED)
+    assert generations_of(trace, "invariant-lost") == []

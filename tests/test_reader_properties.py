@@ -1,0 +1,58 @@
+"""Readers on arbitrary bytes raise nothing but their own error type."""
+
+import json
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspector.errors import TraceReadError
+from inspector.readers import format_names, load_trace
+
+HEADER = b'{"format": "compaction-trace/1", "id": "t"}\n'
+
+
+def load_or_error(data: bytes, fmt: str) -> None:
+    with TemporaryDirectory() as folder:
+        path = Path(folder) / "trace.jsonl"
+        path.write_bytes(data)
+        try:
+            load_trace(path, fmt)
+        except TraceReadError as error:
+            assert str(error).startswith(str(path))
+            assert "\n" not in error.message
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.binary(max_size=2048), fmt=st.sampled_from(format_names()))
+def test_arbitrary_bytes(data, fmt):
+    load_or_error(data, fmt)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(records=st.lists(json_values, max_size=6), fmt=st.sampled_from(format_names()))
+def test_well_formed_json_of_the_wrong_shape(records, fmt):
+    load_or_error(HEADER + "\n".join(json.dumps(r) for r in records).encode(), fmt)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    key=st.text(min_size=1, max_size=10),
+    index=st.integers(-3, 3),
+    kind=st.sampled_from(["raw", "summary", "other"]),
+    supersedes=st.none() | st.text(max_size=5),
+)
+def test_near_valid_native_records(key, index, kind, supersedes):
+    lines = [
+        {"record": "source", "key": key, "text": "t", "supersedes": supersedes},
+        {"record": "generation", "index": index, "kind": kind, "text": "[[x]]"},
+    ]
+    load_or_error(HEADER + "\n".join(json.dumps(line) for line in lines).encode(), "native")
