@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inspector.anchors import Anchor
-from inspector.text import sentences
+from inspector.text import Sentence, sentences
 
 DEFAULT_LEXICON: tuple[str, ...] = (
     "as noted earlier", "as noted above", "as noted", "as mentioned earlier", "as mentioned above",
@@ -49,11 +49,17 @@ _DEFAULT_REGEX = compile_lexicon(DEFAULT_LEXICON)
 
 
 def find_elisions(
-    text: str, anchors: Sequence[Anchor], lexicon: Sequence[str] | None = None
+    text: str,
+    anchors: Sequence[Anchor],
+    lexicon: Sequence[str] | None = None,
+    spans: Sequence[Sentence] | None = None,
 ) -> list[Elision]:
-    """Every elision phrase in `text`; orphaned when no anchor shares its sentence."""
+    """Every elision phrase in `text`; orphaned when no anchor shares its sentence.
+
+    `spans` are the text's sentences when the caller has already split it.
+    """
     regex = _DEFAULT_REGEX if lexicon is None else compile_lexicon(lexicon)
-    spans = sentences(text)
+    spans = sentences(text) if spans is None else spans
     starts = [s.start for s in spans]
     anchor_starts = sorted(a.start for a in anchors)
     found: list[Elision] = []

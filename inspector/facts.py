@@ -87,14 +87,13 @@ class InvariantTrack:
 def generation_facts(generation: Generation, index: AnchorIndex, config: Config) -> GenerationFacts:
     if generation.text is None:
         return GenerationFacts(generation)
+    indexed = IndexedText(generation.text)
     anchors = resolve_in_isolation(generation.text, index, config.anchor_patterns)
-    elisions = find_elisions(generation.text, [a.anchor for a in anchors], config.elision_lexicon)
+    elisions = find_elisions(
+        generation.text, [a.anchor for a in anchors], config.elision_lexicon, indexed.sentences
+    )
     return GenerationFacts(
-        generation,
-        tuple(anchors),
-        tuple(elisions),
-        tuple(find_claims(generation.text)),
-        IndexedText(generation.text),
+        generation, tuple(anchors), tuple(elisions), tuple(find_claims(generation.text)), indexed
     )
 
 

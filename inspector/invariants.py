@@ -9,6 +9,7 @@ condition ("until…"), its values. Topic kept but force lost is *weakened*, the
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -149,6 +150,23 @@ class IndexedText:
         return list(self.index)
 
     @cached_property
+    def _starts(self) -> list[int]:
+        return [s.start for s in self.sentences]
+
+    def sentence_at(self, offset: int) -> int | None:
+        """Position of the sentence containing a character offset."""
+        position = bisect_right(self._starts, offset) - 1
+        return position if position >= 0 and offset < self.sentences[position].end else None
+
+    def shared_terms(self, terms: Iterable[str]) -> dict[int, int]:
+        """For every sentence sharing a term with `terms`, how many it shares (via the inverted index)."""
+        counts: dict[int, int] = defaultdict(int)
+        for term in set(terms):
+            for position in self.index.get(term, ()):
+                counts[position] += 1
+        return counts
+
+    @cached_property
     def lowered(self) -> str:
         return self.text.lower()
 
@@ -189,11 +207,7 @@ def match_invariant(invariant_text: str, indexed: IndexedText) -> InvariantMatch
     terms = content_terms(invariant_text) - {stem(m) for group in _FORCE_MARKERS.values() for m in group}
     if not terms:
         return InvariantMatch(InvariantStatus.LOST, reason="nothing to match on")
-    mapped = _fuzzy_terms(terms, indexed)
-    hits: dict[int, int] = defaultdict(int)
-    for target in mapped.values():
-        for position in indexed.index[target]:
-            hits[position] += 1
+    hits = indexed.shared_terms(_fuzzy_terms(terms, indexed).values())
     inv_markers, inv_values = _markers(invariant_text)
 
     best: InvariantMatch | None = None

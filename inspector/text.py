@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|\n\s*")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'./-]*[A-Za-z0-9]|[A-Za-z0-9]")
@@ -52,6 +53,7 @@ def words(text: str) -> list[str]:
     return [w.lower().strip("'.") for w in _WORD.findall(text)]
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A deliberately crude stemmer: enough to match 'released' with 'release' or 'locks' with 'lock'."""
     for suffix in ("ing", "ed", "es", "s"):

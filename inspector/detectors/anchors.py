@@ -8,7 +8,7 @@ from inspector.anchors import AnchorStatus, ResolvedAnchor
 from inspector.facts import GenerationFacts, TraceFacts
 from inspector.model import Severity
 from inspector.rules import Hit, rule
-from inspector.text import Sentence, content_terms, sentences
+from inspector.text import Sentence, content_terms
 
 
 def _first_per_key(facts: GenerationFacts, status: AnchorStatus) -> Iterator[tuple[ResolvedAnchor, int]]:
@@ -152,21 +152,19 @@ def _still_described(
     key: str, parent: GenerationFacts, child: GenerationFacts, threshold: float
 ) -> tuple[Sentence, float] | None:
     """The child sentence that describes what the dropped key pointed at, if any."""
-    text = parent.generation.text or ""
-    occurrence = next(a.anchor for a in parent.anchors if a.anchor.key == key)
-    context = next((s for s in sentences(text) if s.start <= occurrence.start < s.end), None)
-    if context is None:
+    if parent.indexed is None or child.indexed is None:
         return None
-    terms = content_terms(context.text.replace(occurrence.key, " ")) - content_terms(key)
+    occurrence = next(a.anchor for a in parent.anchors if a.anchor.key == key)
+    position = parent.indexed.sentence_at(occurrence.start)
+    if position is None:
+        return None
+    context = parent.indexed.sentences[position].text
+    terms = content_terms(context.replace(occurrence.key, " ")) - content_terms(key)
     if len(terms) < 2:
         return None
-    indexed = child.indexed
-    if indexed is None:
-        return None
     best: tuple[Sentence, float] | None = None
-    for position, sentence_terms in enumerate(indexed.terms):
-        shared = len(terms & sentence_terms)
+    for candidate, shared in child.indexed.shared_terms(terms).items():
         share = shared / len(terms)
         if shared >= 2 and share >= threshold and (best is None or share > best[1]):
-            best = (indexed.sentences[position], share)
+            best = (child.indexed.sentences[candidate], share)
     return best

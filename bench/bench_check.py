@@ -1,0 +1,100 @@
+"""Benchmark: `check` on a native trace of 50 generations × 5,000 words (a script, never a test).
+
+    python bench/bench_check.py [--generations 50] [--words 5000] [--repeat 3]
+
+Prints load, analyse and end-to-end CLI times. Figures depend on the machine; quote them with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from inspector import analyze, load_trace
+from inspector.model import Generation, SourceRecord, Trace
+from inspector.readers import native
+
+VOCABULARY = (
+    "ledger migration schema staging database release lock deploy rollback service worker queue retry cache "
+    "token config report nightly batch invoice payment audit export index column table snapshot outbox"
+).split()
+FILLER = "the a of to and in for with on was is as by from that this it".split()
+CONSTRAINTS = [
+    "Never run migrations against the staging database until the release job releases the lock.",
+    "Always run the schema check before each deploy.",
+    "The March backfill was already completed; do not rerun it.",
+    "Do not delete rows from the audit_log table.",
+]
+
+
+def build_trace(generations: int, words: int, seed: int = 7) -> Trace:
+    rng = random.Random(seed)
+    sources = [SourceRecord(f"ledger:{i}", rng.choice(CONSTRAINTS) if i < 4 else f"note {i}") for i in range(200)]
+    sources[:4] = [SourceRecord(f"ledger:{i}", text, authority="user") for i, text in enumerate(CONSTRAINTS)]
+    keys = tuple(s.key for s in sources)
+    chain = []
+    for index in range(generations):
+        kept = CONSTRAINTS[: max(1, 4 - index // 12)]
+        body: list[str] = []
+        while len(body) < words:
+            roll = rng.random()
+            if roll < 0.02:
+                body.append(f"[[ledger:{rng.randrange(220)}]]")
+            elif roll < 0.03:
+                body.append(rng.choice(["etc.", "as noted earlier", "the above"]))
+            elif roll < 0.10:
+                body.append(rng.choice(VOCABULARY) + ".")
+            else:
+                body.append(rng.choice(VOCABULARY if rng.random() < 0.5 else FILLER))
+        text = " ".join(kept) + "\n" + " ".join(body)
+        chain.append(
+            Generation(index, "raw" if index == 0 else "summary", text, index - 1 if index else None, covers=keys)
+        )
+    return Trace("bench", "native", tuple(sources), tuple(chain))
+
+
+def timed(action, repeat: int) -> tuple[float, object]:
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = action()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--generations", type=int, default=50)
+    parser.add_argument("--words", type=int, default=5000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "bench.json"
+        native.write(build_trace(args.generations, args.words), path)
+        size_mb = path.stat().st_size / 1e6
+        load_s, trace = timed(lambda: load_trace(path), args.repeat)
+        analyse_s, analysis = timed(lambda: analyze(trace), args.repeat)  # type: ignore[arg-type]
+        cli_s, _ = timed(
+            lambda: subprocess.run(
+                [sys.executable, "-m", "inspector", "check", "--json", str(path)], capture_output=True, check=False
+            ),
+            args.repeat,
+        )
+    print(f"machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}")
+    print(f"trace: {args.generations} generations × {args.words} words ({size_mb:.1f} MB native JSON)")
+    print(f"findings: {len(analysis.findings)}, verdict {analysis.verdict}")  # type: ignore[attr-defined]
+    print(f"{'step':<28}{'best of ' + str(args.repeat):>12}")
+    print(f"{'load (parse + validate)':<28}{load_s:>11.2f}s")
+    print(f"{'analyse (all rules)':<28}{analyse_s:>11.2f}s")
+    print(f"{'check --json (CLI, total)':<28}{cli_s:>11.2f}s")
+
+
+if __name__ == "__main__":
+    main()

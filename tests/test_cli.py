@@ -1,0 +1,141 @@
+"""The `check` gate as CI pipelines call it: a real subprocess, exit codes, stderr, JSON shape."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import REPO, SAMPLES
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *args], capture_output=True, text=True, cwd=REPO, timeout=120
+    )
+
+
+def check_json(sample: str) -> dict:
+    result = run("check", "--json", str(SAMPLES / sample))
+    return {"exit": result.returncode, **json.loads(result.stdout)}
+
+
+# What a reviewer should see in each sample (sample_traces/README.md), stated by hand:
+EXPECTED = {
+    "staging_db_constraint.json": {("invariant-weakened", 2), ("invariant-lost", 3)},
+    "anchor_decay.json": {
+        ("ambiguous-anchor", 2), ("anchor-set-drift", 2), ("unresolved-anchor", 3), ("anchor-density-collapse", 3),
+        ("anchor-density-floor", 3), ("confidence-inflation", 3), ("orphaned-anaphora", 3),
+    },
+    "five_item_synthetic.json": {
+        ("invariant-weakened", 2), ("invariant-weakened", 3), ("invariant-weakened", 4), ("silent-drift", 4),
+        ("recompaction-depth", 3), ("invariant-weakened", 5), ("invariant-lost", 5), ("superseded-fact-resurfaced", 5),
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("sample", sorted(EXPECTED))
+def test_failing_samples_exit_1_and_name_the_expected_rules_at_the_expected_generations(sample):
+    report = check_json(sample)
+    assert report["exit"] == 1 and report["verdict"] == "fail"
+    found = {(f["rule"], f["generation"]) for f in report["findings"]}
+    assert EXPECTED[sample] <= found
+
+
+@pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.glob("*.json")))
+def test_findings_match_the_golden_file(sample):
+    """The full (rule, severity, generation) list, so any change in what a sample shows is a reviewed change."""
+    report = check_json(sample)
+    found = sorted([f["rule"], f["severity"], f["generation"]] for f in report["findings"])
+    golden = GOLDEN / (Path(sample).stem + ".findings.json")
+    assert found == json.loads(golden.read_text())
+
+
+def test_healthy_sample_passes():
+    report = check_json("healthy_chain.json")
+    assert report["exit"] == 0 and report["verdict"] == "pass"
+    assert [f for f in report["findings"] if f["severity"] == "error"] == []
+
+
+def test_json_report_has_exactly_the_documented_shape():
+    report = check_json("staging_db_constraint.json")
+    report.pop("exit")
+    assert list(report) == ["trace", "format", "generations", "invariants", "findings", "verdict"]
+    assert report["format"] == "native"
+    generation = report["generations"][1]
+    assert {"index", "kind", "anchor_density", "anchors", "anaphora"} <= set(generation)
+    assert generation["anchors"][0].keys() >= {"key", "status"}
+    invariant = report["invariants"][0]
+    assert invariant["statuses"] == ["verbatim", "verbatim", "weakened", "lost"]
+    assert {"id", "kind", "text"} <= set(invariant)
+    assert {"rule", "severity", "generation", "message"} <= set(report["findings"][0])
+
+
+def test_anaphora_entries_carry_spans_into_the_text():
+    report = check_json("anchor_decay.json")
+    text = json.loads((SAMPLES / "anchor_decay.json").read_text())["generations"][3]["text"]
+    for item in report["generations"][3]["anaphora"]:
+        assert text[item["start"] : item["end"]] == item["text"]
+
+
+def test_min_anchor_density_option_moves_the_floor():
+    loose = check_json("anchor_decay.json")
+    path = str(SAMPLES / "anchor_decay.json")
+    strict = json.loads(run("check", "--json", "--min-anchor-density", "0.95", path).stdout)
+
+    def floor(report: dict) -> list[int]:
+        return sorted(f["generation"] for f in report["findings"] if f["rule"] == "anchor-density-floor")
+
+    assert (floor(loose), floor(strict)) == ([3], [1, 2, 3])
+
+
+def test_text_report_is_readable():
+    result = run("check", str(SAMPLES / "staging_db_constraint.json"))
+    assert result.returncode == 1
+    assert "invariant-weakened" in result.stdout and "verdict: FAIL" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (None, "no such file"),
+        (b"", "empty file"),
+        (b'{"format": "compaction-trace/1", "id": "t", "sources": [', "invalid JSON"),
+        (bytes(range(256)) * 4, "binary"),
+    ],
+    ids=["missing", "empty", "truncated", "binary"],
+)
+def test_unreadable_input_exits_2_with_one_line_naming_the_file(tmp_path, content, expected):
+    path = tmp_path / "input.json"
+    if content is not None:
+        path.write_bytes(content)
+    result = run("check", str(path))
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(str(path)) and expected in lines[0]
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_one_unreadable_file_does_not_hide_the_others(tmp_path):
+    result = run("check", str(tmp_path / "missing.json"), str(SAMPLES / "healthy_chain.json"))
+    assert result.returncode == 2 and "verdict: PASS" in result.stdout
+
+
+def test_rules_lists_every_rule_with_severity_and_explanation():
+    result = run("rules")
+    assert result.returncode == 0
+    lines = {line.split()[0]: line.split()[1] for line in result.stdout.splitlines()}
+    assert lines["invariant-lost"] == "error"
+    assert lines["orphaned-anaphora"] == "warning"
+    assert {"unresolved-anchor", "ambiguous-anchor", "no-anchors", "anchor-density-floor", "anchor-density-collapse",
+            "anchor-set-drift", "invariant-weakened", "superseded-fact-resurfaced", "recompaction-depth",
+            "silent-drift", "confidence-inflation"} <= set(lines)  # fmt: skip
+
+
+def test_console_script_is_installed():
+    script = Path(sys.executable).parent / "compaction-inspector"
+    result = subprocess.run([str(script), "rules"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "invariant-lost" in result.stdout
