@@ -1,34 +1,42 @@
-# One entry point for people and CI: `make test` works on a fresh clone.
+# One entry point for people and CI: both targets work on a fresh clone.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+PORT ?= 8501
 
-.PHONY: install test lint demo bench clean
+.PHONY: serve test lint demo bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 # Reinstall only when the dependency list changes.
-$(VENV)/.installed: pyproject.toml | $(PY)
+$(VENV)/.installed-app: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[app]'
 	touch $@
 
-install: $(VENV)/.installed
+$(VENV)/.installed-test: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed-app
 
-test: install
-	$(PY) -m ruff check inspector tests bench
+# Start the inspector on the bundled samples at http://localhost:$(PORT)
+serve: $(VENV)/.installed-app
+	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
+
+test: $(VENV)/.installed-test
+	$(PY) -m ruff check inspector pages app.py tests bench
 	$(PY) -m pytest
 
-lint: install
-	$(PY) -m ruff check inspector tests bench
+lint: $(VENV)/.installed-test
+	$(PY) -m ruff check inspector pages app.py tests bench
 
 # Run the gate on every bundled sample (exit status 1 is expected: most samples demo a failure).
-demo: install
+demo: $(VENV)/.installed-app
 	-$(VENV)/bin/compaction-inspector check sample_traces/*.json
 
-bench: install
+bench: $(VENV)/.installed-app
 	$(PY) bench/bench_check.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis test-artifacts

@@ -7,6 +7,7 @@ compactions has n+1 generations. Readers build these objects; analyses never ope
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -136,3 +137,9 @@ class Finding:
     """Character span in the generation's text, when the finding points at text."""
     end: int | None = None
     evidence: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+def finding_id(finding: Finding) -> str:
+    """A stable id for a finding: same rule, place and message → same id across loads and versions."""
+    basis = f"{finding.rule}|{finding.generation}|{finding.start}|{finding.end}|{finding.message}"
+    return hashlib.sha1(basis.encode()).hexdigest()[:12]

@@ -1,0 +1,18 @@
+"""Compaction Inspector: the Streamlit entry point. Pages are declared here, explicitly."""
+
+from pathlib import Path
+
+import streamlit as st
+
+ICON = Path(__file__).parent / "assets" / "icon.png"  # a local file: a material-icon favicon is fetched from a CDN
+st.set_page_config(page_title="Compaction Inspector", page_icon=str(ICON), layout="wide")
+
+PAGES = [
+    st.Page("pages/home.py", title="Open a trace", icon=":material/folder_open:", default=True),
+    st.Page("pages/chain.py", title="Chain", icon=":material/timeline:", url_path="chain"),
+    st.Page("pages/generation.py", title="Generation", icon=":material/article:", url_path="generation"),
+    st.Page("pages/manifest.py", title="Manifest", icon=":material/checklist:", url_path="manifest"),
+    st.Page("pages/findings.py", title="Findings", icon=":material/report:", url_path="findings"),
+]
+
+st.navigation(PAGES).run()

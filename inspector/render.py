@@ -1,0 +1,346 @@
+"""Rendering to safe HTML and DOT: pure functions from (text, findings) to strings.
+
+Trace text is untrusted. Every string from a trace goes through `html.escape` (or `_dot`) here, and
+the only markup in the output is our own fixed set of elements and classes. Pages pass the result
+to `st.html`; reports embed it. Nothing here imports a UI library.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from rapidfuzz.distance import Indel
+
+from inspector.analysis import Analysis
+from inspector.anchors import AnchorStatus
+from inspector.invariants import InvariantStatus
+from inspector.model import finding_id
+
+
+@dataclass(frozen=True, slots=True)
+class Highlight:
+    """A span of a generation's text to mark, with the class and the tooltip that says why."""
+
+    start: int
+    end: int
+    css_class: str
+    why: str
+
+
+HIGHLIGHT_LABELS: dict[str, str] = {
+    "anchor-resolved": "resolved", "anchor-unresolved": "unresolved", "anchor-ambiguous": "ambiguous",
+    "elision-orphaned": "orphaned", "invariant-kept": "kept", "invariant-weakened": "weakened", "claim": "claims",
+}  # fmt: skip
+"""Short names for the per-class toggles."""
+
+HIGHLIGHT_CLASSES: dict[str, str] = {
+    "anchor-resolved": "anchor that resolves from the summary alone",
+    "anchor-unresolved": "anchor that resolves to nothing, or whose key decayed into prose",
+    "anchor-ambiguous": "anchor that binds to more than one record",
+    "elision-orphaned": "elision or anaphora with no key in its sentence",
+    "invariant-kept": "invariant kept (verbatim or paraphrased)",
+    "invariant-weakened": "invariant whose force was weakened",
+    "claim": "completeness claim",
+}
+"""Every highlight class with its legend text; pages build their toggles from this."""
+
+STYLE = """
+.ci-text{white-space:pre-wrap;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:0.86rem;
+  line-height:1.55;border:1px solid #ddd;border-radius:6px;padding:0.8rem;background:#fff;color:#111}
+.ci-text mark{background:none;color:inherit;border-radius:3px;padding:0 1px}
+.ci-text mark.anchor-resolved{border-bottom:2px solid #2e7d32}
+.ci-text mark.anchor-unresolved{border-bottom:2px dashed #c62828;background:#ffebee}
+.ci-text mark.anchor-ambiguous{border-bottom:2px dotted #ef6c00;background:#fff3e0}
+.ci-text mark.elision-orphaned{background:#fff59d}
+.ci-text mark.invariant-kept{background:#e8f5e9}
+.ci-text mark.invariant-weakened{background:#fce4ec;outline:1px solid #ad1457}
+.ci-text mark.claim{background:#ede7f6;font-style:italic}
+.ci-text mark.selected{outline:3px solid #1565c0}
+.ci-legend span{display:inline-block;margin:0 0.8rem 0.3rem 0;font-size:0.85rem}
+.ci-legend mark{padding:0 4px}
+.ci-diff del{background:#ffcdd2;text-decoration:line-through;color:#7f0000}
+.ci-diff ins{background:#c8e6c9;text-decoration:none;color:#003300}
+.ci-findings{font-size:0.85rem;margin:0;padding-left:1.1rem}
+.ci-findings li{margin-bottom:0.35rem}
+.ci-sev-error{color:#b71c1c;font-weight:600}.ci-sev-warning{color:#e65100;font-weight:600}
+.ci-sev-info{color:#455a64;font-weight:600}
+.ci-matrix{border-collapse:collapse}.ci-matrix td,.ci-matrix th{padding:2px 6px;border:1px solid #ddd;font-size:0.8rem}
+.ci-matrix td:nth-child(3){min-width:24rem}.ci-matrix td:first-child{font-size:0.72rem}
+.ci-st-verbatim,.ci-st-paraphrased{background:#c8e6c9}.ci-st-weakened{background:#ffe0b2}
+.ci-st-lost{background:#ffcdd2}.ci-st-not-yet-introduced{color:#999}.ci-st-retired{color:#999;font-style:italic}
+.ci-st-unknown{background:#eceff1}
+.ci-error{background:#ffebee;color:#b71c1c;border-radius:6px;padding:0.6rem 0.8rem;font-size:0.9rem}
+.ci-caption{color:#555;font-size:0.9rem;margin:0}
+"""
+
+
+def style_block() -> str:
+    return f"<style>{STYLE}</style>"
+
+
+def highlights(analysis: Analysis, generation: int) -> list[Highlight]:
+    """Every highlight of one generation: anchors, orphaned elisions, invariant spans, decay, claims."""
+    facts = analysis.facts.generations[generation]
+    marks: list[Highlight] = []
+    for resolved in facts.anchors:
+        status, referents = resolved.status, ", ".join(resolved.referents)
+        why = {
+            AnchorStatus.RESOLVED: f"resolves to {referents}",
+            AnchorStatus.UNRESOLVED: "resolves to no source record",
+            AnchorStatus.AMBIGUOUS: f"binds to {len(resolved.referents)} records: {referents}",
+        }[status]
+        marks.append(Highlight(resolved.anchor.start, resolved.anchor.end, f"anchor-{status.value}", why))
+    for elision in facts.elisions:
+        if elision.orphaned:
+            marks.append(Highlight(elision.start, elision.end, "elision-orphaned", "no stable key in this sentence"))
+    for track in analysis.facts.invariants:
+        match, invariant = track.matches[generation], track.invariant
+        if match.start is None or match.end is None:
+            continue
+        if match.status in (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED):
+            why = f"{invariant.kind.value} {match.status.value}: {invariant.text}"
+            marks.append(Highlight(match.start, match.end, "invariant-kept", why))
+        elif match.status is InvariantStatus.WEAKENED:
+            why = f"{invariant.kind.value} weakened ({match.reason}): {invariant.text}"
+            marks.append(Highlight(match.start, match.end, "invariant-weakened", why))
+    for finding in analysis.findings_for(generation):
+        if finding.rule == "anchor-set-drift" and finding.start is not None and finding.end is not None:
+            marks.append(Highlight(finding.start, finding.end, "anchor-unresolved", finding.message))
+    for claim in facts.claims:
+        marks.append(Highlight(claim.start, claim.end, "claim", "completeness claim"))
+    return marks
+
+
+def highlight_html(
+    text: str,
+    marks: Sequence[Highlight],
+    enabled: Iterable[str] | None = None,
+    *,
+    window: tuple[int, int] | None = None,
+    selected: tuple[int, int] | None = None,
+    targets: Mapping[int, Sequence[str]] | None = None,
+) -> str:
+    """Escaped text with our own `<mark>` elements; overlapping marks share a segment's class list.
+
+    `window` renders only text[start:end] (pagination of very long generations); `selected`
+    outlines one span (the finding a reviewer followed) and gives it the id `selected`; `targets`
+    places empty `<a id>` elements at offsets so in-page links can jump there.
+    """
+    allowed = set(HIGHLIGHT_CLASSES if enabled is None else enabled)
+    lo, hi = window if window is not None else (0, len(text))
+    active = [m for m in marks if m.css_class in allowed and m.end > lo and m.start < hi and m.end > m.start]
+    cuts = {lo, hi}
+    for m in active:
+        cuts.update((max(lo, m.start), min(hi, m.end)))
+    if selected is not None:
+        cuts.update(p for p in selected if lo <= p <= hi)
+    targets = {p: ids for p, ids in (targets or {}).items() if lo <= p < hi}
+    cuts.update(targets)
+    points = sorted(cuts)
+    out: list[str] = []
+    for start, end in zip(points, points[1:], strict=False):
+        out.extend(f'<a id="{html.escape(ident)}"></a>' for ident in targets.get(start, ()))
+        segment = html.escape(text[start:end])
+        covering = [m for m in active if m.start <= start and end <= m.end]
+        is_selected = selected is not None and selected[0] <= start and end <= selected[1]
+        if not covering and not is_selected:
+            out.append(segment)
+            continue
+        classes = sorted({m.css_class for m in covering} | ({"selected"} if is_selected else set()))
+        title = "; ".join(dict.fromkeys(m.why for m in covering))
+        ident = ' id="selected"' if is_selected and start == selected[0] else ""  # type: ignore[index]
+        out.append(f'<mark class="{" ".join(classes)}" title="{html.escape(title)}"{ident}>{segment}</mark>')
+    return f'<div class="ci-text">{"".join(out)}</div>'
+
+
+def legend_html(enabled: Iterable[str] | None = None) -> str:
+    allowed = set(HIGHLIGHT_CLASSES if enabled is None else enabled)
+    items = "".join(
+        f'<span><mark class="{cls}">{html.escape(label)}</mark></span>'
+        for cls, label in HIGHLIGHT_CLASSES.items()
+        if cls in allowed
+    )
+    return f'<div class="ci-legend ci-text" style="white-space:normal">{items}</div>'
+
+
+def findings_html(analysis: Analysis, generation: int) -> str:
+    """The generation's findings as a list; each with a span links to its place in the text."""
+    items = []
+    for finding in analysis.findings_for(generation):
+        sev = finding.severity.value
+        label = f'<span class="ci-sev-{sev}">{sev}</span> <code>{html.escape(finding.rule)}</code>'
+        message = html.escape(finding.message)
+        if finding.start is not None:
+            message = f'<a href="#f-{finding_id(finding)}">{message}</a>'
+        items.append(f"<li>{label}: {message}</li>")
+    if not items:
+        return '<p class="ci-findings">No findings in this generation.</p>'
+    return f'<ol class="ci-findings">{"".join(items)}</ol>'
+
+
+def finding_targets(analysis: Analysis, generation: int) -> dict[int, list[str]]:
+    """Offsets of each finding's span, keyed for `highlight_html(targets=…)`: `#f-<id>` lands there."""
+    targets: dict[int, list[str]] = {}
+    for finding in analysis.findings_for(generation):
+        if finding.start is not None:
+            targets.setdefault(finding.start, []).append(f"f-{finding_id(finding)}")
+    return targets
+
+
+# --- diff ----------------------------------------------------------------------------------
+
+_BLOCK = re.compile(r"[^\n]*?(?:\n|(?<=[.!?])\s+|$)")
+_TOKEN = re.compile(r"\w+\s*|[^\w\s]+\s*|\s+")  # a word keeps its trailing space: spaces never anchor
+
+
+def _blocks(text: str) -> list[str]:
+    """Lines and sentences with their trailing separators, so ''.join(blocks) == text."""
+    return [b for b in _BLOCK.findall(text) if b]
+
+
+@dataclass(frozen=True, slots=True)
+class DiffOp:
+    tag: str
+    """equal, delete or insert."""
+    text: str
+
+
+_TOKEN_PAIR_LIMIT = 4_000_000
+"""Above this many token pairs a changed region is shown as whole blocks: word alignment would stall."""
+
+
+def _regions(a: Sequence[str], b: Sequence[str]) -> Iterator[tuple[str, str, str]]:
+    """Align two unit lists; yield ('equal', text, text) or ('changed', old, new) regions in order.
+
+    Indel opcodes have no substitutions, so a changed region arrives as adjacent deletes and inserts;
+    they are gathered so that each region reads as 'old, then new'.
+    """
+    old: list[str] = []
+    new: list[str] = []
+    for tag, a0, a1, b0, b1 in Indel.opcodes(a, b).as_list():
+        if tag == "equal":
+            if old or new:
+                yield "changed", "".join(old), "".join(new)
+                old, new = [], []
+            same = "".join(a[a0:a1])
+            yield "equal", same, same
+        else:
+            old.extend(a[a0:a1])
+            new.extend(b[b0:b1])
+    if old or new:
+        yield "changed", "".join(old), "".join(new)
+
+
+def word_diff(parent: str, child: str) -> list[DiffOp]:
+    """Two-level diff: blocks (lines, sentences) first, then words inside changed regions.
+
+    Token-level opcodes are quadratic on long inputs; aligning blocks first keeps a 50,000-word pair
+    interactive while the edit script stays word-precise where text changed.
+    """
+    ops: list[DiffOp] = []
+    for tag, old, new in _regions(_blocks(parent), _blocks(child)):
+        ops.extend([DiffOp("equal", old)] if tag == "equal" else _token_diff(old, new))
+    return _merge(ops)
+
+
+def _token_diff(old: str, new: str) -> list[DiffOp]:
+    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
+    if not a or not b or len(a) * len(b) > _TOKEN_PAIR_LIMIT:
+        return [DiffOp("delete", old), DiffOp("insert", new)]
+    ops: list[DiffOp] = []
+    for tag, removed, added in _regions(a, b):
+        if tag == "equal":
+            ops.append(DiffOp("equal", removed))
+        else:
+            ops.extend([DiffOp("delete", removed), DiffOp("insert", added)])
+    return ops
+
+
+def _merge(ops: list[DiffOp]) -> list[DiffOp]:
+    merged: list[DiffOp] = []
+    for op in ops:
+        if not op.text:
+            continue
+        if merged and merged[-1].tag == op.tag:
+            merged[-1] = DiffOp(op.tag, merged[-1].text + op.text)
+        else:
+            merged.append(op)
+    return merged
+
+
+def diff_html(ops: Sequence[DiffOp]) -> str:
+    parts = []
+    for op in ops:
+        text = html.escape(op.text)
+        parts.append(text if op.tag == "equal" else f"<{op.tag[:3]}>{text}</{op.tag[:3]}>")
+    return f'<div class="ci-text ci-diff">{"".join(parts)}</div>'
+
+
+# --- chain graph ---------------------------------------------------------------------------
+
+
+def _dot(text: str) -> str:
+    """Escape a string for a double-quoted DOT label."""
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("<", "‹").replace(">", "›")
+
+
+def _tokens(n: int | None) -> str:
+    if n is None:
+        return "?"
+    return f"{n / 1000:.0f}k" if n >= 10_000 else f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def chain_dot(analysis: Analysis) -> str:
+    """S₀ → … → Sₙ as a Graphviz digraph; events (micro-compactions) hang off the generation they follow."""
+    from inspector.views import generation_rows
+
+    lines = [
+        "digraph chain {",
+        '  rankdir=LR; nodesep=0.2; ranksep=0.3;',
+        '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=16, margin="0.15,0.08"];',
+    ]
+    for row in generation_rows(analysis):
+        k = row["generation"]
+        density = "-" if row["anchor_density"] is None else f"{row['anchor_density']:.2f}"
+        label = [
+            f"S{k}" + (" refreshed" if row["refreshed"] else "") + ("" if row["text_available"] else " (no text)"),
+            f"{row['trigger'] or row['kind']} {_tokens(row['tokens_before'])}→{_tokens(row['tokens_after'])}",
+            f"density {density}",
+            f"{row['unresolved_anchors']} unresolved",
+            f"{row['invariants_lost']} lost",
+        ]
+        color = "#ffcdd2" if row["errors"] else "#fff3e0" if row["warnings"] else "#e8f5e9"
+        extra = ', peripheries=2' if row["refreshed"] else ""
+        lines.append(f'  S{k} [label="{_dot(chr(10).join(label))}", fillcolor="{color}"{extra}];')
+    generations = analysis.facts.generations
+    for g in generations:
+        if g.generation.parent is not None:
+            lines.append(f"  S{g.generation.parent} -> S{g.generation.index};")
+    for n, event in enumerate(analysis.trace.events):
+        lines.append(
+            f'  E{n} [label="{_dot(event.kind)}", shape=note, fillcolor="#eceff1", fontsize=10];'
+            f'  S{event.after_generation} -> E{n} [style=dashed, arrowhead=none];'
+        )
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def matrix_html(rows: Sequence[dict], generations: int) -> str:
+    """The invariants × generations status matrix as an escaped HTML table."""
+    head = "".join(f"<th>S{k}</th>" for k in range(generations))
+    body = []
+    for row in rows:
+        text = row["text"] if len(row["text"]) <= 90 else row["text"][:89] + "…"
+        statuses = [html.escape(row[f"S{k}"]) for k in range(generations)]
+        cells = "".join(f'<td class="ci-st-{status}">{status}</td>' for status in statuses)
+        body.append(
+            f'<tr><td><code>{html.escape(row["id"])}</code></td><td>{html.escape(row["kind"])}</td>'
+            f"<td>{html.escape(text)}</td>{cells}</tr>"
+        )
+    return (
+        f'<table class="ci-matrix"><thead><tr><th>id</th><th>kind</th><th>invariant</th>{head}</tr></thead>'
+        f'<tbody>{"".join(body)}</tbody></table>'
+    )

@@ -1,0 +1,171 @@
+"""Table-shaped views of an analysis for the app and reports: plain rows, no UI library.
+
+Pages turn these rows into dataframes and charts; keeping the shaping here means it is tested once
+and the pages hold no analysis logic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.analysis import Analysis
+from inspector.anchors import AnchorStatus
+from inspector.facts import InvariantTrack
+from inspector.invariants import PRESERVATION_WEIGHT, InvariantStatus
+from inspector.model import Finding, finding_id
+
+_PRESENT = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
+
+
+def generation_rows(analysis: Analysis) -> list[dict[str, Any]]:
+    """One row per generation: what the chain view shows on each node and charts across the chain."""
+    facts = analysis.facts
+    rows = []
+    for g in facts.generations:
+        k = g.generation.index
+        present = [t for t in facts.invariants if t.statuses[k] in _PRESENT]
+        depths = [d for t in facts.invariants if (d := t.depths[k]) is not None]
+        rows.append(
+            {
+                "generation": k,
+                "label": g.generation.label,
+                "kind": g.generation.kind,
+                "trigger": g.generation.trigger,
+                "tokens_before": g.generation.tokens_before,
+                "tokens_after": g.generation.tokens_after,
+                "refreshed": g.generation.refreshed,
+                "text_available": g.generation.text is not None,
+                "anchor_density": g.density,
+                "anchors": len(g.anchors),
+                "unresolved_anchors": len(g.anchors_with(AnchorStatus.UNRESOLVED)),
+                "ambiguous_anchors": len(g.anchors_with(AnchorStatus.AMBIGUOUS)),
+                "elisions": len(g.elisions),
+                "orphaned_elisions": sum(1 for e in g.elisions if e.orphaned),
+                "claims": len(g.claims),
+                "invariants_present": len(present),
+                "invariants_lost": sum(1 for t in facts.invariants if t.statuses[k] is InvariantStatus.LOST),
+                "invariants_weakened": sum(
+                    1 for t in facts.invariants if t.statuses[k] is InvariantStatus.WEAKENED
+                ),
+                "source_fidelity": facts.source_fidelity[k],
+                "local_fidelity": facts.local_fidelity[k],
+                "max_depth": max(depths, default=None),
+                "mean_depth": sum(depths) / len(depths) if depths else None,
+                "errors": sum(1 for f in analysis.findings_for(k) if f.severity.value == "error"),
+                "warnings": sum(1 for f in analysis.findings_for(k) if f.severity.value == "warning"),
+            }
+        )
+    return rows
+
+
+def survival_by_kind(analysis: Analysis) -> list[dict[str, Any]]:
+    """Long-form rows (generation, kind, status, count) for the invariant-survival chart."""
+    counts: dict[tuple[int, str, str], int] = {}
+    for track in analysis.facts.invariants:
+        for k, status in enumerate(track.statuses):
+            key = (k, track.invariant.kind.value, status.value)
+            counts[key] = counts.get(key, 0) + 1
+    return [
+        {"generation": k, "kind": kind, "status": status, "count": n} for (k, kind, status), n in sorted(counts.items())
+    ]
+
+
+def finding_rows(analysis: Analysis) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": finding_id(f),
+            "generation": f.generation,
+            "severity": f.severity.value,
+            "rule": f.rule,
+            "message": f.message,
+            "start": f.start,
+            "end": f.end,
+        }
+        for f in analysis.findings
+    ]
+
+
+def find_finding(analysis: Analysis, wanted: str) -> Finding | None:
+    return next((f for f in analysis.findings if finding_id(f) == wanted), None)
+
+
+def invariant_matrix(analysis: Analysis) -> list[dict[str, Any]]:
+    """Invariants × generations: one row per invariant, one `S<k>` column per generation."""
+    rows = []
+    for track in analysis.facts.invariants:
+        invariant = track.invariant
+        row: dict[str, Any] = {"id": invariant.id, "kind": invariant.kind.value, "text": invariant.text}
+        for k, status in enumerate(track.statuses):
+            row[f"S{k}"] = status.value
+        rows.append(row)
+    return rows
+
+
+@dataclass(frozen=True, slots=True)
+class ManifestChange:
+    invariant_id: str
+    kind: str
+    text: str
+    change: str
+    """added, kept, changed, lost or retired."""
+    before: str | None
+    after: str
+
+
+def manifest_diff(analysis: Analysis, k: int) -> list[ManifestChange]:
+    """What Sₖ's effective manifest did relative to its parent's: added, kept, changed, lost, retired."""
+    generation = analysis.facts.generations[k].generation
+    parent = generation.parent
+    changes = []
+    for track in analysis.facts.invariants:
+        after = track.statuses[k]
+        before = track.statuses[parent] if parent is not None else None
+        change = _change(before, after)
+        if change is not None:
+            changes.append(
+                ManifestChange(
+                    track.invariant.id,
+                    track.invariant.kind.value,
+                    track.invariant.text,
+                    change,
+                    before.value if before else None,
+                    after.value,
+                )
+            )
+    return changes
+
+
+def _change(before: InvariantStatus | None, after: InvariantStatus) -> str | None:
+    if after is InvariantStatus.RETIRED:
+        return None if before is InvariantStatus.RETIRED else "retired"
+    if after is InvariantStatus.NOT_INTRODUCED or after is InvariantStatus.UNKNOWN:
+        return None
+    was_present = before in _PRESENT
+    if after is InvariantStatus.LOST:
+        return "lost" if was_present else None
+    if not was_present:
+        return "added"
+    return "kept" if PRESERVATION_WEIGHT[after] >= PRESERVATION_WEIGHT[before] else "changed"  # type: ignore[index]
+
+
+@dataclass(frozen=True, slots=True)
+class LineageStep:
+    generation: int
+    status: str
+    wording: str | None
+    reason: str
+    depth: int | None
+    first_break: bool
+    """True at the generation where the invariant was first weakened or lost."""
+
+
+def lineage(track: InvariantTrack) -> list[LineageStep]:
+    """An invariant's wording in every generation, with the first weakening or loss marked."""
+    first_break = next(
+        (k for k, s in enumerate(track.statuses) if s in (InvariantStatus.WEAKENED, InvariantStatus.LOST)), None
+    )
+    return [
+        LineageStep(k, m.status.value, m.matched_text, m.reason, track.depths[k], k == first_break)
+        for k, m in enumerate(track.matches)
+    ]

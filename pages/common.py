@@ -1,0 +1,137 @@
+"""Shared page plumbing: which trace is open, cached analysis, links that carry state.
+
+State that must survive page switches (the open trace, the generation, the selected invariant or
+finding) lives in `st.session_state` and is mirrored into `st.query_params`, so the URL is always a
+deep link to what is on screen.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import streamlit as st
+
+from inspector.analysis import Analysis, analyze
+from inspector.errors import TraceReadError
+from inspector.library import TraceRef, TraceRefError, content_hash, resolve
+from inspector.readers import load_trace
+from inspector.render import style_block
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
+
+
+def _use_entrypoint_navigation() -> None:
+    """Make a deep link work as a fresh server's first request.
+
+    Streamlit treats a folder named `pages/` beside the entry script as the legacy auto-discovered
+    layout until the entry script first calls `st.navigation`; until then a URL such as /generation
+    runs the page bare (no app.py, no declared navigation). Switch to the entry script's declared
+    pages and rerun, which runs app.py and lands on the requested page with its query parameters.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+_use_entrypoint_navigation()
+STATE_KEYS = ("trace", "gen", "inv", "finding")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _hash_of(path: str, size: int, mtime_ns: int) -> str:
+    return content_hash(Path(path))
+
+
+@st.cache_resource(max_entries=8, show_spinner="Analysing trace…")
+def _analysis_of(digest: str, _path: str) -> Analysis:
+    """Keyed by content hash: the same bytes under any name or upload are parsed once."""
+    return analyze(load_trace(_path))
+
+
+def sync_state() -> None:
+    """Take state from the URL when it has it (a pasted link), else put the session's into the URL."""
+    for key in STATE_KEYS:
+        if key in st.query_params:
+            st.session_state[key] = st.query_params[key]
+        elif st.session_state.get(key) is not None:
+            st.query_params[key] = str(st.session_state[key])
+
+
+def set_state(**values: object) -> None:
+    for key, value in values.items():
+        if value is None:
+            st.session_state.pop(key, None)
+            st.query_params.pop(key, None)
+        else:
+            st.session_state[key] = str(value)
+            st.query_params[key] = str(value)
+
+
+def state_params(**overrides: object) -> dict[str, str]:
+    """Query parameters for a link to another page that keeps the current state."""
+    params = {k: str(st.session_state[k]) for k in STATE_KEYS if st.session_state.get(k) is not None}
+    for key, value in overrides.items():
+        if value is None:
+            params.pop(key, None)
+        else:
+            params[key] = str(value)
+    return params
+
+
+def open_analysis() -> Analysis | None:
+    """The open trace's analysis, or None with a visible reason (never a traceback)."""
+    ref_text = st.session_state.get("trace")
+    if not ref_text:
+        return None
+    try:
+        path = resolve(TraceRef.parse(ref_text), SAMPLES)
+        stat = path.stat()
+        digest = _hash_of(str(path), stat.st_size, stat.st_mtime_ns)
+        return _analysis_of(digest, str(path))
+    except (TraceRefError, TraceReadError) as error:
+        show_error(str(error))
+    except FileNotFoundError:
+        show_error(f"{ref_text}: no such trace")
+    return None
+
+
+def show_error(message: str) -> None:
+    """An error line built from untrusted text: escaped HTML, never markdown."""
+    st.html(f'<div role="alert" class="ci-error">{html.escape(message)}</div>')
+
+
+def show_text(text: str, tag: str = "p", css_class: str = "") -> None:
+    """Trace-derived text as plain escaped HTML (titles, ids, messages): markdown never sees it."""
+    st.html(f'<{tag} class="{css_class}">{html.escape(text)}</{tag}>')
+
+
+def require_analysis() -> Analysis:
+    """For views: stop with a pointer to the home page when no trace is open."""
+    sync_state()
+    st.html(style_block())
+    analysis = open_analysis()
+    if analysis is None:
+        st.info("No trace is open yet.")
+        st.page_link("pages/home.py", label="Open a trace", icon=":material/folder_open:")
+        st.stop()
+    return analysis  # type: ignore[return-value]
+
+
+def current_generation(analysis: Analysis) -> int:
+    try:
+        k = int(st.session_state.get("gen", 1 if len(analysis.trace.generations) > 1 else 0))
+    except ValueError:
+        k = 0
+    return min(max(k, 0), len(analysis.trace.generations) - 1)
+
+
+def caption_for(analysis: Analysis) -> None:
+    trace = analysis.trace
+    show_text(
+        f"{trace.title or trace.id} · {trace.format} · {len(trace.generations)} generations · "
+        f"verdict {analysis.verdict.upper()}",
+        css_class="ci-caption",
+    )

@@ -1,0 +1,58 @@
+"""Findings view: every finding, filterable; selecting one opens the generation view at its span."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from inspector.views import finding_rows
+from pages.common import caption_for, require_analysis, state_params
+
+analysis = require_analysis()
+caption_for(analysis)
+st.header("Findings")
+rows = pd.DataFrame(finding_rows(analysis))
+if rows.empty:
+    st.success("No findings.")
+    st.stop()
+
+filters = st.columns(3)
+rules = filters[0].multiselect("Rule", sorted(rows["rule"].unique()), key="filter_rule")
+severities = filters[1].multiselect("Severity", ["error", "warning", "info"], key="filter_severity")
+generations = filters[2].multiselect("Generation", sorted(rows["generation"].dropna().unique().astype(int)),
+                                     key="filter_generation")  # fmt: skip
+shown = rows
+if rules:
+    shown = shown[shown["rule"].isin(rules)]
+if severities:
+    shown = shown[shown["severity"].isin(severities)]
+if generations:
+    shown = shown[shown["generation"].isin(generations)]
+st.write(f"{len(shown)} of {len(rows)} findings")
+
+event = st.dataframe(
+    shown[["generation", "severity", "rule", "message", "id"]],
+    hide_index=True,
+    on_select="rerun",
+    selection_mode="single-row",
+    key="findings_table",
+    column_config={"id": st.column_config.TextColumn("id", width="small")},
+)
+
+
+def open_finding(finding_id: str) -> None:
+    row = rows[rows["id"] == finding_id].iloc[0]
+    generation = None if pd.isna(row["generation"]) else int(row["generation"])
+    st.switch_page("pages/generation.py", query_params=state_params(gen=generation, finding=finding_id))
+
+
+picked_rows = event.selection.rows if event is not None else []
+if picked_rows:
+    open_finding(shown.iloc[picked_rows[0]]["id"])
+
+rule_of = dict(zip(rows["id"], rows["rule"], strict=True))
+choice = st.selectbox(
+    "Or pick a finding to open", shown["id"].tolist(), format_func=lambda i: f"{i} — {rule_of[i]}", key="finding_pick"
+)
+if st.button("Open in generation view", key="open_finding") and choice:
+    open_finding(choice)

@@ -1,0 +1,94 @@
+"""Generation view: the text of Sₖ with highlights, its findings, and a word diff against its parent."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from inspector.render import (
+    HIGHLIGHT_CLASSES,
+    HIGHLIGHT_LABELS,
+    diff_html,
+    finding_targets,
+    findings_html,
+    highlight_html,
+    highlights,
+    legend_html,
+    word_diff,
+)
+from inspector.views import find_finding
+from pages.common import caption_for, current_generation, require_analysis, set_state, show_text
+
+PAGE_CHARS = 40_000
+"""Longer texts are shown a part at a time so a 1 MB generation keeps the page responsive."""
+
+analysis = require_analysis()
+caption_for(analysis)
+generations = analysis.trace.generations
+k = current_generation(analysis)
+
+nav = st.columns([1, 1, 3])
+if nav[0].button("← Previous", disabled=k == 0, key="prev_gen"):
+    set_state(gen=k - 1, finding=None)
+    st.rerun()
+if nav[1].button("Next →", disabled=k == len(generations) - 1, key="next_gen"):
+    set_state(gen=k + 1, finding=None)
+    st.rerun()
+labels = [g.label for g in generations]
+picked = nav[2].selectbox("Generation", labels, index=k, key=f"gen_pick_{k}", label_visibility="collapsed")
+if picked != labels[k]:
+    set_state(gen=labels.index(picked), finding=None)
+    st.rerun()
+
+generation = generations[k]
+st.header(f"{generation.label} · {generation.kind}")
+
+selected = None
+finding_ref = st.session_state.get("finding")
+if finding_ref:
+    finding = find_finding(analysis, finding_ref)
+    if finding is not None and finding.generation == k:
+        show_text(f"Selected finding — {finding.severity.value} · {finding.rule}: {finding.message}", "div",
+                  "ci-error" if finding.severity.value == "error" else "ci-caption")  # fmt: skip
+        if finding.start is not None and finding.end is not None:
+            selected = (finding.start, finding.end)
+
+st.write("Highlight classes")
+toggles = st.columns(len(HIGHLIGHT_CLASSES))
+enabled = [
+    css for column, css in zip(toggles, HIGHLIGHT_CLASSES, strict=True)
+    if column.toggle(HIGHLIGHT_LABELS[css], value=True, key=f"show_{css}", help=HIGHLIGHT_CLASSES[css])
+]  # fmt: skip
+st.html(legend_html(enabled))
+
+text_tab, diff_tab = st.tabs(["Text and findings", "Diff against parent"])
+with text_tab:
+    if generation.text is None:
+        reason = generation.extra.get("unavailable_reason", "this summary's text is not in the log")
+        show_text(f"Text unavailable: {reason}", "div", "ci-caption")
+    else:
+        text = generation.text
+        window = None
+        if len(text) > PAGE_CHARS:
+            parts = (len(text) + PAGE_CHARS - 1) // PAGE_CHARS
+            default = (selected[0] // PAGE_CHARS + 1) if selected else 1
+            part = st.number_input(f"Part (of {parts})", 1, parts, default, key=f"part_{k}")
+            window = ((part - 1) * PAGE_CHARS, min(len(text), part * PAGE_CHARS))
+        body, side = st.columns([3, 2])
+        with body:
+            st.html(
+                highlight_html(
+                    text, highlights(analysis, k), enabled, window=window, selected=selected,
+                    targets=finding_targets(analysis, k),
+                )  # fmt: skip
+            )
+        with side:
+            st.subheader("Findings")
+            st.html(findings_html(analysis, k))
+with diff_tab:
+    parent = generation.parent
+    if parent is None:
+        st.write("S0 has no parent: it is the raw context.")
+    elif generation.text is None or generations[parent].text is None:
+        st.write("One of the two texts is unavailable, so there is nothing to diff.")
+    else:
+        st.html(diff_html(word_diff(generations[parent].text or "", generation.text)))

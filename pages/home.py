@@ -1,0 +1,71 @@
+"""Open a trace: a bundled sample, an upload, or a path under the configured traces folder."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from inspector.library import TraceRef, list_samples, store_upload, traces_dir
+from inspector.views import finding_rows
+from pages.common import SAMPLES, caption_for, open_analysis, set_state, show_text, state_params, sync_state
+
+sync_state()
+st.title("Compaction Inspector")
+st.write("See what happened to an agent's memory as its context was compacted, and where it broke.")
+
+sample_tab, upload_tab, path_tab = st.tabs(["Bundled sample", "Upload", "Traces folder"])
+with sample_tab:
+    samples = list_samples(SAMPLES)
+    chosen = st.selectbox("Sample trace", samples, key="sample_choice")
+    if st.button("Open sample", key="open_sample", type="primary") and chosen:
+        set_state(trace=TraceRef("sample", chosen), gen=None, inv=None, finding=None)
+with upload_tab:
+    uploaded = st.file_uploader("Trace file (native, Claude Code or Codex JSONL; .zst too)", key="upload")
+    if uploaded is not None and st.button("Open upload", key="open_upload"):
+        set_state(trace=store_upload(uploaded.getvalue(), uploaded.name), gen=None, inv=None, finding=None)
+with path_tab:
+    folder = traces_dir()
+    if folder is None:
+        st.info("Set INSPECTOR_TRACES_DIR to a folder of traces to open files from it by path.")
+    else:
+        show_text(f"Folder: {folder}")
+        relative = st.text_input("Path inside the folder", key="path_choice")
+        if st.button("Open path", key="open_path") and relative:
+            set_state(trace=TraceRef("path", relative), gen=None, inv=None, finding=None)
+
+analysis = open_analysis()
+if analysis is not None:
+    st.divider()
+    caption_for(analysis)
+    rows = finding_rows(analysis)
+    counts = {s: sum(1 for r in rows if r["severity"] == s) for s in ("error", "warning", "info")}
+    columns = st.columns(5)
+    columns[0].metric("Format", analysis.trace.format)
+    columns[1].metric("Generations", len(analysis.trace.generations))
+    columns[2].metric("Verdict", analysis.verdict.upper())
+    columns[3].metric("Errors", counts["error"])
+    columns[4].metric("Warnings", counts["warning"])
+
+    links = st.columns(4)
+    links[0].page_link("pages/chain.py", label="Chain view", icon=":material/timeline:", query_params=state_params())
+    links[1].page_link("pages/generation.py", label="Generation view", icon=":material/article:",
+                       query_params=state_params())  # fmt: skip
+    links[2].page_link("pages/manifest.py", label="Manifest view", icon=":material/checklist:",
+                       query_params=state_params())  # fmt: skip
+    links[3].page_link("pages/findings.py", label="All findings", icon=":material/report:", query_params=state_params())
+
+    st.subheader("Top findings")
+    top = sorted(rows, key=lambda r: ("error", "warning", "info").index(r["severity"]))[:8]
+    if not top:
+        st.success("No findings: every anchor resolves and every invariant survives.")
+    for row in top:
+        where = f"S{row['generation']}" if row["generation"] is not None else "trace"
+        line = st.container(horizontal=True, vertical_alignment="center")
+        with line:
+            show_text(f"{row['severity'].upper()} · {row['rule']} · {where}: {row['message']}", css_class="ci-caption")
+            if row["generation"] is not None:
+                st.page_link(
+                    "pages/generation.py",
+                    label="Open",
+                    icon=":material/arrow_forward:",
+                    query_params=state_params(gen=row["generation"], finding=row["id"]),
+                )

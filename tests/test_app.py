@@ -1,0 +1,120 @@
+"""AppTest drives every page on the bundled samples, as a user would, without a browser."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from inspector import analyze, load_trace
+from inspector.views import finding_rows
+from tests.helpers import REPO, SAMPLES
+
+APP = str(REPO / "app.py")
+
+
+def app(**params: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def page(at: AppTest, name: str) -> AppTest:
+    return at.switch_page(f"pages/{name}.py").run()
+
+
+def html_of(at: AppTest) -> str:
+    return "".join(str(element.proto.body) for element in at.get("html"))
+
+
+def test_opening_a_sample_from_the_home_page():
+    at = app()
+    assert not at.exception
+    at.selectbox(key="sample_choice").select("staging_db_constraint.json")
+    at.button(key="open_sample").click().run()
+    assert not at.exception
+    assert at.query_params["trace"] == "sample:staging_db_constraint.json"
+    assert [m.value for m in at.metric][:3] == ["native", "4", "FAIL"]
+    assert "invariant-weakened" in html_of(at)
+
+
+def test_every_page_renders_every_sample():
+    for sample in sorted(p.name for p in SAMPLES.glob("*.json")):
+        at = app(trace=f"sample:{sample}")
+        for name in ("chain", "generation", "manifest", "findings"):
+            page(at, name)
+            assert not at.exception, (sample, name, at.exception)
+
+
+def test_switching_pages_keeps_the_open_trace():
+    at = app(trace="sample:anchor_decay.json")
+    page(at, "chain")
+    assert at.get("graphviz_chart")
+    page(at, "generation")
+    assert at.header[0].value == "S1 · summary"
+    assert at.query_params["trace"] == "sample:anchor_decay.json"
+
+
+def test_selecting_a_generation_with_next_and_previous():
+    at = page(app(trace="sample:anchor_decay.json", gen="1"), "generation")
+    at.button(key="next_gen").click().run()
+    assert at.header[0].value == "S2 · summary" and at.query_params["gen"] == "2"
+    at.button(key="prev_gen").click().run()
+    assert at.header[0].value == "S1 · summary"
+
+
+def test_toggling_a_highlight_class_removes_its_marks():
+    at = page(app(trace="sample:anchor_decay.json", gen="3"), "generation")
+    assert 'class="anchor-unresolved"' in html_of(at)
+    at.toggle(key="show_anchor-unresolved").set_value(False).run()
+    text = html_of(at)
+    assert 'class="anchor-unresolved"' not in text and 'class="elision-orphaned"' in text
+
+
+def test_following_a_finding_opens_the_generation_at_its_span():
+    analysis = analyze(load_trace(SAMPLES / "anchor_decay.json"))
+    wanted = next(r for r in finding_rows(analysis) if r["rule"] == "unresolved-anchor")
+    at = page(app(trace="sample:anchor_decay.json"), "findings")
+    at.selectbox(key="finding_pick").select(wanted["id"])
+    at.button(key="open_finding").click().run()
+    assert not at.exception
+    assert at.header[0].value == "S3 · summary"
+    assert 'id="selected"' in html_of(at) and "ledger:3.2" in html_of(at)
+
+
+def test_findings_filters_narrow_the_table():
+    at = page(app(trace="sample:anchor_decay.json"), "findings")
+    at.multiselect(key="filter_rule").select("unresolved-anchor").run()
+    assert len(at.dataframe[0].value) == 1
+
+
+def test_deep_link_restores_generation_finding_and_invariant():
+    analysis = analyze(load_trace(SAMPLES / "staging_db_constraint.json"))
+    finding = next(r for r in finding_rows(analysis) if r["rule"] == "invariant-weakened")
+    at = page(app(trace="sample:staging_db_constraint.json", gen="2", finding=finding["id"]), "generation")
+    assert at.header[0].value == "S2 · summary"
+    assert "Selected finding" in html_of(at) and 'id="selected"' in html_of(at)
+
+    inv = analysis.facts.invariants[0].invariant.id
+    at = page(app(trace="sample:staging_db_constraint.json", inv=inv), "manifest")
+    assert at.selectbox(key="inv_pick_0").value == inv
+    assert "First weakened or lost in S2" in html_of(at)
+
+
+def test_manifest_page_shows_the_matrix_and_the_diff():
+    at = page(app(trace="sample:five_item_synthetic.json", gen="5"), "manifest")
+    assert 'class="ci-matrix"' in html_of(at)
+    changes = at.dataframe[0].value
+    assert set(changes["change"]) >= {"lost", "changed"}
+
+
+@pytest.mark.parametrize("ref", ["sample:../../etc/passwd", "nonsense", "sample:missing.json"])
+def test_bad_trace_references_show_an_error_not_a_traceback(ref):
+    at = app(trace=ref)
+    assert not at.exception
+    assert 'role="alert"' in html_of(at)
+
+
+def test_views_without_a_trace_point_home():
+    at = page(app(), "generation")
+    assert not at.exception and at.info[0].value == "No trace is open yet."

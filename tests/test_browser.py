@@ -1,0 +1,122 @@
+"""The real app in real Chromium: open a sample, walk to the generation view, hostile text stays text."""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+import pytest
+
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, save_screenshot, streamlit_server
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    require_chromium()
+    with streamlit_server(tmp_path_factory.mktemp("data")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    require_chromium()
+    with playwright_api.sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = context.new_page()
+    tab.set_default_timeout(30_000)
+    tab.leaks = []  # type: ignore[attr-defined]
+    local = urlparse(server).netloc
+
+    def guard(route):
+        if urlparse(route.request.url).netloc == local or route.request.url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            tab.leaks.append(route.request.url)  # type: ignore[attr-defined]
+            route.abort()
+
+    tab.route("**/*", guard)
+    tab.dialogs = []  # type: ignore[attr-defined]
+    tab.on("dialog", lambda dialog: (tab.dialogs.append(dialog.message), dialog.dismiss()))  # type: ignore[attr-defined]
+    yield tab
+    context.close()
+
+
+def wait_for_app(tab) -> None:
+    tab.wait_for_selector('[data-testid="stApp"]')
+    tab.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
+    tab.wait_for_timeout(500)
+
+
+def test_open_a_sample_and_walk_to_the_generation_view(page, server):
+    page.goto(server)
+    wait_for_app(page)
+    page.get_by_test_id("stSelectbox").first.click()
+    page.get_by_role("option", name="anchor_decay.json").click()
+    page.get_by_role("button", name="Open sample").click()
+    page.get_by_text("Top findings").wait_for()
+    wait_for_app(page)
+    save_screenshot(page, "home")
+
+    page.get_by_role("link", name="Chain view").click()
+    page.locator('[data-testid="stGraphVizChart"] svg').wait_for()
+    wait_for_app(page)
+    assert page.locator('[data-testid="stGraphVizChart"] svg g.node').count() == 4
+    save_screenshot(page, "chain", docs=True)
+
+    page.get_by_role("link", name="Open S3").click()
+    page.locator(".ci-text:not(.ci-legend) mark.anchor-unresolved").first.wait_for()
+    wait_for_app(page)
+    assert "trace=sample%3Aanchor_decay.json" in page.url or "trace=sample:anchor_decay.json" in page.url
+    assert page.locator(".ci-text:not(.ci-legend) mark.elision-orphaned").count() >= 5
+    assert page.locator(".ci-text:not(.ci-legend) mark.claim").count() == 2
+    save_screenshot(page, "generation", docs=True)
+
+    for name, ready in (("manifest", ".ci-matrix"), ("findings", '[data-testid="stDataFrame"]')):
+        page.goto(f"{server}/{name}?trace=sample:five_item_synthetic.json&gen=5")
+        page.locator(ready).first.wait_for()
+        wait_for_app(page)
+        save_screenshot(page, name, docs=name == "manifest")
+    assert page.leaks == [] and page.dialogs == []
+
+
+def test_a_pasted_deep_link_reopens_the_same_view(page, server):
+    page.goto(f"{server}/generation?trace=sample:staging_db_constraint.json&gen=2")
+    page.get_by_role("heading", name="S2 · summary").wait_for()
+    marks = page.locator(".ci-text:not(.ci-legend) mark.invariant-weakened")
+    marks.first.wait_for()
+    assert "Staging database access was discussed" in "".join(marks.all_inner_texts())
+
+
+HOSTILE_PAGES = ["", "chain", "generation?gen=1", "generation?gen=2", "manifest", "findings"]
+
+
+@pytest.mark.parametrize("path", HOSTILE_PAGES)
+def test_hostile_text_renders_as_text(page, server, path):
+    joiner = "&" if "?" in path else "?"
+    page.goto(f"{server}/{path}{joiner}trace=sample:hostile_text.json")
+    page.locator(".ci-caption").first.wait_for()  # every page shows the (hostile) title once loaded
+    wait_for_app(page)
+    page.wait_for_timeout(1000)
+    assert "PWNED" not in page.title()
+    assert page.dialogs == [] and page.leaks == []
+    injected = page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="stMain"] script, [data-testid="stMain"] iframe,'
+                 + '[data-testid="stMain"] img, [data-testid="stMain"] style')]
+                 .filter(e => /PWNED|onerror|display:none|pixel/.test(e.outerHTML)).length"""
+    )
+    assert injected == 0
+    assert page.evaluate("getComputedStyle(document.body).display") != "none"
+    if path.startswith("generation"):
+        body = page.locator(".ci-text").last.inner_text()
+        assert "<script>document.title='PWNED-script'</script>" in body
+        assert "![tracker](http://127.0.0.1:9/pixel.png)" in body
+        assert page.locator(".ci-text a[href^='javascript']").count() == 0
+    save_screenshot(page, "hostile-" + (path.split("?")[0] or "home") + (path.split("=")[-1] if "=" in path else ""))

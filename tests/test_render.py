@@ -1,0 +1,120 @@
+"""Rendering is tested as text: exact HTML for small inputs, hostile text included."""
+
+import re
+from html.parser import HTMLParser
+
+from inspector import analyze, load_trace
+from inspector.render import (
+    DiffOp,
+    Highlight,
+    chain_dot,
+    diff_html,
+    findings_html,
+    highlight_html,
+    highlights,
+    matrix_html,
+    word_diff,
+)
+from inspector.views import invariant_matrix
+from tests.helpers import SAMPLES
+
+HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(2)> \"q\" & 'a'"
+
+
+def test_plain_text_is_escaped_and_wrapped():
+    assert highlight_html(HOSTILE, []) == (
+        '<div class="ci-text">&lt;script&gt;alert(1)&lt;/script&gt; &lt;img src=x onerror=alert(2)&gt; '
+        "&quot;q&quot; &amp; &#x27;a&#x27;</div>"
+    )
+
+
+def test_marks_escape_both_text_and_tooltip():
+    html = highlight_html("see <b>x</b>", [Highlight(4, 12, "anchor-unresolved", 'why "<i>"')])
+    assert html == (
+        '<div class="ci-text">see <mark class="anchor-unresolved" title="why &quot;&lt;i&gt;&quot;">'
+        "&lt;b&gt;x&lt;/b&gt;</mark></div>"
+    )
+
+
+def test_overlapping_marks_split_into_segments_with_both_classes():
+    marks = [Highlight(0, 6, "invariant-kept", "k"), Highlight(4, 9, "anchor-resolved", "r")]
+    assert highlight_html("abcdefghij", marks) == (
+        '<div class="ci-text"><mark class="invariant-kept" title="k">abcd</mark>'
+        '<mark class="anchor-resolved invariant-kept" title="k; r">ef</mark>'
+        '<mark class="anchor-resolved" title="r">ghi</mark>j</div>'
+    )
+
+
+def test_disabled_classes_are_not_marked():
+    marks = [Highlight(0, 3, "claim", "c"), Highlight(4, 7, "anchor-resolved", "r")]
+    assert highlight_html("abc def", marks, enabled=["anchor-resolved"]) == (
+        '<div class="ci-text">abc <mark class="anchor-resolved" title="r">def</mark></div>'
+    )
+
+
+def test_window_selected_span_and_targets():
+    html = highlight_html("0123456789", [], window=(2, 8), selected=(4, 6), targets={4: ["f-abc"], 9: ["f-out"]})
+    assert html == (
+        '<div class="ci-text">23<a id="f-abc"></a><mark class="selected" title="" id="selected">45</mark>67</div>'
+    )
+
+
+class _Markup(HTMLParser):
+    """Collects every element and attribute a browser would build from the HTML."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.attributes: set[str] = set()
+        self.hrefs: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        self.attributes |= {name for name, _ in attrs}
+        self.hrefs += [value for name, value in attrs if name == "href"]
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_only_our_own_markup_survives_on_a_hostile_sample():
+    analysis = analyze(load_trace(SAMPLES / "hostile_text.json"))
+    for k, generation in enumerate(analysis.trace.generations):
+        parser = _Markup()
+        parser.feed(highlight_html(generation.text or "", highlights(analysis, k)) + findings_html(analysis, k))
+        assert parser.tags <= {"div", "mark", "a", "ol", "li", "span", "code", "p"}, parser.tags
+        assert parser.attributes <= {"class", "title", "id", "href"}, parser.attributes
+        assert all(href.startswith("#f-") for href in parser.hrefs)
+        assert "<script>document.title='PWNED-script'</script>" in "".join(parser.text)  # shown as text
+
+
+def test_word_diff_is_word_precise_and_reconstructs_both_sides():
+    parent = "Keep this line.\nNever run migrations on staging.\nTail stays."
+    child = "Keep this line.\nStaging access was discussed.\nTail stays."
+    ops = word_diff(parent, child)
+    assert "".join(o.text for o in ops if o.tag != "insert") == parent
+    assert "".join(o.text for o in ops if o.tag != "delete") == child
+    assert ops[0] == DiffOp("equal", "Keep this line.\n")
+    assert DiffOp("delete", "Never run migrations on staging") in ops
+
+
+def test_diff_html_escapes():
+    assert diff_html([DiffOp("equal", "<a>"), DiffOp("delete", "&"), DiffOp("insert", "<b>")]) == (
+        '<div class="ci-text ci-diff">&lt;a&gt;<del>&amp;</del><ins>&lt;b&gt;</ins></div>'
+    )
+
+
+def test_chain_dot_has_a_node_per_generation_and_escapes_labels():
+    analysis = analyze(load_trace(SAMPLES / "hostile_text.json"))
+    dot = chain_dot(analysis)
+    assert [line.split()[0] for line in dot.splitlines() if re.match(r"\s+S\d+ \[", line)] == ["S0", "S1", "S2"]
+    assert "S0 -> S1;" in dot and "S1 -> S2;" in dot
+    assert "<" not in dot.split("digraph", 1)[1] and "E0 [label=" in dot  # the event label is neutralised
+
+
+def test_matrix_html_escapes_invariant_text():
+    analysis = analyze(load_trace(SAMPLES / "staging_db_constraint.json"))
+    html = matrix_html(invariant_matrix(analysis), 4)
+    assert html.count("<tr>") == 2
+    assert '<td class="ci-st-weakened">weakened</td>' in html
