@@ -271,6 +271,22 @@ def _merge(ops: list[DiffOp]) -> list[DiffOp]:
     return merged
 
 
+def paginate_diff(ops: Sequence[DiffOp], size: int) -> list[list[DiffOp]]:
+    """Split an edit script into parts of about `size` characters, cutting inside long operations."""
+    parts: list[list[DiffOp]] = [[]]
+    room = size
+    for op in ops:
+        text = op.text
+        while text:
+            if room == 0:
+                parts.append([])
+                room = size
+            piece, text = text[:room], text[room:]
+            parts[-1].append(DiffOp(op.tag, piece))
+            room -= len(piece)
+    return parts
+
+
 def diff_html(ops: Sequence[DiffOp]) -> str:
     parts = []
     for op in ops:

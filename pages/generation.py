@@ -13,6 +13,7 @@ from inspector.render import (
     highlight_html,
     highlights,
     legend_html,
+    paginate_diff,
     word_diff,
 )
 from inspector.views import find_finding
@@ -91,4 +92,10 @@ with diff_tab:
     elif generation.text is None or generations[parent].text is None:
         st.write("One of the two texts is unavailable, so there is nothing to diff.")
     else:
-        st.html(diff_html(word_diff(generations[parent].text or "", generation.text)))
+        large = len(generation.text) + len(generations[parent].text or "") > PAGE_CHARS
+        if st.toggle(f"Compare with S{parent}", value=not large, key=f"diff_{k}"):
+            parts = paginate_diff(word_diff(generations[parent].text or "", generation.text), PAGE_CHARS)
+            part = 1
+            if len(parts) > 1:
+                part = st.number_input(f"Diff part (of {len(parts)})", 1, len(parts), 1, key=f"diff_part_{k}")
+            st.html(diff_html(parts[part - 1]))

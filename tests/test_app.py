@@ -118,3 +118,37 @@ def test_bad_trace_references_show_an_error_not_a_traceback(ref):
 def test_views_without_a_trace_point_home():
     at = page(app(), "generation")
     assert not at.exception and at.info[0].value == "No trace is open yet."
+
+
+def test_a_path_under_the_traces_folder_opens_and_an_escape_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "team").mkdir()
+    (tmp_path / "team" / "run.json").write_bytes((SAMPLES / "healthy_chain.json").read_bytes())
+    monkeypatch.setenv("INSPECTOR_TRACES_DIR", str(tmp_path))
+    at = app()
+    at.text_input(key="path_choice").input("team/run.json")
+    at.button(key="open_path").click().run()
+    assert at.query_params["trace"] == "path:team/run.json"
+    assert [m.value for m in at.metric][2] == "PASS"
+
+    at = app(trace="path:../../etc/passwd")
+    assert not at.exception and "refused" in html_of(at)
+
+
+def test_a_one_megabyte_generation_is_shown_a_part_at_a_time(tmp_path, monkeypatch):
+    import json
+
+    document = json.loads((SAMPLES / "healthy_chain.json").read_text())
+    line = "Filler sentence about the export job and [[ops:2]] as noted earlier. "
+    document["generations"][2]["text"] = line * (1_000_000 // len(line))
+    (tmp_path / "big.json").write_text(json.dumps(document))
+    monkeypatch.setenv("INSPECTOR_TRACES_DIR", str(tmp_path))
+    at = page(app(trace="path:big.json", gen="2"), "generation")
+    assert not at.exception
+    part = at.number_input(key="part_2")
+    assert part.value == 1 and "of 25" in part.label
+    assert len(html_of(at)) < 400_000  # one 40,000-character part with its marks, not the megabyte
+    part.set_value(25).run()
+    assert not at.exception
+    at.toggle(key="diff_2").set_value(True).run()
+    diff_part = at.number_input(key="diff_part_2")
+    assert diff_part.value == 1 and len(html_of(at)) < 800_000

@@ -77,6 +77,9 @@ def test_open_a_sample_and_walk_to_the_generation_view(page, server):
     assert "trace=sample%3Aanchor_decay.json" in page.url or "trace=sample:anchor_decay.json" in page.url
     assert page.locator(".ci-text:not(.ci-legend) mark.elision-orphaned").count() >= 5
     assert page.locator(".ci-text:not(.ci-legend) mark.claim").count() == 2
+    link = page.locator(".ci-findings a[href^='#f-']").first
+    target = link.get_attribute("href")[1:]
+    assert page.locator(f"[id='{target}']").count() == 1  # the finding's link lands on its span
     save_screenshot(page, "generation", docs=True)
 
     for name, ready in (("manifest", ".ci-matrix"), ("findings", '[data-testid="stDataFrame"]')):

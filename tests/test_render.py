@@ -118,3 +118,13 @@ def test_matrix_html_escapes_invariant_text():
     html = matrix_html(invariant_matrix(analysis), 4)
     assert html.count("<tr>") == 2
     assert '<td class="ci-st-weakened">weakened</td>' in html
+
+
+def test_paginated_diff_parts_rebuild_the_script():
+    from inspector.render import paginate_diff
+
+    ops = [DiffOp("equal", "a" * 25), DiffOp("delete", "b" * 10), DiffOp("insert", "c" * 7)]
+    parts = paginate_diff(ops, 10)
+    assert [sum(len(o.text) for o in part) for part in parts] == [10, 10, 10, 10, 2]
+    assert "".join(o.text for part in parts for o in part) == "a" * 25 + "b" * 10 + "c" * 7
+    assert parts[2] == [DiffOp("equal", "aaaaa"), DiffOp("delete", "bbbbb")]
