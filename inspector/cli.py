@@ -1,4 +1,4 @@
-"""`compaction-inspector`: the gate CI pipelines call, and the rule list.
+"""`compaction-inspector`: the gate CI pipelines call, the rule list, refresh and policy comparison.
 
 Exit codes: 0 no error finding, 1 an error finding, 2 input unreadable (one line on stderr, no traceback).
 """
@@ -6,15 +6,23 @@ Exit codes: 0 no error finding, 1 an error finding, 2 input unreadable (one line
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
 
 import orjson
 
 from inspector.analysis import analyze
 from inspector.errors import TraceReadError
 from inspector.facts import Config
+from inspector.ledger import default_ledger
+from inspector.library import content_hash
+from inspector.model import Trace
+from inspector.policies import AdaptiveWeights, PolicyRun, compare
 from inspector.readers import format_names, load_trace
+from inspector.refresh import refresh_at
 from inspector.report import to_json, to_text
 from inspector.rules import all_rules
 
@@ -43,6 +51,29 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"floor for anchor-density-floor (default {Config.min_anchor_density})",
     )  # fmt: skip
     commands.add_parser("rules", help="list every rule with its severity and explanation")
+
+    refresh = commands.add_parser("refresh", help="rebuild Sk's invariants from source and list the corrections")
+    refresh.add_argument("trace", metavar="TRACE")
+    refresh.add_argument("--at", type=int, required=True, metavar="K", help="the generation to refresh")
+    refresh.add_argument("--format", default="auto", choices=format_names())
+    refresh.add_argument("--json", action="store_true")
+    refresh.add_argument("--record", action="store_true", help="append the corrections to the corrections ledger")
+    refresh.add_argument("--by", default=os.environ.get("USER", "cli"), help="who asked (recorded with --record)")
+
+    policies = commands.add_parser("policies", help="compare no refresh, every-N and adaptive refresh on a chain")
+    policies.add_argument("trace", metavar="TRACE")
+    policies.add_argument("--format", default="auto", choices=format_names())
+    policies.add_argument("--every", type=int, default=2, metavar="N", help="N for the every-N policy (default 2)")
+    policies.add_argument(
+        "--weights", default="", metavar="NAME=W,…",
+        help="adaptive weights: depth, corrections, authority, volatility, irreversible, threshold",
+    )  # fmt: skip
+    policies.add_argument("--json", action="store_true")
+
+    ledger = commands.add_parser("ledger", help="the corrections ledger")
+    ledger_commands = ledger.add_subparsers(dest="ledger_command", required=True)
+    export = ledger_commands.add_parser("export", help="write the ledger as JSONL to standard output")
+    export.add_argument("--trace", default=None, metavar="HASH", help="only this trace's entries (content hash)")
     return parser
 
 
@@ -75,10 +106,106 @@ def _rules() -> int:
     return EXIT_PASS
 
 
+def _load(path: str, fmt: str) -> Trace | None:
+    try:
+        return load_trace(path, fmt)
+    except TraceReadError as error:
+        print(str(error).replace("\n", " "), file=sys.stderr)
+        return None
+
+
+def _refresh(args: argparse.Namespace) -> int:
+    trace = _load(args.trace, args.format)
+    if trace is None:
+        return EXIT_UNREADABLE
+    if not 0 <= args.at < len(trace.generations):
+        print(f"{args.trace}: --at {args.at} is not a generation (0..{len(trace.generations) - 1})", file=sys.stderr)
+        return EXIT_UNREADABLE
+    result = refresh_at(analyze(trace), args.at)
+    if args.record:
+        default_ledger().append(result, trace=content_hash(Path(args.trace)), trace_label=trace.title or trace.id,
+                                trigger="cli", requested_by=args.by)  # fmt: skip
+    if args.json:
+        payload = {
+            "trace": args.trace, "generation": args.at, "records_read": result.records_read,
+            "tokens_read": result.tokens_read, "corrections": [asdict(c) for c in result.corrections],
+        }  # fmt: skip
+        sys.stdout.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        print(f"refresh at S{args.at}: re-read {result.records_read} records (~{result.tokens_read} tokens), "
+              f"{len(result.corrections)} corrections")  # fmt: skip
+        for c in result.corrections:
+            print(f"  {c.type.value:<12} {c.invariant_id or '-'}: {c.reason}")
+            print(f"      inherited: {c.inherited or '(nothing)'}")
+            print(f"      source:    {c.source or '(no source record)'}  [{c.source_key or '-'}]")
+    return EXIT_PASS
+
+
+def _weights(text: str) -> AdaptiveWeights:
+    values: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, value = part.partition("=")
+        if name not in AdaptiveWeights.__dataclass_fields__:
+            raise SystemExit(f"--weights: unknown name {name!r}")
+        try:
+            values[name] = float(value)
+        except ValueError:
+            raise SystemExit(f"--weights: {name} needs a number, not {value!r}") from None
+    return AdaptiveWeights(**values)
+
+
+def _policies(args: argparse.Namespace) -> int:
+    trace = _load(args.trace, args.format)
+    if trace is None:
+        return EXIT_UNREADABLE
+    if args.every < 1:
+        print("--every needs N ≥ 1", file=sys.stderr)
+        return EXIT_UNREADABLE
+    runs = compare(analyze(trace), args.every, _weights(args.weights))
+    if args.json:
+        sys.stdout.write(orjson.dumps([_run_dict(r) for r in runs], option=orjson.OPT_INDENT_2).decode() + "\n")
+        return EXIT_PASS
+    columns = f"{'refreshes':>10}{'records':>9}{'tokens':>9}{'mean src fid':>14}{'drift':>8}"
+    print(f"{'policy':<12}{columns}  silent drift at")
+    for run in runs:
+        marks = ", ".join(f"S{s.generation}" for s in run.steps if s.silent_drift) or "-"
+        print(f"{run.policy:<12}{run.refreshes:>10}{run.records_read:>9}{run.tokens_read:>9}"
+              f"{_fmt(run.mean_source_fidelity):>14}{_fmt(run.drift):>8}  {marks}")  # fmt: skip
+    print()
+    print("gen " + "".join(f"  {r.policy:^24}" for r in runs))
+    print("    " + "".join(f"  {'refresh':>8}{'local':>8}{'source':>8}" for _ in runs))
+    for k in range(len(trace.generations)):
+        cells = []
+        for run in runs:
+            step = run.steps[k]
+            refreshed = "yes" if step.refreshed else "-"
+            mark = "*" if step.silent_drift else " "
+            cells.append(f"  {refreshed:>8}{_fmt(step.local_fidelity):>8}{_fmt(step.source_fidelity):>7}{mark}")
+        print(f"S{k:<3}" + "".join(cells))
+    print("\n* local fidelity high while source fidelity is below its peak (silent drift)")
+    return EXIT_PASS
+
+
+def _run_dict(run: PolicyRun) -> dict[str, object]:
+    return {"policy": run.policy, "refreshes": run.refreshes, "records_read": run.records_read,
+            "tokens_read": run.tokens_read, "mean_source_fidelity": run.mean_source_fidelity, "drift": run.drift,
+            "steps": [asdict(s) for s in run.steps]}  # fmt: skip
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _ledger(args: argparse.Namespace) -> int:
+    default_ledger().export_jsonl(sys.stdout.buffer, args.trace)
+    return EXIT_PASS
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    handlers = {"check": _check, "refresh": _refresh, "policies": _policies, "ledger": _ledger}
     try:
-        return _check(args) if args.command == "check" else _rules()
+        return handlers[args.command](args) if args.command in handlers else _rules()
     except BrokenPipeError:  # `check … | head` is ordinary use
         return EXIT_PASS
 

@@ -177,22 +177,30 @@ def _weight(status: InvariantStatus) -> float | None:
     return PRESERVATION_WEIGHT.get(status)
 
 
-def source_fidelity(tracks: Sequence[InvariantTrack], k: int) -> float | None:
-    """Mean preservation weight in Sₖ of every invariant whose source Sₖ covers."""
-    weights = [w for t in tracks if (w := _weight(t.statuses[k])) is not None]
+def fidelity_to_source(statuses: Sequence[InvariantStatus]) -> float | None:
+    """Source→current: mean preservation weight over the invariants a state covers (statuses at k)."""
+    weights = [w for status in statuses if (w := _weight(status)) is not None]
     return sum(weights) / len(weights) if weights else None
 
 
-def local_fidelity(tracks: Sequence[InvariantTrack], k: int, parent: int | None) -> float | None:
-    """How much of what the parent carried the child still carries: mean of min(1, w_child / w_parent)."""
-    if parent is None:
-        return None
+def fidelity_to_parent(parent: Sequence[InvariantStatus], child: Sequence[InvariantStatus]) -> float | None:
+    """Parent→child: over what the parent carried (w > 0), the mean of min(1, w_child / w_parent)."""
     ratios = []
-    for track in tracks:
-        before, after = _weight(track.statuses[parent]), _weight(track.statuses[k])
+    for before_status, after_status in zip(parent, child, strict=True):
+        before, after = _weight(before_status), _weight(after_status)
         if before and after is not None:
             ratios.append(min(1.0, after / before))
     return sum(ratios) / len(ratios) if ratios else None
+
+
+def source_fidelity(tracks: Sequence[InvariantTrack], k: int) -> float | None:
+    return fidelity_to_source([t.statuses[k] for t in tracks])
+
+
+def local_fidelity(tracks: Sequence[InvariantTrack], k: int, parent: int | None) -> float | None:
+    if parent is None:
+        return None
+    return fidelity_to_parent([t.statuses[parent] for t in tracks], [t.statuses[k] for t in tracks])
 
 
 @dataclass(frozen=True)

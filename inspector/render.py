@@ -309,8 +309,11 @@ def _tokens(n: int | None) -> str:
     return f"{n / 1000:.0f}k" if n >= 10_000 else f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
 
-def chain_dot(analysis: Analysis) -> str:
-    """S₀ → … → Sₙ as a Graphviz digraph; events (micro-compactions) hang off the generation they follow."""
+def chain_dot(analysis: Analysis, branch: tuple[int, int, int] | None = None) -> str:
+    """S₀ → … → Sₙ as a Graphviz digraph; events (micro-compactions) hang off the generation they follow.
+
+    `branch` = (k, corrections, records read) draws the refreshed state S′ₖ beside Sₖ.
+    """
     from inspector.views import generation_rows
 
     lines = [
@@ -335,6 +338,11 @@ def chain_dot(analysis: Analysis) -> str:
     for g in generations:
         if g.generation.parent is not None:
             lines.append(f"  S{g.generation.parent} -> S{g.generation.index};")
+    if branch is not None:
+        k, corrections, records = branch
+        label = f"S′{k} refreshed\n{records} records re-read\n{corrections} corrections\ndebt reset to 0"
+        lines.append(f'  R{k} [label="{_dot(label)}", fillcolor="#e3f2fd", peripheries=2];')
+        lines.append(f'  S{k} -> R{k} [style=dashed, label="refresh"]; {{rank=same; S{k}; R{k}}}')
     for n, event in enumerate(analysis.trace.events):
         lines.append(
             f'  E{n} [label="{_dot(event.kind)}", shape=note, fillcolor="#eceff1", fontsize=10];'

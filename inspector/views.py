@@ -6,6 +6,7 @@ and the pages hold no analysis logic.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,7 @@ from inspector.anchors import AnchorStatus
 from inspector.facts import InvariantTrack
 from inspector.invariants import PRESERVATION_WEIGHT, InvariantStatus
 from inspector.model import Finding, finding_id
+from inspector.refresh import Correction
 
 _PRESENT = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
 
@@ -169,3 +171,21 @@ def lineage(track: InvariantTrack) -> list[LineageStep]:
         LineageStep(k, m.status.value, m.matched_text, m.reason, track.depths[k], k == first_break)
         for k, m in enumerate(track.matches)
     ]
+
+
+def correction_rows(corrections: Iterable[Correction]) -> list[dict[str, Any]]:
+    return [
+        {"type": c.type.value, "invariant": c.invariant_id, "kind": c.kind, "inherited": c.inherited,
+         "source": c.source, "source key": c.source_key, "why": c.reason}
+        for c in corrections
+    ]  # fmt: skip
+
+
+def debt_comparison(original: Analysis, refreshed: Analysis) -> list[dict[str, Any]]:
+    """Per generation, max compaction debt and findings with and without the refresh."""
+    before, after = generation_rows(original), generation_rows(refreshed)
+    return [
+        {"generation": a["generation"], "max depth (chain)": a["max_depth"], "max depth (refreshed)": b["max_depth"],
+         "findings (chain)": a["errors"] + a["warnings"], "findings (refreshed)": b["errors"] + b["warnings"]}
+        for a, b in zip(before, after, strict=True)
+    ]  # fmt: skip

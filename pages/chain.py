@@ -7,13 +7,21 @@ import pandas as pd
 import streamlit as st
 
 from inspector.render import chain_dot
-from inspector.views import generation_rows, survival_by_kind
-from pages.common import caption_for, require_analysis, state_params
+from inspector.views import debt_comparison, generation_rows, survival_by_kind
+from pages.common import caption_for, refreshed_branch, require_analysis, state_params
 
 analysis = require_analysis()
 caption_for(analysis)
 st.header("Chain")
-st.graphviz_chart(chain_dot(analysis), width="stretch")
+branch = refreshed_branch(analysis)
+st.graphviz_chart(
+    chain_dot(analysis, (branch[0], len(branch[1].corrections), branch[1].records_read) if branch else None),
+    width="stretch",
+)
+if branch is not None:
+    k, result, refreshed = branch
+    st.subheader(f"What the refresh at S{k} would have cleared")
+    st.dataframe(pd.DataFrame(debt_comparison(analysis, refreshed)), hide_index=True, key="debt_comparison")
 
 rows = pd.DataFrame(generation_rows(analysis))
 links = st.columns(min(len(rows), 8))

@@ -16,6 +16,7 @@ from inspector.analysis import Analysis, analyze
 from inspector.errors import TraceReadError
 from inspector.library import TraceRef, TraceRefError, content_hash, resolve
 from inspector.readers import load_trace
+from inspector.refresh import RefreshResult, refresh_and_reanalyse
 from inspector.render import style_block
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
@@ -37,7 +38,7 @@ def _use_entrypoint_navigation() -> None:
 
 
 _use_entrypoint_navigation()
-STATE_KEYS = ("trace", "gen", "inv", "finding")
+STATE_KEYS = ("trace", "gen", "inv", "finding", "refresh")
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -51,8 +52,47 @@ def _analysis_of(digest: str, _path: str) -> Analysis:
     return analyze(load_trace(_path))
 
 
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _refreshed(digest: str, k: int, _analysis: Analysis) -> tuple[RefreshResult, Analysis]:
+    return refresh_and_reanalyse(_analysis, k)
+
+
+def trace_hash() -> str | None:
+    """Content hash of the open trace: the key the ledger (and annotations) use."""
+    return st.session_state.get("trace_hash")
+
+
+def refreshed_branch(analysis: Analysis) -> tuple[int, RefreshResult, Analysis] | None:
+    """The refresh the reviewer asked for on this trace (kept in the URL), re-analysed."""
+    try:
+        k = int(st.session_state.get("refresh", ""))
+    except ValueError:
+        return None
+    if not 0 < k < len(analysis.trace.generations) or trace_hash() is None:
+        return None
+    result, refreshed = _refreshed(trace_hash(), k, analysis)  # type: ignore[arg-type]
+    return k, result, refreshed
+
+
+def reviewer_field() -> None:
+    """The sidebar 'Reviewer' field on every page. The name lives in a plain session key, not in the
+    widget's, because widget state does not survive a page switch."""
+
+    def remember() -> None:
+        st.session_state["reviewer_name"] = st.session_state["reviewer"].strip()
+
+    st.session_state["reviewer"] = st.session_state.get("reviewer_name", "")
+    st.sidebar.text_input("Reviewer", key="reviewer", placeholder="your name", on_change=remember,
+                          help="Recorded with every refresh")  # fmt: skip
+
+
+def reviewer_name() -> str:
+    return st.session_state.get("reviewer_name") or "anonymous"
+
+
 def sync_state() -> None:
     """Take state from the URL when it has it (a pasted link), else put the session's into the URL."""
+    reviewer_field()
     for key in STATE_KEYS:
         if key in st.query_params:
             st.session_state[key] = st.query_params[key]
@@ -90,6 +130,7 @@ def open_analysis() -> Analysis | None:
         path = resolve(TraceRef.parse(ref_text), SAMPLES)
         stat = path.stat()
         digest = _hash_of(str(path), stat.st_size, stat.st_mtime_ns)
+        st.session_state["trace_hash"] = digest
         return _analysis_of(digest, str(path))
     except (TraceRefError, TraceReadError) as error:
         show_error(str(error))

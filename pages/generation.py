@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
+from inspector.ledger import default_ledger
+from inspector.refresh import refresh_at
 from inspector.render import (
     HIGHLIGHT_CLASSES,
     HIGHLIGHT_LABELS,
@@ -16,8 +19,17 @@ from inspector.render import (
     paginate_diff,
     word_diff,
 )
-from inspector.views import find_finding
-from pages.common import caption_for, current_generation, require_analysis, set_state, show_text
+from inspector.views import correction_rows, find_finding
+from pages.common import (
+    caption_for,
+    current_generation,
+    refreshed_branch,
+    require_analysis,
+    reviewer_name,
+    set_state,
+    show_text,
+    trace_hash,
+)
 
 PAGE_CHARS = 40_000
 """Longer texts are shown a part at a time so a 1 MB generation keeps the page responsive."""
@@ -60,6 +72,31 @@ enabled = [
     if column.toggle(HIGHLIGHT_LABELS[css], value=True, key=f"show_{css}", help=HIGHLIGHT_CLASSES[css])
 ]  # fmt: skip
 st.html(legend_html(enabled))
+
+refresh_column, note_column = st.columns([1, 3])
+if generation.kind == "summary" and refresh_column.button("Refresh from source", key="refresh_button", type="primary"):
+    with st.status(f"Refreshing {generation.label} from source…", expanded=True) as status:
+        st.write(f"Re-reading the {len(generation.covers)} source records {generation.label} descends from…")
+        result = refresh_at(analysis, k)
+        st.write(f"Rebuilt {len(result.rebuilt)} typed invariants; comparing with what {generation.label} inherited…")
+        entries = default_ledger().append(result, trace=trace_hash() or analysis.trace.id,
+                                          trace_label=analysis.trace.title or analysis.trace.id,
+                                          trigger="manual", requested_by=reviewer_name())  # fmt: skip
+        st.write(f"Appended {len(entries)} corrections to the ledger.")
+        status.update(label=f"Refreshed {generation.label}: {len(result.corrections)} corrections", state="complete")
+    set_state(refresh=k)
+branch = refreshed_branch(analysis)
+if branch is not None and branch[0] == k:
+    _, result, refreshed = branch
+    note_column.write(
+        f"Refreshed {generation.label}: {result.records_read} records re-read (~{result.tokens_read} tokens), "
+        f"{len(result.corrections)} corrections; {len(analysis.findings) - len(refreshed.findings)} fewer findings "
+        "on the refreshed branch."
+    )
+    if result.corrections:
+        st.dataframe(pd.DataFrame(correction_rows(result.corrections)), hide_index=True, key="corrections_table")
+    else:
+        st.success("Nothing to correct: this state matches its sources.")
 
 text_tab, diff_tab = st.tabs(["Text and findings", "Diff against parent"])
 with text_tab:

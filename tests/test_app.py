@@ -152,3 +152,43 @@ def test_a_one_megabyte_generation_is_shown_a_part_at_a_time(tmp_path, monkeypat
     at.toggle(key="diff_2").set_value(True).run()
     diff_part = at.number_input(key="diff_part_2")
     assert diff_part.value == 1 and len(html_of(at)) < 800_000
+
+
+def test_refresh_from_source_records_corrections_and_draws_the_branch(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path))
+    at = page(app(trace="sample:five_item_synthetic.json", gen="5"), "generation")
+    at.text_input(key="reviewer").input("kim").run()
+    at.button(key="refresh_button").click().run()
+    assert not at.exception
+    assert at.query_params["refresh"] == "5"
+    corrections = at.dataframe[0].value
+    assert sorted(corrections["type"]) == ["omitted", "superseded", "weakened", "weakened"]
+
+    page(at, "chain")
+    assert "S′5 refreshed" in at.get("graphviz_chart")[0].proto.spec
+    debt = at.dataframe[0].value
+    assert debt["max depth (refreshed)"].iloc[5] == 0 and debt["max depth (chain)"].iloc[5] == 5
+
+    page(at, "ledger")
+    ledger = at.dataframe[0].value
+    assert len(ledger) == 4 and set(ledger["requested_by"]) == {"kim"}
+    # a new app process (restart) reads the same ledger
+    again = page(app(trace="sample:five_item_synthetic.json"), "ledger")
+    assert len(again.dataframe[0].value) == 4
+
+
+def test_refresh_of_a_healthy_generation_has_nothing_to_correct(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path))
+    at = page(app(trace="sample:healthy_chain.json", gen="2"), "generation")
+    at.button(key="refresh_button").click().run()
+    assert not at.exception and "Nothing to correct" in at.success[0].value
+
+
+def test_policy_page_compares_three_policies_and_reacts_to_settings():
+    at = page(app(trace="sample:five_item_synthetic.json"), "policies")
+    assert not at.exception
+    summary = at.dataframe[0].value
+    assert list(summary["policy"]) == ["no refresh", "every 2", "adaptive"]
+    at.number_input(key="policy_n").set_value(1).run()
+    summary = at.dataframe[0].value
+    assert list(summary["policy"])[1] == "every 1" and summary["refreshes"].iloc[1] == 5

@@ -123,3 +123,17 @@ def test_hostile_text_renders_as_text(page, server, path):
         assert "![tracker](http://127.0.0.1:9/pixel.png)" in body
         assert page.locator(".ci-text a[href^='javascript']").count() == 0
     save_screenshot(page, "hostile-" + (path.split("?")[0] or "home") + (path.split("=")[-1] if "=" in path else ""))
+
+
+def test_refresh_from_source_button(page, server):
+    page.goto(f"{server}/generation?trace=sample:five_item_synthetic.json&gen=5")
+    page.get_by_role("button", name="Refresh from source").click()
+    page.get_by_text("Refreshed S5: 4 corrections").first.wait_for()
+    wait_for_app(page)
+    assert "refresh=5" in page.url
+    save_screenshot(page, "refresh")
+    page.get_by_role("link", name="Chain").first.click()
+    page.locator('[data-testid="stGraphVizChart"] svg').wait_for()
+    wait_for_app(page)
+    assert "S′5 refreshed" in page.locator('[data-testid="stGraphVizChart"] svg').text_content()
+    save_screenshot(page, "chain-refreshed")

@@ -1,0 +1,29 @@
+"""The corrections ledger: every refresh's corrections, appended and never rewritten."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+import streamlit as st
+
+from inspector.ledger import default_ledger, entries_as_rows
+from pages.common import open_analysis, show_text, sync_state, trace_hash
+
+sync_state()
+st.header("Corrections ledger")
+st.write("Every refresh appends its corrections here with when, where, what triggered it and who asked. "
+         "Nothing is ever edited or deleted.")  # fmt: skip
+ledger = default_ledger()
+show_text(f"Stored in {ledger.path}", css_class="ci-caption")
+analysis = open_analysis()
+only_this = analysis is not None and st.toggle("Only the open trace", value=True, key="ledger_only_open")
+entries = ledger.entries(trace_hash() if only_this else None)
+if not entries:
+    st.info("No corrections recorded yet. Use “Refresh from source” on a generation.")
+else:
+    st.dataframe(pd.DataFrame(entries_as_rows(entries)), hide_index=True, key="ledger_table")
+    buffer = io.BytesIO()
+    ledger.export_jsonl(buffer, trace_hash() if only_this else None)
+    st.download_button("Export JSONL", buffer.getvalue(), file_name="corrections.jsonl",
+                       mime="application/x-ndjson", key="ledger_export")  # fmt: skip

@@ -1,0 +1,178 @@
+"""Source refresh, the append-only ledger and refresh-policy comparison."""
+
+import json
+import multiprocessing
+import subprocess
+import sys
+
+import pytest
+
+from inspector import analyze, load_trace
+from inspector.ledger import CorrectionsLedger
+from inspector.policies import AdaptiveWeights, adaptive, compare, every, never, simulate
+from inspector.refresh import CorrectionType, refresh_and_reanalyse, refresh_at, with_refresh
+from tests.helpers import REAL_TRACES, REPO, SAMPLES, chain, record
+
+
+def analysis_of(sample: str):
+    return analyze(load_trace(SAMPLES / sample))
+
+
+def test_refresh_at_the_last_generation_types_every_lost_or_distorted_item():
+    result = refresh_at(analysis_of("five_item_synthetic.json"), 5)
+    typed = {(c.type, c.source_key) for c in result.corrections}
+    assert typed == {
+        (CorrectionType.SUPERSEDED, "src:correction-batch"),  # the correction: 500 is back
+        (CorrectionType.OMITTED, "src:counterexample-dedupe"),  # the counterexample
+        (CorrectionType.WEAKENED, "src:rule-schema-check"),  # the bounded rule lost its bound
+        (CorrectionType.WEAKENED, "src:done-backfill"),  # the completed action became a plan
+    }
+    superseded = next(c for c in result.corrections if c.type is CorrectionType.SUPERSEDED)
+    assert superseded.inherited == "The ingest batch size is 500 records."
+    assert "250 records" in superseded.source
+    assert result.records_read == 6 and result.tokens_read > 0
+
+
+@pytest.mark.parametrize(("sample", "k"), [("five_item_synthetic.json", 1), ("healthy_chain.json", 3),
+                                           ("healthy_chain.json", 2)])  # fmt: skip
+def test_refresh_at_a_healthy_generation_emits_nothing(sample, k):
+    assert refresh_at(analysis_of(sample), k).corrections == ()
+
+
+def test_staging_refresh_restores_the_prohibition_as_a_typed_correction():
+    result = refresh_at(analysis_of("staging_db_constraint.json"), 3)
+    [correction] = result.corrections
+    assert correction.type is CorrectionType.OMITTED and correction.kind == "prohibition"
+    assert correction.source.startswith("Never run migrations against the staging database")
+
+
+def test_contradicted_and_unsupported():
+    sources = [record("a", "The API rate limit is 100 requests per minute.", kind="fact")]
+    trace = chain(sources, "The API rate limit is 100 requests per minute.",
+                  "The API rate limit is 400 requests per minute. Never deploy on Fridays.")  # fmt: skip
+    types = {c.type for c in refresh_at(analyze(trace), 2).corrections}
+    assert types == {CorrectionType.CONTRADICTED, CorrectionType.UNSUPPORTED}
+
+
+def test_the_refreshed_branch_resets_debt_and_leaves_history_alone():
+    analysis = analysis_of("five_item_synthetic.json")
+    result, refreshed = refresh_and_reanalyse(analysis, 3)
+    assert analysis.trace.generations[3].refreshed is False  # history untouched
+    assert refreshed.trace.generations[3].refreshed and refreshed.trace.generations[3].manifest == result.rebuilt
+    depth = lambda a: max(d for t in a.facts.invariants if (d := t.depths[4]) is not None)  # noqa: E731
+    assert (depth(analysis), depth(refreshed)) == (4, 1)
+    rules = lambda a: sorted((f.rule, f.generation) for f in a.findings)  # noqa: E731
+    assert ("recompaction-depth", 3) in rules(analysis) and ("recompaction-depth", 3) not in rules(refreshed)
+    assert with_refresh(analysis.trace, 3, result) is not analysis.trace
+
+
+# --- ledger -------------------------------------------------------------------------------------
+
+
+def test_ledger_entries_survive_a_restart_and_a_second_refresh_appends(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    result = refresh_at(analysis_of("five_item_synthetic.json"), 5)
+    CorrectionsLedger(path).append(result, trace="h1", trace_label="five", trigger="manual", requested_by="kim")
+    reopened = CorrectionsLedger(path)  # a new process would see the same file
+    assert len(reopened.entries()) == 4
+    reopened.append(result, trace="h1", trace_label="five", trigger="every 2", requested_by="policy")
+    entries = CorrectionsLedger(path).entries("h1")
+    assert len(entries) == 8 and len({e.id for e in entries}) == 8
+    assert [e.trigger for e in entries] == ["manual"] * 4 + ["every 2"] * 4
+    assert entries[0].correction["type"] in {t.value for t in CorrectionType}
+
+
+def test_the_ledger_has_no_way_to_delete_or_rewrite():
+    public = {name for name in dir(CorrectionsLedger) if not name.startswith("_")}
+    assert public == {"append", "entries", "export_jsonl"}
+
+
+def _append_many(path, n):
+    ledger = CorrectionsLedger(path)
+    result = refresh_at(analysis_of("staging_db_constraint.json"), 3)
+    for _ in range(n):
+        ledger.append(result, trace="h", trace_label="s", trigger="manual", requested_by="p")
+
+
+def test_concurrent_appenders_lose_nothing(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_append_many, args=(path, 100)) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert len(CorrectionsLedger(path).entries()) == 200
+
+
+def test_export_is_jsonl_of_every_entry(tmp_path):
+    import io
+
+    path = tmp_path / "ledger.jsonl"
+    _append_many(path, 2)
+    out = io.BytesIO()
+    assert CorrectionsLedger(path).export_jsonl(out) == 2
+    rows = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert rows[0]["correction"]["type"] == "omitted" and rows[0]["generation"] == 3
+
+
+# --- policies ------------------------------------------------------------------------------------
+
+
+def test_no_refresh_shows_silent_drift_and_every_n_reads_more_to_remove_it():
+    runs = {r.policy: r for r in compare(analysis_of("five_item_synthetic.json"), n=2)}
+    none, periodic = runs["no refresh"], runs["every 2"]
+    assert none.records_read == 0 and [s.generation for s in none.steps if s.silent_drift] == [2, 3, 4]
+    assert [s.generation for s in periodic.steps if s.refreshed] == [2, 4]
+    assert periodic.records_read == 12 and periodic.drift < none.drift
+
+
+def test_adaptive_refreshes_when_its_weighted_signals_reach_the_threshold():
+    analysis = analysis_of("staging_db_constraint.json")
+    run = simulate(analysis, adaptive())
+    assert [s.generation for s in run.steps if s.refreshed] == [2]
+    assert run.steps[2].signals["authority"] == 1.0 and run.steps[2].signals["irreversible"] == 1.0
+    deaf = simulate(analysis, adaptive(AdaptiveWeights(depth=0, corrections=0, authority=0, volatility=0,
+                                                       irreversible=0)))  # fmt: skip
+    assert deaf.refreshes == 0
+    assert simulate(analysis, never()).refreshes == 0 and simulate(analysis, every(1)).refreshes == 3
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, cwd=REPO,
+                          timeout=300)  # fmt: skip
+
+
+def test_refresh_cli_json_and_record(tmp_path):
+    import os
+
+    env_path = tmp_path / "data"
+    result = subprocess.run(
+        [sys.executable, "-m", "inspector", "refresh", str(SAMPLES / "five_item_synthetic.json"), "--at", "5",
+         "--json", "--record", "--by", "reviewer"],
+        capture_output=True, text=True, cwd=REPO, timeout=120, env={**os.environ, "INSPECTOR_DATA_DIR": str(env_path)},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert sorted(c["type"] for c in payload["corrections"]) == ["omitted", "superseded", "weakened", "weakened"]
+    exported = subprocess.run([sys.executable, "-m", "inspector", "ledger", "export"], capture_output=True, text=True,
+                              cwd=REPO, timeout=120, env={**os.environ, "INSPECTOR_DATA_DIR": str(env_path)})  # fmt: skip
+    assert [json.loads(line)["requested_by"] for line in exported.stdout.splitlines()] == ["reviewer"] * 4
+
+
+def test_refresh_cli_rejects_a_missing_generation():
+    result = run_cli("refresh", str(SAMPLES / "healthy_chain.json"), "--at", "9")
+    assert result.returncode == 2 and "not a generation" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "trace",
+    sorted(SAMPLES.glob("*.json")) + sorted(p for p in REAL_TRACES.glob("*.jsonl")),
+    ids=lambda p: p.name,
+)
+def test_policies_runs_on_every_sample_and_real_session(trace):
+    result = run_cli("policies", str(trace), "--json")
+    assert result.returncode == 0, result.stderr
+    runs = json.loads(result.stdout)
+    assert [r["policy"] for r in runs] == ["no refresh", "every 2", "adaptive"]
+    assert all(len(r["steps"]) == len(runs[0]["steps"]) for r in runs)
