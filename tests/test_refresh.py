@@ -155,8 +155,9 @@ def test_refresh_cli_json_and_record(tmp_path):
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
     assert sorted(c["type"] for c in payload["corrections"]) == ["omitted", "superseded", "weakened", "weakened"]
-    exported = subprocess.run([sys.executable, "-m", "inspector", "ledger", "export"], capture_output=True, text=True,
-                              cwd=REPO, timeout=120, env={**os.environ, "INSPECTOR_DATA_DIR": str(env_path)})  # fmt: skip
+    env = {**os.environ, "INSPECTOR_DATA_DIR": str(env_path)}
+    exported = subprocess.run([sys.executable, "-m", "inspector", "ledger", "export"], capture_output=True,
+                              text=True, cwd=REPO, timeout=120, env=env)  # fmt: skip
     assert [json.loads(line)["requested_by"] for line in exported.stdout.splitlines()] == ["reviewer"] * 4
 
 
