@@ -10,4 +10,9 @@ from inspector.readers.registry import (
     register_reader,
 )
 
+# isort: off
+from inspector.readers import claude_code as claude_code  # after native: registry order is sniffing order
+from inspector.readers import codex as codex
+# isort: on
+
 __all__ = ["Reader", "detect_format", "format_names", "load_trace", "native", "readers", "register_reader"]

@@ -1,0 +1,481 @@
+"""Reader for Claude Code session logs (`~/.claude/projects/<dir>/<session>.jsonl`).
+
+Records form a DAG through uuid/parentUuid: a rewind forks it, sub-agents run on sidechains, and each
+compaction restarts it (2.x: a `compact_boundary` with `logicalParentUuid`, then an `isCompactSummary`
+user record; 1.0.x: only the summary record, with `parentUuid: null`). The conversation that survived
+is the branch ending at the last main-chain record, followed back across those compaction roots.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from inspector.errors import TraceReadError
+from inspector.model import Trace
+from inspector.readers._io import read_head
+from inspector.readers._transcript import (
+    NATIVE_TAG,
+    Compaction,
+    JsonLines,
+    Transcript,
+    Turn,
+    as_int,
+    blocks_text,
+    head_records,
+    session_stem,
+    type_of,
+)
+from inspector.readers.registry import Reader, register_reader
+
+NAME = "claude-code"
+
+_DAG_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
+_KNOWN_TYPES = _DAG_TYPES | {
+    "summary", "file-history-snapshot", "queue-operation", "custom-title", "ai-title", "last-prompt",
+    "agent-name", "permission-mode", "mode", "pr-link", "worktree-state", "tag",
+}  # fmt: skip
+_KNOWN_FIELDS = frozenset(
+    """parentUuid logicalParentUuid isSidechain userType cwd sessionId session_id version gitBranch type
+    message uuid timestamp requestId isMeta isCompactSummary isVisibleInTranscriptOnly toolUseResult subtype
+    content level compactMetadata microcompactMetadata slug entrypoint isApiErrorMessage error agentId
+    attachment toolUseID parentToolUseID data sourceToolUseID sourceToolAssistantUUID thinkingMetadata todos
+    permissionMode promptId imagePasteIds origin promptSource sessionKind effort durationMs cause maxRetries
+    retryAttempt retryInMs messageCount hookCount hookInfos hookErrors hookAdditionalContext
+    preventedContinuation stopReason hasOutput trigger isCompactBoundary leafUuid""".split()
+)
+_SYSTEM_TEXT = ("<local-command-stdout>", "<local-command-stderr>", "<system-reminder>", "Caveat: ")
+_ATTACHMENT_FILES = {"edited_text_file": "edit", "file": "read", "compact_file_reference": "read",
+                     "nested_memory": "read", "edited_image_file": "edit"}  # fmt: skip
+
+
+@dataclass(slots=True)
+class _Node:
+    """A record that takes part in the uuid DAG; `data` is kept only where it becomes a turn."""
+
+    line: int
+    uuid: str
+    parent: str | None
+    has_parent_field: bool
+    logical: str | None
+    sidechain: bool
+    type: str
+    data: dict[str, Any] | None
+
+
+@dataclass(slots=True)
+class _Message:
+    """Pieces of one streamed assistant message (shared `message.id`) merged into one turn."""
+
+    turn: Turn | None = None
+    seen: set[Any] = field(default_factory=set)
+
+
+# --- sniffing ---------------------------------------------------------------------------------
+
+
+def sniff(head: bytes) -> bool:
+    """Claude Code records: uuid/parentUuid/sessionId at top level, never a `payload` wrapper."""
+    if NATIVE_TAG in head:
+        return False
+    records = head_records(head)
+    for record in records:
+        kind = record.get("type")
+        if not isinstance(kind, str) or "payload" in record:
+            return False
+        if kind in _DAG_TYPES and "uuid" in record and ("parentUuid" in record or "sessionId" in record):
+            return True
+        if (kind == "summary" and "leafUuid" in record) or (kind == "file-history-snapshot" and "snapshot" in record):
+            return True
+        if "sessionId" in record and kind in _KNOWN_TYPES:
+            return True
+    # A first line longer than the head: judge by the keys Claude Code writes first.
+    return not records and head.lstrip().startswith(b"{") and b'"parentUuid"' in head and b'"sessionId"' in head
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+class _Reader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lines = JsonLines(path)
+        self.transcript = Transcript(path, NAME)
+        self.nodes: list[_Node] = []
+        self.by_uuid: dict[str, list[int]] = {}
+        self.points: list[tuple[int, str, dict[str, Any], _Node | None]] = []
+        self.session_id: str | None = None
+        self.agent_id: str | None = None
+        self.titles: dict[str, str] = {}
+        self.version: str | None = None
+        self.cwd: str | None = None
+        self.unknown_fields: Counter[str] = Counter()
+        self.counts: Counter[str] = Counter()
+        self.messages: dict[str, _Message] = {}
+        self.main_seen = False
+
+    # -- pass over the file: keep the DAG skeleton and what main-chain turns need ---------------
+
+    def parse(self) -> None:
+        for line, record in self.lines:
+            kind = record.get("type")
+            if not isinstance(kind, str):
+                self.transcript.unknown_types["(no type)"] += 1
+                continue
+            if kind not in _KNOWN_TYPES:
+                self.transcript.unknown_types[kind] += 1
+            self._note_meta(kind, record)
+            sidechain = record.get("isSidechain") is True
+            subtype = record.get("subtype")
+            summary = kind == "user" and record.get("isCompactSummary") is True
+            if kind == "system" and subtype in ("compact_boundary", "microcompact_boundary") and not sidechain:
+                self.points.append((line, subtype, record, None))
+            uuid = record.get("uuid")
+            if not isinstance(uuid, str):
+                if summary:
+                    self.points.append((line, "summary", record, None))
+                continue
+            if not sidechain and not self.main_seen:
+                self._forget_sidechains()
+            # A sub-agent's own log is all sidechain: keep those turns until a main record shows up.
+            keep = kind in _DAG_TYPES and (not sidechain or summary or not self.main_seen)
+            parent = record.get("parentUuid")
+            logical = record.get("logicalParentUuid")
+            node = _Node(
+                line=line,
+                uuid=uuid,
+                parent=parent if isinstance(parent, str) else None,
+                has_parent_field="parentUuid" in record,
+                logical=logical if isinstance(logical, str) else None,
+                sidechain=sidechain,
+                type=kind,
+                data=self._slim(record) if keep else None,
+            )
+            self.by_uuid.setdefault(uuid, []).append(len(self.nodes))
+            self.nodes.append(node)
+            if summary:
+                self.points.append((line, "summary", record, node))
+            if sidechain:
+                self.counts["sidechain_records"] += 1
+
+    def _forget_sidechains(self) -> None:
+        self.main_seen = True
+        for node in self.nodes:
+            if node.sidechain and node.data is not None and node.data.get("isCompactSummary") is not True:
+                node.data = None
+
+    def _note_meta(self, kind: str, record: dict[str, Any]) -> None:
+        if self.session_id is None and isinstance(record.get("sessionId"), str):
+            self.session_id = record["sessionId"]
+        if self.agent_id is None and isinstance(record.get("agentId"), str):
+            self.agent_id = record["agentId"]
+        if isinstance(record.get("version"), str):
+            self.version = record["version"]
+        if self.cwd is None and isinstance(record.get("cwd"), str):
+            self.cwd = record["cwd"]
+        for title_type, title_field in (("custom-title", "customTitle"), ("ai-title", "aiTitle"),
+                                        ("summary", "summary")):  # fmt: skip
+            if kind == title_type and isinstance(record.get(title_field), str):
+                self.titles[title_type] = record[title_field]
+
+    def _slim(self, record: dict[str, Any]) -> dict[str, Any]:
+        """Drop what no turn needs (tool result payloads duplicate the message; usage, snapshots)."""
+        tool_result = record.pop("toolUseResult", None)
+        if isinstance(tool_result, str):
+            record["_tool_error"] = tool_result.startswith("Error")
+        elif isinstance(tool_result, dict):
+            record["_tool_error"] = tool_result.get("is_error") is True
+        message = record.get("message")
+        if isinstance(message, dict):
+            message.pop("usage", None)
+            content = message.get("content")
+            if isinstance(content, list):  # thinking is not a turn; its signatures are large
+                message["content"] = [b for b in content if type_of(b) not in ("thinking", "redacted_thinking")]
+        if record.get("type") in ("user", "assistant", "system"):
+            unknown = [k for k in record if k not in _KNOWN_FIELDS and not k.startswith("_")]
+            self.unknown_fields.update(unknown)
+            if unknown:
+                record["_fields"] = {k: record.pop(k) for k in unknown}
+        return record
+
+    # -- compactions: boundaries paired with the summary that follows them ----------------------
+
+    def compactions(self) -> tuple[list[tuple[int, Compaction]], set[int], list[tuple[int, str, str | None]]]:
+        found: list[tuple[int, Compaction]] = []
+        anchors: set[int] = set()
+        micro: list[tuple[int, str, str | None]] = []
+        pending: Compaction | None = None
+        index_of = {id(node): i for i, node in enumerate(self.nodes)}
+        for line, kind, record, node in sorted(self.points, key=lambda p: p[0]):
+            if kind == "microcompact_boundary":
+                micro.append((line, _micro_description(record), _text_or_none(record.get("timestamp"))))
+            elif kind == "compact_boundary":
+                pending = _boundary(line, record)
+                found.append((line, pending))
+                uuid = record.get("uuid")
+                if isinstance(uuid, str):
+                    anchors.update(i for i in self.by_uuid.get(uuid, ()) if self.nodes[i].line == line)
+            elif pending is not None and pending.text is None:
+                pending.text = _summary_text(record) or None
+                pending.unavailable = None if pending.text else f"the summary record at line {line} is empty"
+                pending.extra["summary_line"] = line
+                pending = None
+            elif record.get("isSidechain") is not True and record.get("parentUuid") is None:
+                # Claude Code 1.0.x: no boundary, the summary itself is the compaction root.
+                text = _summary_text(record)
+                compaction = Compaction(text or None, line, timestamp=_text_or_none(record.get("timestamp")))
+                compaction.unavailable = None if text else f"the summary record at line {line} is empty"
+                found.append((line, compaction))
+                if node is not None:
+                    anchors.add(index_of[id(node)])
+            else:
+                self.counts["unpaired_summaries"] += 1
+        return found, anchors, micro
+
+    # -- the surviving chain ----------------------------------------------------------------------
+
+    def chain(self, anchors: set[int]) -> tuple[list[int], bool]:
+        """Node indices on the branch that ends at the last main record, in file order."""
+        main = [i for i, node in enumerate(self.nodes) if not node.sidechain]
+        subagent = not main and bool(self.nodes)
+        if subagent:  # a sub-agent's own log: every record is on its sidechain
+            main = list(range(len(self.nodes)))
+        on_main = set(main)
+        anchor_list = sorted(anchors)
+        visited: set[int] = set()
+        current = main[-1] if main else None
+        while current is not None and current not in visited:
+            visited.add(current)
+            node = self.nodes[current]
+            following = self._resolve(node.parent, current)
+            if following is None and node.logical is not None:
+                following = self._resolve(node.logical, current)
+            broken = following is None and (
+                node.parent is not None or node.logical is not None or not node.has_parent_field
+            )
+            if following is not None and (following in visited or following not in on_main):
+                following, broken = None, True
+            if following is None:
+                if current in anchors or broken:
+                    following = _before(main, current)
+                    if broken and current not in anchors and following is not None:
+                        self.counts["chain_gaps"] += 1
+                else:  # a plain root: this branch starts here, unless a compaction came before it
+                    following = _before(anchor_list, current)
+            current = following
+        chain = sorted(visited)
+        self.counts["abandoned_records"] = len(on_main) - len(visited & on_main)
+        return chain, subagent
+
+    def _resolve(self, uuid: str | None, before: int) -> int | None:
+        """The latest record with this uuid written before the child (logs are append-only)."""
+        if uuid is None:
+            return None
+        candidates = self.by_uuid.get(uuid)
+        if not candidates:
+            return None
+        position = bisect_left(candidates, before)
+        return candidates[position - 1] if position else None
+
+    # -- turns ------------------------------------------------------------------------------------
+
+    def build(self) -> Trace:
+        self.parse()
+        found, anchors, micro = self.compactions()
+        chain, subagent = self.chain(anchors)
+        timeline: list[tuple[int, int, Any]] = [(self.nodes[i].line, 1, self.nodes[i]) for i in chain]
+        timeline += [(line, 0, compaction) for line, compaction in found]
+        timeline += [(line, 2, event) for line, *event in micro]
+        for _, _, item in sorted(timeline, key=lambda entry: (entry[0], entry[1])):
+            if isinstance(item, Compaction):
+                self.transcript.compaction(item)
+            elif isinstance(item, _Node):
+                self._map(item)
+            else:
+                description, timestamp = item
+                self.transcript.event("microcompaction", description, timestamp)
+        self.transcript.notices[:0] = self.lines.notices
+        title = self.titles.get("custom-title") or self.titles.get("ai-title") or self.titles.get("summary")
+        trace_id = self.session_id or session_stem(self.path)
+        if subagent and self.agent_id:
+            trace_id = f"{trace_id}/agent-{self.agent_id}"
+        extra: dict[str, Any] = {
+            "lines": self.lines.lines,
+            "records": self.lines.records,
+            "malformed_lines": self.lines.malformed,
+            "sidechain_records": self.counts["sidechain_records"],
+            "abandoned_records": self.counts["abandoned_records"],
+            "chain_gaps": self.counts["chain_gaps"],
+            "unpaired_summaries": self.counts["unpaired_summaries"],
+            "unknown_fields": dict(self.unknown_fields),
+            "subagent": subagent,
+        }
+        for name, value in (("version", self.version), ("cwd", self.cwd), ("agent_id", self.agent_id)):
+            if value:
+                extra[name] = value
+        return self.transcript.build(trace_id, title, extra)
+
+    def _map(self, node: _Node) -> None:
+        data = node.data
+        if data is None or data.get("isCompactSummary") is True:
+            return
+        if node.type == "user":
+            self._user(node, data)
+        elif node.type == "assistant":
+            self._assistant(node, data)
+        elif node.type == "attachment":
+            attachment = data.get("attachment")
+            if isinstance(attachment, dict) and type_of(attachment) in _ATTACHMENT_FILES:
+                target = attachment.get("filename") or attachment.get("path")
+                if isinstance(target, str):
+                    action = _ATTACHMENT_FILES[attachment["type"]]
+                    self.transcript.mention("file", target, action, data.get("timestamp"))
+
+    def _user(self, node: _Node, data: dict[str, Any]) -> None:
+        message = data.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        timestamp = data.get("timestamp")
+        fields = data.get("_fields")
+        blocks = content if isinstance(content, list) else [content] if isinstance(content, str) else []
+        results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+        text = blocks_text([b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_result")])
+        if text:
+            system = data.get("isMeta") is True or text.lstrip().startswith(_SYSTEM_TEXT)
+            self.transcript.turn(node.uuid, "user", "system" if system else "user", text, timestamp, fields=fields)
+        for block in results:
+            call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
+            body = blocks_text(block.get("content")) or blocks_text(block.get("text"))
+            error = block.get("is_error") is True or (len(results) == 1 and data.get("_tool_error") is True)
+            self.transcript.tool_result(call_id, node.uuid, body, is_error=error, timestamp=timestamp, fields=fields)
+
+    def _assistant(self, node: _Node, data: dict[str, Any]) -> None:
+        message = data.get("message")
+        if not isinstance(message, dict):
+            return
+        message_id = message.get("id")
+        if isinstance(message_id, str):
+            state = self.messages.setdefault(message_id, _Message())
+        else:
+            state = _Message()
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        timestamp = data.get("timestamp")
+        for block in blocks:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            fingerprint = _fingerprint(block)
+            if fingerprint in state.seen:
+                self.counts["duplicate_blocks"] += 1
+                continue
+            state.seen.add(fingerprint)
+            if kind == "text" and isinstance(block.get("text"), str) and block["text"]:
+                if state.turn is None:
+                    state.turn = self.transcript.turn(
+                        node.uuid, "assistant", "assistant", block["text"], timestamp,
+                        fields=data.get("_fields"), api_error=data.get("isApiErrorMessage") or None,
+                    )  # fmt: skip
+                else:
+                    state.turn.text += "\n\n" + block["text"]
+            elif kind == "tool_use":
+                call_id = block.get("id") if isinstance(block.get("id"), str) else node.uuid
+                name = block.get("name") if isinstance(block.get("name"), str) else "tool"
+                self.transcript.tool_call(call_id, name, block.get("input"), timestamp)
+            elif kind not in ("thinking", "redacted_thinking"):
+                self.transcript.unknown_types[f"assistant block {kind}"] += 1
+
+
+def _boundary(line: int, record: dict[str, Any]) -> Compaction:
+    metadata = record.get("compactMetadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    trigger = metadata.get("trigger", record.get("trigger"))
+    extra = {k: v for k, v in metadata.items() if k not in ("trigger", "preTokens", "postTokens")}
+    return Compaction(
+        text=None,
+        line=line,
+        trigger=trigger if isinstance(trigger, str) else None,
+        tokens_before=as_int(metadata.get("preTokens")),
+        tokens_after=as_int(metadata.get("postTokens")),
+        timestamp=_text_or_none(record.get("timestamp")),
+        unavailable=f"compact_boundary at line {line} is not followed by a summary record",
+        extra={"compactMetadata": extra} if extra else {},
+    )
+
+
+def _summary_text(record: dict[str, Any]) -> str:
+    message = record.get("message")
+    return blocks_text(message.get("content")) if isinstance(message, dict) else ""
+
+
+def _micro_description(record: dict[str, Any]) -> str:
+    metadata = record.get("microcompactMetadata")
+    parts = ["tool results cleared"]
+    if isinstance(metadata, dict):
+        for name in ("trigger", "preTokens", "tokensSaved"):
+            if name in metadata and isinstance(metadata[name], str | int):
+                parts.append(f"{name}={metadata[name]}")
+    return ", ".join(parts)
+
+
+def _fingerprint(block: dict[str, Any]) -> Any:
+    if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+        return ("tool_use", block["id"])
+    if block.get("type") == "text" and isinstance(block.get("text"), str):
+        return ("text", block["text"])
+    return orjson.dumps(block, option=orjson.OPT_SORT_KEYS)
+
+
+def _before(ordered: list[int], index: int) -> int | None:
+    position = bisect_left(ordered, index)
+    return ordered[position - 1] if position else None
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def read(path: Path) -> Trace:
+    return _Reader(path).build()
+
+
+# --- sub-agent logs ---------------------------------------------------------------------------
+
+
+def sidechain_paths(session_path: str | Path) -> list[Path]:
+    """Sub-agent logs of a session: `<session>/subagents/agent-*.jsonl`, or `agent-*.jsonl` beside it.
+
+    Beside the session, agent files of every session in the project share one folder, so only those
+    whose records name this session's id are listed. Each loads on its own with this reader.
+    """
+    path = Path(session_path)
+    session = session_stem(path)
+    found: list[Path] = []
+    nested = path.parent / session / "subagents"
+    if nested.is_dir():
+        found.extend(sorted(p for p in nested.iterdir() if _is_agent_log(p)))
+    pattern = re.compile(rb'"sessionId"\s*:\s*"' + re.escape(session.encode()) + rb'"')
+    for candidate in sorted(path.parent.glob("agent-*.jsonl*")):
+        if candidate == path or not _is_agent_log(candidate):
+            continue
+        try:
+            head = read_head(candidate)
+        except TraceReadError:
+            continue
+        if pattern.search(head):
+            found.append(candidate)
+    return found
+
+
+def _is_agent_log(path: Path) -> bool:
+    return path.is_file() and path.name.startswith("agent-") and path.name.endswith((".jsonl", ".jsonl.zst"))
+
+
+READER = register_reader(
+    Reader(name=NAME, description="Claude Code session log (JSONL, 1.0.x and 2.x)", sniff=sniff, read=read)
+)

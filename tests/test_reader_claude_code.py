@@ -1,0 +1,420 @@
+"""Claude Code reader: real session logs, the compaction shapes of 1.0.x and 2.x, and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from tempfile import TemporaryDirectory
+from typing import Any
+
+import pytest
+import zstandard
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspector.errors import TraceReadError
+from inspector.model import Severity
+from inspector.readers import claude_code, detect_format, load_trace, native, readers
+from inspector.readers.claude_code import sidechain_paths
+
+REAL = Path(__file__).resolve().parents[2] / "shared" / "real_traces"
+VSLA = REAL / "claude_code_v1.0.53_vsla_0a725fb5.jsonl"
+V21 = REAL / "claude_code_v2.1_schema_fixture_agent-sessions.jsonl"
+STORY = Path(__file__).parent / "fixtures" / "claude_code" / "three_compactions.jsonl"
+
+
+# --- building small sessions --------------------------------------------------------------------
+
+
+def record(uuid: str, parent: str | None, kind: str, **fields: Any) -> dict[str, Any]:
+    base = {"parentUuid": parent, "isSidechain": False, "sessionId": "sess-1", "version": "2.0.31",
+            "type": kind, "uuid": uuid, "timestamp": f"2025-11-04T10:00:{len(uuid):02d}.000Z"}  # fmt: skip
+    return {**base, **fields}
+
+
+def user(uuid: str, parent: str | None, content: Any, **fields: Any) -> dict[str, Any]:
+    return record(uuid, parent, "user", message={"role": "user", "content": content}, **fields)
+
+
+def assistant(uuid: str, parent: str | None, blocks: list[dict[str, Any]], message_id: str | None = None,
+              **fields: Any) -> dict[str, Any]:  # fmt: skip
+    message = {"id": message_id or f"msg-{uuid}", "role": "assistant", "content": blocks}
+    return record(uuid, parent, "assistant", message=message, **fields)
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+def write(path: Path, records: list[dict[str, Any] | str], *, newline_at_end: bool = True) -> Path:
+    lines = [r if isinstance(r, str) else json.dumps(r) for r in records]
+    path.write_text("\n".join(lines) + ("\n" if newline_at_end else ""))
+    return path
+
+
+def texts(trace: Any, kind: str) -> list[str]:
+    return [s.text for s in trace.sources if s.kind == kind]
+
+
+# --- real logs ------------------------------------------------------------------------------------
+
+
+def test_readers_register_after_native() -> None:
+    names = [r.name for r in readers()]
+    assert names.index("native") < names.index("claude-code")
+
+
+def test_real_legacy_session_has_one_compaction() -> None:
+    assert detect_format(VSLA) == "claude-code"
+    trace = load_trace(VSLA)
+    assert trace.format == "claude-code"
+    assert trace.id == "0a725fb5-6378-432a-9e84-9f3f49d4043d"
+    assert [g.kind for g in trace.generations] == ["raw", "summary"]
+    s0, s1 = trace.generations
+    assert s1.text is not None and s1.text.startswith("This session is being continued")
+    assert s1.parent == 0 and s1.extra["line"] == 451
+    assert s0.text and s0.text.startswith("user: verify the current paper is compiling")
+    # S1 is responsible for exactly what S0 held: every record before the summary.
+    assert s1.covers == s0.covers and len(s1.covers) > 100
+    assert trace.notices == ()
+
+
+def test_real_legacy_sidechain_root_is_not_a_compaction() -> None:
+    trace = load_trace(VSLA)
+    lines = VSLA.read_text().splitlines()
+    sidechain_root = json.loads(lines[478])
+    assert sidechain_root["parentUuid"] is None and sidechain_root["isSidechain"] is True
+    keys = {s.key for s in trace.sources}
+    assert sidechain_root["uuid"] not in keys
+    assert trace.extra["sidechain_records"] == 42
+    assert all(g.extra.get("line") != 479 for g in trace.generations)
+    # Streamed pieces of one API message are one assistant record.
+    message_ids = [json.loads(line)["message"].get("id") for line in lines if '"type":"assistant"' in line]
+    assert len([s for s in trace.sources if s.kind == "assistant"]) < len(message_ids)
+
+
+def test_real_legacy_session_maps_tools_and_files() -> None:
+    trace = load_trace(VSLA)
+    assert texts(trace, "tool_error"), "failed tool calls become tool_error records"
+    assert all(s.authority == "tool" for s in trace.sources if s.kind in ("tool_result", "tool_error"))
+    assert any(s.key == "/home/kenth56/vsla/docs/papers/src/sections/gradients.tex" and "edit" in s.text
+               for s in trace.sources if s.namespace == "file")  # fmt: skip
+    user_keys = [s.key for s in trace.sources if s.kind == "user"]
+    assert len(user_keys) == len(set(user_keys))
+
+
+def test_real_2x_fixture_has_two_boundaries() -> None:
+    trace = load_trace(V21)
+    assert len(trace.generations) == 3
+    s1, s2 = trace.generations[1:]
+    assert s1.text == "Summary of prior context."
+    assert (s1.trigger, s1.tokens_before) == ("auto", 120000)
+    assert s2.text is None
+    unavailable = [n for n in trace.notices if n.rule == "summary-unavailable"]
+    assert [(n.generation, n.severity) for n in unavailable] == [(2, Severity.INFO)]
+    assert "line 51" in s2.extra["unavailable_reason"]
+    assert trace.title == "Stage0 small fixture"
+    # Drift is counted, not fatal.
+    assert trace.extra["unknown_types"]["frame-link"] == 1
+    assert trace.extra["unknown_fields"]["turnCompanion"] == 1
+
+
+# --- a 2.x session with three compactions ---------------------------------------------------------
+
+
+def test_three_compactions_map_onto_the_model() -> None:
+    trace = load_trace(STORY)
+    assert trace.format == "claude-code" and trace.title == "Billing release 4.2"
+    assert [g.kind for g in trace.generations] == ["raw", "summary", "summary", "summary"]
+    assert [(g.trigger, g.tokens_before, g.tokens_after) for g in trace.generations[1:]] == [
+        ("auto", 155000, 9200), ("auto", 161000, 10400), ("manual", 158500, 8900)]  # fmt: skip
+    assert trace.invariants is None
+    prohibition = next(s for s in trace.sources if "Never run migrations" in s.text)
+    assert (prohibition.kind, prohibition.authority, prohibition.namespace) == ("user", "user", "transcript")
+    s1, s2, s3 = (g.text or "" for g in trace.generations[1:])
+    assert "Never run migrations against the staging database" in s1
+    assert "Staging database access" in s2 and "Never" not in s2
+    assert "staging" not in s3.lower()
+
+
+def test_covers_are_cumulative_and_stop_at_each_boundary() -> None:
+    trace = load_trace(STORY)
+    s0, s1, s2, s3 = trace.generations
+    assert s0.covers == s1.covers
+    assert set(s1.covers) < set(s2.covers) < set(s3.covers)
+    keys = {s.key for s in trace.sources}
+    assert set(s3.covers) <= keys
+    assert "u01" in s1.covers and "u05" not in s1.covers and "u05" in s2.covers
+    assert "u11" not in s3.covers  # after the last boundary: live context, not yet summarised
+    assert "/srv/billing/config/migrations.yaml" in s1.covers  # derived records are covered too
+
+
+def test_tools_become_calls_results_errors_and_derived_records() -> None:
+    trace = load_trace(STORY)
+    by_key = {(s.namespace, s.key): s for s in trace.sources}
+    assert by_key[("transcript", "toolu_02")].kind == "tool_call"
+    assert by_key[("transcript", "u07")].kind == "tool_error"
+    assert by_key[("transcript", "u07")].text.startswith("Bash failed: pytest tests/test_fees.py -q")
+    assert by_key[("file", "/srv/billing/config/migrations.yaml")].text == "read /srv/billing/config/migrations.yaml"
+    assert by_key[("file", "/srv/billing/src/fees.py")].text == "edit /srv/billing/src/fees.py"
+    commit = by_key[("command", "git commit -am 'Fix invoice rounding'")]
+    assert commit.kind == "completed-action" and commit.text.endswith("(succeeded)")
+    assert by_key[("command", "pytest tests/test_fees.py -q")].kind == "command"
+    assert by_key[("commit", "3f9c2ab")].kind == "commit"
+    pairs = [(s.namespace, s.key) for s in trace.sources]
+    assert len(pairs) == len(set(pairs))
+
+
+def test_sidechain_thinking_and_microcompaction_are_not_sources() -> None:
+    trace = load_trace(STORY)
+    keys = {s.key for s in trace.sources}
+    assert not {"sc1", "sc2", "b1", "s1", "m1"} & keys
+    assert "a01" not in keys  # a thinking-only piece of msg_01
+    assert [(e.kind, e.after_generation) for e in trace.events] == [("microcompaction", 1)]
+    assert "tokensSaved=21000" in trace.events[0].description
+    assert trace.extra["sidechain_records"] == 2
+
+
+def test_s0_renders_the_raw_context() -> None:
+    s0 = load_trace(STORY).generations[0].text or ""
+    assert s0.startswith("user: We are preparing release 4.2")
+    assert "\ntool_call Read: /srv/billing/config/migrations.yaml\n" in s0
+    assert "\ntool_call Bash: git commit -am 'Fix invoice rounding'\n" in s0
+    assert "late-fee" not in s0  # that came after the first compaction
+
+
+def test_trace_round_trips_through_the_native_format(tmp_path: Path) -> None:
+    for source in (STORY, VSLA, V21):
+        trace = load_trace(source)
+        copy = tmp_path / f"{source.stem}.json"
+        native.write(trace, copy)
+        again = load_trace(copy)
+        assert again.format == "native"
+        assert again.sources == trace.sources and again.generations == trace.generations
+
+
+def test_analysis_sees_weakened_lost_and_unresolved() -> None:
+    analysis = pytest.importorskip("inspector.analysis")
+    findings = analysis.analyze(load_trace(STORY)).findings
+    rules = {(f.rule, f.generation) for f in findings}
+    assert ("invariant-weakened", 2) in rules
+    assert ("invariant-lost", 3) in rules
+    unresolved = [f for f in findings if f.rule == "unresolved-anchor"]
+    assert [f.generation for f in unresolved] == [3]
+    assert "/srv/billing/src/ledger_sync.py" in unresolved[0].message
+
+
+# --- DAG shapes -----------------------------------------------------------------------------------
+
+
+def test_rewind_keeps_only_the_surviving_branch(tmp_path: Path) -> None:
+    path = write(tmp_path / "rewind.jsonl", [
+        user("u1", None, "Rename the config loader."),
+        assistant("a1", "u1", [text("Renaming it in loader.py.")]),
+        user("u2", "a1", "Also delete the old tests."),           # abandoned: the user rewound to a1
+        assistant("a2", "u2", [text("Deleting tests/old/.")]),     # abandoned
+        user("u3", "a1", "Keep the old tests; only rename."),      # the branch that survived
+        assistant("a3", "u3", [text("Only renaming.")]),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [s.key for s in trace.sources if s.namespace == "transcript"] == ["u1", "a1", "u3", "a3"]
+    assert trace.extra["abandoned_records"] == 2
+    assert "Deleting" not in (trace.generations[0].text or "")
+
+
+def test_rewind_before_a_compaction_and_branch_after_it(tmp_path: Path) -> None:
+    path = write(tmp_path / "branches.jsonl", [
+        user("u1", None, "Start."),
+        assistant("a1", "u1", [text("Started.")]),
+        user("x1", "a1", "Abandoned request."),
+        user("u2", "a1", "Real request."),
+        assistant("a2", "u2", [text("Done.")]),
+        record("b1", None, "system", subtype="compact_boundary", logicalParentUuid="a2",
+               compactMetadata={"trigger": "manual", "preTokens": 5000}),
+        user("s1", "b1", "Summary: started, then did the real request.", isCompactSummary=True),
+        user("u3", "s1", "Next."),
+        user("x2", "s1", "Abandoned after compaction."),
+        user("u4", "u3", "Last."),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    keys = [s.key for s in trace.sources if s.namespace == "transcript"]
+    assert keys == ["u1", "a1", "u2", "a2", "u3", "u4"]
+    assert trace.extra["abandoned_records"] == 2
+    assert trace.generations[1].covers == ("u1", "a1", "u2", "a2")
+    assert trace.generations[1].trigger == "manual"
+
+
+def test_legacy_summary_root_continues_the_chain(tmp_path: Path) -> None:
+    path = write(tmp_path / "legacy.jsonl", [
+        user("u1", None, "Port the parser."),
+        assistant("a1", "u1", [text("Ported.")]),
+        user("s1", None, "This session is being continued: the parser was ported.", isCompactSummary=True),
+        assistant("a2", "s1", [text("Continuing.")]),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert len(trace.generations) == 2
+    assert [s.key for s in trace.sources if s.namespace == "transcript"] == ["u1", "a1", "a2"]
+    assert trace.generations[1].covers == ("u1", "a1")
+
+
+def test_streamed_pieces_of_one_message_are_one_record(tmp_path: Path) -> None:
+    call = {"type": "tool_use", "id": "toolu_9", "name": "Read", "input": {"file_path": "/repo/app.py"}}
+    path = write(tmp_path / "stream.jsonl", [
+        user("u1", None, "Look at app.py."),
+        assistant("p1", "u1", [{"type": "thinking", "thinking": "hmm", "signature": "x"}], "msg_A"),
+        assistant("p2", "p1", [text("Reading app.py first.")], "msg_A"),
+        assistant("p3", "p2", [text("Reading app.py first."), call], "msg_A"),  # repeats the text block
+        user("r1", "p3", [{"type": "tool_result", "tool_use_id": "toolu_9", "content": "print('hi')"}]),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assistants = [s for s in trace.sources if s.kind == "assistant"]
+    assert [(s.key, s.text) for s in assistants] == [("p2", "Reading app.py first.")]
+    assert [s.key for s in trace.sources if s.kind == "tool_call"] == ["toolu_9"]
+    assert trace.source("r1") is not None and trace.source("r1").kind == "tool_result"
+
+
+def test_boundary_without_summary_still_makes_a_generation(tmp_path: Path) -> None:
+    path = write(tmp_path / "bare.jsonl", [
+        user("u1", None, "Hello."),
+        record("b1", None, "system", subtype="compact_boundary", logicalParentUuid="u1"),
+        user("u2", "b1", "After."),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [g.text for g in trace.generations[1:]] == [None]
+    assert [(n.rule, n.generation) for n in trace.notices] == [("summary-unavailable", 1)]
+
+
+# --- bad and drifting input -------------------------------------------------------------------------
+
+
+def test_malformed_middle_line_is_skipped_with_a_notice(tmp_path: Path) -> None:
+    path = write(tmp_path / "broken.jsonl", [
+        user("u1", None, "First."),
+        assistant("a1", "u1", [text("One.")]),
+        '{"parentUuid": "a1", "type": "user", "uuid": "u2", "message": {"role": "user", "conte',
+        user("u3", "u2", "Third, whose parent was on the broken line."),
+        assistant("a3", "u3", [text("Three.")]),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [s.key for s in trace.sources if s.namespace == "transcript"] == ["u1", "a1", "u3", "a3"]
+    [notice] = trace.notices
+    assert notice.rule == "malformed-line" and notice.severity is Severity.WARNING
+    assert notice.generation is None and notice.message.startswith(f"{path}:3: ")
+
+
+def test_unknown_types_and_fields_are_counted_not_fatal(tmp_path: Path) -> None:
+    path = write(tmp_path / "drift.jsonl", [
+        user("u1", None, "Hi.", brandNewField={"x": 1}),
+        {"type": "hologram", "sessionId": "sess-1", "payloadish": 1},
+        {"type": "hologram", "sessionId": "sess-1"},
+        assistant("a1", "u1", [text("Hello."), {"type": "server_tool_use", "id": "s1", "name": "web"}]),
+        [1, 2, 3],
+    ])  # fmt: skip
+    trace = load_trace(path, format="claude-code")
+    assert trace.extra["unknown_types"]["hologram"] == 2
+    assert trace.extra["unknown_fields"] == {"brandNewField": 1}
+    assert trace.source("u1").extra["fields"] == {"brandNewField": {"x": 1}}
+    assert [n.rule for n in trace.notices] == ["malformed-line"]
+
+
+def test_torn_last_line_loads_with_a_warning(tmp_path: Path) -> None:
+    path = write(tmp_path / "live.jsonl", [
+        user("u1", None, "Still typing?"),
+        assistant("a1", "u1", [text("Working.")]),
+        '{"parentUuid": "a1", "type": "assistant", "uuid": "a2", "message": {"content": [{"type": "te',
+    ], newline_at_end=False)  # fmt: skip
+    trace = load_trace(path)
+    assert [s.key for s in trace.sources if s.namespace == "transcript"] == ["u1", "a1"]
+    assert [(n.rule, n.severity) for n in trace.notices] == [("torn-last-line", Severity.WARNING)]
+    assert ":3:" in trace.notices[0].message
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n  \n", b"\x00\x01\xff\xfe garbage \x00\n\x89PNG\r\n"])
+def test_empty_and_binary_files_raise_trace_read_error(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(content)
+    for format_name in ("auto", "claude-code"):
+        with pytest.raises(TraceReadError) as caught:
+            load_trace(path, format=format_name)
+        assert caught.value.path == str(path)
+
+
+def test_lines_that_are_all_invalid_raise(tmp_path: Path) -> None:
+    path = tmp_path / "junk.jsonl"
+    path.write_text("not json\n{still not\n")
+    with pytest.raises(TraceReadError, match="no JSON record"):
+        load_trace(path, format="claude-code")
+
+
+def test_zstd_compressed_session_loads(tmp_path: Path) -> None:
+    packed = tmp_path / "three_compactions.jsonl.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(STORY.read_bytes()))
+    assert detect_format(packed) == "claude-code"
+    trace = load_trace(packed)
+    plain = load_trace(STORY)
+    assert trace.generations == plain.generations and trace.sources == plain.sources
+
+
+def test_sniff_rejects_native_and_codex() -> None:
+    assert claude_code.sniff(STORY.read_bytes()[:65536])
+    assert not claude_code.sniff(b'{"format": "compaction-trace/1", "id": "x", "sources": [], "generations": []}')
+    codex_head = (REAL / "codex_v0.146_schema_fixture_agent-sessions.jsonl").read_bytes()[:65536]
+    assert not claude_code.sniff(codex_head)
+    # A first record longer than the head is recognised by its keys.
+    long_first = b'{"parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"content":"' + b"x" * 70000
+    assert claude_code.sniff(long_first[:65536])
+
+
+# --- sub-agent logs ----------------------------------------------------------------------------------
+
+
+def test_sidechain_paths_lists_this_sessions_agents(tmp_path: Path) -> None:
+    session = write(tmp_path / "sess-1.jsonl", [user("u1", None, "Delegate the search.")])
+    mine = write(tmp_path / "agent-aa11.jsonl", [
+        user("c1", None, "Search the repo for TODOs.", isSidechain=True, agentId="aa11"),
+        assistant("c2", "c1", [text("Found 3 TODOs in src/app.py.")], isSidechain=True, agentId="aa11"),
+    ])  # fmt: skip
+    other = user("o1", None, "Other session.", isSidechain=True)
+    write(tmp_path / "agent-bb22.jsonl", [{**other, "sessionId": "sess-2"}])
+    nested_dir = tmp_path / "sess-1" / "subagents"
+    nested_dir.mkdir(parents=True)
+    nested = write(nested_dir / "agent-cc33.jsonl", [user("n1", None, "Nested agent.", isSidechain=True)])
+    assert sidechain_paths(session) == [nested, mine]
+    agent = load_trace(mine)
+    assert agent.format == "claude-code" and agent.extra["subagent"] is True
+    assert [s.key for s in agent.sources if s.namespace == "transcript"] == ["c1", "c2"]
+    assert agent.id == "sess-1/agent-aa11"
+
+
+# --- arbitrary records of the right shape: the reader itself raises nothing but TraceReadError ---------
+
+_leaf = st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from(["u1", "u2", "a1", "t1", "", "Error: x"])
+_value = st.recursive(_leaf, lambda c: st.lists(c, max_size=3) | st.dictionaries(
+    st.sampled_from(["type", "text", "id", "content", "input", "name", "tool_use_id", "is_error", "file_path"]),
+    c, max_size=3), max_leaves=8)  # fmt: skip
+_block = st.fixed_dictionaries(
+    {"type": st.sampled_from(["text", "tool_use", "tool_result", "thinking", "image"]) | _value},
+    optional={"text": _value, "id": _value, "input": _value, "name": _value, "content": _value,
+              "tool_use_id": _value, "is_error": _value},
+)  # fmt: skip
+_record = st.fixed_dictionaries(
+    {"type": st.sampled_from(["user", "assistant", "system", "summary", "attachment", "x"]) | _value},
+    optional={"uuid": st.sampled_from(["u1", "u2", "a1", None, 3]), "parentUuid": st.sampled_from(["u1", "a1", None]),
+              "logicalParentUuid": _value, "isSidechain": _value, "isCompactSummary": _value,
+              "subtype": st.sampled_from(["compact_boundary", "microcompact_boundary"]) | _value,
+              "compactMetadata": _value, "toolUseResult": _value, "attachment": _value, "sessionId": _value,
+              "message": st.fixed_dictionaries({}, optional={"id": _value, "content": st.lists(_block, max_size=3)})
+              | _value},
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(records=st.lists(_record, max_size=6), tail=st.sampled_from([b"", b"\n", b"\n{torn", b"\n[1]\n"]))
+def test_reader_raises_only_trace_read_error(records: list[dict[str, Any]], tail: bytes) -> None:
+    with TemporaryDirectory() as folder:
+        path = Path(folder) / "session.jsonl"
+        path.write_bytes("\n".join(json.dumps(r) for r in records).encode() + tail)
+        try:
+            claude_code.read(path)  # not load_trace: its safety net would hide a reader bug
+        except TraceReadError:
+            pass

@@ -1,0 +1,220 @@
+"""Codex reader: the real rollout fixture, every way a compacted line carries (or hides) its summary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from tempfile import TemporaryDirectory
+from typing import Any
+
+import pytest
+import zstandard
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspector.errors import TraceReadError
+from inspector.model import Severity
+from inspector.readers import codex, detect_format, load_trace, native
+
+REAL = Path(__file__).resolve().parents[2] / "shared" / "real_traces"
+REAL_CODEX = REAL / "codex_v0.146_schema_fixture_agent-sessions.jsonl"
+STORY = Path(__file__).parent / "fixtures" / "codex" / "three_compactions.jsonl"
+PREFIX = "Another language model started to solve this problem"
+
+
+def line(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    return {"timestamp": "2025-10-02T08:00:00.000Z", "type": kind, "payload": payload}
+
+
+def message(role: str, text: str) -> dict[str, Any]:
+    block = "output_text" if role == "assistant" else "input_text"
+    return line("response_item", {"type": "message", "role": role, "content": [{"type": block, "text": text}]})
+
+
+def write(path: Path, records: list[dict[str, Any] | str]) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
+    return path
+
+
+def meta(session: str = "rollout-1") -> dict[str, Any]:
+    return line("session_meta", {"id": session, "cwd": "/repo", "cli_version": "0.46.0"})
+
+
+# --- the real fixture -------------------------------------------------------------------------------
+
+
+def test_real_rollout_has_six_compactions_five_unavailable() -> None:
+    assert detect_format(REAL_CODEX) == "codex"
+    trace = load_trace(REAL_CODEX)
+    assert trace.format == "codex" and trace.id == "019fc8be-3658-7ca3-9e29-000000000000"
+    assert len(trace.generations) == 7
+    unavailable = [n for n in trace.notices if n.rule == "summary-unavailable"]
+    assert len(unavailable) == 5
+    assert all(n.severity is Severity.INFO for n in unavailable)
+    assert [n.generation for n in unavailable] == [2, 3, 4, 5, 6]
+    assert [g.extra["line"] for g in trace.generations[1:]] == [26, 47, 69, 81, 89, 111]
+    # Line 26: empty message, no encrypted item; its summary is the user message in the new history.
+    s1 = trace.generations[1]
+    assert s1.text is not None and s1.text.startswith("[trimmed for fixture]")
+    assert s1.extra["summary_source"] == "replacement_history"
+    assert s1.tokens_before == 16422
+    assert [g.text for g in trace.generations[2:]] == [None] * 5
+    assert all("encrypted" in g.extra["unavailable_reason"] for g in trace.generations[2:])
+
+
+def test_real_rollout_counts_drift_without_failing() -> None:
+    trace = load_trace(REAL_CODEX)
+    assert trace.extra["session_meta"] == 7
+    assert trace.extra["malformed_lines"] == 0
+    assert not [n for n in trace.notices if n.severity is Severity.WARNING]
+    assert trace.invariants is None
+
+
+# --- compaction shapes ------------------------------------------------------------------------------
+
+
+def test_three_compaction_shapes() -> None:
+    trace = load_trace(STORY)
+    assert trace.title == "Checkout discount fix"
+    s0, s1, s2, s3 = trace.generations
+    assert s1.text is not None and s1.text.startswith("Task: fix the checkout total in src/checkout.py.")
+    assert "summary_source" not in s1.extra  # payload.message
+    assert s2.text is not None and s2.text.startswith(PREFIX) and "The checkout fix is committed." in s2.text
+    assert s2.extra["summary_source"] == "replacement_history"
+    assert s3.text is None and s3.extra["window_id"] == "w-3"
+    assert [(n.rule, n.generation) for n in trace.notices] == [("summary-unavailable", 3)]
+    assert "encrypted" in trace.notices[0].message
+
+
+def test_token_counts_come_from_the_nearest_token_count_events() -> None:
+    trace = load_trace(STORY)
+    assert [(g.tokens_before, g.tokens_after) for g in trace.generations[1:]] == [
+        (182_000, 12_000), (150_000, 9_000), (140_000, 7_000)]  # fmt: skip
+
+
+def test_turns_tools_and_derived_records() -> None:
+    trace = load_trace(STORY)
+    users = [(s.authority, s.text[:22]) for s in trace.sources if s.kind == "user"]
+    assert users[0] == ("system", "<environment_context>\n")  # injected by the harness
+    assert ("user", "Fix the checkout total") in users
+    assert not any("You are Codex." in s.text for s in trace.sources)  # developer prompt: not a turn
+    assert not any(s.text.startswith(PREFIX) for s in trace.sources)
+    by_key = {(s.namespace, s.key): s for s in trace.sources}
+    assert by_key[("transcript", "call_2:output")].kind == "tool_error"
+    assert by_key[("transcript", "call_1:output")].kind == "tool_result"
+    assert by_key[("file", "src/checkout.py")].text == "read src/checkout.py; edit src/checkout.py"
+    commit = by_key[("command", "git commit -am 'Apply discounts in checkout total'")]
+    assert commit.kind == "completed-action" and commit.text.endswith("(succeeded)")
+    assert by_key[("command", "pytest tests/test_checkout.py -q")].text.endswith("(failed)")
+    s0 = trace.generations[0].text or ""
+    assert "\ntool_call shell: pytest tests/test_checkout.py -q\n" in s0 and "CHANGELOG" not in s0
+
+
+def test_covers_grow_with_each_compaction() -> None:
+    trace = load_trace(STORY)
+    covers = [set(g.covers) for g in trace.generations]
+    assert covers[0] == covers[1] and covers[1] < covers[2] < covers[3]
+    assert "call_4" in covers[2] and "call_4" not in covers[1]
+
+
+def test_compacted_without_any_summary_is_unavailable(tmp_path: Path) -> None:
+    path = write(tmp_path / "rollout.jsonl", [
+        meta(), message("user", "Hi."),
+        line("compacted", {"message": "", "replacement_history": []}),
+        line("compacted", {"message": "Plain summary."}),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [g.text for g in trace.generations] == ["user: Hi.", None, "Plain summary."]
+    assert [(n.rule, n.generation) for n in trace.notices] == [("summary-unavailable", 1)]
+    assert "no summary text" in trace.notices[0].message
+
+
+def test_exit_codes_in_plain_text_output(tmp_path: Path) -> None:
+    path = write(tmp_path / "rollout.jsonl", [
+        meta(),
+        line("response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
+                               "arguments": json.dumps({"command": ["bash", "-lc", "make deploy"]})}),
+        line("response_item", {"type": "function_call_output", "call_id": "c1",
+                               "output": "Exit code: 2\nWall time: 0.4 seconds\nOutput:\nmake: *** [deploy] Error 2"}),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert trace.source("c1:output").kind == "tool_error"
+    deploy = next(s for s in trace.sources if s.namespace == "command")
+    assert deploy.kind == "command" and deploy.text == "make deploy (failed)"  # a failed deploy is not done
+
+
+# --- bad input ---------------------------------------------------------------------------------------
+
+
+def test_malformed_line_and_unknown_types(tmp_path: Path) -> None:
+    path = write(tmp_path / "rollout.jsonl", [
+        meta(), message("user", "One."), "{oops", line("telepathy", {"x": 1}),
+        line("event_msg", {"type": "mind_meld"}), message("assistant", "Two."),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [s.text for s in trace.sources if s.namespace == "transcript"] == ["One.", "Two."]
+    assert [(n.rule, n.message.startswith(f"{path}:3:")) for n in trace.notices] == [("malformed-line", True)]
+    assert trace.extra["unknown_types"] == {"telepathy": 1, "event_msg mind_meld": 1}
+
+
+def test_zstd_rollout_loads(tmp_path: Path) -> None:
+    packed = tmp_path / "rollout-2025-10-02.jsonl.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(STORY.read_bytes()))
+    trace = load_trace(packed)
+    assert trace.format == "codex" and trace.generations == load_trace(STORY).generations
+
+
+def test_empty_rollout_raises(tmp_path: Path) -> None:
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("")
+    with pytest.raises(TraceReadError, match="empty"):
+        load_trace(path, format="codex")
+
+
+def test_sniff_accepts_only_rollouts() -> None:
+    assert codex.sniff(STORY.read_bytes())
+    assert not codex.sniff((REAL / "claude_code_v1.0.53_vsla_0a725fb5.jsonl").read_bytes()[:65536])
+    assert not codex.sniff(b'{"format":"compaction-trace/1","id":"x"}\n')
+
+
+def test_round_trips_through_native(tmp_path: Path) -> None:
+    for source in (STORY, REAL_CODEX):
+        trace = load_trace(source)
+        copy = tmp_path / f"{source.stem}.jsonl"
+        native.write(trace, copy)
+        again = load_trace(copy)
+        assert again.sources == trace.sources and again.generations == trace.generations
+
+
+# --- arbitrary payloads of the right shape: the reader itself raises nothing but TraceReadError --------
+
+_leaf = st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from(["c1", "", "Exit code: 3", '{"output": 1}'])
+_value = st.recursive(_leaf, lambda c: st.lists(c, max_size=3) | st.dictionaries(
+    st.sampled_from(["type", "text", "role", "content", "output", "metadata", "exit_code", "total_tokens",
+                     "last_token_usage", "encrypted_content", "command"]), c, max_size=3), max_leaves=8)  # fmt: skip
+_payload = st.fixed_dictionaries(
+    {"type": st.sampled_from(["message", "function_call", "function_call_output", "custom_tool_call",
+                              "token_count", "exec_command_end", "patch_apply_end", "mcp_tool_call_end",
+                              "agent_message", "zzz"]) | _value},
+    optional={"role": st.sampled_from(["user", "assistant", "developer"]) | _value, "content": _value,
+              "call_id": _value, "name": _value, "arguments": _value, "input": _value, "output": _value,
+              "info": _value, "exit_code": _value, "parsed_cmd": _value, "changes": _value, "result": _value,
+              "message": _value, "replacement_history": st.lists(_value, max_size=3) | _value},
+)  # fmt: skip
+_line = st.fixed_dictionaries(
+    {"type": st.sampled_from(["session_meta", "response_item", "event_msg", "compacted"]) | _value,
+     "payload": _payload | _value},
+    optional={"timestamp": _value},
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(lines=st.lists(_line, max_size=6), tail=st.sampled_from([b"", b"\n", b"\n{torn", b"\n[1]\n"]))
+def test_reader_raises_only_trace_read_error(lines: list[dict[str, Any]], tail: bytes) -> None:
+    with TemporaryDirectory() as folder:
+        path = Path(folder) / "rollout.jsonl"
+        path.write_bytes("\n".join(json.dumps(r) for r in lines).encode() + tail)
+        try:
+            codex.read(path)  # not load_trace: its safety net would hide a reader bug
+        except TraceReadError:
+            pass
