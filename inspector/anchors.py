@@ -8,6 +8,7 @@ two namespaces (two `config.yaml`) is ambiguous, which is worse than a miss.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -73,20 +74,31 @@ def extract_anchors(text: str, patterns: Mapping[str, str] | None = None) -> lis
     `[[key]]` is taken first so that a path or hash inside brackets is one anchor, not two.
     """
     compiled = _DEFAULT_COMPILED if patterns is None else _compile(patterns)
-    taken: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = []  # sorted, non-overlapping spans already claimed
     found: list[Anchor] = []
     for name, regex in compiled:
+        claimed = list(taken)
+        starts = [start for start, _ in claimed]
         for match in regex.finditer(text):
             start, end = match.span()
-            if any(start < t_end and t_start < end for t_start, t_end in taken):
+            if _overlaps(claimed, starts, start, end):
                 continue
             key = match.group(1) if regex.groups else match.group(0)
             if name == "path" and not _plausible_path(key):
                 continue
             taken.append((start, end))
             found.append(Anchor(key=key, start=start, end=end, pattern=name))
+        taken.sort()
     found.sort(key=lambda a: a.start)
     return found
+
+
+def _overlaps(claimed: list[tuple[int, int]], starts: list[int], start: int, end: int) -> bool:
+    """Does [start, end) overlap a claimed span? Claimed spans are disjoint and sorted: look at two."""
+    position = bisect_right(starts, start)
+    return (position > 0 and claimed[position - 1][1] > start) or (
+        position < len(claimed) and claimed[position][0] < end
+    )
 
 
 def _plausible_path(key: str) -> bool:

@@ -109,10 +109,12 @@ def invariant_universe(trace: Trace) -> list[Invariant]:
     return universe
 
 
-def introduced_at(invariant: Invariant, trace: Trace, source_keys: set[str]) -> int | None:
+def introduced_at(
+    invariant: Invariant, trace: Trace, covers: Sequence[frozenset[str]], source_keys: frozenset[str]
+) -> int | None:
     """First generation responsible for the invariant: the one that first covers its source record."""
     if invariant.source_key is not None and invariant.source_key in source_keys:
-        return next((g.index for g in trace.generations if invariant.source_key in g.covers), None)
+        return next((k for k, keys in enumerate(covers) if invariant.source_key in keys), None)
     if trace.invariants is not None and invariant in trace.invariants:
         return 0
     return next(
@@ -120,10 +122,10 @@ def introduced_at(invariant: Invariant, trace: Trace, source_keys: set[str]) -> 
     )
 
 
-def retired_at(invariant: Invariant, trace: Trace) -> int | None:
+def retired_at(invariant: Invariant, successors: dict[str, list[str]], covers: Sequence[frozenset[str]]) -> int | None:
     """First generation that covers a record superseding the invariant's source: it is no longer owed."""
-    successors = {s.key for s in trace.sources if invariant.source_key and s.supersedes == invariant.source_key}
-    return next((g.index for g in trace.generations if successors & set(g.covers)), None)
+    later = successors.get(invariant.source_key or "", [])
+    return next((k for k, keys in enumerate(covers) if any(key in keys for key in later)), None) if later else None
 
 
 def track_invariant(
@@ -230,9 +232,16 @@ def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
     config = config or Config()
     index = AnchorIndex(trace.sources)
     generations = tuple(generation_facts(g, index, config) for g in trace.generations)
-    source_keys = {s.key for s in trace.sources}
+    covers = [frozenset(g.covers) for g in trace.generations]  # one set per generation, not a scan per item
+    source_keys = frozenset(s.key for s in trace.sources)
+    successors: dict[str, list[str]] = {}
+    for record in trace.sources:
+        if record.supersedes is not None:
+            successors.setdefault(record.supersedes, []).append(record.key)
     tracks = tuple(
-        track_invariant(inv, generations, introduced_at(inv, trace, source_keys), retired_at(inv, trace))
+        track_invariant(
+            inv, generations, introduced_at(inv, trace, covers, source_keys), retired_at(inv, successors, covers)
+        )
         for inv in invariant_universe(trace)
     )
     return TraceFacts(trace, config, generations, tracks)

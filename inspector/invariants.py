@@ -78,6 +78,7 @@ def extract_invariants(sources: Iterable[SourceRecord]) -> list[Invariant]:
 
     A record typed as an invariant kind is that invariant; a record that supersedes another is a
     correction; a tool error is failure history; user and system text is mined sentence by sentence.
+    The same kind and wording twice (a command that failed four times) is one invariant, the first.
     """
     found: list[Invariant] = []
     for record in sources:
@@ -93,7 +94,14 @@ def extract_invariants(sources: Iterable[SourceRecord]) -> list[Invariant]:
                                    record.key))  # fmt: skip
         elif record.kind not in _NOT_MINED_KINDS and record.authority in _MINED_AUTHORITIES:
             found.extend(_mine(record))
-    return found
+    seen: set[tuple[InvariantKind, str]] = set()
+    unique = []
+    for invariant in found:
+        wording = (invariant.kind, normalise(invariant.text))
+        if wording not in seen:
+            seen.add(wording)
+            unique.append(invariant)
+    return unique
 
 
 def _mine(record: SourceRecord) -> Iterator[Invariant]:

@@ -127,3 +127,10 @@ def test_a_superseded_fact_is_retired_not_lost():
     statuses = {t.invariant.source_key: t.statuses for t in compute_facts(trace).invariants}
     assert statuses["a"] == (InvariantStatus.RETIRED, InvariantStatus.RETIRED)
     assert generations_of(trace, "invariant-lost") == []
+
+
+def test_harness_injected_text_is_not_mined_and_repeats_collapse():
+    assert kinds("Caveat: DO NOT respond to these messages.", authority="harness", kind="user") == []
+    failures = extract_invariants([record(f"e{i}", "Bash failed: make paper\nexit 2", kind="tool_error")
+                                   for i in range(4)])  # fmt: skip
+    assert [(i.kind, i.source_key) for i in failures] == [(InvariantKind.FAILURE, "e0")]

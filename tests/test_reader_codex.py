@@ -95,7 +95,7 @@ def test_token_counts_come_from_the_nearest_token_count_events() -> None:
 def test_turns_tools_and_derived_records() -> None:
     trace = load_trace(STORY)
     users = [(s.authority, s.text[:22]) for s in trace.sources if s.kind == "user"]
-    assert users[0] == ("system", "<environment_context>\n")  # injected by the harness
+    assert users[0] == ("harness", "<environment_context>\n")  # injected by the harness
     assert ("user", "Fix the checkout total") in users
     assert not any("You are Codex." in s.text for s in trace.sources)  # developer prompt: not a turn
     assert not any(s.text.startswith(PREFIX) for s in trace.sources)

@@ -347,7 +347,7 @@ class _Reader:
         text = blocks_text([b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_result")])
         if text:
             system = data.get("isMeta") is True or text.lstrip().startswith(_SYSTEM_TEXT)
-            self.transcript.turn(node.uuid, "user", "system" if system else "user", text, timestamp, fields=fields)
+            self.transcript.turn(node.uuid, "user", "harness" if system else "user", text, timestamp, fields=fields)
         for block in results:
             call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
             body = blocks_text(block.get("content")) or blocks_text(block.get("text"))

@@ -130,7 +130,7 @@ class _Reader:
         elif kind == "agent_message":
             text = blocks_text(payload.get("content"))
             if text:
-                self.transcript.turn(key, "user", "system", text, timestamp, author=payload.get("author"))
+                self.transcript.turn(key, "user", "agent", text, timestamp, author=payload.get("author"))
         elif kind in _CALLS:
             call_id = _call_id(payload, key)
             name = payload.get("name") if isinstance(payload.get("name"), str) else kind
@@ -154,7 +154,7 @@ class _Reader:
             if text.startswith(_SUMMARY_PREFIX):
                 return  # the summary put back after a compaction is a generation, not evidence
             injected = text.lstrip().startswith(_INJECTED)
-            self.transcript.turn(key, "user", "system" if injected else "user", text, timestamp)
+            self.transcript.turn(key, "user", "harness" if injected else "user", text, timestamp)
         else:  # developer / system prompts: the harness's instructions, not the conversation
             self.instructions += 1
 
