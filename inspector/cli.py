@@ -24,7 +24,9 @@ from inspector.policies import AdaptiveWeights, PolicyRun, compare
 from inspector.readers import format_names, load_trace
 from inspector.refresh import refresh_at
 from inspector.report import to_json, to_text
+from inspector.review import markdown_report
 from inspector.rules import all_rules
+from inspector.store import open_store
 
 EXIT_PASS, EXIT_FAIL, EXIT_UNREADABLE = 0, 1, 2
 
@@ -69,6 +71,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="adaptive weights: depth, corrections, authority, volatility, irreversible, threshold",
     )  # fmt: skip
     policies.add_argument("--json", action="store_true")
+
+    annotations = commands.add_parser("annotations", help="export, import and report reviewer annotations")
+    annotations.add_argument("--db", default=None, metavar="URL", help="store URL (default: INSPECTOR_DB_URL or the "
+                             "SQLite file in the data folder)")  # fmt: skip
+    annotation_commands = annotations.add_subparsers(dest="annotations_command", required=True)
+    ann_export = annotation_commands.add_parser("export", help="write annotations as JSONL (importable) or CSV")
+    ann_export.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+    ann_export.add_argument("--trace", default=None, metavar="TRACE", help="only this trace file's annotations")
+    ann_export.add_argument("-o", "--output", default=None, metavar="FILE", help="default: standard output")
+    ann_import = annotation_commands.add_parser("import", help="merge a JSONL export; known entries are skipped")
+    ann_import.add_argument("file", metavar="FILE")
+    ann_report = annotation_commands.add_parser("report", help="a Markdown review report for one trace")
+    ann_report.add_argument("trace", metavar="TRACE")
+    ann_report.add_argument("--format", dest="trace_format", default="auto", choices=format_names())
+    ann_report.add_argument("-o", "--output", default=None, metavar="FILE")
 
     ledger = commands.add_parser("ledger", help="the corrections ledger")
     ledger_commands = ledger.add_subparsers(dest="ledger_command", required=True)
@@ -196,6 +213,45 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def _write(output: str | None, data: bytes) -> None:
+    if output is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        Path(output).write_bytes(data)
+
+
+def _annotations(args: argparse.Namespace) -> int:
+    store = open_store(args.db)
+    annotations = store.annotations
+    if args.annotations_command == "export":
+        if args.trace is not None and not Path(args.trace).is_file():
+            print(f"{args.trace}: no such file", file=sys.stderr)
+            return EXIT_UNREADABLE
+        digest = content_hash(Path(args.trace)) if args.trace else None
+        data = annotations.export_jsonl(digest) if args.format == "jsonl" else annotations.export_csv(digest).encode()
+        _write(args.output, data)
+        return EXIT_PASS
+    if args.annotations_command == "import":
+        path = Path(args.file)
+        try:
+            with path.open("rb") as stream:
+                added, revisions, errors = annotations.import_jsonl(stream)
+        except OSError as error:
+            print(f"{path}: cannot read: {error.strerror or error}", file=sys.stderr)
+            return EXIT_UNREADABLE
+        for error in errors:
+            print(f"{path}:{error.line}: {error.message}", file=sys.stderr)
+        print(f"{path}: added {added} annotations and {revisions} revisions; {len(errors)} lines skipped")
+        return EXIT_FAIL if errors else EXIT_PASS
+    trace = _load(args.trace, args.trace_format)
+    if trace is None:
+        return EXIT_UNREADABLE
+    report = markdown_report(analyze(trace), annotations.for_trace(content_hash(Path(args.trace))))
+    _write(args.output, report.encode())
+    return EXIT_PASS
+
+
 def _ledger(args: argparse.Namespace) -> int:
     default_ledger().export_jsonl(sys.stdout.buffer, args.trace)
     return EXIT_PASS
@@ -203,7 +259,9 @@ def _ledger(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handlers = {"check": _check, "refresh": _refresh, "policies": _policies, "ledger": _ledger}
+    handlers = {
+        "check": _check, "refresh": _refresh, "policies": _policies, "ledger": _ledger, "annotations": _annotations,
+    }  # fmt: skip
     try:
         return handlers[args.command](args) if args.command in handlers else _rules()
     except BrokenPipeError:  # `check … | head` is ordinary use

@@ -1,12 +1,11 @@
-"""The corrections ledger: an append-only record of what each refresh found.
+"""The corrections ledger: an append-only record of what each refresh found, kept in the store.
 
-History is never rewritten: entries are only ever appended, with when, where, why and who asked.
-This JSONL file is the store until the review database exists; its format is also the export.
+History is never rewritten: there is an append and there are reads, with no update or delete.
+Older versions kept the ledger as JSONL in the data folder; `adopt_jsonl_ledger` moves it in.
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
@@ -15,8 +14,13 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
 
 from inspector.refresh import Correction, RefreshResult
+from inspector.store.schema import CorrectionRow
+
+_CORRECTION_FIELDS = ("type", "invariant_id", "kind", "inherited", "source", "source_key", "reason")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,52 +32,42 @@ class LedgerEntry:
     trace_label: str
     generation: int
     trigger: str
-    """What asked for the refresh: `manual`, or a policy name."""
+    """What asked for the refresh: `manual`, `cli`, or a policy name."""
     requested_by: str
     correction: dict[str, Any]
 
 
 class CorrectionsLedger:
-    """Append-only JSONL: one entry per line; there is deliberately no update or delete."""
+    """Append-only: one row per correction; there is deliberately no update or delete."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self._sessions = sessions
 
     def append(
         self, result: RefreshResult, *, trace: str, trace_label: str, trigger: str, requested_by: str
     ) -> list[LedgerEntry]:
-        now = datetime.now(UTC).isoformat(timespec="seconds")
+        now = datetime.now(UTC).isoformat(timespec="microseconds")
         entries = [
             LedgerEntry(uuid.uuid4().hex, now, trace, trace_label, result.generation, trigger, requested_by,
                         _correction_dict(c))  # fmt: skip
             for c in result.corrections
         ]
-        if entries:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            payload = b"".join(orjson.dumps(asdict(e)) + b"\n" for e in entries)
-            # One write on an O_APPEND descriptor: concurrent appenders never interleave inside a line.
-            descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                os.write(descriptor, payload)
-                os.fsync(descriptor)
-            finally:
-                os.close(descriptor)
+        self._insert(entries)
         return entries
 
-    def entries(self, trace: str | None = None) -> list[LedgerEntry]:
-        return [e for e in self._read() if trace is None or e.trace == trace]
+    def _insert(self, entries: Iterable[LedgerEntry]) -> int:
+        rows = [_row(e) for e in entries]
+        if rows:
+            with self._sessions.begin() as session:
+                session.add_all(rows)
+        return len(rows)
 
-    def _read(self) -> Iterator[LedgerEntry]:
-        if not self.path.exists():
-            return
-        with self.path.open("rb") as stream:
-            for line in stream:
-                if not line.strip():
-                    continue
-                try:
-                    yield LedgerEntry(**orjson.loads(line))
-                except (orjson.JSONDecodeError, TypeError):
-                    continue  # a torn line from a crashed writer; the rest stays readable
+    def entries(self, trace: str | None = None) -> list[LedgerEntry]:
+        with self._sessions() as session:
+            query = select(CorrectionRow).order_by(CorrectionRow.recorded_at, CorrectionRow.id)
+            if trace is not None:
+                query = query.where(CorrectionRow.trace_hash == trace)
+            return [_entry(row) for row in session.scalars(query)]
 
     def export_jsonl(self, out: BinaryIO, trace: str | None = None) -> int:
         entries = self.entries(trace)
@@ -82,22 +76,59 @@ class CorrectionsLedger:
         return len(entries)
 
 
+def adopt_jsonl_ledger(ledger: CorrectionsLedger, path: Path) -> int:
+    """Move a JSONL ledger into the store once: entries already there (by id) are skipped, and the
+    file is renamed, not deleted, so nothing is lost if anything goes wrong."""
+    if not path.exists():
+        return 0
+    known = {e.id for e in ledger.entries()}
+    fresh = [e for e in read_jsonl_ledger(path) if e.id not in known]
+    added = ledger._insert(fresh)  # noqa: SLF001  (the ledger's own bulk path)
+    path.rename(path.with_name(path.name + ".adopted"))
+    return added
+
+
+def read_jsonl_ledger(path: Path) -> Iterator[LedgerEntry]:
+    with path.open("rb") as stream:
+        for line in stream:
+            if not line.strip():
+                continue
+            try:
+                yield LedgerEntry(**orjson.loads(line))
+            except (orjson.JSONDecodeError, TypeError):
+                continue  # a torn line from a crashed writer; the rest is still adopted
+
+
 def _correction_dict(correction: Correction) -> dict[str, Any]:
     data = asdict(correction)
     data["type"] = correction.type.value
-    return data
+    return {k: data[k] for k in _CORRECTION_FIELDS} | {"generation": correction.generation}
+
+
+def _row(entry: LedgerEntry) -> CorrectionRow:
+    c = entry.correction
+    return CorrectionRow(id=entry.id, recorded_at=entry.recorded_at, trace_hash=entry.trace,
+                         trace_label=entry.trace_label, generation=entry.generation, trigger=entry.trigger,
+                         requested_by=entry.requested_by, type=c["type"], invariant_id=c.get("invariant_id"),
+                         kind=c.get("kind"), inherited=c.get("inherited"), source=c.get("source"),
+                         source_key=c.get("source_key"), reason=c.get("reason") or "")  # fmt: skip
+
+
+def _entry(row: CorrectionRow) -> LedgerEntry:
+    correction = {name: getattr(row, name) for name in _CORRECTION_FIELDS} | {"generation": row.generation}
+    return LedgerEntry(row.id, row.recorded_at, row.trace_hash, row.trace_label, row.generation, row.trigger,
+                       row.requested_by, correction)  # fmt: skip
 
 
 def default_ledger() -> CorrectionsLedger:
-    from inspector.library import data_dir
+    from inspector.store import open_store
 
-    return CorrectionsLedger(data_dir() / "corrections.jsonl")
+    return open_store().ledger
 
 
 def entries_as_rows(entries: Iterable[LedgerEntry]) -> list[dict[str, Any]]:
     return [
         {"recorded_at": e.recorded_at, "trace": e.trace_label, "generation": e.generation, "trigger": e.trigger,
-         "requested_by": e.requested_by, **{k: e.correction.get(k) for k in
-         ("type", "invariant_id", "kind", "inherited", "source", "source_key", "reason")}}
+         "requested_by": e.requested_by, **{k: e.correction.get(k) for k in _CORRECTION_FIELDS}}
         for e in entries
     ]  # fmt: skip

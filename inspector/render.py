@@ -33,6 +33,7 @@ class Highlight:
 HIGHLIGHT_LABELS: dict[str, str] = {
     "anchor-resolved": "resolved", "anchor-unresolved": "unresolved", "anchor-ambiguous": "ambiguous",
     "elision-orphaned": "orphaned", "invariant-kept": "kept", "invariant-weakened": "weakened", "claim": "claims",
+    "annotated": "reviews",
 }  # fmt: skip
 """Short names for the per-class toggles."""
 
@@ -44,6 +45,7 @@ HIGHLIGHT_CLASSES: dict[str, str] = {
     "invariant-kept": "invariant kept (verbatim or paraphrased)",
     "invariant-weakened": "invariant whose force was weakened",
     "claim": "completeness claim",
+    "annotated": "reviewer annotation",
 }
 """Every highlight class with its legend text; pages build their toggles from this."""
 
@@ -58,6 +60,7 @@ STYLE = """
 .ci-text mark.invariant-kept{background:#e8f5e9}
 .ci-text mark.invariant-weakened{background:#fce4ec;outline:1px solid #ad1457}
 .ci-text mark.claim{background:#ede7f6;font-style:italic}
+.ci-text mark.annotated{box-shadow:inset 0 -3px 0 #6a1b9a}
 .ci-text mark.selected{outline:3px solid #1565c0}
 .ci-legend span{display:inline-block;margin:0 0.8rem 0.3rem 0;font-size:0.85rem}
 .ci-legend mark{padding:0 4px}

@@ -16,6 +16,7 @@ from inspector.facts import InvariantTrack
 from inspector.invariants import PRESERVATION_WEIGHT, InvariantStatus
 from inspector.model import Finding, finding_id
 from inspector.refresh import Correction
+from inspector.store.annotations import Annotation
 
 _PRESENT = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
 
@@ -188,4 +189,13 @@ def debt_comparison(original: Analysis, refreshed: Analysis) -> list[dict[str, A
         {"generation": a["generation"], "max depth (chain)": a["max_depth"], "max depth (refreshed)": b["max_depth"],
          "findings (chain)": a["errors"] + a["warnings"], "findings (refreshed)": b["errors"] + b["warnings"]}
         for a, b in zip(before, after, strict=True)
+    ]  # fmt: skip
+
+
+def annotation_rows(annotations: Iterable[Annotation]) -> list[dict[str, Any]]:
+    return [
+        {"label": a.label, "target": a.target.kind, "generation": a.target.generation, "quoted": a.target.quoted_text,
+         "finding": a.target.finding_id, "invariant": a.target.invariant_id, "comment": a.current.comment,
+         "reviewer": a.current.reviewer, "revisions": len(a.revisions), "updated": a.current.created_at}
+        for a in annotations
     ]  # fmt: skip

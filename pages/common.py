@@ -8,16 +8,18 @@ deep link to what is on screen.
 from __future__ import annotations
 
 import html
+import os
 from pathlib import Path
 
 import streamlit as st
 
 from inspector.analysis import Analysis, analyze
 from inspector.errors import TraceReadError
-from inspector.library import TraceRef, TraceRefError, content_hash, resolve
+from inspector.library import TraceRef, TraceRefError, content_hash, data_dir, resolve
 from inspector.readers import load_trace
 from inspector.refresh import RefreshResult, refresh_and_reanalyse
 from inspector.render import style_block
+from inspector.store import Store, open_store
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
 
@@ -55,6 +57,17 @@ def _analysis_of(digest: str, _path: str) -> Analysis:
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _refreshed(digest: str, k: int, _analysis: Analysis) -> tuple[RefreshResult, Analysis]:
     return refresh_and_reanalyse(_analysis, k)
+
+
+@st.cache_resource(show_spinner=False)
+def _store(url: str) -> Store:
+    # "default:<folder>" keys the default store by data folder, so tests with their own folder get their own.
+    return open_store(None if url.startswith("default:") else url)
+
+
+def store() -> Store:
+    """The review store (annotations and ledger), opened and migrated once per process."""
+    return _store(os.environ.get("INSPECTOR_DB_URL") or f"default:{data_dir()}")
 
 
 def trace_hash() -> str | None:

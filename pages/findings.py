@@ -5,13 +5,19 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from inspector.review import latest_by_finding
+from inspector.store import Target
 from inspector.views import finding_rows
 from pages.common import caption_for, require_analysis, state_params
+from pages.review_widgets import annotate_form, trace_annotations
 
 analysis = require_analysis()
 caption_for(analysis)
 st.header("Findings")
 rows = pd.DataFrame(finding_rows(analysis))
+reviews = latest_by_finding(trace_annotations())
+if not rows.empty:
+    rows["review"] = [reviews[i].label if i in reviews else "" for i in rows["id"]]
 if rows.empty:
     st.success("No findings.")
     st.stop()
@@ -31,7 +37,7 @@ if generations:
 st.write(f"{len(shown)} of {len(rows)} findings")
 
 event = st.dataframe(
-    shown[["generation", "severity", "rule", "message", "id"]],
+    shown[["generation", "severity", "rule", "message", "review", "id"]],
     hide_index=True,
     on_select="rerun",
     selection_mode="single-row",
@@ -56,3 +62,16 @@ choice = st.selectbox(
 )
 if st.button("Open in generation view", key="open_finding") and choice:
     open_finding(choice)
+
+if choice:
+    st.subheader("Review the picked finding")
+    row = rows[rows["id"] == choice].iloc[0]
+    generation = None if pd.isna(row["generation"]) else int(row["generation"])
+    text = analysis.trace.generations[generation].text if generation is not None else None
+    start = None if pd.isna(row["start"]) else int(row["start"])
+    end = None if pd.isna(row["end"]) else int(row["end"])
+    annotate_form(
+        Target("finding", finding_id=choice, rule=row["rule"], generation=generation, start=start, end=end,
+               quoted_text=text[start:end] if text is not None and start is not None else None),
+        "findings_page", trace_label=analysis.trace.title or analysis.trace.id, existing=reviews.get(choice),
+    )  # fmt: skip

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from inspector.ledger import default_ledger
+from inspector.model import finding_id
 from inspector.refresh import refresh_at
 from inspector.render import (
     HIGHLIGHT_CLASSES,
@@ -19,7 +19,10 @@ from inspector.render import (
     paginate_diff,
     word_diff,
 )
-from inspector.views import correction_rows, find_finding
+from inspector.review import annotation_highlights, latest_by_finding
+from inspector.store import Target
+from inspector.store.annotations import occurrences
+from inspector.views import annotation_rows, correction_rows, find_finding
 from pages.common import (
     caption_for,
     current_generation,
@@ -28,8 +31,10 @@ from pages.common import (
     reviewer_name,
     set_state,
     show_text,
+    store,
     trace_hash,
 )
+from pages.review_widgets import annotate_form, trace_annotations
 
 PAGE_CHARS = 40_000
 """Longer texts are shown a part at a time so a 1 MB generation keeps the page responsive."""
@@ -79,7 +84,7 @@ if generation.kind == "summary" and refresh_column.button("Refresh from source",
         st.write(f"Re-reading the {len(generation.covers)} source records {generation.label} descends from…")
         result = refresh_at(analysis, k)
         st.write(f"Rebuilt {len(result.rebuilt)} typed invariants; comparing with what {generation.label} inherited…")
-        entries = default_ledger().append(result, trace=trace_hash() or analysis.trace.id,
+        entries = store().ledger.append(result, trace=trace_hash() or analysis.trace.id,
                                           trace_label=analysis.trace.title or analysis.trace.id,
                                           trigger="manual", requested_by=reviewer_name())  # fmt: skip
         st.write(f"Appended {len(entries)} corrections to the ledger.")
@@ -98,7 +103,8 @@ if branch is not None and branch[0] == k:
     else:
         st.success("Nothing to correct: this state matches its sources.")
 
-text_tab, diff_tab = st.tabs(["Text and findings", "Diff against parent"])
+reviews = trace_annotations()
+text_tab, diff_tab, review_tab = st.tabs(["Text and findings", "Diff against parent", "Review"])
 with text_tab:
     if generation.text is None:
         reason = generation.extra.get("unavailable_reason", "this summary's text is not in the log")
@@ -113,11 +119,11 @@ with text_tab:
             window = ((part - 1) * PAGE_CHARS, min(len(text), part * PAGE_CHARS))
         body, side = st.columns([3, 2])
         with body:
+            marks = highlights(analysis, k) + annotation_highlights(analysis, reviews, k)
             st.html(
                 highlight_html(
-                    text, highlights(analysis, k), enabled, window=window, selected=selected,
-                    targets=finding_targets(analysis, k),
-                )  # fmt: skip
+                    text, marks, enabled, window=window, selected=selected, targets=finding_targets(analysis, k)
+                )
             )
         with side:
             st.subheader("Findings")
@@ -136,3 +142,41 @@ with diff_tab:
             if len(parts) > 1:
                 part = st.number_input(f"Diff part (of {len(parts)})", 1, len(parts), 1, key=f"diff_part_{k}")
             st.html(diff_html(parts[part - 1]))
+
+with review_tab:
+    label = analysis.trace.title or analysis.trace.id
+    here = analysis.findings_for(k)
+    by_finding = latest_by_finding(reviews)
+    st.subheader("Review a finding")
+    if here:
+        ids = [finding_id(f) for f in here]
+        wanted = st.session_state.get("finding")
+        state = {i: by_finding[i].label if i in by_finding else "unreviewed" for i in ids}
+        chosen = st.selectbox(
+            "Finding", ids, index=ids.index(wanted) if wanted in ids else 0, key=f"review_finding_{k}",
+            format_func=lambda i: f"{here[ids.index(i)].rule} — {state[i]}",
+        )  # fmt: skip
+        finding = here[ids.index(chosen)]
+        show_text(finding.message, "div", "ci-caption")
+        annotate_form(Target("finding", finding_id=chosen, rule=finding.rule, generation=k, start=finding.start,
+                             end=finding.end, quoted_text=(generation.text or "")[finding.start : finding.end]
+                             if finding.start is not None else None),
+                      f"finding_{k}", trace_label=label, existing=by_finding.get(chosen))  # fmt: skip
+    else:
+        st.write("No findings in this generation.")
+    st.subheader("Mark a span the detectors missed")
+    if generation.text:
+        quote = st.text_input("Exact text to mark (as it appears in the text)", key=f"span_quote_{k}")
+        positions = list(occurrences(generation.text, quote)) if quote else []
+        if quote and not positions:
+            st.warning("That text does not occur in this generation.")
+        elif positions:
+            which = st.number_input("Occurrence", 1, len(positions), 1, key=f"span_occurrence_{k}") if len(
+                positions) > 1 else 1  # fmt: skip
+            start = positions[which - 1]
+            annotate_form(Target("span", generation=k, start=start, end=start + len(quote), quoted_text=quote),
+                          f"span_{k}", trace_label=label)  # fmt: skip
+    mine = [a for a in reviews if a.target.generation == k]
+    if mine:
+        st.subheader("Annotations on this generation")
+        st.dataframe(pd.DataFrame(annotation_rows(mine)), hide_index=True, key=f"annotations_{k}")

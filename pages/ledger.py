@@ -7,15 +7,15 @@ import io
 import pandas as pd
 import streamlit as st
 
-from inspector.ledger import default_ledger, entries_as_rows
-from pages.common import open_analysis, show_text, sync_state, trace_hash
+from inspector.ledger import entries_as_rows
+from pages.common import open_analysis, show_text, store, sync_state, trace_hash
 
 sync_state()
 st.header("Corrections ledger")
 st.write("Every refresh appends its corrections here with when, where, what triggered it and who asked. "
          "Nothing is ever edited or deleted.")  # fmt: skip
-ledger = default_ledger()
-show_text(f"Stored in {ledger.path}", css_class="ci-caption")
+ledger = store().ledger
+show_text(f"Stored in {store().engine.url.render_as_string(hide_password=True)}", css_class="ci-caption")
 analysis = open_analysis()
 only_this = analysis is not None and st.toggle("Only the open trace", value=True, key="ledger_only_open")
 entries = ledger.entries(trace_hash() if only_this else None)

@@ -6,8 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from inspector.render import matrix_html
-from inspector.views import invariant_matrix, lineage, manifest_diff
+from inspector.store import Target
+from inspector.views import annotation_rows, invariant_matrix, lineage, manifest_diff
 from pages.common import caption_for, current_generation, require_analysis, set_state, show_text
+from pages.review_widgets import annotate_form, trace_annotations
 
 analysis = require_analysis()
 caption_for(analysis)
@@ -55,3 +57,10 @@ st.dataframe(
                    "wording": s.wording or "", "why": s.reason, "depth": s.depth} for s in steps]),
     hide_index=True,
 )  # fmt: skip
+
+st.subheader("Review this invariant")
+notes = [a for a in trace_annotations() if a.target.kind == "invariant" and a.target.invariant_id == chosen]
+if notes:
+    st.dataframe(pd.DataFrame(annotation_rows(notes)), hide_index=True, key="invariant_annotations")
+label, latest = analysis.trace.title or analysis.trace.id, notes[-1] if notes else None
+annotate_form(Target("invariant", invariant_id=chosen), "invariant", trace_label=label, existing=latest)

@@ -192,3 +192,40 @@ def test_policy_page_compares_three_policies_and_reacts_to_settings():
     at.number_input(key="policy_n").set_value(1).run()
     summary = at.dataframe[0].value
     assert list(summary["policy"])[1] == "every 1" and summary["refreshes"].iloc[1] == 5
+
+
+def test_review_queue_walks_findings_and_survives_a_restart(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path))
+    at = page(app(trace="sample:staging_db_constraint.json"), "review")
+    assert at.get("progress")[0].proto.text == "0 of 2 reviewed"
+    at.text_input(key="reviewer").input("kim").run()
+    at.selectbox(key="label_queue").select("confirmed")
+    at.text_input(key="comment_queue").input("the constraint is gone")
+    at.button[0].click().run()
+    assert not at.exception and at.get("progress")[0].proto.text == "1 of 2 reviewed"
+
+    restarted = page(app(trace="sample:staging_db_constraint.json"), "review")  # a new app process
+    assert restarted.get("progress")[0].proto.text == "1 of 2 reviewed"
+    findings = page(app(trace="sample:staging_db_constraint.json"), "findings")
+    assert "confirmed" in list(findings.dataframe[0].value["review"])
+
+
+def test_annotating_a_span_on_the_generation_view_marks_it_inline(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path))
+    at = page(app(trace="sample:anchor_decay.json", gen="3"), "generation")
+    at.text_input(key="span_quote_3").input("fully preserved").run()
+    at.selectbox(key="label_span_3").select("confirmed")
+    submit = next(b for b in at.button if b.key and "annotate_span_3" in b.key)
+    submit.click().run()
+    assert not at.exception
+    assert 'class="annotated claim"' in html_of(at) or 'class="claim annotated"' in html_of(at)
+    assert at.dataframe[-1].value["quoted"].iloc[0] == "fully preserved"
+
+
+def test_annotating_an_invariant_from_the_lineage(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path))
+    at = page(app(trace="sample:five_item_synthetic.json"), "manifest")
+    at.selectbox(key="label_invariant").select("needs-source")
+    next(b for b in at.button if b.key and "annotate_invariant" in b.key).click().run()
+    assert not at.exception
+    assert at.dataframe[-1].value["label"].iloc[0] == "needs-source"

@@ -137,3 +137,20 @@ def test_refresh_from_source_button(page, server):
     wait_for_app(page)
     assert "S′5 refreshed" in page.locator('[data-testid="stGraphVizChart"] svg').text_content()
     save_screenshot(page, "chain-refreshed")
+
+
+def test_an_annotation_survives_a_reload(page, server):
+    page.goto(f"{server}/review?trace=sample:healthy_chain.json")
+    page.get_by_text("Every finding in this queue has a review.").wait_for()  # healthy: nothing to review
+    page.goto(f"{server}/review?trace=sample:staging_db_constraint.json")
+    page.get_by_text("0 of 2 reviewed").wait_for()
+    page.get_by_label("Comment").fill("prohibition paraphrased away")
+    page.get_by_role("button", name="Save review").click()
+    page.get_by_text("1 of 2 reviewed").wait_for()
+    page.reload()
+    page.get_by_text("1 of 2 reviewed").wait_for()
+    page.goto(f"{server}/generation?trace=sample:staging_db_constraint.json&gen=2")
+    mark = page.locator(".ci-text:not(.ci-legend) mark.annotated").first
+    mark.wait_for()
+    assert "confirmed by anonymous: prohibition paraphrased away" in mark.get_attribute("title")
+    save_screenshot(page, "annotated")

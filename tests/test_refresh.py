@@ -1,14 +1,12 @@
 """Source refresh, the append-only ledger and refresh-policy comparison."""
 
 import json
-import multiprocessing
 import subprocess
 import sys
 
 import pytest
 
 from inspector import analyze, load_trace
-from inspector.ledger import CorrectionsLedger
 from inspector.policies import AdaptiveWeights, adaptive, compare, every, never, simulate
 from inspector.refresh import CorrectionType, refresh_and_reanalyse, refresh_at, with_refresh
 from tests.helpers import REAL_TRACES, REPO, SAMPLES, chain, record
@@ -66,54 +64,7 @@ def test_the_refreshed_branch_resets_debt_and_leaves_history_alone():
     assert with_refresh(analysis.trace, 3, result) is not analysis.trace
 
 
-# --- ledger -------------------------------------------------------------------------------------
-
-
-def test_ledger_entries_survive_a_restart_and_a_second_refresh_appends(tmp_path):
-    path = tmp_path / "ledger.jsonl"
-    result = refresh_at(analysis_of("five_item_synthetic.json"), 5)
-    CorrectionsLedger(path).append(result, trace="h1", trace_label="five", trigger="manual", requested_by="kim")
-    reopened = CorrectionsLedger(path)  # a new process would see the same file
-    assert len(reopened.entries()) == 4
-    reopened.append(result, trace="h1", trace_label="five", trigger="every 2", requested_by="policy")
-    entries = CorrectionsLedger(path).entries("h1")
-    assert len(entries) == 8 and len({e.id for e in entries}) == 8
-    assert [e.trigger for e in entries] == ["manual"] * 4 + ["every 2"] * 4
-    assert entries[0].correction["type"] in {t.value for t in CorrectionType}
-
-
-def test_the_ledger_has_no_way_to_delete_or_rewrite():
-    public = {name for name in dir(CorrectionsLedger) if not name.startswith("_")}
-    assert public == {"append", "entries", "export_jsonl"}
-
-
-def _append_many(path, n):
-    ledger = CorrectionsLedger(path)
-    result = refresh_at(analysis_of("staging_db_constraint.json"), 3)
-    for _ in range(n):
-        ledger.append(result, trace="h", trace_label="s", trigger="manual", requested_by="p")
-
-
-def test_concurrent_appenders_lose_nothing(tmp_path):
-    path = tmp_path / "ledger.jsonl"
-    context = multiprocessing.get_context("spawn")
-    workers = [context.Process(target=_append_many, args=(path, 100)) for _ in range(2)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join(60)
-    assert len(CorrectionsLedger(path).entries()) == 200
-
-
-def test_export_is_jsonl_of_every_entry(tmp_path):
-    import io
-
-    path = tmp_path / "ledger.jsonl"
-    _append_many(path, 2)
-    out = io.BytesIO()
-    assert CorrectionsLedger(path).export_jsonl(out) == 2
-    rows = [json.loads(line) for line in out.getvalue().splitlines()]
-    assert rows[0]["correction"]["type"] == "omitted" and rows[0]["generation"] == 3
+# --- ledger (the store-backed ledger's own tests are in test_store.py) --------------------------
 
 
 # --- policies ------------------------------------------------------------------------------------

@@ -1,0 +1,48 @@
+"""The review store: annotations and the corrections ledger in one SQLAlchemy database."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from sqlalchemy.orm import sessionmaker
+
+from inspector.store.annotations import LABELS, Annotation, Annotations, ImportLineError, Revision, Target, reanchor
+from inspector.store.engine import database_url, make_engine, migrate
+
+
+class Store:
+    """One database: open it with a URL (default: SQLite in the data folder), migrated on open."""
+
+    def __init__(self, url: str | None = None) -> None:
+        self.url = url or database_url()
+        self.engine = make_engine(self.url)
+        migrate(self.engine)
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @cached_property
+    def annotations(self) -> Annotations:
+        return Annotations(self.sessions)
+
+    @cached_property
+    def ledger(self):  # type: ignore[no-untyped-def]
+        from inspector.ledger import CorrectionsLedger
+
+        return CorrectionsLedger(self.sessions)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def open_store(url: str | None = None) -> Store:
+    """Open (and migrate) the store; on the default store, adopt a JSONL ledger left by older versions."""
+    store = Store(url)
+    if url is None:
+        from inspector.ledger import adopt_jsonl_ledger
+        from inspector.library import data_dir
+
+        adopt_jsonl_ledger(store.ledger, data_dir() / "corrections.jsonl")
+    return store
+
+
+__all__ = ["LABELS", "Annotation", "Annotations", "ImportLineError", "Revision", "Store", "Target", "open_store",
+           "reanchor"]  # fmt: skip

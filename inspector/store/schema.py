@@ -1,0 +1,72 @@
+"""Tables of the review store: annotations with their revisions, and the corrections ledger.
+
+Every table is append-only by design: an annotation's identity and target never change, an edit is a
+new revision, and a correction is a new row. The current state of an annotation is its last revision.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class AnnotationRow(Base):
+    """What is annotated: a finding, a text span, an invariant or a whole generation of one trace."""
+
+    __tablename__ = "annotation"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    trace_hash: Mapped[str] = mapped_column(String(64), index=True)
+    trace_label: Mapped[str] = mapped_column(Text, default="")
+    target: Mapped[str] = mapped_column(String(16))
+    """finding, span, invariant or generation."""
+    finding_id: Mapped[str | None] = mapped_column(String(32), index=True)
+    rule: Mapped[str | None] = mapped_column(String(64))
+    generation: Mapped[int | None] = mapped_column(Integer)
+    start: Mapped[int | None] = mapped_column(Integer)
+    end: Mapped[int | None] = mapped_column(Integer)
+    quoted_text: Mapped[str | None] = mapped_column(Text)
+    """The span's text when annotated, so it can be found again if offsets move."""
+    invariant_id: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[str] = mapped_column(String(40))
+    created_by: Mapped[str] = mapped_column(Text)
+
+
+class RevisionRow(Base):
+    """One state of an annotation; edits add a row with the next number."""
+
+    __tablename__ = "annotation_revision"
+    __table_args__ = (UniqueConstraint("annotation_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    annotation_id: Mapped[str] = mapped_column(ForeignKey("annotation.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    label: Mapped[str] = mapped_column(String(64))
+    comment: Mapped[str] = mapped_column(Text, default="")
+    reviewer: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[str] = mapped_column(String(40))
+
+
+class CorrectionRow(Base):
+    """One correction a source refresh recorded (the corrections ledger)."""
+
+    __tablename__ = "correction"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    recorded_at: Mapped[str] = mapped_column(String(40))
+    trace_hash: Mapped[str] = mapped_column(String(64), index=True)
+    trace_label: Mapped[str] = mapped_column(Text, default="")
+    generation: Mapped[int] = mapped_column(Integer)
+    trigger: Mapped[str] = mapped_column(Text)
+    requested_by: Mapped[str] = mapped_column(Text)
+    type: Mapped[str] = mapped_column(String(16))
+    invariant_id: Mapped[str | None] = mapped_column(Text)
+    kind: Mapped[str | None] = mapped_column(String(32))
+    inherited: Mapped[str | None] = mapped_column(Text)
+    source: Mapped[str | None] = mapped_column(Text)
+    source_key: Mapped[str | None] = mapped_column(Text)
+    reason: Mapped[str] = mapped_column(Text, default="")

@@ -1,0 +1,201 @@
+"""The review store on SQLite and on a real PostgreSQL: the same tests, parametrised by URL."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from sqlalchemy import text
+
+from inspector import analyze, load_trace
+from inspector.ledger import read_jsonl_ledger
+from inspector.refresh import refresh_at
+from inspector.store import Store, Target, open_store, reanchor
+from tests.helpers import REPO, SAMPLES
+from tests.stores import BACKENDS, fresh_store_url
+
+
+@pytest.fixture(params=BACKENDS)
+def url(request, tmp_path):
+    with fresh_store_url(request.param, tmp_path) as store_url:
+        yield store_url
+
+
+@pytest.fixture
+def store(url):
+    opened = Store(url)
+    yield opened
+    opened.close()
+
+
+SPAN = Target("span", generation=2, start=0, end=38, quoted_text="Staging database access was discussed.")
+
+
+def test_add_revise_and_history(store):
+    first = store.annotations.add("h", SPAN, "confirmed", "the prohibition is gone", "kim", trace_label="staging")
+    revised = store.annotations.revise(first.id, "needs-source", "which record?", "lee")
+    assert [(r.number, r.label, r.reviewer) for r in revised.revisions] == [
+        (1, "confirmed", "kim"), (2, "needs-source", "lee"),
+    ]  # fmt: skip
+    assert revised.label == "needs-source" and revised.target == SPAN
+    assert [a.id for a in store.annotations.for_trace("h")] == [first.id]
+    assert store.annotations.for_trace("other") == []
+
+
+def test_custom_labels_are_kept_and_empty_ones_refused(store):
+    assert store.annotations.add("h", Target("generation", generation=1), "wrong-summary-model", "", "k").label == (
+        "wrong-summary-model"
+    )
+    with pytest.raises(ValueError, match="label"):
+        store.annotations.add("h", Target("generation", generation=1), "  ", "", "k")
+    with pytest.raises(ValueError, match="target"):
+        Target("paragraph")
+
+
+def test_migrations_are_idempotent_and_the_store_reopens(url):
+    Store(url).annotations.add("h", SPAN, "confirmed", "", "kim")
+    again = Store(url)  # a restart: migrate() runs again and finds the schema at head
+    assert len(again.annotations.all()) == 1
+    with again.engine.connect() as connection:
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001"
+
+
+def test_export_import_round_trip_and_idempotence(tmp_path, url):
+    source = Store(url)
+    a = source.annotations.add("h", SPAN, "confirmed", "c1", "kim", trace_label="t")
+    source.annotations.revise(a.id, "fixed", "c2", "lee")
+    source.annotations.add("h", Target("invariant", invariant_id="prohibition:turn:1#1"), "needs-source", "", "kim")
+    exported = source.annotations.export_jsonl()
+
+    empty = Store(f"sqlite:///{tmp_path / 'empty.db'}")
+    assert empty.annotations.import_jsonl(exported.splitlines()) == (2, 3, [])
+    assert empty.annotations.all() == source.annotations.all()
+    assert empty.annotations.import_jsonl(exported.splitlines()) == (0, 0, [])  # importing twice adds nothing
+    assert len(empty.annotations.all()) == 2
+
+
+def test_import_of_a_newer_export_merges_only_the_new_revision(tmp_path, url):
+    store = Store(url)
+    a = store.annotations.add("h", SPAN, "confirmed", "", "kim")
+    before = store.annotations.export_jsonl()
+    store.annotations.revise(a.id, "fixed", "", "lee")
+    other = Store(f"sqlite:///{tmp_path / 'other.db'}")
+    other.annotations.import_jsonl(before.splitlines())
+    assert other.annotations.import_jsonl(store.annotations.export_jsonl().splitlines()) == (0, 1, [])
+    assert other.annotations.get(a.id).label == "fixed"
+
+
+def test_a_malformed_line_is_named_and_the_rest_imports(tmp_path, store):
+    store.annotations.add("h", SPAN, "confirmed", "", "kim")
+    store.annotations.add("h", Target("generation", generation=1), "fixed", "", "kim")
+    lines = store.annotations.export_jsonl().splitlines()
+    broken = [lines[0], b'{"id": "x", "trace_hash": ', b'{"id": "y"}', lines[1]]
+    other = Store(f"sqlite:///{tmp_path / 'o.db'}")
+    added, revisions, errors = other.annotations.import_jsonl(broken)
+    assert (added, revisions) == (2, 2)
+    assert [e.line for e in errors] == [2, 3] and "invalid JSON" in str(errors[0])
+
+
+def test_csv_export_carries_place_and_quoted_text(store):
+    store.annotations.add("h", SPAN, "confirmed", "comma, \"quote\"", "kim")
+    import csv
+    import io
+
+    [row] = list(csv.DictReader(io.StringIO(store.annotations.export_csv())))
+    assert (row["generation"], row["start"], row["end"], row["quoted_text"], row["comment"]) == (
+        "2", "0", "38", "Staging database access was discussed.", 'comma, "quote"',
+    )  # fmt: skip
+
+
+def test_spans_are_reanchored_by_their_quoted_text():
+    assert reanchor(SPAN, "Staging database access was discussed. More.") == (0, 38)
+    assert reanchor(SPAN, "New intro. Staging database access was discussed.") == (11, 49)
+    assert reanchor(SPAN, "Entirely different text") is None
+
+
+def test_the_ledger_lives_in_the_store_and_only_appends(store):
+    result = refresh_at(analyze(load_trace(SAMPLES / "five_item_synthetic.json")), 5)
+    store.ledger.append(result, trace="h1", trace_label="five", trigger="manual", requested_by="kim")
+    store.ledger.append(result, trace="h1", trace_label="five", trigger="every 2", requested_by="policy")
+    entries = store.ledger.entries("h1")
+    assert len(entries) == 8 and [e.trigger for e in entries] == ["manual"] * 4 + ["every 2"] * 4
+    public = {name for name in dir(type(store.ledger)) if not name.startswith("_")}
+    assert public == {"append", "entries", "export_jsonl"}
+
+
+def test_a_jsonl_ledger_from_an_older_version_is_adopted_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("INSPECTOR_DB_URL", raising=False)
+    entry = ('{"id": "e1", "recorded_at": "2026-11-01T00:00:00+00:00", "trace": "h", "trace_label": "t", '
+             '"generation": 3, "trigger": "manual", "requested_by": "kim", "correction": {"type": "omitted", '
+             '"invariant_id": "p", "kind": "prohibition", "inherited": null, "source": "Never.", "source_key": "k", '
+             '"reason": "gone"}}')  # fmt: skip
+    (tmp_path / "corrections.jsonl").write_text(entry + "\n{torn\n")
+    assert [e.id for e in open_store().ledger.entries()] == ["e1"]
+    assert not (tmp_path / "corrections.jsonl").exists()
+    assert [e.id for e in read_jsonl_ledger(tmp_path / "corrections.jsonl.adopted")] == ["e1"]  # kept, renamed
+    assert len(open_store().ledger.entries()) == 1
+
+
+# --- concurrency and crashes -----------------------------------------------------------------------
+
+
+def _writer(url: str, name: str, n: int) -> None:
+    store = Store(url)
+    for i in range(n):
+        store.annotations.add("h", Target("generation", generation=i % 5), "confirmed", f"{name}-{i}", name)
+
+
+def test_two_processes_writing_500_each_lose_nothing(url):
+    Store(url).close()  # migrate once up front, as the app does on start
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_writer, args=(url, name, 500)) for name in ("a", "b")]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(300)
+        assert worker.exitcode == 0
+    comments = {a.current.comment for a in Store(url).annotations.all()}
+    assert len(comments) == 1000
+
+
+KILLED_WRITER = """
+import sys, time
+from sqlalchemy import text
+from inspector.store import Store, Target
+store = Store(sys.argv[1])
+for i in range(20):
+    store.annotations.add("h", Target("generation", generation=i), "confirmed", f"committed-{i}", "w")
+print("committed", flush=True)
+with store.engine.begin() as connection:  # a transaction that never commits
+    connection.execute(text("INSERT INTO annotation (id, trace_hash, trace_label, target, created_at, created_by) "
+                            "VALUES ('doomed', 'h', '', 'generation', 'now', 'w')"))
+    print("in-transaction", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_a_writer_killed_mid_transaction_leaves_committed_rows_and_a_readable_store(url):
+    Store(url).close()
+    process = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, url], stdout=subprocess.PIPE, text=True,
+                               cwd=REPO)  # fmt: skip
+    try:
+        assert process.stdout.readline().strip() == "committed"
+        assert process.stdout.readline().strip() == "in-transaction"
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    time.sleep(0.5)
+    store = Store(url)
+    comments = sorted(a.current.comment for a in store.annotations.all())
+    assert comments == sorted(f"committed-{i}" for i in range(20))
+    assert store.annotations.get("doomed") is None
+    store.annotations.add("h", SPAN, "confirmed", "after the crash", "kim")  # still writable
+    assert len(store.annotations.all()) == 21
