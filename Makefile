@@ -35,8 +35,10 @@ lint: $(VENV)/.installed-test
 demo: $(VENV)/.installed-app
 	-$(VENV)/bin/compaction-inspector check sample_traces/*.json
 
+# Every performance figure in one run (a few minutes; sessions go to a temporary folder); the table is
+# printed and saved in bench/RESULTS.md with the date and machine.
 bench: $(VENV)/.installed-app
-	$(PY) bench/bench_check.py
+	$(PY) bench/run.py --write bench/RESULTS.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis test-artifacts

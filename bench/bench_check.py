@@ -9,54 +9,22 @@ from __future__ import annotations
 
 import argparse
 import platform
-import random
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from inspector import analyze, load_trace
-from inspector.model import Generation, SourceRecord, Trace
-from inspector.readers import native
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-VOCABULARY = (
-    "ledger migration schema staging database release lock deploy rollback service worker queue retry cache "
-    "token config report nightly batch invoice payment audit export index column table snapshot outbox"
-).split()
-FILLER = "the a of to and in for with on was is as by from that this it".split()
-CONSTRAINTS = [
-    "Never run migrations against the staging database until the release job releases the lock.",
-    "Always run the schema check before each deploy.",
-    "The March backfill was already completed; do not rerun it.",
-    "Do not delete rows from the audit_log table.",
-]
+from bench.generate import native_trace  # noqa: E402
+from inspector import analyze, load_trace  # noqa: E402
+from inspector.model import Trace  # noqa: E402
+from inspector.readers import native  # noqa: E402
 
 
 def build_trace(generations: int, words: int, seed: int = 7) -> Trace:
-    rng = random.Random(seed)
-    sources = [SourceRecord(f"ledger:{i}", rng.choice(CONSTRAINTS) if i < 4 else f"note {i}") for i in range(200)]
-    sources[:4] = [SourceRecord(f"ledger:{i}", text, authority="user") for i, text in enumerate(CONSTRAINTS)]
-    keys = tuple(s.key for s in sources)
-    chain = []
-    for index in range(generations):
-        kept = CONSTRAINTS[: max(1, 4 - index // 12)]
-        body: list[str] = []
-        while len(body) < words:
-            roll = rng.random()
-            if roll < 0.02:
-                body.append(f"[[ledger:{rng.randrange(220)}]]")
-            elif roll < 0.03:
-                body.append(rng.choice(["etc.", "as noted earlier", "the above"]))
-            elif roll < 0.10:
-                body.append(rng.choice(VOCABULARY) + ".")
-            else:
-                body.append(rng.choice(VOCABULARY if rng.random() < 0.5 else FILLER))
-        text = " ".join(kept) + "\n" + " ".join(body)
-        chain.append(
-            Generation(index, "raw" if index == 0 else "summary", text, index - 1 if index else None, covers=keys)
-        )
-    return Trace("bench", "native", tuple(sources), tuple(chain))
+    return native_trace(generations, words, seed)
 
 
 def timed(action, repeat: int) -> tuple[float, object]:

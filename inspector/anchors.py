@@ -13,8 +13,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from inspector.model import SourceRecord
+
+if TYPE_CHECKING:
+    from inspector.mentions import Mentions
 
 _CODE_EXTENSIONS = (
     "py|pyi|ipynb|js|jsx|ts|tsx|mjs|cjs|json|jsonl|yaml|yml|toml|ini|cfg|conf|env|md|rst|txt|csv|tsv|sql|sh|"
@@ -109,30 +113,54 @@ def _plausible_path(key: str) -> bool:
 
 
 class AnchorIndex:
-    """The source store as a resolver sees it: keys, namespace-qualified keys, and path suffixes."""
+    """The source store as a resolver sees it: keys, namespace-qualified keys, and path suffixes.
 
-    def __init__(self, sources: Iterable[SourceRecord]) -> None:
+    `mentions` (a session log's turns) count as records too — `namespace:key` for every key a turn
+    prints — but are looked up only for the keys asked about; `prepare` batches those look-ups.
+    """
+
+    def __init__(self, sources: Iterable[SourceRecord], mentions: Mentions | None = None) -> None:
         self._by_key: dict[str, set[str]] = defaultdict(set)
         self._by_basename: dict[str, set[str]] = defaultdict(set)
+        self._mentions = mentions
+        self._mentioned: dict[str, frozenset[tuple[str, str]]] = {}
         for record in sources:
             referent = f"{record.namespace}:{record.key}"
             self._by_key[record.key].add(referent)
             self._by_key[referent].add(referent)
             if "/" in record.key:
-                self._by_basename[record.key.rstrip("/").rsplit("/", 1)[-1]].add(record.key)
+                self._by_basename[_basename(record.key)].add(record.key)
+
+    def prepare(self, keys: Iterable[str]) -> None:
+        """Find the mentions of all these keys in one pass over the transcript."""
+        if self._mentions is not None:
+            self._mentioned.update(self._mentions.containing({needle(key) for key in keys}))
 
     def referents(self, key: str) -> set[str]:
         """Records `key` binds to: exact key, `namespace:key`, or a path ending in `/key`."""
-        exact = self._by_key.get(key)
+        mentioned = self._mentions_for(key)
+        exact = set(self._by_key.get(key, ()))
+        exact.update(f"{ns}:{k}" for ns, k in mentioned if k == key or f"{ns}:{k}" == key)
         if exact:
-            return set(exact)
+            return exact
         bound: set[str] = set()
         candidate = key.lstrip("./~")
         basename = candidate.rstrip("/").rsplit("/", 1)[-1]
-        for full in self._by_basename.get(basename, ()):
+        fulls = set(self._by_basename.get(basename, ()))
+        fulls.update(k for _, k in mentioned if "/" in k and _basename(k) == basename)
+        for full in fulls:
             if full.endswith("/" + candidate) or full == candidate:
-                bound |= self._by_key[full]
+                bound |= self._by_key.get(full, set())
+                bound.update(f"{ns}:{k}" for ns, k in mentioned if k == full or f"{ns}:{k}" == full)
         return bound
+
+    def _mentions_for(self, key: str) -> frozenset[tuple[str, str]]:
+        """Mentions that may bind to `key`: every one whose key contains its needle."""
+        if self._mentions is None:
+            return frozenset()
+        if needle(key) not in self._mentioned:
+            self.prepare([key])
+        return self._mentioned[needle(key)]
 
     def resolve(self, anchor: Anchor) -> ResolvedAnchor:
         bound = self.referents(anchor.key)
@@ -143,6 +171,22 @@ class AnchorIndex:
         else:
             status = AnchorStatus.RESOLVED
         return ResolvedAnchor(anchor, status, tuple(sorted(bound)))
+
+
+def needle(key: str) -> str:
+    """A substring of every mention key that could bind to `key` (see `AnchorIndex.referents`).
+
+    A mention binds when its key equals `key`, when `namespace:mention` equals it, or when it is a
+    path ending in `/candidate` (candidate: `key` without leading `./~`). Each of those keys ends
+    with `candidate` or with the part after the first colon; both are suffixes of `key`, so every
+    binding mention ends with the shorter of the two.
+    """
+    suffixes = [key.lstrip("./~"), key.split(":", 1)[1] if ":" in key else key]
+    return min((s for s in suffixes if s), key=len, default=key)
+
+
+def _basename(key: str) -> str:
+    return key.rstrip("/").rsplit("/", 1)[-1]
 
 
 def _distinct_targets(referents: set[str]) -> list[tuple[str, str]]:

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from inspector.anchors import AnchorIndex, AnchorStatus, ResolvedAnchor, resolve_in_isolation
+from inspector.anchors import Anchor, AnchorIndex, AnchorStatus, ResolvedAnchor, extract_anchors
 from inspector.claims import CompletenessClaim, find_claims
 from inspector.elision import Elision, anchor_density, find_elisions
 from inspector.invariants import (
@@ -84,11 +84,16 @@ class InvariantTrack:
         return tuple(m.status for m in self.matches)
 
 
-def generation_facts(generation: Generation, index: AnchorIndex, config: Config) -> GenerationFacts:
+def generation_facts(
+    generation: Generation, index: AnchorIndex, config: Config, printed: Sequence[Anchor] | None = None
+) -> GenerationFacts:
+    """Facts of one state; `printed` are its anchors when the caller already extracted them."""
     if generation.text is None:
         return GenerationFacts(generation)
     indexed = IndexedText(generation.text)
-    anchors = resolve_in_isolation(generation.text, index, config.anchor_patterns)
+    if printed is None:
+        printed = extract_anchors(generation.text, config.anchor_patterns)
+    anchors = [index.resolve(anchor) for anchor in printed]
     elisions = find_elisions(
         generation.text, [a.anchor for a in anchors], config.elision_lexicon, indexed.sentences
     )
@@ -230,8 +235,10 @@ class TraceFacts:
 
 def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
     config = config or Config()
-    index = AnchorIndex(trace.sources)
-    generations = tuple(generation_facts(g, index, config) for g in trace.generations)
+    printed = [extract_anchors(g.text, config.anchor_patterns) if g.text is not None else [] for g in trace.generations]
+    index = AnchorIndex(trace.sources, trace.mentions)
+    index.prepare(a.key for anchors in printed for a in anchors)  # one pass over the transcript for all keys
+    generations = tuple(generation_facts(g, index, config, p) for g, p in zip(trace.generations, printed, strict=True))
     covers = [frozenset(g.covers) for g in trace.generations]  # one set per generation, not a scan per item
     source_keys = frozenset(s.key for s in trace.sources)
     successors: dict[str, list[str]] = {}

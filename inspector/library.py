@@ -74,6 +74,19 @@ def resolve(ref: TraceRef, samples: Path) -> Path:
     return confined(folder, ref.name)
 
 
+def ref_for(path: Path, samples: Path) -> TraceRef | None:
+    """The reference that opens a file in the app: a sample, or a path under the traces folder.
+
+    None for a file elsewhere: the app opens only what these folders hold, so a scan row outside
+    them can be listed but not opened.
+    """
+    target = path.resolve()
+    for kind, base in (("sample", samples), ("path", traces_dir())):
+        if base is not None and target.is_relative_to(base.resolve()):
+            return TraceRef(kind, target.relative_to(base.resolve()).as_posix())
+    return None
+
+
 def list_samples(samples: Path) -> list[str]:
     return sorted(p.name for p in samples.iterdir() if p.suffix in (".json", ".jsonl") and p.is_file())
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from inspector.mentions import Mentions
 
 
 class InvariantKind(StrEnum):
@@ -120,6 +123,8 @@ class Trace:
     notices: tuple[Finding, ...] = ()
     """Findings the reader itself raised (unavailable summaries, skipped lines…)."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    mentions: Mentions | None = field(default=None, compare=False, repr=False)
+    """Keys the transcript's turns print, looked up on demand (session logs); None: only `sources`."""
 
     def source(self, key: str) -> SourceRecord | None:
         return next((s for s in self.sources if s.key == key), None)

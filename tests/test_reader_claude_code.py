@@ -12,6 +12,8 @@ import zstandard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from inspector.analysis import analyze
+from inspector.anchors import AnchorStatus
 from inspector.errors import TraceReadError
 from inspector.model import Severity
 from inspector.readers import claude_code, detect_format, load_trace, native, readers
@@ -54,6 +56,11 @@ def write(path: Path, records: list[dict[str, Any] | str], *, newline_at_end: bo
 
 def texts(trace: Any, kind: str) -> list[str]:
     return [s.text for s in trace.sources if s.kind == kind]
+
+
+def resolved(trace: Any) -> list[list[tuple[str, str, tuple[str, ...]]]]:
+    """Every anchor of every generation with its status and referents: what resolution shows a user."""
+    return [[(a.anchor.key, a.status.value, a.referents) for a in g.anchors] for g in analyze(trace).facts.generations]
 
 
 # --- real logs ------------------------------------------------------------------------------------
@@ -160,7 +167,11 @@ def test_tools_become_calls_results_errors_and_derived_records() -> None:
     commit = by_key[("command", "git commit -am 'Fix invoice rounding'")]
     assert commit.kind == "completed-action" and commit.text.endswith("(succeeded)")
     assert by_key[("command", "pytest tests/test_fees.py -q")].kind == "command"
-    assert by_key[("commit", "3f9c2ab")].kind == "commit"
+    # A key a turn only prints (no tool touched it) is no record, but a summary printing it resolves.
+    assert ("commit", "3f9c2ab") not in by_key
+    s1 = analyze(trace).facts.generations[1]
+    assert [(a.anchor.key, a.status, a.referents) for a in s1.anchors if a.anchor.key == "3f9c2ab"] == [
+        ("3f9c2ab", AnchorStatus.RESOLVED, ("commit:3f9c2ab",))]  # fmt: skip
     pairs = [(s.namespace, s.key) for s in trace.sources]
     assert len(pairs) == len(set(pairs))
 
@@ -190,7 +201,8 @@ def test_trace_round_trips_through_the_native_format(tmp_path: Path) -> None:
         native.write(trace, copy)
         again = load_trace(copy)
         assert again.format == "native"
-        assert again.sources == trace.sources and again.generations == trace.generations
+        assert again.sources[: len(trace.sources)] == trace.sources and again.generations == trace.generations
+        assert resolved(again) == resolved(trace)  # printed-only keys are written out, so they still resolve
 
 
 def test_analysis_sees_weakened_lost_and_unresolved() -> None:

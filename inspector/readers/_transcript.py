@@ -18,8 +18,8 @@ from typing import Any
 
 import orjson
 
-from inspector.anchors import extract_anchors
 from inspector.errors import TraceReadError
+from inspector.mentions import Mentions
 from inspector.model import ChainEvent, Finding, Generation, Severity, SourceRecord, Trace
 from inspector.readers._io import open_binary
 
@@ -30,7 +30,6 @@ BRIEF_CHARS = 500
 MAX_LINE_NOTICES = 20
 """A garbage file must not turn into a million notices; the rest are counted in one."""
 
-_ANCHOR_NAMESPACES = {"path": "file", "uri": "uri", "commit": "commit", "ticket": "ticket", "bracket": "key"}
 _EDIT_TOOLS = {"write", "edit", "multiedit", "notebookedit", "apply_patch", "str_replace_based_edit_tool",
                "str_replace_editor", "create_file", "edit_file", "write_file"}  # fmt: skip
 _PATH_FIELDS = ("file_path", "notebook_path", "path", "filename")
@@ -282,6 +281,7 @@ class Transcript:
         compactions: list[Compaction] = []
         events: list[ChainEvent] = []
         rendering: list[str] = []
+        turns: list[Turn] = []
 
         def derive(namespace: str, key: str, action: str, timestamp: str | None, source: str | None) -> _Derived:
             entry = derived.get((namespace, key))
@@ -301,9 +301,7 @@ class Transcript:
                     rendering.append(_render(item))
                 if item.kind == "tool_call":
                     self._derive_from_call(item, derive)
-                for anchor in extract_anchors(item.text):
-                    namespace = _ANCHOR_NAMESPACES.get(anchor.pattern, anchor.pattern)
-                    derive(namespace, anchor.key, "mentioned", item.timestamp, item.key)
+                turns.append(item)  # keys its text prints are found on demand (inspector.mentions)
             elif isinstance(item, _Mention):
                 derive(item.namespace, item.key, item.action, item.timestamp, None)
             elif isinstance(item, Compaction):
@@ -349,6 +347,7 @@ class Transcript:
             path=str(self.path),
             notices=tuple(self.notices),
             extra=trace_extra,
+            mentions=Mentions([t.text for t in turns], [t.timestamp for t in turns], [t.key for t in turns]),
         )
 
     @staticmethod

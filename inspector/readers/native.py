@@ -275,11 +275,19 @@ def _event_dict(event: ChainEvent) -> dict[str, Any]:
 
 
 def to_document(trace: Trace) -> dict[str, Any]:
-    """The JSON form of a trace; reading it back yields an equal `Trace`."""
+    """The JSON form of a trace; reading it back yields an equal `Trace` that analyses the same.
+
+    Keys a session log's turns print (`trace.mentions`) are written as derived records after the
+    durable ones: the format has no transcript to search, and anchors must resolve as they did.
+    """
     document: dict[str, Any] = {"format": FORMAT_TAG, "id": trace.id, "title": trace.title}
     if "meta" in trace.extra:
         document["meta"] = trace.extra["meta"]
-    document["sources"] = [_source_dict(s) for s in trace.sources]
+    sources = list(trace.sources)
+    if trace.mentions is not None:
+        present = {(s.namespace, s.key) for s in sources}
+        sources += [m for m in trace.mentions.records() if (m.namespace, m.key) not in present]
+    document["sources"] = [_source_dict(s) for s in sources]
     document["generations"] = [_generation_dict(g) for g in trace.generations]
     if trace.invariants is not None:
         document["invariants"] = [_invariant_dict(i) for i in trace.invariants]

@@ -1,0 +1,212 @@
+"""Large synthetic sessions for the benchmarks: Claude Code 2.x JSONL or native compaction traces.
+
+    python bench/generate.py OUT --format claude-code|native --mb 100 --generations 4 [--seed 7]
+
+Sizes from about 1 MB to 500 MB and 1 to 200 generations. Claude Code sessions look like real ones
+where it matters for speed: streamed assistant pieces with thinking blocks, tool calls with sizeable
+results, rewinds, sub-agent sidechains, and compaction summaries that print file paths, commits and
+tickets (some of which the transcript never mentioned) with a few "as noted earlier". Files go where
+you say, which should be a temporary folder: never the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+SESSION = "b3a9d7e0-4c21-4f5e-9a8b-0d6e2f1c7a55"
+_ASKS = ("Refactor the job runner.", "Never push to main without review; only merge via PRs.",
+         "Fix the failing API test.", "Don't touch the billing tables until the audit ends.")  # fmt: skip
+_VOCABULARY = (
+    "ledger migration schema staging database release lock deploy rollback service worker queue retry cache "
+    "token config report nightly batch invoice payment audit export index column table snapshot outbox"
+).split()
+_FILLER = "the a of to and in for with on was is as by from that this it".split()
+
+
+class ClaudeSession:
+    """Writes plausible 2.x records: streamed assistant pieces, tool calls and sizeable results."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.n = 0
+        self.parent: str | None = None
+        self.files = [f"/srv/app/{d}/{m}_{i}.py" for d in ("core", "api", "jobs", "db") for m in ("models", "views",
+                      "tasks", "utils") for i in range(60)]  # fmt: skip
+        self.commits: list[str] = []
+
+    def _base(self, kind: str, **fields: Any) -> dict[str, Any]:
+        self.n += 1
+        uuid = f"{self.n:08x}-0000-4000-8000-{self.n:012x}"
+        record = {"parentUuid": self.parent, "isSidechain": False, "userType": "external", "cwd": "/srv/app",
+                  "sessionId": SESSION, "version": "2.0.31", "gitBranch": "main", "type": kind, **fields,
+                  "uuid": uuid, "timestamp": f"2025-11-04T{self.n // 3600 % 24:02d}:{self.n // 60 % 60:02d}:"
+                  f"{self.n % 60:02d}.000Z"}  # fmt: skip
+        self.parent = uuid
+        return record
+
+    def _code(self, lines: int) -> str:
+        rng = self.rng
+        out = []
+        for i in range(lines):
+            pick = rng.random()
+            if pick < 0.08:
+                out.append(f"{i:5d}\tfrom {rng.choice(self.files)[9:-3].replace('/', '.')} import handler")
+            elif pick < 0.1:
+                commit = f"{rng.getrandbits(40):010x}"
+                self.commits.append(commit)
+                out.append(f"{i:5d}\t# see {rng.choice(self.files)} and commit {commit} (OPS-{rng.randint(1, 999)})")
+            else:
+                out.append(f"{i:5d}\t    value_{rng.randint(0, 999)} = compute(item, limit={rng.randint(1, 500)})")
+        return "\n".join(out)
+
+    def turn(self) -> list[dict[str, Any]]:
+        rng = self.rng
+        records = []
+        ask = rng.choice(_ASKS) + f" Look at {rng.choice(self.files)}."
+        records.append(self._base("user", message={"role": "user", "content": ask}))
+        if rng.random() < 0.05:  # a rewind: this request and its answer end up on an abandoned branch
+            fork = self.parent
+            answer = {"id": f"msg_{self.n:010d}", "role": "assistant", "content": [{"type": "text", "text": "On it."}]}
+            records.append(self._base("assistant", message=answer))
+            self.parent = fork
+            records.append(self._base("user", message={"role": "user", "content": "No, wait. " + ask}))
+        if rng.random() < 0.1:  # a sub-agent's records, interleaved on their own sidechain
+            main = self.parent
+            self.parent = None
+            for _ in range(3):
+                records.append(
+                    self._base("user", isSidechain=True, message={"role": "user", "content": "Search for callers."})
+                )
+            self.parent = main
+        for step in range(rng.randint(4, 25)):
+            message_id = f"msg_{self.n:010d}"
+            tool_id = f"toolu_{self.n:012d}"
+            path = rng.choice(self.files)
+            tool = rng.choice(["Read", "Read", "Bash", "Edit"])
+            inputs = {"Read": {"file_path": path},
+                      "Bash": {"command": rng.choice([f"pytest {path} -q", "git status", "git commit -am 'wip'"])},
+                      "Edit": {"file_path": path, "old_string": "a = 1", "new_string": "a = 2"}}[tool]  # fmt: skip
+            thinking = {"type": "thinking", "thinking": "Considering the next step. " * 20, "signature": "sig"}
+            pieces = [[thinking], [{"type": "text", "text": f"Step {step}: checking {path}."}],
+                      [{"type": "tool_use", "id": tool_id, "name": tool, "input": inputs}]]  # fmt: skip
+            for blocks in pieces:
+                records.append(self._base("assistant", requestId=f"req_{message_id}", message={
+                    "id": message_id, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                    "content": blocks, "usage": {"input_tokens": 4, "output_tokens": 60}}))  # fmt: skip
+            error = rng.random() < 0.05
+            body = self._code(rng.randint(20, 400)) if tool == "Read" else "ok\n" + self._code(rng.randint(2, 30))
+            block = {"type": "tool_result", "tool_use_id": tool_id, "content": body, "is_error": error}
+            records.append(self._base("user", message={"role": "user", "content": [block]},
+                                      toolUseResult={"stdout": body, "stderr": "", "interrupted": False}))  # fmt: skip
+        return records
+
+    def summary_text(self, index: int, total: int) -> str:
+        """A summary that prints keys (most from the transcript, a few never seen) and, later on, fewer."""
+        rng = self.rng
+        keep = max(4, int(40 * (1 - index / (total + 1))))  # anchors decay along the chain
+        lines = [f"Summary {index}: Never push to main without review; only merge via PRs."]
+        for _ in range(keep):
+            pick = rng.random()
+            if pick < 0.6:
+                lines.append(f"- Worked on {rng.choice(self.files)}; tests in /srv/app/tests/test_api.py pass.")
+            elif pick < 0.75:
+                lines.append(f"- Edited {rng.choice(self.files).rsplit('/', 1)[-1]} as noted earlier.")
+            elif pick < 0.9 and self.commits:
+                lines.append(f"- Committed {rng.choice(self.commits)} for OPS-{rng.randint(1, 999)}.")
+            else:
+                lines.append(f"- Moved settings to /srv/app/conf/extra_{rng.randint(0, 99)}.yaml and related items.")
+        return "\n".join(lines)
+
+    def compaction(self, index: int, total: int) -> list[dict[str, Any]]:
+        logical = self.parent
+        self.parent = None
+        metadata = {"trigger": "auto", "preTokens": 160_000, "postTokens": 9_000}
+        boundary = self._base("system", subtype="compact_boundary", content="Conversation compacted",
+                              logicalParentUuid=logical, compactMetadata=metadata)  # fmt: skip
+        text = self.summary_text(index, total)
+        return [boundary, self._base("user", isCompactSummary=True, message={"role": "user", "content": text})]
+
+
+def claude_code(path: Path, megabytes: float, generations: int, seed: int = 7) -> int:
+    """A Claude Code session of at least `megabytes` MB with `generations` - 1 compactions; returns bytes."""
+    session = ClaudeSession(random.Random(seed))
+    target = int(megabytes * 1024 * 1024)
+    compactions = max(0, generations - 1)
+    marks = [target * (k + 1) // (compactions + 1) for k in range(compactions)]
+    written = 0
+    with path.open("wb") as out:
+        while written < target:
+            records = session.turn()
+            while marks and written >= marks[0]:
+                marks.pop(0)
+                records += session.compaction(compactions - len(marks), compactions)
+            chunk = b"".join(orjson.dumps(r) + b"\n" for r in records)
+            out.write(chunk)
+            written += len(chunk)
+    return written
+
+
+def native_trace(generations: int, words: int, seed: int = 7) -> Any:
+    """A native trace: 200 ledger records, then S0…S(n-1) of about `words` words each."""
+    from inspector.model import Generation, SourceRecord, Trace
+
+    constraints = [
+        "Never run migrations against the staging database until the release job releases the lock.",
+        "Always run the schema check before each deploy.",
+        "The March backfill was already completed; do not rerun it.",
+        "Do not delete rows from the audit_log table.",
+    ]
+    rng = random.Random(seed)
+    sources = [SourceRecord(f"ledger:{i}", f"note {i}") for i in range(200)]
+    sources[:4] = [SourceRecord(f"ledger:{i}", text, authority="user") for i, text in enumerate(constraints)]
+    keys = tuple(s.key for s in sources)
+    chain = []
+    for index in range(generations):
+        kept = constraints[: max(1, 4 - index * 4 // max(generations, 1))]
+        body: list[str] = []
+        while len(body) < words:
+            roll = rng.random()
+            if roll < 0.02:
+                body.append(f"[[ledger:{rng.randrange(220)}]]")
+            elif roll < 0.03:
+                body.append(rng.choice(["etc.", "as noted earlier", "the above"]))
+            elif roll < 0.10:
+                body.append(rng.choice(_VOCABULARY) + ".")
+            else:
+                body.append(rng.choice(_VOCABULARY if rng.random() < 0.5 else _FILLER))
+        text = " ".join(kept) + "\n" + " ".join(body)
+        chain.append(
+            Generation(index, "raw" if index == 0 else "summary", text, index - 1 if index else None, covers=keys)
+        )
+    return Trace("bench", "native", tuple(sources), tuple(chain))
+
+
+def native(path: Path, megabytes: float, generations: int, seed: int = 7) -> int:
+    """A native JSONL trace of about `megabytes` MB spread over `generations` generations."""
+    from inspector.readers import native as native_format
+
+    words = max(50, int(megabytes * 1024 * 1024 / 6.5 / max(generations, 1)))  # ~6.5 bytes a word
+    native_format.write(native_trace(generations, words, seed), path, jsonl=True)
+    return path.stat().st_size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--format", choices=["claude-code", "native"], default="claude-code")
+    parser.add_argument("--mb", type=float, default=100)
+    parser.add_argument("--generations", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    writer = claude_code if args.format == "claude-code" else native
+    size = writer(args.out, args.mb, args.generations, args.seed)
+    print(f"{args.out}: {size / 1e6:.1f} MB, {args.format}, {args.generations} generations")
+
+
+if __name__ == "__main__":
+    main()

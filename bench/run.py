@@ -1,0 +1,269 @@
+"""The benchmark: every figure issue 7 sets a target for, measured in one run on this machine.
+
+    python bench/run.py [--sizes 1,10,100] [--large 100] [--write bench/RESULTS.md]   (make bench)
+
+Sessions are generated into a temporary folder (never the repository). Measured:
+
+* check vs floor: `load_trace` + `analyze` on Claude Code (and native) sessions, in a child process
+  so its peak RSS is its own, next to the parse-only floor (read each line, `orjson.loads`, keep
+  nothing) of the same file; the ratio is check / floor.
+* word diff: `inspector.render.word_diff` on two 50,000-word generations next to
+  `difflib.SequenceMatcher` (default settings) on the same pair's tokens. Edit script length, the
+  same definition for both: tokens deleted plus tokens inserted, tokens as `render._TOKEN` cuts them.
+* app rerun: server time of a rerun of the generation view (AppTest) on an already-loaded trace of
+  `--large` MB: the analysis is cached, so this is what a click costs.
+* peak memory: the check child's peak RSS against the file size.
+
+Speed targets live here, never in the test suite: figures depend on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import difflib
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench.generate import claude_code, native  # noqa: E402
+from inspector.render import _TOKEN, word_diff  # noqa: E402
+
+_CHILD = """
+import json, resource, sys, time
+t0 = time.perf_counter()
+from inspector.analysis import analyze
+from inspector.readers import load_trace
+baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t1 = time.perf_counter()
+trace = load_trace(sys.argv[1])
+t2 = time.perf_counter()
+analysis = analyze(trace)
+t3 = time.perf_counter()
+json.dump({"imports": t1 - t0, "load": t2 - t1, "analyze": t3 - t2, "baseline_kib": baseline,
+           "generations": len(trace.generations), "findings": len(analysis.findings)}, open(sys.argv[2], "w"))
+"""
+
+
+def floor(path: Path) -> float:
+    """Parse-only: every line through orjson, nothing kept (best of 3)."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        with path.open("rb") as stream:
+            for line in stream:
+                if line.strip():
+                    orjson.loads(line)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def check(path: Path) -> dict[str, Any]:
+    """load_trace + analyze in a child process: its timings and peak RSS (MB)."""
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
+        result = Path(handle.name)
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(path), str(result)], env=env)
+    _, status, usage = os.wait4(child.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"the check of {path} failed in the child process")
+    timings = json.loads(result.read_text())
+    result.unlink()
+    timings["peak_mb"] = usage.ru_maxrss * 1024 / 1e6  # ru_maxrss is KiB on Linux
+    timings["baseline_mb"] = timings.pop("baseline_kib") * 1024 / 1e6
+    return timings
+
+
+def check_rows(folder: Path, cases: list[tuple[str, float, int]]) -> list[dict[str, Any]]:
+    rows = []
+    for fmt, megabytes, generations in cases:
+        path = folder / f"{fmt}-{megabytes:g}mb-{generations}g.jsonl"
+        size = (claude_code if fmt == "claude-code" else native)(path, megabytes, generations)
+        parse = floor(path)
+        timings = check(path)
+        total = timings["load"] + timings["analyze"]
+        rows.append({"format": fmt, "requested": megabytes, "mb": size / 1e6, "generations": timings["generations"],
+                     "floor": parse,
+                     "load": timings["load"], "analyze": timings["analyze"], "check": total, "ratio": total / parse,
+                     "peak_mb": timings["peak_mb"], "baseline_mb": timings["baseline_mb"],
+                     "memory_ratio": timings["peak_mb"] / (size / 1e6), "path": path})  # fmt: skip
+        print(f"  {fmt} {size / 1e6:.0f} MB × {generations} gens: check {total:.2f} s, floor {parse:.2f} s", flush=True)
+    return rows
+
+
+def diff_pair(words: int = 50_000, seed: int = 3) -> tuple[str, str]:
+    """Two generations of `words` words: the child drops, rewords and adds sentences of the parent."""
+    rng = random.Random(seed)
+    vocabulary = ("ledger migration schema staging database release lock deploy rollback service worker queue "
+                  "retry cache token config report nightly batch invoice payment audit export index column table "
+                  "snapshot outbox the a of to and in for with on was is as by from that this it").split()  # fmt: skip
+
+    def sentence() -> str:
+        return " ".join(rng.choice(vocabulary) for _ in range(rng.randint(6, 18))).capitalize() + "."
+
+    parent: list[str] = []
+    while sum(len(s.split()) for s in parent[-1:]) == 0 or sum(len(s.split()) for s in parent) < words:
+        parent.append(sentence())
+    child: list[str] = []
+    for text in parent:
+        roll = rng.random()
+        if roll < 0.05:
+            continue
+        if roll < 0.10:
+            tokens = text.split()
+            tokens[rng.randrange(len(tokens))] = rng.choice(vocabulary)
+            text = " ".join(tokens)
+        child.append(text)
+        if rng.random() < 0.03:
+            child.append(sentence())
+
+    def lines(sentences: list[str]) -> str:
+        return "\n".join(" ".join(sentences[i : i + 4]) for i in range(0, len(sentences), 4))
+
+    return lines(parent), lines(child)
+
+
+def diff_row() -> dict[str, Any]:
+    parent, child = diff_pair()
+    ours = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        ops = word_diff(parent, child)
+        ours = min(ours, time.perf_counter() - start)
+    a, b = _TOKEN.findall(parent), _TOKEN.findall(child)
+    start = time.perf_counter()
+    opcodes = difflib.SequenceMatcher(None, a, b).get_opcodes()
+    theirs = time.perf_counter() - start
+    return {
+        "words": (len(parent.split()), len(child.split())),
+        "ours": ours,
+        "difflib": theirs,
+        "speedup": theirs / ours,
+        "ours_changed": sum(len(_TOKEN.findall(op.text)) for op in ops if op.tag != "equal"),
+        "difflib_changed": sum((i2 - i1) + (j2 - j1) for tag, i1, i2, j1, j2 in opcodes if tag != "equal"),
+    }
+
+
+def rerun_row(trace: Path, repeat: int = 7) -> dict[str, Any]:
+    """Server time of reruns of the generation view with the trace already loaded (AppTest)."""
+    from streamlit.testing.v1 import AppTest
+
+    os.environ["INSPECTOR_TRACES_DIR"] = str(trace.parent)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=600)
+    at.query_params["trace"] = f"path:{trace.name}"
+    at.query_params["gen"] = "1"
+    start = time.perf_counter()
+    at.run()
+    at.switch_page("pages/generation.py").run()
+    first = time.perf_counter() - start
+    if at.exception:
+        raise SystemExit(f"the generation view failed: {at.exception}")
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        at.run()
+        times.append(time.perf_counter() - start)
+    return {"mb": trace.stat().st_size / 1e6, "first": first, "rerun": statistics.median(times), "best": min(times)}
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                   if line.startswith("model name"))  # fmt: skip
+    except (OSError, StopIteration):
+        pass
+    memory = ""
+    try:
+        kib = int(next(line.split()[1] for line in Path("/proc/meminfo").read_text().splitlines()
+                       if line.startswith("MemTotal")))  # fmt: skip
+        memory = f", {kib / 1024 / 1024:.0f} GiB"
+    except (OSError, StopIteration, ValueError):
+        pass
+    return (f"{cpu}, {os.cpu_count()} cores{memory}, {platform.system()} {platform.release()}, "
+            f"{platform.python_implementation()} {platform.python_version()}")  # fmt: skip
+
+
+def report(checks: list[dict[str, Any]], diff: dict[str, Any], rerun: dict[str, Any], large: dict[str, Any]) -> str:
+    lines = ["## check (load_trace + analyze) next to the parse-only floor", "",
+             "| format | MB | gens | floor s | load s | analyze s | check s | check / floor | peak RSS MB "
+             "| of which imports | peak / size |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
+    for r in checks:
+        lines.append(f"| {r['format']} | {r['mb']:.1f} | {r['generations']} | {r['floor']:.3f} | {r['load']:.3f} | "
+                     f"{r['analyze']:.3f} | {r['check']:.3f} | {r['ratio']:.1f}× | {r['peak_mb']:.0f} | "
+                     f"{r['baseline_mb']:.0f} | {r['memory_ratio']:.2f}× |")  # fmt: skip
+    lines += ["", "## word diff of two 50,000-word generations", "",
+              "| | seconds | changed tokens (edit script length) |", "| --- | ---: | ---: |",
+              f"| `word_diff` (blocks, then words) | {diff['ours']:.3f} | {diff['ours_changed']:,} |",
+              f"| `difflib.SequenceMatcher` (default) | {diff['difflib']:.3f} | {diff['difflib_changed']:,} |",
+              "", f"{diff['words'][0]:,} and {diff['words'][1]:,} words; speed-up {diff['speedup']:.0f}×.",
+              "", "## app rerun on a loaded trace", "",
+              f"Generation view, {rerun['mb']:.0f} MB Claude Code trace: first run (load + analyse + render) "
+              f"{rerun['first']:.2f} s; rerun median {rerun['rerun'] * 1000:.0f} ms "
+              f"(best {rerun['best'] * 1000:.0f} ms).",
+              "", "## targets", "", "| target | measured | met |", "| --- | --- | --- |"]  # fmt: skip
+    targets = [
+        (f"check on a {large['mb']:.0f} MB Claude Code session ≤ 2× the parse-only floor", f"{large['ratio']:.1f}×",
+         large["ratio"] <= 2),
+        ("two-level diff ≥ 10× faster than SequenceMatcher on 50,000 words", f"{diff['speedup']:.0f}×",
+         diff["speedup"] >= 10),
+        ("its edit script no longer than difflib's", f"{diff['ours_changed']:,} vs {diff['difflib_changed']:,} tokens",
+         diff["ours_changed"] <= diff["difflib_changed"]),
+        (f"rerun of the generation view on a loaded {rerun['mb']:.0f} MB trace < 150 ms",
+         f"{rerun['rerun'] * 1000:.0f} ms", rerun["rerun"] < 0.150),
+        (f"peak memory < 2× the file size ({large['mb']:.0f} MB session)",
+         f"{large['memory_ratio']:.2f}× ({large['peak_mb']:.0f} MB)", large["memory_ratio"] < 2),
+    ]  # fmt: skip
+    lines += [f"| {name} | {value} | {'yes' if met else '**no**'} |" for name, value, met in targets]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1,10,100", help="Claude Code session sizes in MB (default 1,10,100)")
+    parser.add_argument("--large", type=float, default=100, help="size for the targets and the app rerun (MB)")
+    parser.add_argument("--generations", type=int, default=4, help="generations of the sized sessions")
+    parser.add_argument("--write", type=Path, default=None, help="also write the report (Markdown) to this file")
+    args = parser.parse_args()
+    sizes = [float(s) for s in args.sizes.split(",") if s]
+    cases = [("claude-code", mb, args.generations) for mb in sizes]
+    if args.large not in sizes:
+        cases.append(("claude-code", args.large, args.generations))
+    cases += [("claude-code", 30, 200), ("native", 10, 50), ("native", 10, 1)]
+    started = datetime.datetime.now(datetime.UTC)
+    print(f"machine: {machine()}")
+    with tempfile.TemporaryDirectory(prefix="inspector-bench-") as scratch:
+        print("check vs floor…", flush=True)
+        checks = check_rows(Path(scratch), cases)
+        large = next(r for r in checks if (r["format"], r["requested"]) == ("claude-code", args.large))
+        print("word diff…", flush=True)
+        diff = diff_row()
+        print("app rerun…", flush=True)
+        rerun = rerun_row(large["path"])
+    body = report(checks, diff, rerun, large)
+    command = f"python bench/run.py --sizes {args.sizes} --large {args.large:g}"
+    header = f"# Benchmark results\n\n{started:%Y-%m-%d %H:%M} UTC on {machine()}.\n"
+    header += f"Command: `{command}` (`make bench`).\n"
+    print()
+    print(body)
+    if args.write is not None:
+        args.write.write_text(header + "\n" + body + "\n")
+        print(f"\nwritten to {args.write}")
+
+
+if __name__ == "__main__":
+    main()

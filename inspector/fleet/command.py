@@ -1,0 +1,89 @@
+"""`compaction-inspector scan`: the fleet scan's command line (registered by `inspector.cli`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from inspector.fleet import ENGINES, ScanResult, cache_path, scan, write_rows
+
+SHOWN = 20
+"""Rows printed to the terminal; the output file has them all."""
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser("scan", help="rank a folder of sessions by how badly their memory broke")
+    parser.add_argument("dirs", nargs="+", metavar="DIR", help="folders (walked recursively) or files")
+    parser.add_argument("--out", type=Path, default=None, metavar="FILE",
+                        help="write every row to FILE.parquet, .csv or .json (a cache is kept beside it)")  # fmt: skip
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="parallel analyses (default: one per core)")  # fmt: skip
+    parser.add_argument("--engine", choices=ENGINES, default="local", help="local processes or a Dask cluster")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: a local cluster)")  # fmt: skip
+    parser.add_argument("--no-cache", action="store_true", help="analyse every file even if unchanged")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Exit 0 whatever the sessions show (a scan reports, `check` gates); 2 for unusable arguments."""
+    out: Path | None = args.out
+    if out is not None and out.suffix.lower() not in (".parquet", ".csv", ".json"):
+        print(f"{out}: --out must end in .parquet, .csv or .json", file=sys.stderr)
+        return 2
+    if args.workers < 1:
+        print("--workers needs N ≥ 1", file=sys.stderr)
+        return 2
+    if args.scheduler and args.engine != "dask":
+        print("--scheduler needs --engine dask", file=sys.stderr)
+        return 2
+    cache = cache_path(out) if out is not None and not args.no_cache else None
+    with _progress_bar() as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+        result = scan(args.dirs, workers=args.workers, engine=args.engine, scheduler=args.scheduler,
+                      cache=cache, skip=[p for p in (out, cache) if p is not None], progress=progress)  # fmt: skip
+    if out is not None:
+        write_rows(result.rows, out)
+    print(table(result.rows[:SHOWN]))
+    print(summary_line(result, out))
+    return 0
+
+
+def _progress_bar() -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=0, unit="file", desc="scanning", file=sys.stderr, disable=None, leave=False)
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The worst rows as aligned text: verdict, counts, worst rule, path (or the read error)."""
+    lines = [f"{'verdict':<11}{'errors':>7}{'warn':>6}{'lost':>6}{'gens':>6}  {'worst rule':<28}path"]
+    for row in rows:
+        where = row["path"] + (f"  ({row['error']})" if row["error"] else "")
+        lines.append(
+            f"{row['verdict']:<11}{row['errors']:>7}{row['warnings']:>6}{row['invariants_lost']:>6}"
+            f"{row['generations'] if row['generations'] is not None else '-':>6}  {row['worst_rule'] or '-':<28}{where}"
+        )
+    return "\n".join(lines)
+
+
+def summary_line(result: ScanResult, out: Path | None) -> str:
+    counts = result.counts
+    parts = [f"{len(result.rows)} files: {counts.get('fail', 0)} fail, {counts.get('pass', 0)} pass, "
+             f"{counts.get('unreadable', 0)} unreadable"]  # fmt: skip
+    if result.cached:
+        parts.append(f"{result.cached} unchanged since the last scan")
+    if result.other_files:
+        parts.append(f"{result.other_files} other files skipped")
+    if len(result.rows) > SHOWN:
+        parts.append(f"worst {SHOWN} shown")
+    if out is not None:
+        parts.append(f"all rows in {out}")
+    return "; ".join(parts)

@@ -1,0 +1,181 @@
+"""What a scan reads and writes: the session files under a folder, the result table, its cache.
+
+Session logs live in deep trees (`~/.claude/projects/<dir>/<id>.jsonl`, `~/.codex/sessions/Y/M/D/
+rollout-*.jsonl`), so a folder is walked recursively for every file a reader might accept; other
+files are counted, not analysed. The cache sits beside the output and maps a file's absolute path
+to its last row, which is reused while the file's size and mtime are unchanged and the inspector
+that made it is the same version.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Iterable
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from inspector.fleet.summary import COLUMNS
+from inspector.rules import all_rules
+
+TRACE_SUFFIXES = (".json", ".jsonl", ".json.zst", ".jsonl.zst")
+CACHE_SUFFIX = ".cache.json"
+_JSON_COLUMNS = ("errors_by_rule", "warnings_by_rule")
+"""Columns holding a {rule: count} mapping: JSON text in CSV and Parquet, objects in JSON."""
+
+
+def candidates(roots: Iterable[str | Path], skip: Iterable[Path] = ()) -> tuple[list[Path], int]:
+    """Trace-like files under each root (or the root itself when it is a file), and how many others."""
+    skipped = {p.resolve() for p in skip}
+    found: dict[Path, None] = {}
+    others = 0
+    for root in map(Path, roots):
+        if root.is_file() or not root.exists():
+            found.setdefault(root.resolve())  # a missing path still gets a row saying so
+            continue
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in sorted(files):
+                path = (Path(folder) / name).resolve()
+                if path in skipped or name.endswith(CACHE_SUFFIX):
+                    continue
+                if name.endswith(TRACE_SUFFIXES):
+                    found.setdefault(path)
+                else:
+                    others += 1
+    return list(found), others
+
+
+def cache_path(out: Path) -> Path:
+    return out.with_name(out.name + CACHE_SUFFIX)
+
+
+def inspector_fingerprint() -> str:
+    """Rows made by another version or rule set are stale even when the file did not change."""
+    try:
+        release = version("compaction-inspector")
+    except PackageNotFoundError:
+        release = "dev"
+    return f"{release}|{','.join(r.id for r in all_rules())}"
+
+
+def load_cache(path: Path) -> dict[str, dict[str, Any]]:
+    """Rows by absolute path; an unreadable or foreign cache is an empty one (it is only a cache)."""
+    try:
+        data = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    if not isinstance(data, dict) or data.get("fingerprint") != inspector_fingerprint():
+        return {}
+    rows = data.get("rows")
+    return rows if isinstance(rows, dict) else {}
+
+
+def save_cache(path: Path, rows: Iterable[dict[str, Any]]) -> None:
+    document = {"fingerprint": inspector_fingerprint(), "rows": {row["path"]: row for row in rows}}
+    _atomic_write(path, orjson.dumps(document))
+
+
+def fresh(row: dict[str, Any] | None, path: Path) -> bool:
+    """Is a cached row still this file's? Same size and modification time."""
+    if row is None:
+        return False
+    try:
+        stat = path.stat()
+    except OSError:
+        return False
+    return row.get("size") == stat.st_size and row.get("mtime_ns") == stat.st_mtime_ns
+
+
+# --- the result table ------------------------------------------------------------------------
+
+
+def write_rows(rows: list[dict[str, Any]], out: Path) -> None:
+    """Write the table as .parquet, .csv or .json, chosen by the file name."""
+    suffix = out.suffix.lower()
+    if suffix == ".json":
+        _atomic_write(out, orjson.dumps(rows, option=orjson.OPT_INDENT_2))
+    elif suffix == ".csv":
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerows(_flat(row) for row in rows)
+        _atomic_write(out, buffer.getvalue().encode())
+    elif suffix == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = pa.Table.from_pylist([_flat(row) for row in rows], schema=_arrow_schema(pa))
+        temporary = out.with_name(out.name + ".tmp")
+        pq.write_table(table, temporary)
+        temporary.replace(out)
+    else:
+        raise ValueError(f"{out}: the output must end in .parquet, .csv or .json")
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """Read a table `write_rows` wrote (any of the three formats) back into rows."""
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        return [_full(row) for row in orjson.loads(path.read_bytes())]
+    if suffix == ".csv":
+        with path.open(newline="") as stream:
+            return [_full(_typed(row)) for row in csv.DictReader(stream)]
+    if suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return [_full(row) for row in pq.read_table(path).to_pylist()]
+    raise ValueError(f"{path}: not a .parquet, .csv or .json scan result")
+
+
+def _flat(row: dict[str, Any]) -> dict[str, Any]:
+    flat = {column: row.get(column) for column in COLUMNS}
+    for column in _JSON_COLUMNS:
+        flat[column] = orjson.dumps(row.get(column) or {}).decode()
+    return flat
+
+
+def _full(row: dict[str, Any]) -> dict[str, Any]:
+    full = {column: row.get(column) for column in COLUMNS}
+    for column in _JSON_COLUMNS:
+        value = full[column]
+        full[column] = orjson.loads(value) if isinstance(value, str) else dict(value or {})
+    return full
+
+
+_INTEGERS = {"generations", "errors", "warnings", "invariants", "invariants_lost", "size", "mtime_ns"}
+_FLOATS = {"anchor_density_first", "anchor_density_last", "anchor_density_trend", "seconds"}
+
+
+def _typed(row: dict[str, str]) -> dict[str, Any]:
+    """CSV holds text: give numbers back their type and empty cells back None."""
+    typed: dict[str, Any] = {}
+    for column, value in row.items():
+        if value == "":
+            typed[column] = None
+        elif column in _INTEGERS:
+            typed[column] = int(value)
+        elif column in _FLOATS:
+            typed[column] = float(value)
+        else:
+            typed[column] = value
+    return typed
+
+
+def _arrow_schema(pa: Any) -> Any:
+    def kind(column: str) -> Any:
+        return pa.int64() if column in _INTEGERS else pa.float64() if column in _FLOATS else pa.string()
+
+    return pa.schema([(column, kind(column)) for column in COLUMNS])
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write beside the target and rename, so an interrupted scan never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_bytes(data)
+    temporary.replace(path)

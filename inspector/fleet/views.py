@@ -1,0 +1,42 @@
+"""Scan rows shaped for the Sessions page: display columns and filters, with no UI library."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from pathlib import Path
+from typing import Any
+
+
+def session_rows(rows: Iterable[dict[str, Any]], base: Path | None = None) -> list[dict[str, Any]]:
+    """One display row per session, in the given (worst-first) order; `session` is relative to `base`."""
+    shown = []
+    for rank, row in enumerate(rows, start=1):
+        path = Path(row["path"])
+        name = path.relative_to(base).as_posix() if base is not None and path.is_relative_to(base) else str(path)
+        rules = sorted({*(row.get("errors_by_rule") or {}), *(row.get("warnings_by_rule") or {})})
+        shown.append({
+            "rank": rank, "session": name, "verdict": row["verdict"], "errors": row["errors"],
+            "warnings": row["warnings"], "invariants lost": row["invariants_lost"], "worst rule": row["worst_rule"],
+            "generations": row["generations"], "format": row["format"],
+            "density trend": row["anchor_density_trend"], "rules": ", ".join(rules), "error": row["error"],
+            "path": row["path"],
+        })  # fmt: skip
+    return shown
+
+
+def filter_sessions(
+    rows: Iterable[dict[str, Any]], verdicts: Collection[str] = (), rules: Collection[str] = (), text: str = ""
+) -> list[dict[str, Any]]:
+    """Display rows with one of `verdicts`, any of `rules` among their findings, and `text` in the name."""
+    wanted_rules = set(rules)
+    needle = text.strip().lower()
+    return [
+        row for row in rows
+        if (not verdicts or row["verdict"] in verdicts)
+        and (not wanted_rules or wanted_rules & set(filter(None, row["rules"].split(", "))))
+        and (not needle or needle in row["session"].lower())
+    ]  # fmt: skip
+
+
+def rules_seen(rows: Iterable[dict[str, Any]]) -> list[str]:
+    return sorted({rule for row in rows for rule in filter(None, row["rules"].split(", "))})

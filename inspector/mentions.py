@@ -1,0 +1,118 @@
+"""Keys a transcript prints, found on demand instead of extracted from every turn up front.
+
+A summary's anchor resolves when some record carries its key, and a session log's turns are such
+records for every path, URI, commit, ticket or `[[key]]` they print. Extracting every anchor from
+every turn costs a regex pass over the whole transcript (seconds for a 100 MB session) when the
+summaries only print a few hundred keys. So readers keep the turns' texts here, and the anchor
+index asks only for the keys summaries print: one Aho-Corasick pass over the texts finds every
+occurrence, and anchor extraction runs on just the whitespace-delimited word around each hit.
+
+That is exact, not an approximation: no anchor pattern matches whitespace, and each pattern's
+boundary assertions treat whitespace like the ends of the text, so the anchors of a text are the
+anchors of its words. A mention that could bind to a printed key contains that key (or the part of
+it a resolver compares), so every such word holds a hit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+import ahocorasick
+
+from inspector.anchors import extract_anchors
+from inspector.model import SourceRecord
+
+NAMESPACES = {"path": "file", "uri": "uri", "commit": "commit", "ticket": "ticket", "bracket": "key"}
+"""Store namespace of a mention by the anchor pattern that found it."""
+
+Mention = tuple[str, str]
+"""(namespace, key) of a key printed somewhere in the transcript."""
+
+_WORD_END = re.compile(r"\S*")
+_WORD_CHAR = re.compile(r"\w")
+
+
+class Mentions:
+    """The texts of a transcript's turns, searchable for the keys they print.
+
+    Results are cached per needle, so re-analysing the same trace (a refresh branch) does not search
+    again. Texts are held by reference: the turns' own strings, not a copy.
+    """
+
+    def __init__(self, texts: Sequence[str], timestamps: Sequence[str | None] = (),
+                 turn_keys: Sequence[str] = ()) -> None:  # fmt: skip
+        self._texts = texts
+        self._timestamps = timestamps
+        self._turn_keys = turn_keys
+        self._found: dict[str, frozenset[Mention]] = {}
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def containing(self, wanted: Iterable[str]) -> dict[str, frozenset[Mention]]:
+        """For each needle, every mention whose key contains it (one pass for all new needles)."""
+        wanted = set(wanted)
+        missing = [n for n in wanted if n not in self._found]
+        if missing:
+            self._search(missing)
+        return {n: self._found[n] for n in wanted}
+
+    def _search(self, missing: list[str]) -> None:
+        automaton = ahocorasick.Automaton()
+        for needle in missing:
+            automaton.add_word(needle, needle)
+        automaton.make_automaton()
+        found: dict[str, set[Mention]] = {n: set() for n in missing}
+        words: dict[str, list[Mention]] = {}
+        for text in self._texts:
+            done: set[tuple[int, str]] = set()
+            for last, needle in automaton.iter(text):
+                end = last + 1
+                if end < len(text) and _WORD_CHAR.match(text, end):
+                    continue  # every anchor key ends before a non-word character; this hit is mid-word
+                start = _word_start(text, end - len(needle))
+                if (start, needle) in done:
+                    continue
+                done.add((start, needle))
+                word = text[start : _WORD_END.match(text, end).end()]
+                mentions = words.get(word)
+                if mentions is None:
+                    mentions = words[word] = _mentions_in(word)
+                found[needle].update(m for m in mentions if needle in m[1])
+        self._found.update((n, frozenset(keys)) for n, keys in found.items())
+
+    def records(self) -> list[SourceRecord]:
+        """Every mention as the derived record an eager reader would have made (for export).
+
+        This is the full extraction the lazy lookup avoids; only writing a trace out needs it.
+        """
+        first: dict[Mention, tuple[str | None, str | None]] = {}
+        for position, text in enumerate(self._texts):
+            for anchor in extract_anchors(text):
+                mention = (NAMESPACES.get(anchor.pattern, anchor.pattern), anchor.key)
+                if mention not in first:
+                    first[mention] = (_at(self._timestamps, position), _at(self._turn_keys, position))
+        records = []
+        for (namespace, key), (timestamp, turn) in first.items():
+            extra: dict[str, object] = {"actions": ["mentioned"]}
+            if turn:
+                extra["first_seen"] = turn
+            records.append(SourceRecord(key=key, text=f"mentioned {key}", namespace=namespace, kind=namespace,
+                                        timestamp=timestamp, authority="tool", extra=extra))  # fmt: skip
+        return records
+
+
+def _word_start(text: str, position: int) -> int:
+    """Start of the whitespace-delimited word holding `position` (words are short: scan back)."""
+    while position > 0 and not text[position - 1].isspace():
+        position -= 1
+    return position
+
+
+def _mentions_in(word: str) -> list[Mention]:
+    return [(NAMESPACES.get(a.pattern, a.pattern), a.key) for a in extract_anchors(word)]
+
+
+def _at(values: Sequence[str | None], position: int) -> str | None:
+    return values[position] if position < len(values) else None

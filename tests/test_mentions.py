@@ -1,0 +1,51 @@
+"""Keys printed in a transcript resolve on demand exactly as if every turn had been mined up front."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inspector.anchors import AnchorIndex, AnchorStatus, extract_anchors
+from inspector.mentions import Mentions
+from inspector.model import SourceRecord
+
+PIECES = [
+    "src/a.py", "/home/u/src/a.py", "a.py", "lib/src/a.py", "x/y/z", "and/or", "http://h.io/a.py", "https://h.io/",
+    "[[ledger:3.2]]", "[[src/a.py]]", "ledger:3.2", "3f9c2ab", "3f9c2abd", "deadbeef1", "PAY-112", "PAY-1123",
+    "config.yaml", "deploy/config.yaml", "~/notes.md", "./run.sh", "../up/run.sh", "v1.2.3", "file:src/a.py",
+    "(", ")", ".", ",", ";", ":", "/", "-", "_", "é", "word", "the",
+]  # fmt: skip
+SPACES = [" ", "\n", "\t", "\u00a0", "\u2003", ""]
+text = st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from(SPACES)), max_size=14).map(
+    lambda parts: "".join(piece + space for piece, space in parts)
+)
+DURABLE = [SourceRecord("/srv/app/src/a.py", "read it", namespace="file"), SourceRecord("u1", "hi", "transcript")]
+
+
+def both(turns: list[str]) -> tuple[AnchorIndex, AnchorIndex]:
+    """The lazy index and the index over every mention extracted eagerly (the old reader's records)."""
+    mentions = Mentions(turns)
+    return AnchorIndex(DURABLE, mentions), AnchorIndex([*DURABLE, *Mentions(turns).records()])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(text, min_size=1, max_size=5), text)
+def test_lazy_resolution_equals_eager_extraction(turns, summary):
+    lazy, eager = both(turns)
+    keys = [a.key for a in extract_anchors(summary)] + ["a.py", "src/a.py", "file:src/a.py", "ledger:3.2"]
+    lazy.prepare(keys)
+    for key in keys:
+        assert lazy.referents(key) == eager.referents(key), key
+
+
+def test_a_printed_path_resolves_and_two_places_are_ambiguous():
+    lazy, _ = both(["I read deploy/config.yaml and then ops/config.yaml.", "commit 3f9c2ab landed"])
+    status = {a.anchor.key: a.status for a in map(lazy.resolve, extract_anchors("config.yaml; 3f9c2ab; b.py"))}
+    assert status == {"config.yaml": AnchorStatus.AMBIGUOUS, "3f9c2ab": AnchorStatus.RESOLVED,
+                      "b.py": AnchorStatus.UNRESOLVED}  # fmt: skip
+
+
+def test_a_key_inside_a_longer_word_is_not_a_mention():
+    lazy, _ = both(["see lib/a.pyc and PAY-1123"])
+    assert lazy.referents("lib/a.py") == set() and lazy.referents("PAY-112") == set()
+    assert lazy.referents("lib/a.pyc") == {"file:lib/a.pyc"}

@@ -1,0 +1,61 @@
+"""The Sessions page, driven with AppTest: a scanned folder, worst first, and opening a session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import SAMPLES
+from tests.test_app import app, html_of, page
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    sessions = tmp_path / "sessions"
+    (sessions / "team").mkdir(parents=True)
+    for name in ("healthy_chain.json", "anchor_decay.json", "staging_db_constraint.json"):
+        (sessions / "team" / name).write_bytes((SAMPLES / name).read_bytes())
+    (sessions / "torn.jsonl").write_bytes(b'{"not": "a trace"')
+    monkeypatch.setenv("INSPECTOR_TRACES_DIR", str(sessions))
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
+    return sessions
+
+
+def test_sessions_are_listed_worst_first_with_a_chart_by_rule(folder):
+    at = page(app(), "sessions")
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert list(table["session"])[-2:] == ["team/healthy_chain.json", "torn.jsonl"]
+    assert list(table["verdict"]) == ["fail", "fail", "pass", "unreadable"]
+    assert table["errors"].iloc[0] >= table["errors"].iloc[1]
+    assert [m.value for m in at.metric] == ["4", "2", "1", "1"]
+    assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+
+
+def test_filters_narrow_the_table(folder):
+    at = page(app(), "sessions")
+    at.multiselect(key="filter_verdict").select("pass").run()
+    assert list(at.dataframe[0].value["session"]) == ["team/healthy_chain.json"]
+    at.multiselect(key="filter_verdict").unselect("pass").run()
+    at.text_input(key="filter_session_text").input("anchor").run()
+    assert list(at.dataframe[0].value["session"]) == ["team/anchor_decay.json"]
+
+
+def test_opening_a_session_shows_it_in_the_inspector(folder):
+    at = page(app(), "sessions")
+    target = str(folder / "team" / "anchor_decay.json")
+    at.selectbox(key="session_pick").select(target)
+    at.button(key="open_session").click().run()
+    assert not at.exception
+    assert at.query_params["trace"] == "path:team/anchor_decay.json"
+    assert at.get("graphviz_chart")  # the chain view of that session
+
+
+def test_without_a_traces_folder_the_bundled_samples_are_scanned(tmp_path, monkeypatch):
+    monkeypatch.delenv("INSPECTOR_TRACES_DIR", raising=False)
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path))
+    at = page(app(), "sessions")
+    assert not at.exception
+    assert set(at.dataframe[0].value["session"]) == {p.name for p in SAMPLES.glob("*.json")}
+    assert "INSPECTOR_TRACES_DIR" in html_of(at)
