@@ -13,9 +13,11 @@ PAGES = [
     st.Page("pages/generation.py", title="Generation", icon=":material/article:", url_path="generation"),
     st.Page("pages/manifest.py", title="Manifest", icon=":material/checklist:", url_path="manifest"),
     st.Page("pages/findings.py", title="Findings", icon=":material/report:", url_path="findings"),
+    st.Page("pages/sessions.py", title="Sessions", icon=":material/table_rows:", url_path="sessions"),
     st.Page("pages/review.py", title="Review queue", icon=":material/rate_review:", url_path="review"),
     st.Page("pages/policies.py", title="Refresh policies", icon=":material/tune:", url_path="policies"),
     st.Page("pages/ledger.py", title="Corrections ledger", icon=":material/history:", url_path="ledger"),
+    st.Page("pages/story.py", title="Guided story", icon=":material/slideshow:", url_path="story"),
 ]
 
 st.navigation(PAGES).run()

@@ -17,6 +17,7 @@ import orjson
 from inspector.analysis import analyze
 from inspector.errors import TraceReadError
 from inspector.facts import Config
+from inspector.fleet import command as scan_command
 from inspector.ledger import default_ledger
 from inspector.library import content_hash
 from inspector.model import Trace
@@ -26,6 +27,7 @@ from inspector.refresh import refresh_at
 from inspector.report import to_json, to_text
 from inspector.review import markdown_report
 from inspector.rules import all_rules
+from inspector.share import share_report
 from inspector.store import open_store
 
 EXIT_PASS, EXIT_FAIL, EXIT_UNREADABLE = 0, 1, 2
@@ -86,6 +88,16 @@ def build_parser() -> argparse.ArgumentParser:
     ann_report.add_argument("trace", metavar="TRACE")
     ann_report.add_argument("--format", dest="trace_format", default="auto", choices=format_names())
     ann_report.add_argument("-o", "--output", default=None, metavar="FILE")
+
+    report = commands.add_parser("report", help="a self-contained HTML (or Markdown) report of one trace")
+    report.add_argument("trace", metavar="TRACE")
+    report.add_argument("-o", "--output", default=None, metavar="FILE", help="default: standard output")
+    report.add_argument("--format", dest="report_format", choices=["html", "md"], default="html")
+    report.add_argument("--trace-format", default="auto", choices=format_names())
+    report.add_argument("--db", default=None, metavar="URL", help="store with annotations and corrections to include")
+    report.add_argument("--no-store", action="store_true", help="leave annotations and corrections out")
+
+    scan_command.add_parser(commands)
 
     ledger = commands.add_parser("ledger", help="the corrections ledger")
     ledger_commands = ledger.add_subparsers(dest="ledger_command", required=True)
@@ -252,6 +264,16 @@ def _annotations(args: argparse.Namespace) -> int:
     return EXIT_PASS
 
 
+def _report(args: argparse.Namespace) -> int:
+    trace = _load(args.trace, args.trace_format)
+    if trace is None:
+        return EXIT_UNREADABLE
+    store = None if args.no_store else open_store(args.db)
+    text = share_report(analyze(trace), store, content_hash(Path(args.trace)), args.report_format)
+    _write(args.output, text.encode())
+    return EXIT_PASS
+
+
 def _ledger(args: argparse.Namespace) -> int:
     default_ledger().export_jsonl(sys.stdout.buffer, args.trace)
     return EXIT_PASS
@@ -261,6 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handlers = {
         "check": _check, "refresh": _refresh, "policies": _policies, "ledger": _ledger, "annotations": _annotations,
+        "report": _report, "scan": scan_command.run,
     }  # fmt: skip
     try:
         return handlers[args.command](args) if args.command in handlers else _rules()

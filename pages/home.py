@@ -5,8 +5,19 @@ from __future__ import annotations
 import streamlit as st
 
 from inspector.library import TraceRef, list_samples, store_upload, traces_dir
+from inspector.share import share_report
 from inspector.views import finding_rows
-from pages.common import SAMPLES, caption_for, open_analysis, set_state, show_text, state_params, sync_state
+from pages.common import (
+    SAMPLES,
+    caption_for,
+    open_analysis,
+    set_state,
+    show_text,
+    state_params,
+    store,
+    sync_state,
+    trace_hash,
+)
 
 sync_state()
 st.title("Compaction Inspector")
@@ -52,6 +63,14 @@ if analysis is not None:
     links[2].page_link("pages/manifest.py", label="Manifest view", icon=":material/checklist:",
                        query_params=state_params())  # fmt: skip
     links[3].page_link("pages/findings.py", label="All findings", icon=":material/report:", query_params=state_params())
+
+    st.subheader("Share")
+    digest = trace_hash() or ""
+    shares = st.columns(2)
+    shares[0].download_button("Report (HTML)", share_report(analysis, store(), digest, "html"),
+                              file_name="compaction-report.html", mime="text/html", key="report_html")  # fmt: skip
+    shares[1].download_button("Report (Markdown)", share_report(analysis, store(), digest, "md"),
+                              file_name="compaction-report.md", mime="text/markdown", key="report_md")  # fmt: skip
 
     st.subheader("Top findings")
     top = sorted(rows, key=lambda r: ("error", "warning", "info").index(r["severity"]))[:8]

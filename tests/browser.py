@@ -76,12 +76,16 @@ def streamlit_server(data_dir: Path, extra_env: dict[str, str] | None = None) ->
             process.kill()
 
 
-def save_screenshot(page, name: str, *, docs: bool = False) -> Path:  # type: ignore[no-untyped-def]
+DOC_PICTURES = frozenset({"chain", "generation", "manifest", "story"})
+"""Screenshots the README shows; every browser-test run refreshes them in docs/screenshots/."""
+
+
+def save_screenshot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
     """Screenshots are test artifacts; the README's are refreshed from the same run."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
-    if docs:
+    if name in DOC_PICTURES:
         target = REPO / "docs" / "screenshots"
         target.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target / f"{name}.png")

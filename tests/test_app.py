@@ -229,3 +229,30 @@ def test_annotating_an_invariant_from_the_lineage(tmp_path, monkeypatch):
     next(b for b in at.button if b.key and "annotate_invariant" in b.key).click().run()
     assert not at.exception
     assert at.dataframe[-1].value["label"].iloc[0] == "needs-source"
+
+
+def test_the_guided_story_walks_to_a_reviewer_confirmation(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path))
+    at = page(app(), "story")
+    titles = []
+    for _ in range(6):
+        assert not at.exception
+        titles.append(at.subheader[0].value)
+        if at.query_params["step"] != "6":
+            at.button(key="story_next").click().run()
+    assert titles[0].startswith("S1") and titles[-1] == "A reviewer confirms it"
+    at.button(key="story_back").click().run()
+    assert at.query_params["step"] == "5" and at.get("graphviz_chart")
+    assert list(at.dataframe[0].value["type"]) == ["omitted"]
+    at.button(key="story_next").click().run()
+    at.button(key="story_confirm").click().run()
+    assert "Reviewed: confirmed" in html_of(at)
+    review = page(app(trace="sample:staging_db_constraint.json"), "review")
+    assert review.get("progress")[0].proto.text == "1 of 2 reviewed"
+
+
+def test_home_offers_the_report_downloads(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path))
+    at = app(trace="sample:anchor_decay.json")
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["Report (HTML)", "Report (Markdown)"]

@@ -69,7 +69,7 @@ def test_open_a_sample_and_walk_to_the_generation_view(page, server):
     page.locator('[data-testid="stGraphVizChart"] svg').wait_for()
     wait_for_app(page)
     assert page.locator('[data-testid="stGraphVizChart"] svg g.node').count() == 4
-    save_screenshot(page, "chain", docs=True)
+    save_screenshot(page, "chain")
 
     page.get_by_role("link", name="Open S3").click()
     page.locator(".ci-text:not(.ci-legend) mark.anchor-unresolved").first.wait_for()
@@ -80,13 +80,13 @@ def test_open_a_sample_and_walk_to_the_generation_view(page, server):
     link = page.locator(".ci-findings a[href^='#f-']").first
     target = link.get_attribute("href")[1:]
     assert page.locator(f"[id='{target}']").count() == 1  # the finding's link lands on its span
-    save_screenshot(page, "generation", docs=True)
+    save_screenshot(page, "generation")
 
     for name, ready in (("manifest", ".ci-matrix"), ("findings", '[data-testid="stDataFrame"]')):
         page.goto(f"{server}/{name}?trace=sample:five_item_synthetic.json&gen=5")
         page.locator(ready).first.wait_for()
         wait_for_app(page)
-        save_screenshot(page, name, docs=name == "manifest")
+        save_screenshot(page, name)
     assert page.leaks == [] and page.dialogs == []
 
 
@@ -108,7 +108,7 @@ def test_hostile_text_renders_as_text(page, server, path):
     page.locator(".ci-caption").first.wait_for()  # every page shows the (hostile) title once loaded
     wait_for_app(page)
     page.wait_for_timeout(1000)
-    assert "PWNED" not in page.title()
+    assert page.title() == "Compaction Inspector"  # no injected script retitled the page
     assert page.dialogs == [] and page.leaks == []
     injected = page.evaluate(
         """() => [...document.querySelectorAll('[data-testid="stMain"] script, [data-testid="stMain"] iframe,'
@@ -154,3 +154,17 @@ def test_an_annotation_survives_a_reload(page, server):
     mark.wait_for()
     assert "confirmed by anonymous: prohibition paraphrased away" in mark.get_attribute("title")
     save_screenshot(page, "annotated")
+
+
+def test_the_guided_story_in_the_browser(page, server):
+    page.goto(f"{server}/story")
+    page.get_by_text("Step 1 of 6").wait_for()
+    page.locator(".ci-text mark.selected").first.wait_for()
+    wait_for_app(page)
+    save_screenshot(page, "story")
+    for number in range(2, 7):
+        page.get_by_role("button", name="Next →").click()
+        page.get_by_text(f"Step {number} of 6").wait_for()
+    page.get_by_role("button", name="Confirm as reviewer").click()
+    page.get_by_text("Reviewed: confirmed").wait_for()
+    assert page.leaks == [] and page.dialogs == []

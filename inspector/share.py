@@ -1,0 +1,162 @@
+"""Reports to share outside the app: one self-contained HTML file, or Markdown for an issue.
+
+The HTML has its styles inline, no script and no URL to fetch; every string from the trace (and
+from reviewers) is escaped by the same render functions the app uses. The Markdown puts trace text
+in code spans, where nothing in it can become a link, an image or markup.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from inspector.analysis import Analysis
+from inspector.ledger import LedgerEntry
+from inspector.model import finding_id
+from inspector.render import STYLE, finding_targets, findings_html, highlight_html, highlights, matrix_html
+from inspector.review import annotation_highlights, latest_by_finding, markdown_code, markdown_report
+from inspector.store.annotations import Annotation
+from inspector.views import generation_rows, invariant_matrix
+
+_REPORT_STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2rem auto;max-width:1100px;
+  color:#111;padding:0 1rem}
+h1{font-size:1.5rem}h2{margin-top:2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
+.verdict-fail{color:#b71c1c}.verdict-pass{color:#2e7d32}
+.chain{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center}
+.node{border:1px solid #999;border-radius:8px;padding:.4rem .6rem;font-size:.8rem;line-height:1.35;min-width:7rem}
+.node.err{background:#ffcdd2}.node.warn{background:#fff3e0}.node.ok{background:#e8f5e9}
+.node.refreshed{outline:3px double #1565c0}
+.arrow{color:#555}
+table.plain{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}
+table.plain td,table.plain th{border:1px solid #ddd;padding:3px 6px;vertical-align:top;text-align:left}
+details{margin:.6rem 0}summary{cursor:pointer;font-weight:600}
+"""
+
+
+def _e(value: object) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f'<table class="plain"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _chain(analysis: Analysis) -> str:
+    nodes = []
+    for row in generation_rows(analysis):
+        state = "err" if row["errors"] else "warn" if row["warnings"] else "ok"
+        density = "-" if row["anchor_density"] is None else f"{row['anchor_density']:.2f}"
+        lines = [
+            f"<b>S{row['generation']}</b> {_e(row['kind'])}" + (" (refreshed)" if row["refreshed"] else ""),
+            f"{_e(row['trigger'] or '')} {_e(row['tokens_before'] or '?')} → {_e(row['tokens_after'] or '?')} tokens",
+            f"density {density}",
+            f"{row['unresolved_anchors']} unresolved · {row['invariants_lost']} lost",
+        ]
+        refreshed = " refreshed" if row["refreshed"] else ""
+        nodes.append(f'<div class="node {state}{refreshed}" id="node-S{row["generation"]}">{"<br>".join(lines)}</div>')
+    events = "".join(
+        f"<li>after S{e.after_generation}: {_e(e.kind)} {_e(e.description)}</li>" for e in analysis.trace.events
+    )
+    chain = '<span class="arrow">→</span>'.join(nodes)
+    return f'<div class="chain">{chain}</div>' + (f"<p>Events:</p><ul>{events}</ul>" if events else "")
+
+
+def html_report(
+    analysis: Analysis, annotations: Sequence[Annotation] = (), corrections: Sequence[LedgerEntry] = ()
+) -> str:
+    """One self-contained HTML page: chain, verdict, findings, every generation, manifest, reviews."""
+    trace = analysis.trace
+    title = trace.title or trace.id
+    by_finding = latest_by_finding(annotations)
+    finding_table = _table(
+        ["generation", "severity", "rule", "finding", "review"],
+        [
+            [f"S{f.generation}" if f.generation is not None else "-", f.severity.value, f.rule, f.message,
+             (lambda a: f"{a.label} ({a.current.reviewer})" if a else "")(by_finding.get(finding_id(f)))]
+            for f in analysis.findings
+        ],
+    )  # fmt: skip
+    generations = []
+    for k, generation in enumerate(trace.generations):
+        text = generation.text
+        body = (
+            highlight_html(text, highlights(analysis, k) + annotation_highlights(analysis, annotations, k),
+                           targets=finding_targets(analysis, k))  # fmt: skip
+            if text is not None
+            else "<p><i>Text unavailable.</i></p>"
+        )
+        generations.append(
+            f'<details{" open" if k else ""} id="S{k}"><summary>S{k} · {_e(generation.kind)} · '
+            f"{len(analysis.findings_for(k))} findings</summary>{body}{findings_html(analysis, k)}</details>"
+        )
+    other = [a for a in annotations if a.target.kind != "finding"]
+    sections = [
+        f"<h1>Compaction report: {_e(title)}</h1>",
+        f"<p>{_e(trace.format)} · {len(trace.generations)} generations · verdict "
+        f'<b class="verdict-{analysis.verdict}">{analysis.verdict.upper()}</b> · {len(analysis.findings)} findings</p>',
+        "<h2>Chain</h2>", _chain(analysis),
+        "<h2>Findings</h2>", finding_table,
+        "<h2>Generations</h2>", "".join(generations),
+        "<h2>Manifest</h2>",
+        matrix_html(invariant_matrix(analysis), len(trace.generations)) if analysis.facts.invariants
+        else "<p>No invariants.</p>",
+    ]  # fmt: skip
+    if other:
+        sections += ["<h2>Other annotations</h2>", _table(
+            ["target", "generation", "quoted", "invariant", "label", "reviewer", "comment"],
+            [[a.target.kind, a.target.generation, a.target.quoted_text, a.target.invariant_id, a.label,
+              a.current.reviewer, a.current.comment] for a in other])]  # fmt: skip
+    if corrections:
+        fields = ("type", "invariant_id", "inherited", "source")
+        rows = [[c.recorded_at, f"S{c.generation}", *(c.correction.get(f) for f in fields), c.requested_by]
+                for c in corrections]  # fmt: skip
+        sections += ["<h2>Corrections recorded by source refresh</h2>", _table(
+            ["recorded", "generation", "type", "invariant", "inherited", "source", "requested by"], rows)]  # fmt: skip
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        # No script, no fetch: a CSP that forbids both, for readers that honour it.
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        f"<title>{_e(title)}</title><style>{STYLE}{_REPORT_STYLE}</style></head><body>"
+        + "".join(sections)
+        + "</body></html>\n"
+    )
+
+
+def markdown_full_report(
+    analysis: Analysis, annotations: Sequence[Annotation] = (), corrections: Sequence[LedgerEntry] = ()
+) -> str:
+    """The review report plus the chain and manifest tables, for pasting into an issue."""
+    lines = [markdown_report(analysis, annotations).rstrip(), "", "## Chain", "",
+             "| generation | kind | tokens | anchor density | unresolved | invariants lost |",
+             "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    for row in generation_rows(analysis):
+        density = "-" if row["anchor_density"] is None else f"{row['anchor_density']:.2f}"
+        lines.append(f"| S{row['generation']} | {row['kind']}{' (refreshed)' if row['refreshed'] else ''} | "
+                     f"{row['tokens_before'] or '?'} → {row['tokens_after'] or '?'} | {density} | "
+                     f"{row['unresolved_anchors']} | {row['invariants_lost']} |")  # fmt: skip
+    matrix = invariant_matrix(analysis)
+    if matrix:
+        count = len(analysis.trace.generations)
+        lines += ["", "## Manifest", "", "| invariant | kind | " + " | ".join(f"S{k}" for k in range(count)) + " |",
+                  "| --- | --- | " + " | ".join("---" for _ in range(count)) + " |"]  # fmt: skip
+        for row in matrix:
+            cells = [markdown_code(row["text"]).replace("|", "\\|"), row["kind"],
+                     *(row[f"S{k}"] for k in range(count))]  # fmt: skip
+            lines.append("| " + " | ".join(cells) + " |")
+    if corrections:
+        lines += ["", "## Corrections recorded by source refresh", ""]
+        for c in corrections:
+            wording = c.correction.get("source") or c.correction.get("inherited") or ""
+            lines.append(f"- S{c.generation} **{c.correction.get('type')}** {markdown_code(wording)}")
+    return "\n".join(lines) + "\n"
+
+
+def share_report(analysis: Analysis, store: object | None, digest: str, fmt: str = "html") -> str:
+    """The report with the reviews and corrections a store holds for this trace (none without a store)."""
+    annotations = store.annotations.for_trace(digest) if store is not None else []  # type: ignore[attr-defined]
+    corrections = store.ledger.entries(digest) if store is not None else []  # type: ignore[attr-defined]
+    render = html_report if fmt == "html" else markdown_full_report
+    return render(analysis, annotations, corrections)
