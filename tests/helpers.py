@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
 from pathlib import Path
 
 from inspector.analysis import Analysis, analyze
@@ -48,3 +49,25 @@ def findings(trace: Trace, rule: str, config: Config | None = None) -> list[tupl
 
 def generations_of(trace: Trace, rule: str, config: Config | None = None) -> list[int | None]:
     return [g for g, _ in findings(trace, rule, config)]
+
+
+class MarkupCollector(HTMLParser):
+    """Every element, attribute, URL and text run a browser would build from an HTML string."""
+
+    def __init__(self, markup: str) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.attributes: set[str] = set()
+        self.urls: list[str] = []
+        self.text: list[str] = []
+        self.feed(markup)
+
+    def handle_starttag(self, tag, attrs):  # type: ignore[no-untyped-def]
+        self.tags.add(tag)
+        for name, value in attrs:
+            self.attributes.add(name)
+            if name in ("href", "src", "srcdoc", "action", "formaction"):
+                self.urls.append(value or "")
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)

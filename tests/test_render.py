@@ -1,7 +1,6 @@
 """Rendering is tested as text: exact HTML for small inputs, hostile text included."""
 
 import re
-from html.parser import HTMLParser
 
 from inspector import analyze, load_trace
 from inspector.render import (
@@ -16,7 +15,7 @@ from inspector.render import (
     word_diff,
 )
 from inspector.views import invariant_matrix
-from tests.helpers import SAMPLES
+from tests.helpers import SAMPLES, MarkupCollector
 
 HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(2)> \"q\" & 'a'"
 
@@ -59,33 +58,14 @@ def test_window_selected_span_and_targets():
     )
 
 
-class _Markup(HTMLParser):
-    """Collects every element and attribute a browser would build from the HTML."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: set[str] = set()
-        self.attributes: set[str] = set()
-        self.hrefs: list[str] = []
-        self.text: list[str] = []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.add(tag)
-        self.attributes |= {name for name, _ in attrs}
-        self.hrefs += [value for name, value in attrs if name == "href"]
-
-    def handle_data(self, data):
-        self.text.append(data)
-
-
 def test_only_our_own_markup_survives_on_a_hostile_sample():
     analysis = analyze(load_trace(SAMPLES / "hostile_text.json"))
     for k, generation in enumerate(analysis.trace.generations):
-        parser = _Markup()
-        parser.feed(highlight_html(generation.text or "", highlights(analysis, k)) + findings_html(analysis, k))
+        markup = highlight_html(generation.text or "", highlights(analysis, k)) + findings_html(analysis, k)
+        parser = MarkupCollector(markup)
         assert parser.tags <= {"div", "mark", "a", "ol", "li", "span", "code", "p"}, parser.tags
         assert parser.attributes <= {"class", "title", "id", "href"}, parser.attributes
-        assert all(href.startswith("#f-") for href in parser.hrefs)
+        assert all(href.startswith("#f-") for href in parser.urls)
         assert "<script>document.title='PWNED-script'</script>" in "".join(parser.text)  # shown as text
 
 

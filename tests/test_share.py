@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from html.parser import HTMLParser
 
 import pytest
 
@@ -17,23 +16,7 @@ from inspector.share import html_report, markdown_full_report
 from inspector.store import Store, Target
 from inspector.story import story
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, save_screenshot
-from tests.helpers import REPO, SAMPLES
-
-
-class Markup(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: set[str] = set()
-        self.attributes: set[str] = set()
-        self.urls: list[str] = []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.add(tag)
-        for name, value in attrs:
-            self.attributes.add(name)
-            if name in ("href", "src", "srcdoc", "action", "formaction"):
-                self.urls.append(value or "")
-
+from tests.helpers import REPO, SAMPLES, MarkupCollector
 
 ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "b", "i", "br", "div", "span",
                 "mark", "a", "ol", "ul", "li", "code", "details", "summary", "table", "thead", "tbody", "tr", "th",
@@ -42,8 +25,7 @@ ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p
 
 @pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.glob("*.json")))
 def test_report_markup_is_ours_only(sample):
-    parser = Markup()
-    parser.feed(html_report(analyze(load_trace(SAMPLES / sample))))
+    parser = MarkupCollector(html_report(analyze(load_trace(SAMPLES / sample))))
     assert parser.tags <= ALLOWED_TAGS, parser.tags - ALLOWED_TAGS
     assert parser.attributes <= {"class", "id", "title", "href", "lang", "charset", "http-equiv", "content", "open"}
     assert all(url.startswith("#") for url in parser.urls)

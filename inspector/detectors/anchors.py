@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from inspector.anchors import AnchorStatus, ResolvedAnchor
 from inspector.facts import GenerationFacts, TraceFacts
@@ -22,18 +22,20 @@ def _first_per_key(facts: GenerationFacts, status: AnchorStatus) -> Iterator[tup
             yield resolved, seen[resolved.anchor.key]
 
 
+def _anchor_hits(facts: TraceFacts, status: AnchorStatus, describe: Callable[[ResolvedAnchor], str]) -> Iterator[Hit]:
+    """One hit per distinct key with `status` in each summary, at its first occurrence."""
+    for generation in facts.summaries():
+        for resolved, count in _first_per_key(generation, status):
+            anchor = resolved.anchor
+            evidence = {"key": anchor.key, "occurrences": count}
+            if resolved.referents:
+                evidence["referents"] = list(resolved.referents)
+            yield Hit(generation.generation.index, describe(resolved), anchor.start, anchor.end, evidence)
+
+
 @rule("unresolved-anchor", Severity.ERROR, "A summary prints a key that binds to no source record: a dead pointer.")
 def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
-    for generation in facts.summaries():
-        for resolved, count in _first_per_key(generation, AnchorStatus.UNRESOLVED):
-            anchor = resolved.anchor
-            yield Hit(
-                generation.generation.index,
-                f"{anchor.key!r} resolves to no source record",
-                anchor.start,
-                anchor.end,
-                {"key": anchor.key, "occurrences": count},
-            )
+    return _anchor_hits(facts, AnchorStatus.UNRESOLVED, lambda r: f"{r.anchor.key!r} resolves to no source record")
 
 
 @rule(
@@ -42,17 +44,11 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     "A summary prints a key that binds to records in more than one place: resolution may pick the wrong one.",
 )
 def ambiguous_anchor(facts: TraceFacts) -> Iterator[Hit]:
-    for generation in facts.summaries():
-        for resolved, count in _first_per_key(generation, AnchorStatus.AMBIGUOUS):
-            anchor = resolved.anchor
-            referents = resolved.referents
-            yield Hit(
-                generation.generation.index,
-                f"{anchor.key!r} binds to {len(referents)} records: {', '.join(referents[:4])}",
-                anchor.start,
-                anchor.end,
-                {"key": anchor.key, "referents": list(referents), "occurrences": count},
-            )
+    return _anchor_hits(
+        facts,
+        AnchorStatus.AMBIGUOUS,
+        lambda r: f"{r.anchor.key!r} binds to {len(r.referents)} records: {', '.join(r.referents[:4])}",
+    )
 
 
 @rule("no-anchors", Severity.ERROR, "A summary elides context but prints no key at all: every elision is orphaned.")
