@@ -104,9 +104,19 @@ def extract_invariants(sources: Iterable[SourceRecord]) -> list[Invariant]:
     return unique
 
 
+def constraint_kind(sentence: str) -> InvariantKind | None:
+    """The invariant kind a sentence states by the fixed rules, or None for narrative."""
+    return next((kind for kind, rule in _RULES if rule.search(sentence)), None)
+
+
+def values_in(text: str) -> set[str]:
+    """Numbers, versions, dates and ports a text states: what 'value lost' and 'contradicted' compare."""
+    return set(_VALUE.findall(text))
+
+
 def _mine(record: SourceRecord) -> Iterator[Invariant]:
     for number, sentence in enumerate(s for s in sentences(record.text) if 8 <= len(s.text) <= 400):
-        kind = next((kind for kind, rule in _RULES if rule.search(sentence.text)), None)
+        kind = constraint_kind(sentence.text)
         if kind is not None:
             yield Invariant(f"{kind.value}:{record.key}#{number}", kind, sentence.text, record.key)
 
@@ -182,7 +192,7 @@ class IndexedText:
 def _markers(text: str) -> tuple[dict[str, bool], set[str]]:
     tokens = set(words(text)) | {p for p in ("do not", "must not") if p in text.lower()}
     present = {name: bool(tokens & markers) for name, markers in _FORCE_MARKERS.items()}
-    return present, set(_VALUE.findall(text))
+    return present, values_in(text)
 
 
 def _fuzzy_terms(terms: set[str], indexed: IndexedText) -> dict[str, str]:

@@ -10,13 +10,13 @@ one policy win; the report is whatever the chain gives.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from inspector.analysis import Analysis
-from inspector.facts import fidelity_to_parent, fidelity_to_source
+from inspector.facts import InvariantTrack, fidelity_to_parent, fidelity_to_source
 from inspector.invariants import InvariantStatus
-from inspector.model import InvariantKind
+from inspector.model import InvariantKind, SourceRecord
 
 _PRESENT = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
 _BROKEN = (InvariantStatus.WEAKENED, InvariantStatus.LOST)
@@ -160,7 +160,16 @@ def _next_depth(depth: int | None, status: InvariantStatus, grounded: bool) -> i
     return 1 if depth is None else depth + 1
 
 
-def _signals(tracks, effective, depths, k, sources, limit, analysis) -> dict[str, float]:  # type: ignore[no-untyped-def]
+def _signals(
+    tracks: Sequence[InvariantTrack],
+    effective: Sequence[InvariantStatus],
+    depths: Sequence[int | None],
+    k: int,
+    sources: Mapping[str, SourceRecord],
+    limit: int,
+    analysis: Analysis,
+) -> dict[str, float]:
+    """The adaptive policy's five signals at Sₖ (see `AdaptiveWeights` for each one's meaning)."""
     introduced = [i for i, s in enumerate(effective) if s not in (InvariantStatus.NOT_INTRODUCED,
                                                                   InvariantStatus.RETIRED)]  # fmt: skip
 
@@ -183,13 +192,13 @@ def _signals(tracks, effective, depths, k, sources, limit, analysis) -> dict[str
     }
 
 
-def _authority(track, sources) -> str | None:  # type: ignore[no-untyped-def]
-    record = sources.get(track.invariant.source_key)
+def _authority(track: InvariantTrack, sources: Mapping[str, SourceRecord]) -> str | None:
+    record = sources.get(track.invariant.source_key or "")
     return record.authority if record else None
 
 
-def _volatility(track, sources) -> str | None:  # type: ignore[no-untyped-def]
-    record = sources.get(track.invariant.source_key)
+def _volatility(track: InvariantTrack, sources: Mapping[str, SourceRecord]) -> str | None:
+    record = sources.get(track.invariant.source_key or "")
     return record.volatility if record else None
 
 

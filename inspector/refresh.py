@@ -14,8 +14,8 @@ from enum import StrEnum
 
 from inspector.analysis import Analysis, analyze
 from inspector.facts import Config, InvariantTrack
-from inspector.invariants import _RULES, IndexedText, InvariantStatus, match_invariant
-from inspector.model import Invariant, Trace
+from inspector.invariants import IndexedText, InvariantStatus, constraint_kind, match_invariant, values_in
+from inspector.model import Invariant, SourceRecord, Trace
 
 
 class CorrectionType(StrEnum):
@@ -117,12 +117,10 @@ def _compare(track: InvariantTrack, k: int) -> Correction | None:
 
 
 def _has_other_value(wording: str, source: str) -> bool:
-    from inspector.invariants import _VALUE
-
-    return bool(set(_VALUE.findall(wording)) - set(_VALUE.findall(source)))
+    return bool(values_in(wording) - values_in(source))
 
 
-def _unsupported(analysis: Analysis, k: int, records: list) -> list[Correction]:  # type: ignore[type-arg]
+def _unsupported(analysis: Analysis, k: int, records: list[SourceRecord]) -> list[Correction]:
     """Constraint-like sentences in Sₖ that no covered record supports."""
     indexed = analysis.facts.generations[k].indexed
     if indexed is None:
@@ -131,7 +129,7 @@ def _unsupported(analysis: Analysis, k: int, records: list) -> list[Correction]:
     sources = [IndexedText(s.text) for s in records]
     found = []
     for sentence in indexed.sentences:
-        if (sentence.start, sentence.end) in carried or not any(rule.search(sentence.text) for _, rule in _RULES):
+        if (sentence.start, sentence.end) in carried or constraint_kind(sentence.text) is None:
             continue
         supported = any(
             match_invariant(sentence.text, source).status is not InvariantStatus.LOST for source in sources
