@@ -71,3 +71,19 @@ class MarkupCollector(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         self.text.append(data)
+
+
+def read_raises_only_its_error(read, records: list, tail: bytes, name: str) -> None:  # type: ignore[no-untyped-def]
+    """Call a reader directly (not load_trace, whose safety net would hide a reader bug) on JSON lines."""
+    import json
+    from tempfile import TemporaryDirectory
+
+    from inspector.errors import TraceReadError
+
+    with TemporaryDirectory() as folder:
+        path = Path(folder) / name
+        path.write_bytes("\n".join(json.dumps(r) for r in records).encode() + tail)
+        try:
+            read(path)
+        except TraceReadError:
+            pass

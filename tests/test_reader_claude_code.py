@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from tempfile import TemporaryDirectory
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ from inspector.errors import TraceReadError
 from inspector.model import Severity
 from inspector.readers import claude_code, detect_format, load_trace, native, readers
 from inspector.readers.claude_code import sidechain_paths
+from tests.helpers import read_raises_only_its_error
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "real_traces"
 VSLA = REAL / "claude_code_v1.0.53_vsla_0a725fb5.jsonl"
@@ -423,10 +423,4 @@ _record = st.fixed_dictionaries(
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(records=st.lists(_record, max_size=6), tail=st.sampled_from([b"", b"\n", b"\n{torn", b"\n[1]\n"]))
 def test_reader_raises_only_trace_read_error(records: list[dict[str, Any]], tail: bytes) -> None:
-    with TemporaryDirectory() as folder:
-        path = Path(folder) / "session.jsonl"
-        path.write_bytes("\n".join(json.dumps(r) for r in records).encode() + tail)
-        try:
-            claude_code.read(path)  # not load_trace: its safety net would hide a reader bug
-        except TraceReadError:
-            pass
+    read_raises_only_its_error(claude_code.read, records, tail, "session.jsonl")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from tempfile import TemporaryDirectory
 from typing import Any
 
 import pytest
@@ -17,6 +16,7 @@ from inspector.errors import TraceReadError
 from inspector.model import Severity
 from inspector.readers import codex, detect_format, load_trace, native
 from inspector.report import to_json
+from tests.helpers import read_raises_only_its_error
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "real_traces"
 REAL_CODEX = REAL / "codex_v0.146_schema_fixture_agent-sessions.jsonl"
@@ -214,10 +214,4 @@ _line = st.fixed_dictionaries(
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(lines=st.lists(_line, max_size=6), tail=st.sampled_from([b"", b"\n", b"\n{torn", b"\n[1]\n"]))
 def test_reader_raises_only_trace_read_error(lines: list[dict[str, Any]], tail: bytes) -> None:
-    with TemporaryDirectory() as folder:
-        path = Path(folder) / "rollout.jsonl"
-        path.write_bytes("\n".join(json.dumps(r) for r in lines).encode() + tail)
-        try:
-            codex.read(path)  # not load_trace: its safety net would hide a reader bug
-        except TraceReadError:
-            pass
+    read_raises_only_its_error(codex.read, lines, tail, "rollout.jsonl")
