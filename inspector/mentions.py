@@ -4,7 +4,7 @@ A summary's anchor resolves when some record carries its key, and a session log'
 records for every path, URI, commit, ticket or `[[key]]` they print. Extracting every anchor from
 every turn costs a regex pass over the whole transcript (seconds for a 100 MB session) when the
 summaries only print a few hundred keys. So readers keep the turns' texts here, and the anchor
-index asks only for the keys summaries print: one Aho-Corasick pass over the texts finds every
+index asks only for the keys summaries print: one multi-literal Hyperscan pass over the texts finds every
 occurrence, and anchor extraction runs on just the whitespace-delimited word around each hit.
 
 That is exact, not an approximation: no anchor pattern matches whitespace, and each pattern's
@@ -16,9 +16,9 @@ it a resolver compares), so every such word holds a hit.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
-import ahocorasick
+import hyperscan
 
 from inspector.anchors import extract_anchors
 from inspector.model import SourceRecord
@@ -29,7 +29,13 @@ NAMESPACES = {"path": "file", "uri": "uri", "commit": "commit", "ticket": "ticke
 Mention = tuple[str, str]
 """(namespace, key) of a key printed somewhere in the transcript."""
 
+BATCH_CHARS = 4_000_000
+"""Texts are scanned in joined batches of about this many characters: few calls, bounded memory."""
+
 _WORD_END = re.compile(r"\S*")
+_ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
+"""The bytes `str.isspace` accepts below 0x80: a UTF-8 word can only be cut there without decoding."""
+_BYTES_WORD_END = re.compile(rb"[^ \t\n\r\x0b\x0c\x1c-\x1f]*")
 _WORD_CHAR = re.compile(r"\w")
 
 
@@ -59,23 +65,35 @@ class Mentions:
         return {n: self._found[n] for n in wanted}
 
     def _search(self, missing: list[str]) -> None:
-        automaton = ahocorasick.Automaton()
-        for needle in missing:
-            automaton.add_word(needle, needle)
-        automaton.make_automaton()
+        """One Hyperscan pass over the texts for all needles, then anchor extraction on each hit's word.
+
+        The texts are scanned as UTF-8 in joined batches (a newline between texts, so no word spans
+        two of them); a hit's word is cut at ASCII whitespace in bytes, decoded, and trimmed at any
+        other whitespace in text, so the words are exactly those the string search would see.
+        """
+        needles = [n.encode() for n in missing]
+        database = hyperscan.Database()
+        database.compile(expressions=needles, ids=list(range(len(needles))), elements=len(needles),
+                         flags=0, literal=True)  # fmt: skip
         found: dict[str, set[Mention]] = {n: set() for n in missing}
         words: dict[str, list[Mention]] = {}
-        for text in self._texts:
-            done: set[tuple[int, str]] = set()
-            for last, needle in automaton.iter(text):
-                end = last + 1
-                if end < len(text) and _WORD_CHAR.match(text, end):
+        repeated: set[tuple[bytes, int, int]] = set()
+        for batch in _batches(self._texts):
+            hits: list[tuple[int, int]] = []
+            database.scan(batch, match_event_handler=_collect, context=hits)
+            for which, end in hits:
+                needle = missing[which]
+                start = _word_start(batch, end - len(needles[which]))
+                stretch_end = _BYTES_WORD_END.match(batch, end).end()
+                seen = (batch[start:stretch_end], end - start, which)
+                if seen in repeated:
+                    continue  # the same needle at the same place in the same stretch: nothing new
+                repeated.add(seen)
+                chunk = seen[0].decode()
+                at = len(batch[start:end].decode())  # the hit's end as a character offset in `chunk`
+                if at < len(chunk) and _WORD_CHAR.match(chunk, at):
                     continue  # every anchor key ends before a non-word character; this hit is mid-word
-                start = _word_start(text, end - len(needle))
-                if (start, needle) in done:
-                    continue
-                done.add((start, needle))
-                word = text[start : _WORD_END.match(text, end).end()]
+                word = chunk[_text_word_start(chunk, at - len(needle)) : _WORD_END.match(chunk, at).end()]
                 mentions = words.get(word)
                 if mentions is None:
                     mentions = words[word] = _mentions_in(word)
@@ -103,8 +121,33 @@ class Mentions:
         return records
 
 
-def _word_start(text: str, position: int) -> int:
-    """Start of the whitespace-delimited word holding `position` (words are short: scan back)."""
+def _collect(which: int, start: int, end: int, flags: int, hits: list[tuple[int, int]]) -> None:
+    hits.append((which, end))
+
+
+def _batches(texts: Sequence[str], size: int = BATCH_CHARS) -> Iterator[bytes]:
+    """The texts joined by newlines and encoded, about `size` characters at a time (bounded memory)."""
+    batch: list[str] = []
+    held = 0
+    for text in texts:
+        batch.append(text)
+        held += len(text) + 1
+        if held >= size:
+            yield "\n".join(batch).encode()
+            batch, held = [], 0
+    if batch:
+        yield "\n".join(batch).encode()
+
+
+def _word_start(data: bytes, position: int) -> int:
+    """Start of the ASCII-whitespace-delimited stretch holding `position` (words are short: scan back)."""
+    while position > 0 and data[position - 1] not in _ASCII_SPACE:
+        position -= 1
+    return position
+
+
+def _text_word_start(text: str, position: int) -> int:
+    """Start of the whitespace-delimited word holding `position`, by `str.isspace` (any Unicode space)."""
     while position > 0 and not text[position - 1].isspace():
         position -= 1
     return position
