@@ -7,7 +7,7 @@ generation) happens here once; each rule then only decides what counts as a fail
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from inspector.anchors import Anchor, AnchorIndex, AnchorStatus, ResolvedAnchor, extract_anchors
@@ -44,13 +44,51 @@ class Config:
     elision_lexicon: Sequence[str] | None = None
 
 
-@dataclass(frozen=True, slots=True)
 class GenerationFacts:
-    generation: Generation
-    anchors: tuple[ResolvedAnchor, ...] = ()
-    elisions: tuple[Elision, ...] = ()
-    claims: tuple[CompletenessClaim, ...] = ()
-    indexed: IndexedText | None = field(default=None, repr=False)
+    """Facts of one state, each computed on first use.
+
+    A check reads every summary's facts but never the raw S0's (no rule fires on the raw context),
+    and S0 is the biggest text of a session log: about a context window of turns. Only a view of
+    S0 pays for them.
+    """
+
+    def __init__(
+        self,
+        generation: Generation,
+        index: AnchorIndex | None = None,
+        config: Config | None = None,
+        printed: Sequence[Anchor] | None = None,
+    ) -> None:
+        self.generation = generation
+        self._index = index or AnchorIndex(())
+        self._config = config or Config()
+        if printed is not None:
+            self.__dict__["printed"] = tuple(printed)
+
+    @cached_property
+    def printed(self) -> tuple[Anchor, ...]:
+        text = self.generation.text
+        return tuple(extract_anchors(text, self._config.anchor_patterns)) if text is not None else ()
+
+    @cached_property
+    def anchors(self) -> tuple[ResolvedAnchor, ...]:
+        self._index.prepare(a.key for a in self.printed)  # one pass over the transcript for all its keys
+        return tuple(self._index.resolve(anchor) for anchor in self.printed)
+
+    @cached_property
+    def indexed(self) -> IndexedText | None:
+        return IndexedText(self.generation.text) if self.generation.text is not None else None
+
+    @cached_property
+    def elisions(self) -> tuple[Elision, ...]:
+        if self.indexed is None:
+            return ()
+        keyed = [a.anchor for a in self.anchors]
+        return tuple(find_elisions(self.indexed.text, keyed, self._config.elision_lexicon, self.indexed.sentences))
+
+    @cached_property
+    def claims(self) -> tuple[CompletenessClaim, ...]:
+        return tuple(find_claims(self.generation.text)) if self.generation.text is not None else ()
 
     @property
     def density(self) -> float | None:
@@ -82,24 +120,6 @@ class InvariantTrack:
     @property
     def statuses(self) -> tuple[InvariantStatus, ...]:
         return tuple(m.status for m in self.matches)
-
-
-def generation_facts(
-    generation: Generation, index: AnchorIndex, config: Config, printed: Sequence[Anchor] | None = None
-) -> GenerationFacts:
-    """Facts of one state; `printed` are its anchors when the caller already extracted them."""
-    if generation.text is None:
-        return GenerationFacts(generation)
-    indexed = IndexedText(generation.text)
-    if printed is None:
-        printed = extract_anchors(generation.text, config.anchor_patterns)
-    anchors = [index.resolve(anchor) for anchor in printed]
-    elisions = find_elisions(
-        generation.text, [a.anchor for a in anchors], config.elision_lexicon, indexed.sentences
-    )
-    return GenerationFacts(
-        generation, tuple(anchors), tuple(elisions), tuple(find_claims(generation.text)), indexed
-    )
 
 
 def invariant_universe(trace: Trace) -> list[Invariant]:
@@ -154,16 +174,26 @@ def _match_in_generation(invariant: Invariant, facts: GenerationFacts, start: in
     if start is None or generation.index < start:
         return InvariantMatch(InvariantStatus.NOT_INTRODUCED)
     if generation.kind == "raw":
-        # The raw context is the source itself; matching only finds the span to show.
-        found = match_invariant(invariant.text, facts.indexed) if facts.indexed else None
-        span = found if found is not None and found.start is not None else InvariantMatch(InvariantStatus.VERBATIM)
-        return InvariantMatch(InvariantStatus.VERBATIM, span.start, span.end, span.matched_text)
+        # The raw context is the source itself: the item is there by construction. Where it sits is
+        # only needed to show it (`shown_match`), and searching S0 for every item costs a check dearly.
+        return InvariantMatch(InvariantStatus.VERBATIM)
     in_text = match_invariant(invariant.text, facts.indexed) if facts.indexed else None
     manifest = [m.text for m in generation.manifest or () if _same_item(m, invariant)]
     in_manifest = best_match([invariant.text], [IndexedText(m) for m in manifest]) if manifest else None
     if in_manifest is not None and (in_text is None or rank(in_manifest) > rank(in_text)):
         return InvariantMatch(in_manifest.status, reason="carried by the compactor's manifest")
     return in_text or InvariantMatch(InvariantStatus.UNKNOWN, reason="summary text unavailable")
+
+
+def shown_match(track: InvariantTrack, facts: GenerationFacts) -> InvariantMatch:
+    """The track's match in this state with its span: found on demand in the raw context."""
+    match = track.matches[facts.generation.index]
+    if facts.generation.kind != "raw" or match.start is not None or match.status is not InvariantStatus.VERBATIM:
+        return match
+    found = match_invariant(track.invariant.text, facts.indexed) if facts.indexed is not None else None
+    if found is None or found.start is None:
+        return match
+    return InvariantMatch(InvariantStatus.VERBATIM, found.start, found.end, found.matched_text)
 
 
 def _same_item(item: Invariant, invariant: Invariant) -> bool:
@@ -235,10 +265,10 @@ class TraceFacts:
 
 def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
     config = config or Config()
-    printed = [extract_anchors(g.text, config.anchor_patterns) if g.text is not None else [] for g in trace.generations]
     index = AnchorIndex(trace.sources, trace.mentions)
-    index.prepare(a.key for anchors in printed for a in anchors)  # one pass over the transcript for all keys
-    generations = tuple(generation_facts(g, index, config, p) for g, p in zip(trace.generations, printed, strict=True))
+    generations = tuple(GenerationFacts(g, index, config) for g in trace.generations)
+    # One pass over the transcript for every key the summaries print (S0's keys, only when shown).
+    index.prepare(a.key for g in generations if g.is_summary for a in g.printed)
     covers = [frozenset(g.covers) for g in trace.generations]  # one set per generation, not a scan per item
     source_keys = frozenset(s.key for s in trace.sources)
     successors: dict[str, list[str]] = {}

@@ -16,6 +16,7 @@ from rapidfuzz.distance import Indel
 
 from inspector.analysis import Analysis
 from inspector.anchors import AnchorStatus
+from inspector.facts import shown_match
 from inspector.invariants import InvariantStatus
 from inspector.model import finding_id
 
@@ -100,7 +101,7 @@ def highlights(analysis: Analysis, generation: int) -> list[Highlight]:
         if elision.orphaned:
             marks.append(Highlight(elision.start, elision.end, "elision-orphaned", "no stable key in this sentence"))
     for track in analysis.facts.invariants:
-        match, invariant = track.matches[generation], track.invariant
+        match, invariant = shown_match(track, facts), track.invariant
         if match.start is None or match.end is None:
             continue
         if match.status in (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED):

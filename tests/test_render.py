@@ -108,3 +108,11 @@ def test_paginated_diff_parts_rebuild_the_script():
     assert [sum(len(o.text) for o in part) for part in parts] == [10, 10, 10, 10, 2]
     assert "".join(o.text for part in parts for o in part) == "a" * 25 + "b" * 10 + "c" * 7
     assert parts[2] == [DiffOp("equal", "aaaaa"), DiffOp("delete", "bbbbb")]
+
+
+def test_the_raw_context_shows_where_each_kept_invariant_sits():
+    """S0's spans are found only when S0 is shown; the highlight must still land on the user's words."""
+    analysis = analyze(load_trace(SAMPLES / "staging_db_constraint.json"))
+    text = analysis.trace.generations[0].text or ""
+    kept = [text[m.start : m.end] for m in highlights(analysis, 0) if m.css_class == "invariant-kept"]
+    assert any("Never run migrations against the staging database" in span for span in kept), kept
