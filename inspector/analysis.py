@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from inspector.bulk import paused_gc
 from inspector.facts import Config, TraceFacts, compute_facts
 from inspector.model import Finding, Severity, Trace
 from inspector.rules import Rule, all_rules
@@ -34,9 +35,10 @@ class Analysis:
 
 def analyze(trace: Trace, config: Config | None = None, rules: Sequence[Rule] | None = None) -> Analysis:
     """Run every registered rule (or the given ones) over a trace."""
-    facts = compute_facts(trace, config)
-    findings: list[Finding] = []
-    for entry in rules if rules is not None else all_rules():
-        findings.extend(entry.run(facts))
+    with paused_gc():
+        facts = compute_facts(trace, config)
+        findings: list[Finding] = []
+        for entry in rules if rules is not None else all_rules():
+            findings.extend(entry.run(facts))
     findings.sort(key=lambda f: (f.generation if f.generation is not None else -1, _SEVERITY_ORDER[f.severity]))
     return Analysis(facts, tuple(findings))

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from inspector.bulk import paused_gc
 from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.readers._io import read_head
@@ -68,7 +69,8 @@ def load_trace(path: str | Path, format: str = "auto") -> Trace:
     if reader is None:
         raise TraceReadError(str(path), f"unknown format {name!r} (known: {', '.join(_READERS)})")
     try:
-        return reader.read(path)
+        with paused_gc():
+            return reader.read(path)
     except TraceReadError:
         raise
     except RecursionError:
