@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from rapidfuzz import fuzz, process
 
@@ -208,11 +208,20 @@ def _fuzzy_terms(terms: set[str], indexed: IndexedText) -> dict[str, str]:
     return mapped
 
 
-def _verbatim(invariant_text: str, indexed: IndexedText) -> tuple[int, int] | None:
+@lru_cache(maxsize=8192)
+def _verbatim_pattern(invariant_text: str) -> re.Pattern[str] | None:
+    """The item's words in order, any punctuation or spacing between: compiled once per item.
+
+    Each item is searched for in every generation; `re`'s own cache holds 512 patterns, fewer than
+    a long session's items, so without this every search compiled its pattern again.
+    """
     tokens = [re.escape(w) for w in re.findall(r"\w+", invariant_text.lower())]
-    if not tokens:
-        return None
-    found = re.search(r"\W+".join(tokens), indexed.lowered)
+    return re.compile(r"\W+".join(tokens)) if tokens else None
+
+
+def _verbatim(invariant_text: str, indexed: IndexedText) -> tuple[int, int] | None:
+    pattern = _verbatim_pattern(invariant_text)
+    found = pattern.search(indexed.lowered) if pattern is not None else None
     return found.span() if found else None
 
 
