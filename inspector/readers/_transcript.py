@@ -65,17 +65,20 @@ class JsonLines:
         with open_binary(self.path) as stream:
             try:
                 for number, raw in enumerate(stream, start=1):  # noqa: B007
-                    line = raw.strip()
-                    if number == 1 and line.startswith(b"\xef\xbb\xbf"):
-                        line = line[3:].lstrip()
-                    if not line:
-                        continue
                     try:
-                        data = orjson.loads(line)
+                        data = orjson.loads(raw)  # surrounding whitespace is fine; no copy to strip it
                     except orjson.JSONDecodeError as exc:
-                        self._bad(number, f"invalid JSON ({exc.msg})", torn=not raw.endswith(b"\n"))
-                        continue
-                    if not isinstance(data, dict):
+                        line = raw.strip()
+                        if number == 1 and line.startswith(b"\xef\xbb\xbf"):
+                            line = line[3:].lstrip()
+                        if not line:
+                            continue
+                        try:
+                            data = orjson.loads(line)
+                        except orjson.JSONDecodeError:
+                            self._bad(number, f"invalid JSON ({exc.msg})", torn=not raw.endswith(b"\n"))
+                            continue
+                    if type(data) is not dict:
                         self._bad(number, f"a JSON {type(data).__name__}, not an object", torn=False)
                         continue
                     self.records += 1

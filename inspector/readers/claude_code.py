@@ -50,6 +50,7 @@ _KNOWN_FIELDS = frozenset(
     retryAttempt retryInMs messageCount hookCount hookInfos hookErrors hookAdditionalContext
     preventedContinuation stopReason hasOutput trigger isCompactBoundary leafUuid""".split()
 )
+_TITLE_FIELDS = {"custom-title": "customTitle", "ai-title": "aiTitle", "summary": "summary"}
 _SYSTEM_TEXT = ("<local-command-stdout>", "<local-command-stderr>", "<system-reminder>", "Caveat: ")
 _ATTACHMENT_FILES = {"edited_text_file": "edit", "file": "read", "compact_file_reference": "read",
                      "nested_memory": "read", "edited_image_file": "edit"}  # fmt: skip
@@ -171,21 +172,22 @@ class _Reader:
                 node.data = None
 
     def _note_meta(self, kind: str, record: dict[str, Any]) -> None:
+        version = record.get("version")
+        if isinstance(version, str):
+            self.version = version
         if self.session_id is None and isinstance(record.get("sessionId"), str):
             self.session_id = record["sessionId"]
         if self.agent_id is None and isinstance(record.get("agentId"), str):
             self.agent_id = record["agentId"]
-        if isinstance(record.get("version"), str):
-            self.version = record["version"]
         if self.cwd is None and isinstance(record.get("cwd"), str):
             self.cwd = record["cwd"]
-        for title_type, title_field in (("custom-title", "customTitle"), ("ai-title", "aiTitle"),
-                                        ("summary", "summary")):  # fmt: skip
-            if kind == title_type and isinstance(record.get(title_field), str):
-                self.titles[title_type] = record[title_field]
+        title_field = _TITLE_FIELDS.get(kind)
+        if title_field is not None and isinstance(record.get(title_field), str):
+            self.titles[kind] = record[title_field]
 
     def _slim(self, record: dict[str, Any]) -> dict[str, Any]:
         """Drop what no turn needs (tool result payloads duplicate the message; usage, snapshots)."""
+        unknown = () if record.keys() <= _KNOWN_FIELDS else [k for k in record if k not in _KNOWN_FIELDS]
         tool_result = record.pop("toolUseResult", None)
         if isinstance(tool_result, str):
             record["_tool_error"] = tool_result.startswith("Error")
@@ -197,11 +199,9 @@ class _Reader:
             content = message.get("content")
             if isinstance(content, list):  # thinking is not a turn; its signatures are large
                 message["content"] = [b for b in content if type_of(b) not in ("thinking", "redacted_thinking")]
-        if record.get("type") in ("user", "assistant", "system"):
-            unknown = [k for k in record if k not in _KNOWN_FIELDS and not k.startswith("_")]
+        if unknown and record.get("type") in ("user", "assistant", "system"):
             self.unknown_fields.update(unknown)
-            if unknown:
-                record["_fields"] = {k: record.pop(k) for k in unknown}
+            record["_fields"] = {k: record.pop(k) for k in unknown}
         return record
 
     # -- compactions: boundaries paired with the summary that follows them ----------------------
