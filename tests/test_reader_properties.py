@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from inspector.errors import TraceReadError
 from inspector.readers import format_names, load_trace
+from inspector.readers._transcript import brief
 
 HEADER = b'{"format": "compaction-trace/1", "id": "t"}\n'
 
@@ -56,3 +57,16 @@ def test_near_valid_native_records(key, index, kind, supersedes):
         {"record": "generation", "index": index, "kind": kind, "text": "[[x]]"},
     ]
     load_or_error(HEADER + "\n".join(json.dumps(line) for line in lines).encode(), "native")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.lists(st.sampled_from(["word", "x", " ", "  ", "\n", "\t", "\u00a0", "é", "longerword"]), max_size=400)
+    .map("".join),
+    limit=st.integers(1, 60),
+)
+def test_a_glimpse_of_a_long_text_collapses_whitespace_like_the_whole_text(text, limit):
+    """S0 shows tool output as `brief`: collapsing only its head must not change what is shown."""
+    whole = " ".join(text.split())
+    expected = whole if len(whole) <= limit else whole[: limit - 1] + "…"
+    assert brief(text, limit) == (text if len(text) <= limit else expected)

@@ -471,7 +471,14 @@ def session_stem(path: Path) -> str:
 
 
 def brief(text: str, limit: int = BRIEF_CHARS) -> str:
-    return _clip(" ".join(text.split()) if len(text) > limit else text, limit)
+    """The first `limit` characters, whitespace collapsed, for a one-line glimpse of a long text."""
+    if len(text) <= limit:
+        return text
+    # Collapsing only a head twice the limit gives the same first `limit` characters whenever that
+    # head still collapses to more than `limit` (a cut last word is a prefix of the real one), and
+    # spares splitting a whole file's contents for a glimpse of it.
+    head = " ".join(text[: 2 * limit].split())
+    return _clip(head if len(head) > limit else " ".join(text.split()), limit)
 
 
 def type_of(data: Any) -> str | None:

@@ -359,10 +359,11 @@ class _Reader:
         if not isinstance(message, dict):
             return
         message_id = message.get("id")
-        if isinstance(message_id, str):
-            state = self.messages.setdefault(message_id, _Message())
-        else:
+        state = self.messages.get(message_id) if isinstance(message_id, str) else None
+        if state is None:
             state = _Message()
+            if isinstance(message_id, str):
+                self.messages[message_id] = state
         content = message.get("content")
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
         timestamp = data.get("timestamp")
