@@ -4,7 +4,8 @@
 
 Sessions are generated into a temporary folder (never the repository). Measured:
 
-* check vs floor: `load_trace` + `analyze` on Claude Code (and native) sessions, in a child process
+* check vs floor: `load_trace` + `analyze` + the JSON report on Claude Code (and native) sessions (all
+  that `check --json` does but start the interpreter and print), in a child process
   so its peak RSS is its own, next to the parse-only floor (read each line, `orjson.loads`, keep
   nothing) of the same file; the ratio is check / floor.
 * word diff: `inspector.render.word_diff` on two 50,000-word generations next to
@@ -45,15 +46,19 @@ from inspector.render import _TOKEN, word_diff  # noqa: E402
 _CHILD = """
 import json, resource, sys, time
 t0 = time.perf_counter()
+import orjson
 from inspector.analysis import analyze
 from inspector.readers import load_trace
+from inspector.report import to_json
 baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t1 = time.perf_counter()
 trace = load_trace(sys.argv[1])
 t2 = time.perf_counter()
 analysis = analyze(trace)
 t3 = time.perf_counter()
-json.dump({"imports": t1 - t0, "load": t2 - t1, "analyze": t3 - t2, "baseline_kib": baseline,
+report = orjson.dumps(to_json(analysis), option=orjson.OPT_INDENT_2)
+t4 = time.perf_counter()
+json.dump({"imports": t1 - t0, "load": t2 - t1, "analyze": t3 - t2, "report": t4 - t3, "baseline_kib": baseline,
            "generations": len(trace.generations), "findings": len(analysis.findings)}, open(sys.argv[2], "w"))
 """
 
@@ -94,10 +99,10 @@ def check_rows(folder: Path, cases: list[tuple[str, float, int]]) -> list[dict[s
         size = (claude_code if fmt == "claude-code" else native)(path, megabytes, generations)
         parse = floor(path)
         timings = check(path)
-        total = timings["load"] + timings["analyze"]
+        total = timings["load"] + timings["analyze"] + timings["report"]
         rows.append({"format": fmt, "requested": megabytes, "mb": size / 1e6, "generations": timings["generations"],
-                     "floor": parse,
-                     "load": timings["load"], "analyze": timings["analyze"], "check": total, "ratio": total / parse,
+                     "floor": parse, "load": timings["load"], "analyze": timings["analyze"],
+                     "report": timings["report"], "check": total, "ratio": total / parse,
                      "peak_mb": timings["peak_mb"], "baseline_mb": timings["baseline_mb"],
                      "memory_ratio": timings["peak_mb"] / (size / 1e6), "path": path})  # fmt: skip
         print(f"  {fmt} {size / 1e6:.0f} MB × {generations} gens: check {total:.2f} s, floor {parse:.2f} s", flush=True)
@@ -198,13 +203,14 @@ def machine() -> str:
 
 
 def report(checks: list[dict[str, Any]], diff: dict[str, Any], rerun: dict[str, Any], large: dict[str, Any]) -> str:
-    lines = ["## check (load_trace + analyze) next to the parse-only floor", "",
-             "| format | MB | gens | floor s | load s | analyze s | check s | check / floor | peak RSS MB "
+    lines = ["## check (what `check --json` does: load, analyse, write the report) next to the parse-only floor", "",
+             "| format | MB | gens | floor s | load s | analyze s | report s | check s | check / floor | peak RSS MB "
              "| of which imports | peak / size |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
     for r in checks:
         lines.append(f"| {r['format']} | {r['mb']:.1f} | {r['generations']} | {r['floor']:.3f} | {r['load']:.3f} | "
-                     f"{r['analyze']:.3f} | {r['check']:.3f} | {r['ratio']:.1f}× | {r['peak_mb']:.0f} | "
+                     f"{r['analyze']:.3f} | {r['report']:.3f} | {r['check']:.3f} | {r['ratio']:.1f}× | "
+                     f"{r['peak_mb']:.0f} | "
                      f"{r['baseline_mb']:.0f} | {r['memory_ratio']:.2f}× |")  # fmt: skip
     lines += ["", "## word diff of two 50,000-word generations", "",
               "| | seconds | changed tokens (edit script length) |", "| --- | ---: | ---: |",

@@ -10,6 +10,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from inspector.anchors import Anchor
 from inspector.text import Sentence, sentences
@@ -34,18 +35,20 @@ class Elision:
     orphaned: bool
 
 
-def compile_lexicon(lexicon: Sequence[str]) -> re.Pattern[str]:
-    """One alternation, longest phrase first, so 'as noted earlier' is one match and not two."""
+@lru_cache(maxsize=64)
+def compile_lexicon(lexicon: tuple[str, ...]) -> re.Pattern[str]:
+    """One alternation, longest phrase first, so 'as noted earlier' is one match and not two.
+
+    The pattern is for lower-cased text: `re.IGNORECASE` is about 2.5× slower to scan with, and
+    lower-casing a text costs next to nothing (`find_elisions` keeps the offsets of the original).
+    """
     phrases = sorted({p.strip().lower() for p in lexicon if p.strip()}, key=len, reverse=True)
     parts = []
     for phrase in phrases:
         body = re.escape(phrase).replace(r"\ ", r"\s+")
         tail = "" if not phrase[-1].isalnum() else r"\b"
         parts.append(rf"\b{body}{tail}")
-    return re.compile("|".join(parts), re.IGNORECASE)
-
-
-_DEFAULT_REGEX = compile_lexicon(DEFAULT_LEXICON)
+    return re.compile("|".join(parts))
 
 
 def find_elisions(
@@ -58,18 +61,21 @@ def find_elisions(
 
     `spans` are the text's sentences when the caller has already split it.
     """
-    regex = _DEFAULT_REGEX if lexicon is None else compile_lexicon(lexicon)
+    regex = compile_lexicon(DEFAULT_LEXICON if lexicon is None else tuple(lexicon))
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a few characters lower-case to two: offsets would shift
+        regex, lowered = re.compile(regex.pattern, re.IGNORECASE), text
     spans = sentences(text) if spans is None else spans
     starts = [s.start for s in spans]
     anchor_starts = sorted(a.start for a in anchors)
     found: list[Elision] = []
-    for match in regex.finditer(text):
+    for match in regex.finditer(lowered):
         position = bisect_right(starts, match.start()) - 1
         sentence = spans[position] if position >= 0 and match.start() < spans[position].end else None
         lo, hi = (sentence.start, sentence.end) if sentence else (match.start(), match.end())
         first = bisect_left(anchor_starts, lo)
         keyed = first < len(anchor_starts) and anchor_starts[first] < hi
-        found.append(Elision(match.group(0), match.start(), match.end(), orphaned=not keyed))
+        found.append(Elision(text[match.start() : match.end()], match.start(), match.end(), orphaned=not keyed))
     return found
 
 

@@ -24,6 +24,7 @@ from inspector.invariants import (
     rank,
 )
 from inspector.model import Generation, Invariant, Trace
+from inspector.text import Sentence, sentences
 
 
 @dataclass(frozen=True)
@@ -76,15 +77,21 @@ class GenerationFacts:
         return tuple(self._index.resolve(anchor) for anchor in self.printed)
 
     @cached_property
+    def sentences(self) -> list[Sentence]:
+        return sentences(self.generation.text) if self.generation.text is not None else []
+
+    @cached_property
     def indexed(self) -> IndexedText | None:
-        return IndexedText(self.generation.text) if self.generation.text is not None else None
+        """Sentences with their content terms: what invariant matching needs, and dearer than sentences."""
+        return IndexedText(self.generation.text, self.sentences) if self.generation.text is not None else None
 
     @cached_property
     def elisions(self) -> tuple[Elision, ...]:
-        if self.indexed is None:
+        text = self.generation.text
+        if text is None:
             return ()
         keyed = [a.anchor for a in self.anchors]
-        return tuple(find_elisions(self.indexed.text, keyed, self._config.elision_lexicon, self.indexed.sentences))
+        return tuple(find_elisions(text, keyed, self._config.elision_lexicon, self.sentences))
 
     @cached_property
     def claims(self) -> tuple[CompletenessClaim, ...]:

@@ -154,9 +154,10 @@ class InvariantMatch:
 class IndexedText:
     """A generation's text split into sentences with an inverted term index, built once, reused."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, spans: list[Sentence] | None = None) -> None:
+        """`spans` are the text's sentences when the caller has already split it."""
         self.text = text
-        self.sentences: list[Sentence] = sentences(text)
+        self.sentences: list[Sentence] = sentences(text) if spans is None else spans
         self.terms: list[set[str]] = [content_terms(s.text) for s in self.sentences]
         self.index: dict[str, list[int]] = defaultdict(list)
         for position, terms in enumerate(self.terms):

@@ -35,6 +35,7 @@ BATCH_CHARS = 4_000_000
 _WORD_END = re.compile(r"\S*")
 _ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
 """The bytes `str.isspace` accepts below 0x80: a UTF-8 word can only be cut there without decoding."""
+_LOOK_BACK = 128
 _BYTES_WORD_END = re.compile(rb"[^ \t\n\r\x0b\x0c\x1c-\x1f]*")
 _WORD_CHAR = re.compile(r"\w")
 
@@ -140,7 +141,15 @@ def _batches(texts: Sequence[str], size: int = BATCH_CHARS) -> Iterator[bytes]:
 
 
 def _word_start(data: bytes, position: int) -> int:
-    """Start of the ASCII-whitespace-delimited stretch holding `position` (words are short: scan back)."""
+    """Start of the ASCII-whitespace-delimited stretch holding `position`.
+
+    Words are short, so a reversed window of the bytes before it usually holds the whole run: one
+    regex match in C, rather than a Python step per byte, on every one of tens of thousands of hits.
+    """
+    window = data[max(0, position - _LOOK_BACK) : position][::-1]
+    run = _BYTES_WORD_END.match(window).end()
+    if run < len(window) or position <= _LOOK_BACK:
+        return position - run
     while position > 0 and data[position - 1] not in _ASCII_SPACE:
         position -= 1
     return position

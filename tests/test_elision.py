@@ -55,3 +55,10 @@ def test_density_floor_uses_the_configured_floor():
 def test_density_collapse_fires_once_when_density_halves_from_the_first_summary():
     assert generations_of(chain(SOURCES, DENSE, MIDDLE, SPARSE, SPARSE), "anchor-density-collapse") == [3]
     assert generations_of(chain(SOURCES, DENSE, MIDDLE, MIDDLE), "anchor-density-collapse") == []
+
+
+def test_offsets_stay_true_when_lower_casing_changes_the_text_length():
+    """'İ' lower-cases to two characters; the phrase after it must still be cut from the right place."""
+    text = "İstanbul: AS NOTED EARLIER, done. Etc."
+    found = find_elisions(text, [])
+    assert [(text[e.start : e.end], e.text) for e in found] == [("AS NOTED EARLIER",) * 2, ("Etc.",) * 2]
