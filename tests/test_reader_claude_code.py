@@ -269,6 +269,23 @@ def test_legacy_summary_root_continues_the_chain(tmp_path: Path) -> None:
     assert trace.generations[1].covers == ("u1", "a1")
 
 
+def test_s0_glimpses_long_tool_output_without_half_a_path(tmp_path: Path) -> None:
+    """A cut inside a word would print a key no record has: an unresolved anchor where nothing was lost."""
+    output = "x " * 240 + "see /srv/app/api/models_12.py and OPS-4711 " + "y " * 300
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "grep -rn models ."}}
+    path = write(tmp_path / "long.jsonl", [
+        user("u1", None, "Find the models."),
+        assistant("a1", "u1", [call]),
+        user("r1", "a1", [{"type": "tool_result", "tool_use_id": "toolu_1", "content": output}]),
+    ])  # fmt: skip
+    analysis = analyze(load_trace(path))
+    s0 = analysis.facts.generations[0]
+    shown = (s0.generation.text or "").split("tool_result: ", 1)[1]
+    assert shown.endswith("…") and len(shown) <= 500
+    assert shown[:-1].split()[-1] in output.split()  # the last word shown is a whole word of the output
+    assert not s0.anchors_with(AnchorStatus.UNRESOLVED)
+
+
 def test_streamed_pieces_of_one_message_are_one_record(tmp_path: Path) -> None:
     call = {"type": "tool_use", "id": "toolu_9", "name": "Read", "input": {"file_path": "/repo/app.py"}}
     path = write(tmp_path / "stream.jsonl", [

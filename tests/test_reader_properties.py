@@ -65,8 +65,18 @@ def test_near_valid_native_records(key, index, kind, supersedes):
     .map("".join),
     limit=st.integers(1, 60),
 )
-def test_a_glimpse_of_a_long_text_collapses_whitespace_like_the_whole_text(text, limit):
+def test_a_glimpse_of_a_long_text_is_the_collapsed_text_cut_between_words(text, limit):
     """S0 shows tool output as `brief`: collapsing only its head must not change what is shown."""
     whole = " ".join(text.split())
-    expected = whole if len(whole) <= limit else whole[: limit - 1] + "…"
-    assert brief(text, limit) == (text if len(text) <= limit else expected)
+    if len(text) <= limit:
+        expected = text
+    elif len(whole) <= limit:
+        expected = whole
+    else:
+        cut = whole[: limit - 1]
+        if whole[limit - 1] != " " and " " in cut:
+            cut = cut[: cut.rfind(" ")]
+        expected = cut.rstrip() + "…"
+    shown = brief(text, limit)
+    assert shown == expected
+    assert len(shown) <= max(limit, len(text) if len(text) <= limit else 0)

@@ -471,14 +471,25 @@ def session_stem(path: Path) -> str:
 
 
 def brief(text: str, limit: int = BRIEF_CHARS) -> str:
-    """The first `limit` characters, whitespace collapsed, for a one-line glimpse of a long text."""
+    """A glimpse of a long text: whitespace collapsed, at most `limit` characters, cut between words.
+
+    Cutting inside a word would print half a path or ticket in S0 (`/srv/app/ap…`): an anchor no
+    record has, reported unresolved in the raw context, where nothing was lost.
+    """
     if len(text) <= limit:
         return text
     # Collapsing only a head twice the limit gives the same first `limit` characters whenever that
     # head still collapses to more than `limit` (a cut last word is a prefix of the real one), and
     # spares splitting a whole file's contents for a glimpse of it.
     head = " ".join(text[: 2 * limit].split())
-    return _clip(head if len(head) > limit else " ".join(text.split()), limit)
+    if len(head) <= limit:
+        head = " ".join(text.split())
+        if len(head) <= limit:
+            return head
+    cut = head[: limit - 1]
+    if head[limit - 1] != " " and " " in cut:
+        cut = cut[: cut.rfind(" ")]
+    return cut.rstrip() + "…"
 
 
 def type_of(data: Any) -> str | None:
