@@ -35,6 +35,8 @@ BATCH_CHARS = 4_000_000
 _WORD_END = re.compile(r"\S*")
 _ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
 """The bytes `str.isspace` accepts below 0x80: a UTF-8 word can only be cut there without decoding."""
+_ASCII_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+"""`\\w` below 0x80: a hit followed by one of these is inside a longer word, without decoding anything."""
 _LOOK_BACK = 128
 _BYTES_WORD_END = re.compile(rb"[^ \t\n\r\x0b\x0c\x1c-\x1f]*")
 _WORD_CHAR = re.compile(r"\w")
@@ -82,7 +84,10 @@ class Mentions:
         for batch in _batches(self._texts):
             hits: list[tuple[int, int]] = []
             database.scan(batch, match_event_handler=_collect, context=hits)
+            size = len(batch)
             for which, end in hits:
+                if end < size and batch[end] in _ASCII_WORD:
+                    continue  # mid-word (e.g. OPS-7 in OPS-712): every anchor key ends before a non-word character
                 needle = missing[which]
                 start = _word_start(batch, end - len(needles[which]))
                 stretch_end = _BYTES_WORD_END.match(batch, end).end()
