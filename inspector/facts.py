@@ -7,7 +7,7 @@ generation) happens here once; each rule then only decides what counts as a fail
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from inspector.anchors import Anchor, AnchorIndex, AnchorStatus, ResolvedAnchor, extract_anchors
@@ -123,10 +123,11 @@ class InvariantTrack:
     matches: tuple[InvariantMatch, ...]
     depths: tuple[int | None, ...]
     """Compaction debt per generation: lossy steps since last checked against source (None: absent)."""
+    statuses: tuple[InvariantStatus, ...] = field(init=False, repr=False, compare=False)
+    """The matches' statuses, kept: fidelity reads one per item per generation, 200 × 200 × items."""
 
-    @property
-    def statuses(self) -> tuple[InvariantStatus, ...]:
-        return tuple(m.status for m in self.matches)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "statuses", tuple(m.status for m in self.matches))
 
 
 def invariant_universe(trace: Trace) -> list[Invariant]:

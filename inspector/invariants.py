@@ -135,6 +135,7 @@ _FORCE_MARKERS: dict[str, frozenset[str]] = {
     ),
     "completion mark": frozenset("already completed done finished merged deployed released applied".split()),
 }
+_FORCE_STEMS = frozenset(stem(m) for group in _FORCE_MARKERS.values() for m in group)
 _WEAK_MODALS = frozenset("should may might could consider prefer ideally try probably optionally perhaps".split())
 _VALUE = re.compile(r"\b\d[\w.:/-]*\b")
 _TOPIC_CANDIDATES = 5
@@ -190,10 +191,18 @@ class IndexedText:
         return self.text.lower()
 
 
-def _markers(text: str) -> tuple[dict[str, bool], set[str]]:
+@lru_cache(maxsize=8192)
+def _topic_terms(invariant_text: str) -> frozenset[str]:
+    """What an item is about, without its force words: the same for every generation it is matched in."""
+    return frozenset(content_terms(invariant_text) - _FORCE_STEMS)
+
+
+@lru_cache(maxsize=8192)
+def _markers(text: str) -> tuple[dict[str, bool], frozenset[str]]:
+    """Force markers present and values printed (cached: items and sentences recur across generations)."""
     tokens = set(words(text)) | {p for p in ("do not", "must not") if p in text.lower()}
     present = {name: bool(tokens & markers) for name, markers in _FORCE_MARKERS.items()}
-    return present, values_in(text)
+    return present, frozenset(values_in(text))
 
 
 def _fuzzy_terms(terms: set[str], indexed: IndexedText) -> dict[str, str]:
@@ -232,11 +241,10 @@ def match_invariant(invariant_text: str, indexed: IndexedText) -> InvariantMatch
     if span is not None:
         return InvariantMatch(InvariantStatus.VERBATIM, span[0], span[1], indexed.text[span[0] : span[1]])
 
-    terms = content_terms(invariant_text) - {stem(m) for group in _FORCE_MARKERS.values() for m in group}
+    terms, (inv_markers, inv_values) = _topic_terms(invariant_text), _markers(invariant_text)
     if not terms:
         return InvariantMatch(InvariantStatus.LOST, reason="nothing to match on")
     hits = indexed.shared_terms(_fuzzy_terms(terms, indexed).values())
-    inv_markers, inv_values = _markers(invariant_text)
 
     best: InvariantMatch | None = None
     for position, shared in sorted(hits.items(), key=lambda item: -item[1])[:_TOPIC_CANDIDATES]:
