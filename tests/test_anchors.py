@@ -1,5 +1,19 @@
-from inspector.anchors import AnchorIndex, AnchorStatus, extract_anchors, resolve_in_isolation
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inspector.anchors import DEFAULT_PATTERNS, AnchorIndex, AnchorStatus, extract_anchors, resolve_in_isolation
 from tests.helpers import chain, generations_of, record
+
+PIECES = [
+    "src/a.py", "/etc/hosts", "~/n.md", "./run.sh", "../x/y", "a.py.", "and/or", "1/2", "v1.2.3", "config.yaml",
+    "https://h.io/a?b=1", "git://x", "a1b2c3d", "deadbeef", "1234567", "abcdefa", "PAY-42", "pay-42", "OPS-4711x",
+    "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1", "[[ledger:3.2]]", "[[src/a.py]]", "(", ")", ".", ",", "-", "/",
+    ":", "@", "é", "word", "The", "end.", "x.", "..", "a//b", "@scope/pkg", "+", "_",
+]  # fmt: skip
+SPACES = [" ", "\n", "\t", "\u00a0", "\u2003", "\x1c", ""]
+texts = st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from(SPACES)), max_size=16).map(
+    lambda parts: "".join(piece + space for piece, space in parts)
+)
 
 
 def keys(text: str) -> list[tuple[str, str]]:
@@ -78,3 +92,10 @@ def test_no_anchors_fires_when_a_summary_elides_without_any_key():
     assert generations_of(chain(SOURCES, "The plan is as noted earlier, etc."), "no-anchors") == [1]
     assert generations_of(chain(SOURCES, "The plan is in [[ledger:1]], as noted."), "no-anchors") == []
     assert generations_of(chain(SOURCES, "Nothing elided here."), "no-anchors") == []
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts)
+def test_the_shortcut_scans_find_exactly_what_a_plain_scan_finds(text):
+    """Default patterns skip text that cannot match; the same patterns as a custom set scan it all."""
+    assert extract_anchors(text) == extract_anchors(text, dict(DEFAULT_PATTERNS))
