@@ -65,11 +65,12 @@ if analysis is not None:
     links[3].page_link("pages/findings.py", label="All findings", icon=":material/report:", query_params=state_params())
 
     st.subheader("Share")
-    digest = trace_hash() or ""
+    digest, annotations = trace_hash() or "", store()
     shares = st.columns(2)
-    shares[0].download_button("Report (HTML)", share_report(analysis, store(), digest, "html"),
+    # Built on click, not on every run: the HTML report of a 100 MB session takes a second or more.
+    shares[0].download_button("Report (HTML)", lambda: share_report(analysis, annotations, digest, "html"),
                               file_name="compaction-report.html", mime="text/html", key="report_html")  # fmt: skip
-    shares[1].download_button("Report (Markdown)", share_report(analysis, store(), digest, "md"),
+    shares[1].download_button("Report (Markdown)", lambda: share_report(analysis, annotations, digest, "md"),
                               file_name="compaction-report.md", mime="text/markdown", key="report_md")  # fmt: skip
 
     st.subheader("Top findings")

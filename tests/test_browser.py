@@ -90,6 +90,22 @@ def test_open_a_sample_and_walk_to_the_generation_view(page, server):
     assert page.leaks == [] and page.dialogs == []
 
 
+def test_the_home_page_downloads_the_reports_it_builds_on_click(page, server, tmp_path):
+    page.goto(f"{server}/?trace=sample:staging_db_constraint.json")
+    wait_for_app(page)
+    for label, name, needle in (("Report (HTML)", "compaction-report.html", "<!DOCTYPE html>"),
+                                ("Report (Markdown)", "compaction-report.md", "# ")):  # fmt: skip
+        with page.expect_download() as pending:
+            page.get_by_role("button", name=label).click()
+        download = pending.value
+        saved = tmp_path / download.suggested_filename
+        download.save_as(saved)
+        text = saved.read_text()
+        assert download.suggested_filename == name
+        assert needle in text and "staging" in text and "invariant-lost" in text, text[:300]
+    assert page.leaks == []
+
+
 def test_a_pasted_deep_link_reopens_the_same_view(page, server):
     page.goto(f"{server}/generation?trace=sample:staging_db_constraint.json&gen=2")
     page.get_by_role("heading", name="S2 · summary").wait_for()
