@@ -267,7 +267,10 @@ def main() -> None:
     print()
     print(body)
     if args.write is not None:
-        args.write.write_text(header + "\n" + body + "\n")
+        notes = ""  # hand-written analysis below the measured tables survives a re-run
+        if args.write.exists() and "\n## notes" in (previous := args.write.read_text()):
+            notes = "\n" + previous[previous.index("\n## notes") + 1 :].rstrip() + "\n"
+        args.write.write_text(header + "\n" + body + "\n" + notes)
         print(f"\nwritten to {args.write}")
 
 
