@@ -160,6 +160,7 @@ class AnchorIndex:
         self._by_basename: dict[str, set[str]] = defaultdict(set)
         self._mentions = mentions
         self._mentioned: dict[str, frozenset[tuple[str, str]]] = {}
+        self._resolved: dict[str, tuple[AnchorStatus, tuple[str, ...]]] = {}
         for record in sources:
             referent = f"{record.namespace}:{record.key}"
             self._by_key[record.key].add(referent)
@@ -199,14 +200,18 @@ class AnchorIndex:
         return self._mentioned[needle(key)]
 
     def resolve(self, anchor: Anchor) -> ResolvedAnchor:
-        bound = self.referents(anchor.key)
-        if not bound:
-            status = AnchorStatus.UNRESOLVED
-        elif len(_distinct_targets(bound)) > 1:
-            status = AnchorStatus.AMBIGUOUS
-        else:
-            status = AnchorStatus.RESOLVED
-        return ResolvedAnchor(anchor, status, tuple(sorted(bound)))
+        """The anchor's status; worked out once per key (a chain prints the same keys again and again)."""
+        known = self._resolved.get(anchor.key)
+        if known is None:
+            bound = self.referents(anchor.key)
+            if not bound:
+                status = AnchorStatus.UNRESOLVED
+            elif len(_distinct_targets(bound)) > 1:
+                status = AnchorStatus.AMBIGUOUS
+            else:
+                status = AnchorStatus.RESOLVED
+            known = self._resolved[anchor.key] = (status, tuple(sorted(bound)))
+        return ResolvedAnchor(anchor, *known)
 
 
 def needle(key: str) -> str:
