@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import islice
 
 from inspector.anchors import Anchor, AnchorIndex, AnchorStatus, ResolvedAnchor, extract_anchors
 from inspector.claims import CompletenessClaim, find_claims
@@ -142,12 +143,30 @@ def invariant_universe(trace: Trace) -> list[Invariant]:
     return universe
 
 
+def first_covered(generations: Sequence[Generation]) -> dict[str, int]:
+    """For every key a state covers, the position of the first state that covers it.
+
+    One map for the chain rather than one set per state: covers are cumulative, so a set per state
+    held every key once per generation (tens of MB for a long session). Where a state's keys start
+    with its parent's, only the new ones are read.
+    """
+    first: dict[str, int] = {}
+    previous: tuple[str, ...] = ()
+    for position, generation in enumerate(generations):
+        keys = generation.covers
+        start = len(previous) if keys[: len(previous)] == previous else 0
+        for key in islice(keys, start, None):
+            first.setdefault(key, position)
+        previous = keys
+    return first
+
+
 def introduced_at(
-    invariant: Invariant, trace: Trace, covers: Sequence[frozenset[str]], source_keys: frozenset[str]
+    invariant: Invariant, trace: Trace, first_cover: Mapping[str, int], source_keys: frozenset[str]
 ) -> int | None:
     """First generation responsible for the invariant: the one that first covers its source record."""
     if invariant.source_key is not None and invariant.source_key in source_keys:
-        return next((k for k, keys in enumerate(covers) if invariant.source_key in keys), None)
+        return first_cover.get(invariant.source_key)
     if trace.invariants is not None and invariant in trace.invariants:
         return 0
     return next(
@@ -155,10 +174,10 @@ def introduced_at(
     )
 
 
-def retired_at(invariant: Invariant, successors: dict[str, list[str]], covers: Sequence[frozenset[str]]) -> int | None:
+def retired_at(invariant: Invariant, successors: dict[str, list[str]], first_cover: Mapping[str, int]) -> int | None:
     """First generation that covers a record superseding the invariant's source: it is no longer owed."""
     later = successors.get(invariant.source_key or "", [])
-    return next((k for k, keys in enumerate(covers) if any(key in keys for key in later)), None) if later else None
+    return min((first_cover[key] for key in later if key in first_cover), default=None)
 
 
 def track_invariant(
@@ -277,7 +296,7 @@ def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
     generations = tuple(GenerationFacts(g, index, config) for g in trace.generations)
     # One pass over the transcript for every key the summaries print (S0's keys, only when shown).
     index.prepare(a.key for g in generations if g.is_summary for a in g.printed)
-    covers = [frozenset(g.covers) for g in trace.generations]  # one set per generation, not a scan per item
+    first_cover = first_covered(trace.generations)
     source_keys = frozenset(s.key for s in trace.sources)
     successors: dict[str, list[str]] = {}
     for record in trace.sources:
@@ -285,7 +304,10 @@ def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
             successors.setdefault(record.supersedes, []).append(record.key)
     tracks = tuple(
         track_invariant(
-            inv, generations, introduced_at(inv, trace, covers, source_keys), retired_at(inv, successors, covers)
+            inv,
+            generations,
+            introduced_at(inv, trace, first_cover, source_keys),
+            retired_at(inv, successors, first_cover),
         )
         for inv in invariant_universe(trace)
     )

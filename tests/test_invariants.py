@@ -1,7 +1,10 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from inspector.facts import first_covered
 from inspector.invariants import IndexedText, InvariantStatus, extract_invariants, match_invariant
-from inspector.model import InvariantKind
+from inspector.model import Generation, InvariantKind
 from tests.helpers import chain, generations_of, record
 
 RULE = "Never run migrations against the staging database; it is read-only until the release job releases the lock."
@@ -134,3 +137,15 @@ def test_harness_injected_text_is_not_mined_and_repeats_collapse():
     failures = extract_invariants([record(f"e{i}", "Bash failed: make paper\nexit 2", kind="tool_error")
                                    for i in range(4)])  # fmt: skip
     assert [(i.kind, i.source_key) for i in failures] == [(InvariantKind.FAILURE, "e0")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from("abcdefgh"), unique=True, max_size=8), max_size=6), st.booleans())
+def test_the_first_state_covering_each_key_is_found_for_cumulative_and_arbitrary_covers(covers, cumulative):
+    """Introduction and retirement read one key→state map; it must agree with scanning every state."""
+    if cumulative:
+        covers = [sum(covers[: i + 1], []) for i in range(len(covers))]
+        covers = [list(dict.fromkeys(keys)) for keys in covers]
+    states = [Generation(i, "summary", "", covers=tuple(keys)) for i, keys in enumerate(covers)]
+    expected = {key: next(i for i, keys in enumerate(covers) if key in keys) for keys in covers for key in keys}
+    assert first_covered(states) == expected
