@@ -24,7 +24,7 @@ from inspector.invariants import (
     match_invariant,
     rank,
 )
-from inspector.model import Generation, Invariant, Trace
+from inspector.model import Generation, Invariant, KeyPrefix, Trace
 from inspector.text import Sentence, sentences
 
 
@@ -151,14 +151,20 @@ def first_covered(generations: Sequence[Generation]) -> dict[str, int]:
     with its parent's, only the new ones are read.
     """
     first: dict[str, int] = {}
-    previous: tuple[str, ...] = ()
+    previous: Sequence[str] = ()
     for position, generation in enumerate(generations):
         keys = generation.covers
-        start = len(previous) if keys[: len(previous)] == previous else 0
+        start = len(previous) if _extends(keys, previous) else 0
         for key in islice(keys, start, None):
             first.setdefault(key, position)
         previous = keys
     return first
+
+
+def _extends(keys: Sequence[str], previous: Sequence[str]) -> bool:
+    if isinstance(keys, KeyPrefix):
+        return keys.starts_with(previous)
+    return tuple(keys[: len(previous)]) == tuple(previous)
 
 
 def introduced_at(

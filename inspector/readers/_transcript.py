@@ -20,7 +20,7 @@ import orjson
 
 from inspector.errors import TraceReadError
 from inspector.mentions import Mentions
-from inspector.model import ChainEvent, Finding, Generation, Severity, SourceRecord, Trace
+from inspector.model import ChainEvent, Finding, Generation, KeyPrefix, Severity, SourceRecord, Trace
 from inspector.readers._io import open_binary
 
 NATIVE_TAG = b"compaction-trace/1"
@@ -313,10 +313,10 @@ class Transcript:
             else:
                 events.append(ChainEvent(item.kind, len(compactions), item.description, item.timestamp))
 
-        covers = tuple(seen)
+        covers = KeyPrefix(tuple(seen), len(seen))
         sources = tuple(_source(entry, self._calls) for entry in order)
         first_time = next((t.timestamp for t in self.timeline if isinstance(t, Turn) and t.timestamp), None)
-        s0_covers = covers[: snapshots[0]] if snapshots else covers
+        s0_covers = covers.prefix(snapshots[0]) if snapshots else covers
         generations = [Generation(0, "raw", "\n".join(rendering), covers=s0_covers, timestamp=first_time)]
         for index, (compaction, snapshot) in enumerate(zip(compactions, snapshots, strict=True), start=1):
             gen_extra = dict(compaction.extra)
@@ -326,7 +326,7 @@ class Transcript:
                 reason = compaction.unavailable or "the log holds no summary text for this compaction"
                 gen_extra["unavailable_reason"] = reason
                 self.notice("summary-unavailable", Severity.INFO, f"S{index}: {reason}", index)
-            generation = Generation(index, "summary", compaction.text, parent=index - 1, covers=covers[:snapshot])
+            generation = Generation(index, "summary", compaction.text, parent=index - 1, covers=covers.prefix(snapshot))
             generations.append(
                 replace(
                     generation,
