@@ -4,8 +4,8 @@ A summary's anchor resolves when some record carries its key, and a session log'
 records for every path, URI, commit, ticket or `[[key]]` they print. Extracting every anchor from
 every turn costs a regex pass over the whole transcript (seconds for a 100 MB session) when the
 summaries only print a few hundred keys. So readers keep the turns' texts here, and the anchor
-index asks only for the keys summaries print: one multi-literal Hyperscan pass over the texts finds every
-occurrence, and anchor extraction runs on just the whitespace-delimited word around each hit.
+index asks only for the keys summaries print: one multi-literal Hyperscan pass over the texts finds
+every occurrence, and anchor extraction runs on just the whitespace-delimited word around each hit.
 
 That is exact, not an approximation: no anchor pattern matches whitespace, and each pattern's
 boundary assertions treat whitespace like the ends of the text, so the anchors of a text are the
@@ -37,6 +37,8 @@ _ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
 """The bytes `str.isspace` accepts below 0x80: a UTF-8 word can only be cut there without decoding."""
 _ASCII_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 """`\\w` below 0x80: a hit followed by one of these is inside a longer word, without decoding anything."""
+_LONE_SURROGATES = "surrogatepass"
+"""Readers' JSON never yields a lone surrogate, but a text that holds one must not stop the search."""
 _LOOK_BACK = 128
 _BYTES_WORD_END = re.compile(rb"[^ \t\n\r\x0b\x0c\x1c-\x1f]*")
 _WORD_CHAR = re.compile(r"\w")
@@ -74,7 +76,7 @@ class Mentions:
         two of them); a hit's word is cut at ASCII whitespace in bytes, decoded, and trimmed at any
         other whitespace in text, so the words are exactly those the string search would see.
         """
-        needles = [n.encode() for n in missing]
+        needles = [n.encode("utf-8", _LONE_SURROGATES) for n in missing]
         database = hyperscan.Database()
         database.compile(expressions=needles, ids=list(range(len(needles))), elements=len(needles),
                          flags=0, literal=True)  # fmt: skip
@@ -87,7 +89,7 @@ class Mentions:
             size = len(batch)
             for which, end in hits:
                 if end < size and batch[end] in _ASCII_WORD:
-                    continue  # mid-word (e.g. OPS-7 in OPS-712): every anchor key ends before a non-word character
+                    continue  # mid-word (OPS-7 in OPS-712): every anchor key ends before a non-word character
                 needle = missing[which]
                 start = _word_start(batch, end - len(needles[which]))
                 stretch_end = _BYTES_WORD_END.match(batch, end).end()
@@ -95,8 +97,9 @@ class Mentions:
                 if seen in repeated:
                     continue  # the same needle at the same place in the same stretch: nothing new
                 repeated.add(seen)
-                chunk = seen[0].decode()
-                at = len(batch[start:end].decode())  # the hit's end as a character offset in `chunk`
+                chunk = seen[0].decode("utf-8", _LONE_SURROGATES)
+                # The hit's end as a character offset in `chunk`.
+                at = len(batch[start:end].decode("utf-8", _LONE_SURROGATES))
                 if at < len(chunk) and _WORD_CHAR.match(chunk, at):
                     continue  # every anchor key ends before a non-word character; this hit is mid-word
                 word = chunk[_text_word_start(chunk, at - len(needle)) : _WORD_END.match(chunk, at).end()]
@@ -139,10 +142,10 @@ def _batches(texts: Sequence[str], size: int = BATCH_CHARS) -> Iterator[bytes]:
         batch.append(text)
         held += len(text) + 1
         if held >= size:
-            yield "\n".join(batch).encode()
+            yield "\n".join(batch).encode("utf-8", _LONE_SURROGATES)
             batch, held = [], 0
     if batch:
-        yield "\n".join(batch).encode()
+        yield "\n".join(batch).encode("utf-8", _LONE_SURROGATES)
 
 
 def _word_start(data: bytes, position: int) -> int:

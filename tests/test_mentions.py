@@ -49,3 +49,8 @@ def test_a_key_inside_a_longer_word_is_not_a_mention():
     lazy, _ = both(["see lib/a.pyc and PAY-1123"])
     assert lazy.referents("lib/a.py") == set() and lazy.referents("PAY-112") == set()
     assert lazy.referents("lib/a.pyc") == {"file:lib/a.pyc"}
+
+
+def test_a_lone_surrogate_in_a_turn_does_not_stop_the_search():
+    lazy, _ = both(["broken \ud800 text, then deploy/config.yaml"])
+    assert lazy.referents("config.yaml") == {"file:deploy/config.yaml"}
