@@ -15,7 +15,7 @@ PIECES = [
     "config.yaml", "deploy/config.yaml", "~/notes.md", "./run.sh", "../up/run.sh", "v1.2.3", "file:src/a.py",
     "(", ")", ".", ",", ";", ":", "/", "-", "_", "é", "word", "the",
 ]  # fmt: skip
-SPACES = [" ", "\n", "\t", "\u00a0", "\u2003", ""]
+SPACES = [" ", "\n", "\t", "\u00a0", "\u2003", "\x1c", "\x85", ""]
 text = st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from(SPACES)), max_size=14).map(
     lambda parts: "".join(piece + space for piece, space in parts)
 )
