@@ -49,9 +49,9 @@ class Config:
 class GenerationFacts:
     """Facts of one state, each computed on first use.
 
-    A check reads every summary's facts but never the raw S0's (no rule fires on the raw context),
-    and S0 is the biggest text of a session log: about a context window of turns. Only a view of
-    S0 pays for them.
+    The rules read every summary's facts but never the raw S0's (no rule fires on the raw context),
+    and S0 is the biggest text of a session log: about a context window of turns. So analysing and
+    scanning never pay for S0; a view or a report that shows it does.
     """
 
     def __init__(
