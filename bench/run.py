@@ -4,16 +4,16 @@
 
 Sessions are generated into a temporary folder (never the repository). Measured:
 
-* check vs floor: `load_trace` + `analyze` + the JSON report on Claude Code (and native) sessions (all
-  that `check --json` does but start the interpreter and print), in a child process
-  so its peak RSS is its own, next to the parse-only floor (read each line, `orjson.loads`, keep
-  nothing) of the same file; the ratio is check / floor.
+* check vs floor: `load_trace` + `analyze` + the JSON report on Claude Code (and native) sessions
+  (all that `check --json` does but start the interpreter and print), best of three runs, each in a
+  child process so its peak RSS is its own, next to the parse-only floor (read each line,
+  `orjson.loads`, keep nothing; best of three) of the same file; the ratio is check / floor.
 * word diff: `inspector.render.word_diff` on two 50,000-word generations next to
   `difflib.SequenceMatcher` (default settings) on the same pair's tokens. Edit script length, the
   same definition for both: tokens deleted plus tokens inserted, tokens as `render._TOKEN` cuts them.
 * app rerun: server time of a rerun of the generation view (AppTest) on an already-loaded trace of
   `--large` MB: the analysis is cached, so this is what a click costs.
-* peak memory: the check child's peak RSS against the file size.
+* peak memory: the check child's peak RSS (the worst of its three runs) against the file size.
 
 Speed targets live here, never in the test suite: figures depend on the machine.
 """
@@ -98,7 +98,9 @@ def check_rows(folder: Path, cases: list[tuple[str, float, int]]) -> list[dict[s
         path = folder / f"{fmt}-{megabytes:g}mb-{generations}g.jsonl"
         size = (claude_code if fmt == "claude-code" else native)(path, megabytes, generations)
         parse = floor(path)
-        timings = check(path)
+        runs = [check(path) for _ in range(3)]  # best of 3, like the floor; peak memory: the worst of 3
+        timings = min(runs, key=lambda t: t["load"] + t["analyze"] + t["report"])
+        timings["peak_mb"] = max(t["peak_mb"] for t in runs)
         total = timings["load"] + timings["analyze"] + timings["report"]
         rows.append({"format": fmt, "requested": megabytes, "requested_generations": generations, "mb": size / 1e6,
                      "generations": timings["generations"],
