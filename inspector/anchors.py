@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from inspector.model import SourceRecord
+from inspector.text import word_end, word_start
 
 if TYPE_CHECKING:
     from inspector.mentions import Mentions
@@ -72,7 +73,6 @@ def _compile(patterns: Mapping[str, str]) -> list[tuple[str, re.Pattern[str]]]:
 _DEFAULT_COMPILED = _compile(DEFAULT_PATTERNS)
 _DEFAULT = dict(_DEFAULT_COMPILED)
 _PATH_CANDIDATE = re.compile(r"[/.]")
-_TOKEN_END = re.compile(r"\S*")
 _HEX_RUN = re.compile(r"\b[0-9a-f]{7,40}\b")
 
 
@@ -101,11 +101,8 @@ def _path_matches(regex: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
         position = candidate.start()
         if position < scanned:
             continue  # this token was already scanned
-        start = position
-        while start > 0 and not text[start - 1].isspace():
-            start -= 1
-        scanned = _TOKEN_END.match(text, position).end()
-        yield from regex.finditer(text, start, scanned)
+        scanned = word_end(text, position)
+        yield from regex.finditer(text, word_start(text, position), scanned)
 
 
 def extract_anchors(text: str, patterns: Mapping[str, str] | None = None) -> list[Anchor]:

@@ -22,6 +22,7 @@ import hyperscan
 
 from inspector.anchors import extract_anchors
 from inspector.model import SourceRecord
+from inspector.text import word_end, word_start
 
 NAMESPACES = {"path": "file", "uri": "uri", "commit": "commit", "ticket": "ticket", "bracket": "key"}
 """Store namespace of a mention by the anchor pattern that found it."""
@@ -32,7 +33,6 @@ Mention = tuple[str, str]
 BATCH_CHARS = 4_000_000
 """Texts are scanned in joined batches of about this many characters: few calls, bounded memory."""
 
-_WORD_END = re.compile(r"\S*")
 _ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
 """The bytes `str.isspace` accepts below 0x80: a UTF-8 word can only be cut there without decoding."""
 _ASCII_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -102,7 +102,7 @@ class Mentions:
                 at = len(batch[start:end].decode("utf-8", _LONE_SURROGATES))
                 if at < len(chunk) and _WORD_CHAR.match(chunk, at):
                     continue  # every anchor key ends before a non-word character; this hit is mid-word
-                word = chunk[_text_word_start(chunk, at - len(needle)) : _WORD_END.match(chunk, at).end()]
+                word = chunk[word_start(chunk, at - len(needle)) : word_end(chunk, at)]
                 mentions = words.get(word)
                 if mentions is None:
                     mentions = words[word] = _mentions_in(word)
@@ -159,13 +159,6 @@ def _word_start(data: bytes, position: int) -> int:
     if run < len(window) or position <= _LOOK_BACK:
         return position - run
     while position > 0 and data[position - 1] not in _ASCII_SPACE:
-        position -= 1
-    return position
-
-
-def _text_word_start(text: str, position: int) -> int:
-    """Start of the whitespace-delimited word holding `position`, by `str.isspace` (any Unicode space)."""
-    while position > 0 and not text[position - 1].isspace():
         position -= 1
     return position
 
