@@ -54,18 +54,10 @@ class GenerationFacts:
     scanning never pay for S0; a view or a report that shows it does.
     """
 
-    def __init__(
-        self,
-        generation: Generation,
-        index: AnchorIndex | None = None,
-        config: Config | None = None,
-        printed: Sequence[Anchor] | None = None,
-    ) -> None:
+    def __init__(self, generation: Generation, index: AnchorIndex | None = None, config: Config | None = None) -> None:
         self.generation = generation
         self._index = index or AnchorIndex(())
         self._config = config or Config()
-        if printed is not None:
-            self.__dict__["printed"] = tuple(printed)
 
     @cached_property
     def printed(self) -> tuple[Anchor, ...]:

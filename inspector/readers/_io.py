@@ -61,4 +61,3 @@ def read_all(path: Path) -> bytes:
             return stream.read()
         except Exception as exc:
             raise TraceReadError(str(path), f"cannot read: {exc}") from None
-
