@@ -7,6 +7,7 @@ two namespaces (two `config.yaml`) is ambiguous, which is worse than a miss.
 
 from __future__ import annotations
 
+import heapq
 import re
 from bisect import bisect_right
 from collections import defaultdict
@@ -72,7 +73,9 @@ def _compile(patterns: Mapping[str, str]) -> list[tuple[str, re.Pattern[str]]]:
 
 _DEFAULT_COMPILED = _compile(DEFAULT_PATTERNS)
 _DEFAULT = dict(_DEFAULT_COMPILED)
-_PATH_CANDIDATE = re.compile(r"[/.]")
+_SLASH = re.compile("/")
+_DOT_WORD = re.compile(r"\.\w")
+_SHORT_TEXT = 200
 _HEX_RUN = re.compile(r"\b[0-9a-f]{7,40}\b")
 
 
@@ -95,10 +98,22 @@ def _matches(name: str, regex: re.Pattern[str], text: str) -> Iterable[re.Match[
     return regex.finditer(text)
 
 
-def _path_matches(regex: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+def _path_matches(regex: re.Pattern[str], text: str) -> Iterable[re.Match[str]]:
+    """Paths, scanned for only in the tokens that could hold one.
+
+    A path has a directory part (`/`) or a `.` before its extension. A sentence's closing `word.`
+    has neither, so prose is not scanned word by word. Both are searched as literals, which `re`
+    skips to in C; one pattern for both would be tried at every character.
+    """
+    if len(text) < _SHORT_TEXT:
+        return regex.finditer(text)  # a word or a line: setting up two scans would cost more
+    return _long_path_matches(regex, text)
+
+
+def _long_path_matches(regex: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    candidates = heapq.merge((m.start() for m in _SLASH.finditer(text)), (m.start() for m in _DOT_WORD.finditer(text)))
     scanned = 0
-    for candidate in _PATH_CANDIDATE.finditer(text):
-        position = candidate.start()
+    for position in candidates:
         if position < scanned:
             continue  # this token was already scanned
         scanned = word_end(text, position)
