@@ -7,7 +7,8 @@ Sessions are generated into a temporary folder (never the repository). Measured:
 * check vs floor: `load_trace` + `analyze` + the JSON report on Claude Code (and native) sessions
   (all that `check --json` does but start the interpreter and print), best of three runs, each in a
   child process so its peak RSS is its own, next to the parse-only floor (read each line,
-  `orjson.loads`, keep nothing; best of three) of the same file; the ratio is check / floor.
+  `orjson.loads`, keep nothing; best of three) of the same file; the ratio is check / floor. Beside
+  it, parse + keep: the same parse holding every record, which is what holding a session costs.
 * word diff: `inspector.render.word_diff` on two 50,000-word generations next to
   `difflib.SequenceMatcher` (default settings) on the same pair's tokens. Edit script length, the
   same definition for both: tokens deleted plus tokens inserted, tokens as `render._TOKEN` cuts them.
@@ -76,6 +77,28 @@ def floor(path: Path) -> float:
     return best
 
 
+_KEPT = """
+import gc, sys, time
+import orjson
+gc.disable()  # as the readers do (inspector.bulk.paused_gc)
+start = time.perf_counter()
+with open(sys.argv[1], "rb") as stream:
+    records = [orjson.loads(line) for line in stream if line.strip()]
+print(time.perf_counter() - start)
+"""
+
+
+def kept(path: Path) -> float:
+    """Parse and keep: every line through orjson, every record held; best of 3, each in a fresh process.
+
+    The floor frees each record before parsing the next, so it reuses the same memory; a reader that
+    holds a session also pays for fresh memory, as a check (a fresh process) does.
+    """
+    runs = [subprocess.run([sys.executable, "-c", _KEPT, str(path)], capture_output=True, text=True, check=True)
+            for _ in range(3)]  # fmt: skip
+    return min(float(run.stdout) for run in runs)
+
+
 def check(path: Path) -> dict[str, Any]:
     """load_trace + analyze in a child process: its timings and peak RSS (MB)."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
@@ -98,13 +121,14 @@ def check_rows(folder: Path, cases: list[tuple[str, float, int]]) -> list[dict[s
         path = folder / f"{fmt}-{megabytes:g}mb-{generations}g.jsonl"
         size = (claude_code if fmt == "claude-code" else native)(path, megabytes, generations)
         parse = floor(path)
+        holding = kept(path)
         runs = [check(path) for _ in range(3)]  # best of 3, like the floor; peak memory: the worst of 3
         timings = min(runs, key=lambda t: t["load"] + t["analyze"] + t["report"])
         timings["peak_mb"] = max(t["peak_mb"] for t in runs)
         total = timings["load"] + timings["analyze"] + timings["report"]
         rows.append({"format": fmt, "requested": megabytes, "requested_generations": generations, "mb": size / 1e6,
                      "generations": timings["generations"],
-                     "floor": parse, "load": timings["load"], "analyze": timings["analyze"],
+                     "floor": parse, "kept": holding, "load": timings["load"], "analyze": timings["analyze"],
                      "report": timings["report"], "check": total, "ratio": total / parse,
                      "peak_mb": timings["peak_mb"], "baseline_mb": timings["baseline_mb"],
                      "memory_ratio": timings["peak_mb"] / (size / 1e6), "path": path})  # fmt: skip
@@ -208,12 +232,13 @@ def machine() -> str:
 def report(checks: list[dict[str, Any]], diff: dict[str, Any], rerun: dict[str, Any], large: dict[str, Any],
            long_run: dict[str, Any]) -> str:  # fmt: skip
     lines = ["## check (what `check --json` does: load, analyse, write the report) next to the parse-only floor", "",
-             "| format | MB | gens | floor s | load s | analyze s | report s | check s | check / floor | peak RSS MB "
-             "| of which imports | peak / size |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
+             "| format | MB | gens | floor s | parse + keep s | load s | analyze s | report s | check s "
+             "| check / floor | parse + keep / floor | peak RSS MB | of which imports | peak / size |",
+             "| --- |" + " ---: |" * 13]  # fmt: skip
     for r in checks:
-        lines.append(f"| {r['format']} | {r['mb']:.1f} | {r['generations']} | {r['floor']:.3f} | {r['load']:.3f} | "
-                     f"{r['analyze']:.3f} | {r['report']:.3f} | {r['check']:.3f} | {r['ratio']:.1f}× | "
+        lines.append(f"| {r['format']} | {r['mb']:.1f} | {r['generations']} | {r['floor']:.3f} | {r['kept']:.3f} "
+                     f"| {r['load']:.3f} | {r['analyze']:.3f} | {r['report']:.3f} | {r['check']:.3f} "
+                     f"| {r['ratio']:.1f}× | {r['kept'] / r['floor']:.1f}× | "
                      f"{r['peak_mb']:.0f} | "
                      f"{r['baseline_mb']:.0f} | {r['memory_ratio']:.2f}× |")  # fmt: skip
     lines += ["", "## word diff of two 50,000-word generations", "",
