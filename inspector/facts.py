@@ -194,10 +194,14 @@ def track_invariant(
     return InvariantTrack(invariant, tuple(matches), tuple(depths))
 
 
+_NOT_INTRODUCED = InvariantMatch(InvariantStatus.NOT_INTRODUCED)
+"""Shared: matches are immutable, and half of a long session's (item, state) pairs are this one."""
+
+
 def _match_in_generation(invariant: Invariant, facts: GenerationFacts, start: int | None) -> InvariantMatch:
     generation = facts.generation
     if start is None or generation.index < start:
-        return InvariantMatch(InvariantStatus.NOT_INTRODUCED)
+        return _NOT_INTRODUCED
     if generation.kind == "raw":
         # The raw context is the source itself: the item is there by construction. Where it sits is
         # only needed to show it (`shown_match`), and searching S0 for every item costs a check dearly.

@@ -235,6 +235,10 @@ def _verbatim(invariant_text: str, indexed: IndexedText) -> tuple[int, int] | No
     return found.span() if found else None
 
 
+_NO_SENTENCE = InvariantMatch(InvariantStatus.LOST, reason="no sentence carries its terms")
+"""Shared (matches are immutable): most items are absent from most states of a long session."""
+
+
 def match_invariant(invariant_text: str, indexed: IndexedText) -> InvariantMatch:
     """Classify how `invariant_text` survives in an indexed generation text."""
     span = _verbatim(invariant_text, indexed)
@@ -256,7 +260,7 @@ def match_invariant(invariant_text: str, indexed: IndexedText) -> InvariantMatch
         candidate = _judge(invariant_text, sentence, coverage, inv_markers, inv_values)
         if best is None or rank(candidate) > rank(best):
             best = candidate
-    return best or InvariantMatch(InvariantStatus.LOST, reason="no sentence carries its terms")
+    return best or _NO_SENTENCE
 
 
 def rank(match: InvariantMatch) -> int:
