@@ -68,10 +68,14 @@ if analysis is not None:
     digest, annotations = trace_hash() or "", store()
     shares = st.columns(2)
     # Built on click, not on every run: the HTML report of a 100 MB session takes a second or more.
+    # A download changes nothing on the page, so it does not rerun it either: a rerun would replace
+    # the buttons' deferred downloads while the other button was being clicked, and lose that click.
     shares[0].download_button("Report (HTML)", lambda: share_report(analysis, annotations, digest, "html"),
-                              file_name="compaction-report.html", mime="text/html", key="report_html")  # fmt: skip
+                              file_name="compaction-report.html", mime="text/html", key="report_html",
+                              on_click="ignore")  # fmt: skip
     shares[1].download_button("Report (Markdown)", lambda: share_report(analysis, annotations, digest, "md"),
-                              file_name="compaction-report.md", mime="text/markdown", key="report_md")  # fmt: skip
+                              file_name="compaction-report.md", mime="text/markdown", key="report_md",
+                              on_click="ignore")  # fmt: skip
 
     st.subheader("Top findings")
     top = sorted(rows, key=lambda r: ("error", "warning", "info").index(r["severity"]))[:8]
