@@ -83,8 +83,9 @@ def _matches(name: str, regex: re.Pattern[str], text: str) -> Iterable[re.Match[
     """`regex.finditer(text)`, with shortcuts for the default patterns that find exactly the same.
 
     Scanning prose for paths at every position is the slowest part of reading a summary. A path
-    always holds `/` or `.` and never whitespace, so only the whitespace-delimited tokens holding one
-    are scanned (lookarounds see the same neighbours: whitespace, or the ends of the text). A commit
+    always holds `/` or a `.` before its extension, and never whitespace, so only the
+    whitespace-delimited tokens holding one are scanned (lookarounds see the same neighbours:
+    whitespace, or the ends of the text). A commit
     is a hex run with a digit and a letter: finding runs and checking them is cheaper than two
     lookaheads at every word. URIs and tickets need `://` and `-`.
     """
