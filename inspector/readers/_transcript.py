@@ -222,7 +222,7 @@ class Transcript:
 
     def turn(self, key: str, kind: str, authority: str, text: str, timestamp: str | None = None,
              **extra: Any) -> Turn:  # fmt: skip
-        item = Turn(self.unique_key(key), kind, authority, text, _str(timestamp), extra=_compact(extra))
+        item = Turn(self.unique_key(key), kind, authority, text, as_str(timestamp), extra=_compact(extra))
         self.timeline.append(item)
         return item
 
@@ -262,13 +262,13 @@ class Transcript:
 
     def mention(self, namespace: str, key: str, action: str, timestamp: str | None = None) -> None:
         if key.strip():
-            self.timeline.append(_Mention(namespace, key.strip(), action, _str(timestamp)))
+            self.timeline.append(_Mention(namespace, key.strip(), action, as_str(timestamp)))
 
     def compaction(self, compaction: Compaction) -> None:
         self.timeline.append(compaction)
 
     def event(self, kind: str, description: str = "", timestamp: str | None = None) -> None:
-        self.timeline.append(_Event(kind, description, _str(timestamp)))
+        self.timeline.append(_Event(kind, description, as_str(timestamp)))
 
     def notice(self, rule: str, severity: Severity, message: str, generation: int | None = None) -> None:
         self.notices.append(Finding(rule=rule, severity=severity, generation=generation, message=message))
@@ -502,7 +502,7 @@ def as_int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _str(value: Any) -> str | None:
+def as_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 

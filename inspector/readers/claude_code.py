@@ -27,6 +27,7 @@ from inspector.readers._transcript import (
     Transcript,
     Turn,
     as_int,
+    as_str,
     blocks_text,
     head_records,
     session_stem,
@@ -214,7 +215,7 @@ class _Reader:
         index_of = {id(node): i for i, node in enumerate(self.nodes)}
         for line, kind, record, node in sorted(self.points, key=lambda p: p[0]):
             if kind == "microcompact_boundary":
-                micro.append((line, _micro_description(record), _text_or_none(record.get("timestamp"))))
+                micro.append((line, _micro_description(record), as_str(record.get("timestamp"))))
             elif kind == "compact_boundary":
                 pending = _boundary(line, record)
                 found.append((line, pending))
@@ -229,7 +230,7 @@ class _Reader:
             elif record.get("isSidechain") is not True and record.get("parentUuid") is None:
                 # Claude Code 1.0.x: no boundary, the summary itself is the compaction root.
                 text = _summary_text(record)
-                compaction = Compaction(text or None, line, timestamp=_text_or_none(record.get("timestamp")))
+                compaction = Compaction(text or None, line, timestamp=as_str(record.get("timestamp")))
                 compaction.unavailable = None if text else f"the summary record at line {line} is empty"
                 found.append((line, compaction))
                 if node is not None:
@@ -349,7 +350,7 @@ class _Reader:
             system = data.get("isMeta") is True or text.lstrip().startswith(_SYSTEM_TEXT)
             self.transcript.turn(node.uuid, "user", "harness" if system else "user", text, timestamp, fields=fields)
         for block in results:
-            call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
+            call_id = as_str(block.get("tool_use_id"))
             body = blocks_text(block.get("content")) or blocks_text(block.get("text"))
             error = block.get("is_error") is True or (len(results) == 1 and data.get("_tool_error") is True)
             self.transcript.tool_result(call_id, node.uuid, body, is_error=error, timestamp=timestamp, fields=fields)
@@ -400,10 +401,10 @@ def _boundary(line: int, record: dict[str, Any]) -> Compaction:
     return Compaction(
         text=None,
         line=line,
-        trigger=trigger if isinstance(trigger, str) else None,
+        trigger=as_str(trigger),
         tokens_before=as_int(metadata.get("preTokens")),
         tokens_after=as_int(metadata.get("postTokens")),
-        timestamp=_text_or_none(record.get("timestamp")),
+        timestamp=as_str(record.get("timestamp")),
         unavailable=f"compact_boundary at line {line} is not followed by a summary record",
         extra={"compactMetadata": extra} if extra else {},
     )
@@ -435,10 +436,6 @@ def _fingerprint(block: dict[str, Any]) -> Any:
 def _before(ordered: list[int], index: int) -> int | None:
     position = bisect_left(ordered, index)
     return ordered[position - 1] if position else None
-
-
-def _text_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def read(path: Path) -> Trace:

@@ -21,6 +21,7 @@ from inspector.readers._transcript import (
     JsonLines,
     Transcript,
     as_int,
+    as_str,
     blocks_text,
     head_records,
     session_stem,
@@ -84,7 +85,7 @@ class _Reader:
         for line, record in self.lines:
             kind = record.get("type")
             payload = record.get("payload")
-            timestamp = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
+            timestamp = as_str(record.get("timestamp"))
             if not isinstance(kind, str):
                 self.transcript.unknown_types["(no type)"] += 1
             elif kind not in _LINE_TYPES or not isinstance(payload, dict):
@@ -162,7 +163,7 @@ class _Reader:
 
     def _event(self, payload: dict[str, Any], timestamp: str | None) -> None:
         kind = type_of(payload)
-        call_id = payload.get("call_id") if isinstance(payload.get("call_id"), str) else None
+        call_id = as_str(payload.get("call_id"))
         if kind == "token_count":
             self._tokens(payload)
         elif kind == "exec_command_end":
