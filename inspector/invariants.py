@@ -19,7 +19,7 @@ from functools import cached_property, lru_cache
 from rapidfuzz import fuzz, process
 
 from inspector.model import Invariant, InvariantKind, SourceRecord
-from inspector.text import Sentence, content_terms, normalise, sentences, stem, words
+from inspector.text import Sentence, clip, content_terms, normalise, sentences, stem, words
 
 
 class InvariantStatus(StrEnum):
@@ -69,8 +69,7 @@ _INVARIANT_KINDS = {k.value for k in InvariantKind}
 
 
 def _squash(text: str, limit: int = 400) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return clip(" ".join(text.split()), limit)
 
 
 def extract_invariants(sources: Iterable[SourceRecord]) -> list[Invariant]:

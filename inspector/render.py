@@ -19,6 +19,7 @@ from inspector.anchors import AnchorStatus
 from inspector.facts import shown_match
 from inspector.invariants import InvariantStatus
 from inspector.model import finding_id
+from inspector.text import clip
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,7 +362,7 @@ def matrix_html(rows: Sequence[dict], generations: int) -> str:
     head = "".join(f"<th>S{k}</th>" for k in range(generations))
     body = []
     for row in rows:
-        text = row["text"] if len(row["text"]) <= 90 else row["text"][:89] + "…"
+        text = clip(row["text"], 90)
         statuses = [html.escape(row[f"S{k}"]) for k in range(generations)]
         cells = "".join(f'<td class="ci-st-{status}">{status}</td>' for status in statuses)
         body.append(

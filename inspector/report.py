@@ -6,6 +6,7 @@ from typing import Any
 
 from inspector.analysis import Analysis
 from inspector.model import Severity
+from inspector.text import clip
 
 
 def to_json(analysis: Analysis) -> dict[str, Any]:
@@ -88,7 +89,7 @@ def to_text(analysis: Analysis, max_findings: int = 50) -> str:
         lines.append("invariants  (= verbatim  ~ paraphrased  ! weakened  x lost  . not yet  ? unknown  - retired)")
         for track in facts.invariants[:40]:
             marks = "".join(_MARK[s.value] for s in track.statuses)
-            text = track.invariant.text if len(track.invariant.text) <= 70 else track.invariant.text[:69] + "…"
+            text = clip(track.invariant.text, 70)
             lines.append(f"  {marks}  {track.invariant.kind}: {text}")
         if len(facts.invariants) > 40:
             lines.append(f"  … and {len(facts.invariants) - 40} more")

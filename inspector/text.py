@@ -96,5 +96,10 @@ def content_terms(text: str) -> set[str]:
     return {stem(w) for w in words(_BRACKET_ANCHOR.sub(" ", text)) if w not in STOPWORDS and len(w) > 1}
 
 
+def clip(text: str, limit: int) -> str:
+    """At most `limit` characters, the last an ellipsis when something was cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def normalise(text: str) -> str:
     return " ".join(words(text))

@@ -22,6 +22,7 @@ from inspector.errors import TraceReadError
 from inspector.mentions import Mentions
 from inspector.model import ChainEvent, Finding, Generation, KeyPrefix, Severity, SourceRecord, Trace
 from inspector.readers._io import open_binary
+from inspector.text import clip
 
 NATIVE_TAG = b"compaction-trace/1"
 TRANSCRIPT = "transcript"
@@ -404,7 +405,7 @@ def _source(entry: Turn | _Derived, calls: dict[str, Turn]) -> SourceRecord:
         outcomes = list(dict.fromkeys(entry.outcomes))
         done = entry.action_command and "succeeded" in outcomes
         command = entry.command or entry.key
-        text = f"{_clip(command, 2000)} ({', then '.join(outcomes) or 'no result'})"
+        text = f"{clip(command, 2000)} ({', then '.join(outcomes) or 'no result'})"
         return SourceRecord(key=entry.key, text=text, namespace="command",
                             kind="completed-action" if done else "command", timestamp=entry.timestamp,
                             authority="tool", extra={**extra, "outcomes": outcomes})  # fmt: skip
@@ -506,10 +507,6 @@ def as_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _dumps(value: Any) -> str:
     try:
         return orjson.dumps(value).decode()
@@ -522,7 +519,7 @@ def _compact(extra: dict[str, Any]) -> dict[str, Any]:
 
 
 def _command_key(command: str) -> str:
-    return _clip(" ".join(command.split()), 200)
+    return clip(" ".join(command.split()), 200)
 
 
 def _render(turn: Turn) -> str:
