@@ -291,6 +291,14 @@ class TraceFacts:
     def summaries(self) -> list[GenerationFacts]:
         return [g for g in self.generations if g.is_summary]
 
+    def excerpt(self, generation: int | None, offset: int | None) -> str | None:
+        """The sentence of a generation's text holding `offset`: what a finding's span points into."""
+        if generation is None or offset is None or not 0 <= generation < len(self.generations):
+            return None
+        indexed = self.generations[generation].indexed
+        position = indexed.sentence_at(offset) if indexed is not None else None
+        return indexed.sentences[position].text if position is not None else None
+
 
 def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
     config = config or Config()

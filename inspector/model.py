@@ -205,6 +205,18 @@ class Finding:
     """Character span in the generation's text, when the finding points at text."""
     end: int | None = None
     evidence: dict[str, Any] = field(default_factory=dict, compare=False)
+    excerpt: str | None = field(default=None, compare=False)
+    """The summary sentence at the finding's span (None when the finding points at no text)."""
+    source: SourceQuote | None = field(default=None, compare=False)
+    """The record the finding is about and the sentence there that states it: what a reviewer checks."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceQuote:
+    """Evidence from the log: a record's key and the one sentence of it that matters (not the record)."""
+
+    key: str
+    quote: str
 
 
 def finding_id(finding: Finding) -> str:

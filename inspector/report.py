@@ -52,6 +52,8 @@ def to_json(analysis: Analysis) -> dict[str, Any]:
                 "message": f.message,
                 "start": f.start,
                 "end": f.end,
+                "excerpt": f.excerpt,
+                "source": {"key": f.source.key, "quote": f.source.quote} if f.source is not None else None,
             }
             for f in analysis.findings
         ],

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.facts import TraceFacts
-from inspector.model import Finding, Severity
+from inspector.model import Finding, Severity, SourceQuote
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +23,8 @@ class Hit:
     start: int | None = None
     end: int | None = None
     evidence: dict[str, Any] = field(default_factory=dict)
+    source: SourceQuote | None = None
+    """The log record the hit is about and the sentence there that states it."""
 
 
 Check = Callable[[TraceFacts], Iterable[Hit]]
@@ -38,9 +40,10 @@ class Rule:
 
     def run(self, facts: TraceFacts) -> list[Finding]:
         return [
-            Finding(self.id, self.severity, hit.generation, hit.message, hit.start, hit.end, hit.evidence)
+            Finding(self.id, self.severity, hit.generation, hit.message, hit.start, hit.end, hit.evidence,
+                    excerpt=facts.excerpt(hit.generation, hit.start), source=hit.source)
             for hit in self.check(facts)
-        ]
+        ]  # fmt: skip
 
 
 _RULES: dict[str, Rule] = {}
