@@ -25,8 +25,8 @@ from inspector.rules import Rule, all_rules, register_rule, rule
 
 __all__ = [
     "Analysis", "Anchor", "AnchorIndex", "AnchorStatus", "ChainEvent", "Config", "Finding", "Generation",
-    "Invariant", "InvariantKind", "InvariantStatus", "Reader", "Rule", "Severity", "SourceQuote", "SourceRecord", "Trace",
-    "TraceFacts", "TraceReadError", "all_rules", "analyze", "anchor_density", "compute_facts", "detect_format",
+    "Invariant", "InvariantKind", "InvariantStatus", "Reader", "Rule", "Severity", "SourceQuote", "SourceRecord",
+    "Trace", "TraceFacts", "TraceReadError", "all_rules", "analyze", "anchor_density", "compute_facts", "detect_format",
     "extract_anchors", "extract_invariants", "find_elisions", "load_trace", "match_invariant", "register_reader",
     "register_rule", "resolve_in_isolation", "rule",
 ]  # fmt: skip
