@@ -18,7 +18,7 @@ from inspector.analysis import Analysis
 from inspector.anchors import AnchorStatus
 from inspector.facts import shown_match
 from inspector.invariants import InvariantStatus
-from inspector.model import finding_id
+from inspector.model import Finding, finding_id
 from inspector.text import clip
 
 
@@ -373,3 +373,51 @@ def matrix_html(rows: Sequence[dict], generations: int) -> str:
         f'<table class="ci-matrix"><thead><tr><th>id</th><th>kind</th><th>invariant</th>{head}</tr></thead>'
         f'<tbody>{"".join(body)}</tbody></table>'
     )
+
+
+# --- evidence --------------------------------------------------------------------------------
+
+EVIDENCE_CHARS = 1_000
+"""A quote or excerpt longer than this is clipped: one sentence of a log without punctuation can be a megabyte."""
+
+_LOSS_RULES = frozenset({"invariant-lost"})
+"""Rules whose finding says something is missing from the summary (so no excerpt means: it says nothing)."""
+
+
+def is_about_loss(finding: Finding) -> bool:
+    """A finding about something the summary dropped: a loss rule, or a log quote with no span to point at."""
+    return finding.rule in _LOSS_RULES or (finding.source is not None and finding.start is None)
+
+
+def evidence_html(finding: Finding) -> str:
+    """The log's quote and the summary's sentence side by side: what a reviewer compares to judge a finding.
+
+    A missing side is said plainly rather than left blank, so "nothing" reads as a fact, not a glitch.
+    """
+    if finding.source is not None:
+        log_title = f"What the log says (record <code>{html.escape(finding.source.key)}</code>)"
+        log_body = _evidence_text(finding.source.quote)
+    else:
+        log_title, log_body = "What the log says", _evidence_note("no source record")
+    summary_title = "What the summary says" + (f" (S{finding.generation})" if finding.generation is not None else "")
+    if finding.excerpt is not None:
+        summary_body = _evidence_text(finding.excerpt)
+    elif finding.generation is None:
+        summary_body = _evidence_note("this finding is not about a summary")
+    elif is_about_loss(finding):
+        summary_body = _evidence_note("the summary says nothing about it")
+    else:
+        summary_body = _evidence_note("this finding points at no sentence of the summary")
+    columns = "".join(
+        f'<div><p class="ci-caption"><strong>{title}</strong></p>{body}</div>'
+        for title, body in ((log_title, log_body), (summary_title, summary_body))
+    )
+    return f'<div class="ci-evidence" style="display:grid;grid-template-columns:1fr 1fr;gap:0.8rem">{columns}</div>'
+
+
+def _evidence_text(text: str) -> str:
+    return f'<div class="ci-text">{html.escape(clip(text, EVIDENCE_CHARS))}</div>'
+
+
+def _evidence_note(note: str) -> str:
+    return f'<p class="ci-caption"><em>{html.escape(note)}</em></p>'

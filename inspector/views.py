@@ -17,6 +17,7 @@ from inspector.invariants import PRESERVATION_WEIGHT, InvariantStatus
 from inspector.model import Finding, finding_id
 from inspector.refresh import Correction
 from inspector.store.annotations import Annotation
+from inspector.text import clip
 
 _PRESENT = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
 
@@ -199,3 +200,19 @@ def annotation_rows(annotations: Iterable[Annotation]) -> list[dict[str, Any]]:
          "reviewer": a.current.reviewer, "revisions": len(a.revisions), "updated": a.current.created_at}
         for a in annotations
     ]  # fmt: skip
+
+
+SOURCE_QUOTE_CHARS = 80
+"""A table cell shows this much of a source quote; the full quote is in the finding's evidence block."""
+
+
+def finding_rows_with_source(analysis: Analysis) -> list[dict[str, Any]]:
+    """`finding_rows` plus the log record each finding is about and its quote, clipped for a table cell."""
+    return [
+        row
+        | {
+            "source key": f.source.key if f.source is not None else None,
+            "source quote": clip(f.source.quote, SOURCE_QUOTE_CHARS) if f.source is not None else None,
+        }
+        for row, f in zip(finding_rows(analysis), analysis.findings, strict=True)
+    ]

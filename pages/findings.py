@@ -5,16 +5,17 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from inspector.render import evidence_html
 from inspector.review import latest_by_finding
 from inspector.store import Target
-from inspector.views import finding_rows
+from inspector.views import find_finding, finding_rows_with_source
 from pages.common import caption_for, require_analysis, state_params
 from pages.review_widgets import annotate_form, trace_annotations
 
 analysis = require_analysis()
 caption_for(analysis)
 st.header("Findings")
-rows = pd.DataFrame(finding_rows(analysis))
+rows = pd.DataFrame(finding_rows_with_source(analysis))
 reviews = latest_by_finding(trace_annotations())
 if not rows.empty:
     rows["review"] = [reviews[i].label if i in reviews else "" for i in rows["id"]]
@@ -37,7 +38,7 @@ if generations:
 st.write(f"{len(shown)} of {len(rows)} findings")
 
 event = st.dataframe(
-    shown[["generation", "severity", "rule", "message", "review", "id"]],
+    shown[["generation", "severity", "rule", "message", "source key", "source quote", "review", "id"]],
     hide_index=True,
     on_select="rerun",
     selection_mode="single-row",
@@ -64,6 +65,10 @@ if st.button("Open in generation view", key="open_finding") and choice:
     open_finding(choice)
 
 if choice:
+    picked = find_finding(analysis, choice)
+    if picked is not None:
+        st.subheader("Evidence")
+        st.html(evidence_html(picked))
     st.subheader("Review the picked finding")
     row = rows[rows["id"] == choice].iloc[0]
     generation = None if pd.isna(row["generation"]) else int(row["generation"])

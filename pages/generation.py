@@ -11,6 +11,7 @@ from inspector.render import (
     HIGHLIGHT_CLASSES,
     HIGHLIGHT_LABELS,
     diff_html,
+    evidence_html,
     finding_targets,
     findings_html,
     highlight_html,
@@ -67,6 +68,7 @@ if finding_ref:
     if finding is not None and finding.generation == k:
         show_text(f"Selected finding — {finding.severity.value} · {finding.rule}: {finding.message}", "div",
                   "ci-error" if finding.severity.value == "error" else "ci-caption")  # fmt: skip
+        st.html(evidence_html(finding))
         if finding.start is not None and finding.end is not None:
             selected = (finding.start, finding.end)
 
@@ -158,6 +160,8 @@ with review_tab:
         )  # fmt: skip
         finding = here[ids.index(chosen)]
         show_text(finding.message, "div", "ci-caption")
+        if chosen != st.session_state.get("finding"):  # the selected finding's evidence is already shown above
+            st.html(evidence_html(finding))
         annotate_form(Target("finding", finding_id=chosen, rule=finding.rule, generation=k, start=finding.start,
                              end=finding.end, quoted_text=(generation.text or "")[finding.start : finding.end]
                              if finding.start is not None else None),
