@@ -166,7 +166,8 @@ class IndexedText:
 
     @cached_property
     def vocabulary(self) -> list[str]:
-        return list(self.index)
+        # Sorted: the index's key order follows set iteration (PYTHONHASHSEED) and extractOne keeps the first tie.
+        return sorted(self.index)
 
     @cached_property
     def _starts(self) -> list[int]:
@@ -178,12 +179,16 @@ class IndexedText:
         return position if position >= 0 and offset < self.sentences[position].end else None
 
     def shared_terms(self, terms: Iterable[str]) -> dict[int, int]:
-        """For every sentence sharing a term with `terms`, how many it shares (via the inverted index)."""
+        """For every sentence sharing a term with `terms`, how many it shares, in sentence order.
+
+        Callers break ties by this order (a stable sort, `max`, a strict `>`); built by iterating a set, it
+        would follow PYTHONHASHSEED and flip an item between weakened and lost from one run to the next.
+        """
         counts: dict[int, int] = defaultdict(int)
         for term in set(terms):
             for position in self.index.get(term, ()):
                 counts[position] += 1
-        return counts
+        return dict(sorted(counts.items()))
 
     @cached_property
     def lowered(self) -> str:
