@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: serve test lint demo bench clean
+.PHONY: serve test lint demo quality bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ lint: $(VENV)/.installed-test
 # Run the gate on every bundled sample (exit status 1 is expected: most samples demo a failure).
 demo: $(VENV)/.installed-app
 	-$(VENV)/bin/compaction-inspector check sample_traces/*.json
+
+# Score the findings against the hand-labelled real sessions (precision, recall, faithful errors: one line).
+quality: $(VENV)/.installed-app
+	$(PY) ../shared/quality/score.py ../shared/real_traces/labelled --cli $(VENV)/bin/compaction-inspector
 
 # Every performance figure in one run (a few minutes; sessions go to a temporary folder); the table is
 # printed and saved in bench/RESULTS.md with the date and machine.
