@@ -6,6 +6,7 @@ generation) happens here once; each rule then only decides what counts as a fail
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -46,6 +47,9 @@ class Config:
     elision_lexicon: Sequence[str] | None = None
 
 
+_BLANK = re.compile(r"[^\n]")
+
+
 class GenerationFacts:
     """Facts of one state, each computed on first use.
 
@@ -60,8 +64,33 @@ class GenerationFacts:
         self._config = config or Config()
 
     @cached_property
-    def printed(self) -> tuple[Anchor, ...]:
+    def boilerplate(self) -> tuple[tuple[int, int], ...]:
+        """Spans of the harness's fixed text its reader marked (`extra["boilerplate"]`), in order.
+
+        A native file can carry anything there: what is not an integer pair inside the text is dropped.
+        """
+        text, spans = self.generation.text, self.generation.extra.get("boilerplate")
+        if text is None or not isinstance(spans, list):
+            return ()
+        found = []
+        for span in spans:
+            if isinstance(span, list | tuple) and len(span) == 2 and all(type(p) is int for p in span):
+                start, end = max(0, span[0]), min(len(text), span[1])
+                if start < end:
+                    found.append((start, end))
+        return tuple(sorted(found))
+
+    @cached_property
+    def analysed_text(self) -> str | None:
+        """The text the analyses read: boilerplate blanked to spaces (line breaks kept), so offsets stay valid."""
         text = self.generation.text
+        for start, end in self.boilerplate:
+            text = text[:start] + _BLANK.sub(" ", text[start:end]) + text[end:]  # type: ignore[index]
+        return text
+
+    @cached_property
+    def printed(self) -> tuple[Anchor, ...]:
+        text = self.analysed_text
         return tuple(extract_anchors(text, self._config.anchor_patterns)) if text is not None else ()
 
     @cached_property
@@ -71,16 +100,16 @@ class GenerationFacts:
 
     @cached_property
     def sentences(self) -> list[Sentence]:
-        return sentences(self.generation.text) if self.generation.text is not None else []
+        return sentences(self.analysed_text) if self.analysed_text is not None else []
 
     @cached_property
     def indexed(self) -> IndexedText | None:
         """Sentences with their content terms: what invariant matching needs, and dearer than sentences."""
-        return IndexedText(self.generation.text, self.sentences) if self.generation.text is not None else None
+        return IndexedText(self.analysed_text, self.sentences) if self.analysed_text is not None else None
 
     @cached_property
     def elisions(self) -> tuple[Elision, ...]:
-        text = self.generation.text
+        text = self.analysed_text
         if text is None:
             return ()
         keyed = [a.anchor for a in self.anchors]
@@ -88,7 +117,7 @@ class GenerationFacts:
 
     @cached_property
     def claims(self) -> tuple[CompletenessClaim, ...]:
-        return tuple(find_claims(self.generation.text)) if self.generation.text is not None else ()
+        return tuple(find_claims(self.analysed_text)) if self.analysed_text is not None else ()
 
     @property
     def density(self) -> float | None:

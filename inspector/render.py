@@ -35,7 +35,7 @@ class Highlight:
 HIGHLIGHT_LABELS: dict[str, str] = {
     "anchor-resolved": "resolved", "anchor-unresolved": "unresolved", "anchor-ambiguous": "ambiguous",
     "elision-orphaned": "orphaned", "invariant-kept": "kept", "invariant-weakened": "weakened", "claim": "claims",
-    "annotated": "reviews",
+    "annotated": "reviews", "boilerplate": "boilerplate",
 }  # fmt: skip
 """Short names for the per-class toggles."""
 
@@ -48,6 +48,7 @@ HIGHLIGHT_CLASSES: dict[str, str] = {
     "invariant-weakened": "invariant whose force was weakened",
     "claim": "completeness claim",
     "annotated": "reviewer annotation",
+    "boilerplate": "harness boilerplate: not analysed",
 }
 """Every highlight class with its legend text; pages build their toggles from this."""
 
@@ -63,6 +64,7 @@ STYLE = """
 .ci-text mark.invariant-weakened{background:#fce4ec;outline:1px solid #ad1457}
 .ci-text mark.claim{background:#ede7f6;font-style:italic}
 .ci-text mark.annotated{box-shadow:inset 0 -3px 0 #6a1b9a}
+.ci-text mark.boilerplate{opacity:0.45}
 .ci-text mark.selected{outline:3px solid #1565c0}
 .ci-legend span{display:inline-block;margin:0 0.8rem 0.3rem 0;font-size:0.85rem}
 .ci-legend mark{padding:0 4px}
@@ -87,9 +89,9 @@ def style_block() -> str:
 
 
 def highlights(analysis: Analysis, generation: int) -> list[Highlight]:
-    """Every highlight of one generation: anchors, orphaned elisions, invariant spans, decay, claims."""
+    """Every highlight of one generation: boilerplate, anchors, orphaned elisions, invariants, decay, claims."""
     facts = analysis.facts.generations[generation]
-    marks: list[Highlight] = []
+    marks = [Highlight(start, end, "boilerplate", HIGHLIGHT_CLASSES["boilerplate"]) for start, end in facts.boilerplate]
     for resolved in facts.anchors:
         status, referents = resolved.status, ", ".join(resolved.referents)
         why = {

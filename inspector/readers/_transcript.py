@@ -22,6 +22,7 @@ from inspector.errors import TraceReadError
 from inspector.mentions import Mentions
 from inspector.model import ChainEvent, Finding, Generation, KeyPrefix, Severity, SourceRecord, Trace
 from inspector.readers._io import open_binary
+from inspector.readers.boilerplate import boilerplate_spans, transcript_pointer
 from inspector.text import clip
 
 NATIVE_TAG = b"compaction-trace/1"
@@ -327,6 +328,8 @@ class Transcript:
                 reason = compaction.unavailable or "the log holds no summary text for this compaction"
                 gen_extra["unavailable_reason"] = reason
                 self.notice("summary-unavailable", Severity.INFO, f"S{index}: {reason}", index)
+            else:
+                gen_extra.update(_boilerplate(compaction.text, self.format_name))
             generation = Generation(index, "summary", compaction.text, parent=index - 1, covers=covers.prefix(snapshot))
             generations.append(
                 replace(
@@ -512,6 +515,18 @@ def _dumps(value: Any) -> str:
         return orjson.dumps(value).decode()
     except TypeError:
         return str(value)
+
+
+def _boilerplate(text: str, format_name: str) -> dict[str, Any]:
+    """The harness's fixed text in a summary, as the generation's extra keeps it (lists: JSON round-trips)."""
+    found: dict[str, Any] = {}
+    spans = boilerplate_spans(text, format_name)
+    if spans:
+        found["boilerplate"] = [[start, end] for start, end in spans]
+    pointer = transcript_pointer(text)
+    if pointer:
+        found["transcript_pointer"] = pointer
+    return found
 
 
 def _compact(extra: dict[str, Any]) -> dict[str, Any]:

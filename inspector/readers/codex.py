@@ -27,6 +27,7 @@ from inspector.readers._transcript import (
     session_stem,
     type_of,
 )
+from inspector.readers.boilerplate import CODEX_SUMMARY_OPENING
 from inspector.readers.registry import Reader, register_reader
 
 NAME = "codex"
@@ -49,8 +50,6 @@ _KNOWN_EVENTS = frozenset(
     guardian_assessment dynamic_tool_call_request dynamic_tool_call_response error warning
     undo_started undo_completed stream_error plan_update background_event turn_diff""".split()
 )
-_SUMMARY_PREFIX = "Another language model started to solve this problem"
-"""How Codex opens the summary message it puts back into the history after a local compaction."""
 _EXIT_CODE = re.compile(r"(?:Exit code:|Process exited with code)\s*(-?\d+)")
 _INJECTED = ("<environment_context", "<user_instructions", "# AGENTS.md instructions", "<permissions",
              "<turn_aborted", "<INSTRUCTIONS>", "<collaboration_mode", "<skill", "<user_shell_command")  # fmt: skip
@@ -152,7 +151,7 @@ class _Reader:
         if role == "assistant":
             self.transcript.turn(key, "assistant", "assistant", text, timestamp)
         elif role == "user":
-            if text.startswith(_SUMMARY_PREFIX):
+            if text.startswith(CODEX_SUMMARY_OPENING):
                 return  # the summary put back after a compaction is a generation, not evidence
             injected = text.lstrip().startswith(_INJECTED)
             self.transcript.turn(key, "user", "harness" if injected else "user", text, timestamp)
@@ -244,7 +243,7 @@ def _summary_message(history: list[dict[str, Any]]) -> str | None:
     users = [blocks_text(item.get("content")) for item in history
              if item.get("type") == "message" and item.get("role") == "user"]  # fmt: skip
     users = [text for text in users if text]
-    prefixed = [text for text in users if text.startswith(_SUMMARY_PREFIX)]
+    prefixed = [text for text in users if text.startswith(CODEX_SUMMARY_OPENING)]
     return (prefixed or users or [None])[-1]
 
 

@@ -1,0 +1,64 @@
+"""The harness's fixed text around a compaction summary: found by each format's phrases, never analysed.
+
+Claude Code wraps the summary it puts back into the context in lines of its own ("This session is being
+continued…", "…read the full transcript at: <path>", "Please continue the conversation…"); Codex opens
+it with its summary prefix ("Another language model started to solve this problem…"). Analysing those
+lines would report the harness, not the summary: "the earlier portion" as an orphaned anaphora, the
+session's own log path as an unresolved anchor. Each pattern is anchored on a distinctive phrase and
+runs to the end of its line, so small wording drift between versions still matches and the summary
+around it never does.
+"""
+
+from __future__ import annotations
+
+import re
+
+Span = tuple[int, int]
+
+CODEX_SUMMARY_OPENING = "Another language model started to solve this problem"
+"""How Codex opens the summary message it puts back into the history after a local compaction."""
+
+_TRANSCRIPT_POINTER = re.compile(
+    r"^[ \t]*If you need specific details from before\b[^\n]*?read the full transcript at:"
+    r"[ \t]*(?P<path>[^\n]*?)[ \t]*$",
+    re.MULTILINE,
+)
+"""Claude Code 2.x: where the session's own log is, for the model to read back (`{path}` ends the line)."""
+
+_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
+    "claude-code": (
+        # 1.0.x "…The conversation is summarized below:", 2.x "…The summary below covers the earlier portion…"
+        re.compile(r"^[ \t]*This session is being continued from a previous conversation\b[^\n]*", re.MULTILINE),
+        _TRANSCRIPT_POINTER,
+        re.compile(r"^[ \t]*Recent messages are preserved verbatim\.[ \t]*$", re.MULTILINE),
+        # "Please continue the conversation from where we left it off…" (1.0.x, 2.0) or "Continue the
+        # conversation from where it left off… Resume directly…" (later 2.x). 1.0.x glued it to the summary
+        # with its own ".": after a summary that ended in "." that second one is the harness's too.
+        re.compile(
+            r"(?:(?<=\.)\.\n)?^[ \t]*(?:Please )?continue the conversation from where (?:we|it|you) left"
+            r"(?: it)? off\b[^\n]*",
+            re.MULTILINE | re.IGNORECASE,
+        ),
+    ),
+    "codex": (
+        # The summary prefix (codex-rs/core/templates/compact/summary_prefix.md), one line ending "…analysis:".
+        re.compile(rf"^[ \t]*{re.escape(CODEX_SUMMARY_OPENING)}\b[^\n]*?(?:your own analysis:|$)", re.MULTILINE),
+        # The older history bridge (compact/history_bridge.md) that quoted the user's messages before it.
+        re.compile(
+            r"^[ \t]*You were originally given instructions from a user over one or more turns\.[^\n]*?"
+            r"(?:the user messages:|$)",
+            re.MULTILINE,
+        ),
+    ),
+}
+
+
+def boilerplate_spans(text: str, format_name: str) -> tuple[Span, ...]:
+    """The harness's fixed text in a summary of this format, as (start, end) spans in order."""
+    return tuple(sorted(m.span() for pattern in _PATTERNS.get(format_name, ()) for m in pattern.finditer(text)))
+
+
+def transcript_pointer(text: str) -> str | None:
+    """The path a Claude Code summary tells the model to read the full transcript at, if it prints one."""
+    match = _TRANSCRIPT_POINTER.search(text)
+    return (match.group("path") or None) if match else None
