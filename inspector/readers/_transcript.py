@@ -240,8 +240,10 @@ class Transcript:
                     timestamp: str | None = None, **extra: Any) -> Turn:  # fmt: skip
         call = self._calls.get(call_id) if call_id else None
         kind = "tool_error" if is_error else "tool_result"
+        command = command_text(call.tool_input.get("command", call.tool_input.get("cmd")))[0] if (
+            call is not None and isinstance(call.tool_input, dict)) else None  # fmt: skip
         item = self.turn(key, kind, "tool", text, timestamp, call_id=call_id,
-                         tool=call.tool if call else None, **extra)  # fmt: skip
+                         tool=call.tool if call else None, command=command, **extra)  # fmt: skip
         item.call_id = call_id
         if call_id:
             self._results.setdefault(call_id, []).append(item)

@@ -354,6 +354,9 @@ class _Reader:
             body = blocks_text(block.get("content")) or blocks_text(block.get("text"))
             error = block.get("is_error") is True or (len(results) == 1 and data.get("_tool_error") is True)
             self.transcript.tool_result(call_id, node.uuid, body, is_error=error, timestamp=timestamp, fields=fields)
+            said, via = _user_words_in_result(body)
+            if said:  # the user's own words, typed into a rejection or a question tool: a user statement
+                self.transcript.turn(node.uuid, "user", "user", said, timestamp, via=via)
 
     def _assistant(self, node: _Node, data: dict[str, Any]) -> None:
         message = data.get("message")
@@ -391,6 +394,27 @@ class _Reader:
                 self.transcript.tool_call(call_id, name, block.get("input"), timestamp)
             elif kind not in ("thinking", "redacted_thinking"):
                 self.transcript.unknown_types[f"assistant block {kind}"] += 1
+
+
+_REJECTED_WITH_FEEDBACK = re.compile(
+    r"^The user doesn't want to proceed with this tool use\..*?the user said:\s*\n(?P<said>.+)\Z", re.DOTALL
+)
+_ANSWERED = re.compile(r"^User has answered your questions?:\s*(?P<pairs>.+?)(?:\s*You can now continue\b.*)?\Z",
+                       re.DOTALL)  # fmt: skip
+_ANSWER_PAIR = re.compile(r'"(?P<question>(?:[^"\\]|\\.)*)"\s*=\s*"(?P<answer>(?:[^"\\]|\\.)*)"')
+
+
+def _user_words_in_result(body: str) -> tuple[str | None, str | None]:
+    """What the user typed inside a tool result: rejection feedback, or the answers to a question tool."""
+    rejected = _REJECTED_WITH_FEEDBACK.match(body)
+    if rejected:
+        return rejected.group("said").strip() or None, "rejection"
+    answered = _ANSWERED.match(body)
+    if answered:
+        answers = [m.group("answer").strip() for m in _ANSWER_PAIR.finditer(answered.group("pairs"))]
+        said = "\n".join(a if a.endswith((".", "!", "?")) else a + "." for a in answers if a)
+        return said or None, "question-tool"
+    return None, None
 
 
 def _boundary(line: int, record: dict[str, Any]) -> Compaction:
