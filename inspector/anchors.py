@@ -204,6 +204,14 @@ class AnchorIndex:
                 bound.update(f"{ns}:{k}" for ns, k in mentioned if k == full or f"{ns}:{k}" == full)
         return bound
 
+    def _is_folder_of_known_path(self, key: str) -> bool:
+        """A folder is there when a path under it is: `/usr/local/cuda-12.6` of `/usr/local/cuda-12.6/bin/nvcc`."""
+        if "/" not in key:
+            return False
+        folder = key.rstrip("/") + "/"
+        under = [k for k in self._by_key if k.startswith(folder)]
+        return bool(under) or any(k.startswith(folder) or f"/{folder}" in k for _, k in self._mentions_for(key))
+
     def _mentions_for(self, key: str) -> frozenset[tuple[str, str]]:
         """Mentions that may bind to `key`: every one whose key contains its needle."""
         if self._mentions is None:
@@ -217,7 +225,9 @@ class AnchorIndex:
         known = self._resolved.get(anchor.key)
         if known is None:
             bound = self.referents(anchor.key)
-            if not bound:
+            if not bound and self._is_folder_of_known_path(anchor.key):
+                status, bound = AnchorStatus.RESOLVED, {f"folder:{anchor.key}"}
+            elif not bound:
                 status = AnchorStatus.UNRESOLVED
             elif len(_distinct_targets(bound)) > 1:
                 status = AnchorStatus.AMBIGUOUS
@@ -243,9 +253,16 @@ def _basename(key: str) -> str:
     return key.rstrip("/").rsplit("/", 1)[-1]
 
 
+_ONE_WORKSPACE = frozenset({"file", "command", "transcript"})
+"""A session log's namespaces all name one machine: a path run as a command and read as a file is one path."""
+
+
 def _distinct_targets(referents: set[str]) -> list[tuple[str, str]]:
     """Two spellings of one path (`src/a.py`, `/home/u/src/a.py`) are one target, not a collision."""
-    parsed = sorted((tuple(r.split(":", 1)) for r in referents), key=lambda p: -len(p[1]))
+    parsed = sorted(
+        ((("workspace" if ns in _ONE_WORKSPACE else ns), k) for ns, k in (r.split(":", 1) for r in referents)),
+        key=lambda p: -len(p[1]),
+    )
     kept: list[tuple[str, str]] = []
     for namespace, key in parsed:
         if not any(namespace == ns and full.endswith("/" + key.lstrip("./~")) for ns, full in kept):

@@ -71,8 +71,27 @@ def find_elisions(
         lo, hi = (sentence.start, sentence.end) if sentence else (start, end)
         first = bisect_left(anchor_starts, lo)
         keyed = first < len(anchor_starts) and anchor_starts[first] < hi
-        found.append(Elision(text[start:end], start, end, orphaned=not keyed))
+        listed = _closes_a_list(text[start:end], text[lo:start]) or bool(_REFERENTS_BESIDE.match(text, end, hi))
+        found.append(Elision(text[start:end], start, end, orphaned=not (keyed or listed)))
     return found
+
+
+_REFERENTS_BESIDE = re.compile(r"\s*(?:[\w-]+\s+){0,2}\([^()]*[\d,][^()]*\)")
+""""earlier tests (3.1, 4.1, 5.1)": the phrase points at referents printed right after it."""
+_LIST_CLOSERS = ("etc", "and so on", "and so forth", "and others", "among others", "and the rest")
+
+
+def _closes_a_list(phrase: str, before: str) -> bool:
+    """"(a, b, etc.)": the referents stand beside the phrase, so nothing is elided from view."""
+    if not phrase.lower().rstrip(".").startswith(_LIST_CLOSERS):
+        return False
+    opened = before.rfind("(")
+    items = before[opened + 1 :] if opened > before.rfind(")") else before
+    pieces = [p.strip() for p in items.split(",")][:-1][-2:]  # the two entries right before the phrase
+    # "a, b, etc.": two short entries at least, neither itself a pointer ("as noted earlier, etc." is no list)
+    return len(pieces) == 2 and all(0 < len(p.split()) <= 5 for p in pieces) and not any(
+        compile_lexicon(DEFAULT_LEXICON).search(p.lower()) for p in pieces
+    )
 
 
 def anchor_density(anchor_count: int, elision_count: int) -> float | None:
