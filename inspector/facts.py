@@ -25,6 +25,8 @@ from inspector.invariants import (
     match_invariant,
     rank,
 )
+from inspector.item_matching import ITEM_MATCHERS
+from inspector.items import session_items as mine_session_items
 from inspector.model import Generation, Invariant, KeyPrefix, Trace
 from inspector.text import Sentence, sentences
 
@@ -154,7 +156,12 @@ class InvariantTrack:
 
 def invariant_universe(trace: Trace) -> list[Invariant]:
     """Declared invariants where the trace has them, else extracted; plus manifest-only items."""
-    universe = list(trace.invariants) if trace.invariants is not None else extract_invariants(trace.sources)
+    if trace.invariants is not None:
+        universe = list(trace.invariants)
+    elif trace.is_session_log:
+        universe = mine_session_items(trace.sources)
+    else:
+        universe = extract_invariants(trace.sources)
     known = {inv.id for inv in universe}
     for generation in trace.generations:
         for item in generation.manifest or ():
@@ -202,14 +209,19 @@ def introduced_at(
 
 
 def retired_at(invariant: Invariant, successors: dict[str, list[str]], first_cover: Mapping[str, int]) -> int | None:
-    """First generation that covers a record superseding the invariant's source: it is no longer owed."""
-    later = successors.get(invariant.source_key or "", [])
+    """First generation that covers a record superseding or retiring the item: it is no longer owed."""
+    later = [*successors.get(invariant.source_key or "", []), *([invariant.retired_by] if invariant.retired_by else [])]
     return min((first_cover[key] for key in later if key in first_cover), default=None)
 
 
 def track_invariant(
-    invariant: Invariant, facts: Sequence[GenerationFacts], start: int | None, retired: int | None = None
+    invariant: Invariant,
+    facts: Sequence[GenerationFacts],
+    start: int | None,
+    retired: int | None = None,
+    session_items: bool = False,
 ) -> InvariantTrack:
+    """The item in every state; `session_items`: it was mined from a session log (matched by its kind)."""
     matches: list[InvariantMatch] = []
     depths: list[int | None] = []
     for generation_facts in facts:
@@ -217,7 +229,7 @@ def track_invariant(
             matches.append(InvariantMatch(InvariantStatus.RETIRED, reason="superseded by a later record"))
             depths.append(None)
             continue
-        match = _match_in_generation(invariant, generation_facts, start)
+        match = _match_in_generation(invariant, generation_facts, start, session_items)
         matches.append(match)
         depths.append(_depth(match, generation_facts.generation, depths))
     return InvariantTrack(invariant, tuple(matches), tuple(depths))
@@ -227,7 +239,9 @@ _NOT_INTRODUCED = InvariantMatch(InvariantStatus.NOT_INTRODUCED)
 """Shared: matches are immutable, and half of a long session's (item, state) pairs are this one."""
 
 
-def _match_in_generation(invariant: Invariant, facts: GenerationFacts, start: int | None) -> InvariantMatch:
+def _match_in_generation(
+    invariant: Invariant, facts: GenerationFacts, start: int | None, session_items: bool = False
+) -> InvariantMatch:
     generation = facts.generation
     if start is None or generation.index < start:
         return _NOT_INTRODUCED
@@ -235,6 +249,9 @@ def _match_in_generation(invariant: Invariant, facts: GenerationFacts, start: in
         # The raw context is the source itself: the item is there by construction. Where it sits is
         # only needed to show it (`shown_match`), and searching S0 for every item costs a check dearly.
         return InvariantMatch(InvariantStatus.VERBATIM)
+    matcher = ITEM_MATCHERS.get(invariant.kind) if session_items else None
+    if matcher is not None and facts.indexed is not None:
+        return matcher(invariant, facts.indexed)
     in_text = match_invariant(invariant.text, facts.indexed) if facts.indexed else None
     manifest = [m.text for m in generation.manifest or () if _same_item(m, invariant)]
     in_manifest = best_match([invariant.text], [IndexedText(m) for m in manifest]) if manifest else None
@@ -306,6 +323,9 @@ class TraceFacts:
     config: Config
     generations: tuple[GenerationFacts, ...]
     invariants: tuple[InvariantTrack, ...]
+    session_log: bool = False
+    """Items were mined from an agent's session log (not declared): the log is the whole store of evidence
+    only for what happened in the session, so a key it never names may still exist on disk."""
 
     @cached_property
     def source_fidelity(self) -> tuple[float | None, ...]:
@@ -341,13 +361,15 @@ def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
     for record in trace.sources:
         if record.supersedes is not None:
             successors.setdefault(record.supersedes, []).append(record.key)
+    mined = trace.invariants is None and trace.is_session_log
     tracks = tuple(
         track_invariant(
             inv,
             generations,
             introduced_at(inv, trace, first_cover, source_keys),
             retired_at(inv, successors, first_cover),
+            mined,
         )
         for inv in invariant_universe(trace)
     )
-    return TraceFacts(trace, config, generations, tracks)
+    return TraceFacts(trace, config, generations, tracks, session_log=mined)

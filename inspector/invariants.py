@@ -209,7 +209,7 @@ def _markers(text: str) -> tuple[dict[str, bool], frozenset[str]]:
     return present, frozenset(values_in(text))
 
 
-def _fuzzy_terms(terms: set[str], indexed: IndexedText) -> dict[str, str]:
+def fuzzy_terms(terms: set[str], indexed: IndexedText) -> dict[str, str]:
     """Map each invariant term to the generation's term it stands for (exact stem, else rapidfuzz ≥ 88)."""
     mapped: dict[str, str] = {}
     for term in terms:
@@ -252,7 +252,7 @@ def match_invariant(invariant_text: str, indexed: IndexedText) -> InvariantMatch
     terms, (inv_markers, inv_values) = _topic_terms(invariant_text), _markers(invariant_text)
     if not terms:
         return InvariantMatch(InvariantStatus.LOST, reason="nothing to match on")
-    hits = indexed.shared_terms(_fuzzy_terms(terms, indexed).values())
+    hits = indexed.shared_terms(fuzzy_terms(terms, indexed).values())
 
     best: InvariantMatch | None = None
     for position, shared in sorted(hits.items(), key=lambda item: -item[1])[:_TOPIC_CANDIDATES]:

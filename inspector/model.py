@@ -21,6 +21,11 @@ if TYPE_CHECKING:
 class InvariantKind(StrEnum):
     """The typed classes of state that must not be lossy (third note: 'typed invariant set')."""
 
+    USER_CONSTRAINT = "user-constraint"
+    USER_DECISION = "user-decision"
+    USER_REQUIREMENT = "user-requirement"
+    USER_PREFERENCE = "user-preference"
+    FAILED_APPROACH = "failed-approach"
     PROHIBITION = "prohibition"
     PRECONDITION = "precondition"
     PROCEDURAL_RULE = "procedural-rule"
@@ -68,6 +73,14 @@ class Invariant:
     text: str
     source_key: str | None = None
     """Record the invariant was extracted from (None for a declared one with no source)."""
+    retired_by: str | None = None
+    """Key of a later record that makes the item no longer owed (a fix, a later success, a redirect)."""
+    replaces: str | None = None
+    """For a correction: the superseded wording it replaces ("X, not Y" → Y)."""
+    quote: str | None = None
+    """The whole sentence of the source record that states it, when `text` is only part of it."""
+    context: str | None = None
+    """The question a short answer replies to ("A. is fine" ← "How should failures be handled?")."""
 
 
 class KeyPrefix(Sequence[str]):
@@ -191,6 +204,11 @@ class Trace:
 
     def source(self, key: str) -> SourceRecord | None:
         return next((s for s in self.sources if s.key == key), None)
+
+    @property
+    def is_session_log(self) -> bool:
+        """Read from an agent's own session log (its turns are searchable), not a curated native trace."""
+        return self.mentions is not None
 
 
 @dataclass(frozen=True, slots=True)

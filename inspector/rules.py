@@ -37,10 +37,17 @@ class Rule:
     explanation: str
     """One line a reviewer reads to learn why this matters."""
     check: Check
+    session_severity: Severity | None = None
+    """Severity on an agent's session log, when confidence differs there: the log is the whole record of
+    what was said and done, but not of the files, stores and pointers a summary may name (None: as above)."""
+
+    def severity_for(self, facts: TraceFacts) -> Severity:
+        return self.session_severity if facts.session_log and self.session_severity else self.severity
 
     def run(self, facts: TraceFacts) -> list[Finding]:
+        severity = self.severity_for(facts)
         return [
-            Finding(self.id, self.severity, hit.generation, hit.message, hit.start, hit.end, hit.evidence,
+            Finding(self.id, severity, hit.generation, hit.message, hit.start, hit.end, hit.evidence,
                     excerpt=facts.excerpt(hit.generation, hit.start), source=hit.source)
             for hit in self.check(facts)
         ]  # fmt: skip
@@ -56,11 +63,13 @@ def register_rule(entry: Rule) -> Rule:
     return entry
 
 
-def rule(rule_id: str, severity: Severity, explanation: str) -> Callable[[Check], Check]:
+def rule(
+    rule_id: str, severity: Severity, explanation: str, session_severity: Severity | None = None
+) -> Callable[[Check], Check]:
     """Decorator form of `register_rule` for a check function."""
 
     def decorate(check: Check) -> Check:
-        register_rule(Rule(rule_id, severity, explanation, check))
+        register_rule(Rule(rule_id, severity, explanation, check, session_severity))
         return check
 
     return decorate

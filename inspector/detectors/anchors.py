@@ -33,7 +33,12 @@ def _anchor_hits(facts: TraceFacts, status: AnchorStatus, describe: Callable[[Re
             yield Hit(generation.generation.index, describe(resolved), anchor.start, anchor.end, evidence)
 
 
-@rule("unresolved-anchor", Severity.ERROR, "A summary prints a key that binds to no source record: a dead pointer.")
+@rule(
+    "unresolved-anchor",
+    Severity.ERROR,
+    "A summary prints a key that binds to no source record: a dead pointer.",
+    session_severity=Severity.WARNING,
+)
 def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     return _anchor_hits(facts, AnchorStatus.UNRESOLVED, lambda r: f"{r.anchor.key!r} resolves to no source record")
 
@@ -42,6 +47,7 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     "ambiguous-anchor",
     Severity.ERROR,
     "A summary prints a key that binds to records in more than one place: resolution may pick the wrong one.",
+    session_severity=Severity.INFO,
 )
 def ambiguous_anchor(facts: TraceFacts) -> Iterator[Hit]:
     return _anchor_hits(
@@ -51,7 +57,12 @@ def ambiguous_anchor(facts: TraceFacts) -> Iterator[Hit]:
     )
 
 
-@rule("no-anchors", Severity.ERROR, "A summary elides context but prints no key at all: every elision is orphaned.")
+@rule(
+    "no-anchors",
+    Severity.ERROR,
+    "A summary elides context but prints no key at all: every elision is orphaned.",
+    session_severity=Severity.INFO,
+)
 def no_anchors(facts: TraceFacts) -> Iterator[Hit]:
     for generation in facts.summaries():
         if generation.elisions and not generation.anchors:
@@ -66,6 +77,7 @@ def no_anchors(facts: TraceFacts) -> Iterator[Hit]:
     "orphaned-anaphora",
     Severity.WARNING,
     "'As noted earlier', 'the above', 'etc.' with no stable key in the same sentence: its referent is gone.",
+    session_severity=Severity.INFO,
 )
 def orphaned_anaphora(facts: TraceFacts) -> Iterator[Hit]:
     for generation in facts.summaries():
@@ -83,6 +95,7 @@ def orphaned_anaphora(facts: TraceFacts) -> Iterator[Hit]:
     "anchor-density-floor",
     Severity.WARNING,
     "Anchors / (anchors + elisions) is below the floor: pointers are being paraphrased into prose.",
+    session_severity=Severity.INFO,
 )
 def anchor_density_floor(facts: TraceFacts) -> Iterator[Hit]:
     floor = facts.config.min_anchor_density
@@ -100,6 +113,7 @@ def anchor_density_floor(facts: TraceFacts) -> Iterator[Hit]:
     "anchor-density-collapse",
     Severity.ERROR,
     "Anchor density fell to half or less of the first summary's: a hard stop in the first note.",
+    session_severity=Severity.INFO,
 )
 def anchor_density_collapse(facts: TraceFacts) -> Iterator[Hit]:
     measured = [g for g in facts.summaries() if g.density is not None]
@@ -124,6 +138,7 @@ def anchor_density_collapse(facts: TraceFacts) -> Iterator[Hit]:
     "anchor-set-drift",
     Severity.ERROR,
     "Re-compaction dropped a key whose referent is still described in prose: the pointer decayed into a description.",
+    session_severity=Severity.INFO,
 )
 def anchor_set_drift(facts: TraceFacts) -> Iterator[Hit]:
     by_index = {g.generation.index: g for g in facts.generations}

@@ -13,6 +13,7 @@ from inspector.rules import Hit, rule
     "silent-drift",
     Severity.WARNING,
     "Every step looks faithful to its parent while fidelity to the source falls: drift only the chain shows.",
+    session_severity=Severity.INFO,
 )
 def silent_drift(facts: TraceFacts) -> Iterator[Hit]:
     config = facts.config
@@ -41,6 +42,7 @@ def silent_drift(facts: TraceFacts) -> Iterator[Hit]:
     "confidence-inflation",
     Severity.WARNING,
     "A summary claims more completeness than its parent while its anchor density falls.",
+    session_severity=Severity.INFO,
 )
 def confidence_inflation(facts: TraceFacts) -> Iterator[Hit]:
     previous = None

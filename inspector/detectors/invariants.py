@@ -25,6 +25,11 @@ def _transitions(track: InvariantTrack, target: InvariantStatus) -> Iterator[int
         previous = status
 
 
+def _declared(facts: TraceFacts) -> tuple[InvariantTrack, ...]:
+    """Invariants of a store: a session log's items have rules of their own (inspector.detectors.items)."""
+    return () if facts.session_log else facts.invariants
+
+
 def _describe(track: InvariantTrack) -> str:
     text = track.invariant.text
     return f"{track.invariant.kind} “{text if len(text) <= 90 else text[:89] + '…'}”"
@@ -36,7 +41,7 @@ def _describe(track: InvariantTrack) -> str:
     "An invariant's topic survives but its force does not: negation, strong modal, condition or value lost.",
 )
 def invariant_weakened(facts: TraceFacts) -> Iterator[Hit]:
-    for track in facts.invariants:
+    for track in _declared(facts):
         for k in _transitions(track, InvariantStatus.WEAKENED):
             if facts.generations[k].is_summary:
                 match = track.matches[k]
@@ -51,7 +56,7 @@ def invariant_weakened(facts: TraceFacts) -> Iterator[Hit]:
 
 @rule("invariant-lost", Severity.ERROR, "An invariant whose source this state covers appears nowhere in it.")
 def invariant_lost(facts: TraceFacts) -> Iterator[Hit]:
-    for track in facts.invariants:
+    for track in _declared(facts):
         for k in _transitions(track, InvariantStatus.LOST):
             if facts.generations[k].is_summary:
                 yield Hit(k, f"{_describe(track)} is gone", evidence={"invariant": track.invariant.id})
@@ -104,9 +109,13 @@ def superseded_fact_resurfaced(facts: TraceFacts) -> Iterator[Hit]:
     "recompaction-depth",
     Severity.WARNING,
     "An invariant has been inherited through more summaries than allowed without a check against its source.",
+    session_severity=Severity.INFO,
 )
 def recompaction_depth(facts: TraceFacts) -> Iterator[Hit]:
     limit = facts.config.max_unchecked_depth
+    if facts.session_log:
+        yield from _session_debt(facts, limit)
+        return
     for track in facts.invariants:
         for k, depth in enumerate(track.depths):
             if depth is not None and depth > limit and track.statuses[k] in _PRESENT:
@@ -118,3 +127,16 @@ def recompaction_depth(facts: TraceFacts) -> Iterator[Hit]:
                     {"invariant": track.invariant.id, "depth": depth},
                 )
                 break
+
+
+def _session_debt(facts: TraceFacts, limit: int) -> Iterator[Hit]:
+    """On a session log, debt is advice: one note per summary, listing the items past the limit."""
+    for generation in facts.summaries():
+        k = generation.generation.index
+        deep = [t for t in facts.invariants if (t.depths[k] or 0) > limit and t.statuses[k] in _PRESENT]
+        if deep:
+            yield Hit(
+                k,
+                f"{len(deep)} items are more than {limit} summaries from their source; a refresh would re-check them",
+                evidence={"invariants": [t.invariant.id for t in deep]},
+            )

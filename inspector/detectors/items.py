@@ -1,0 +1,176 @@
+"""Item rules for session logs: what the user said, failures still open, and actions done.
+
+These read the items `inspector.items` mines from a session log. Severity is confidence times
+consequence: a user's constraint, decision, requirement, preference or correction gone from a summary
+is an error, and so is an open failure the summary presents as fixed (the log contradicts it); an open
+failure or a completed action that a summary no longer mentions is a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from inspector.facts import InvariantTrack, TraceFacts
+from inspector.invariants import InvariantStatus
+from inspector.items import BRIEF_CLAIM, BRIEF_LIMIT, NO_ERRORS_CLAIM, USER_KINDS, span_counts
+from inspector.model import InvariantKind, Severity, SourceQuote
+from inspector.rules import Hit, rule
+from inspector.text import clip
+
+_FAILURES = (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH)
+_SKIPPED = (InvariantStatus.NOT_INTRODUCED, InvariantStatus.UNKNOWN, InvariantStatus.RETIRED)
+
+
+def transitions(track: InvariantTrack, target: InvariantStatus) -> Iterator[int]:
+    """Summaries where the item enters `target` from a better known status (or on arrival)."""
+    previous: InvariantStatus | None = None
+    for k, status in enumerate(track.statuses):
+        if status in _SKIPPED:
+            previous = None if status is InvariantStatus.RETIRED else previous
+            continue
+        if status is target and previous is not target and k > 0:
+            yield k
+        previous = status
+
+
+def _quote(track: InvariantTrack) -> SourceQuote | None:
+    key = track.invariant.source_key
+    return SourceQuote(key, track.invariant.quote or track.invariant.text) if key else None
+
+
+def still(track: InvariantTrack, target: InvariantStatus) -> Iterator[tuple[int, bool]]:
+    """Every summary where the item is in `target`, and whether it already was in the one before.
+
+    Each summary is what the next agent works from: an item lost in S2 and still lost in S3 is missing
+    from both, so both are reported (the second as "still").
+    """
+    previous: InvariantStatus | None = None
+    for k, status in enumerate(track.statuses):
+        if status is target and k > 0:
+            yield k, previous is target
+        if status is not InvariantStatus.UNKNOWN:
+            previous = status
+
+
+def _session_tracks(facts: TraceFacts, kinds: frozenset[InvariantKind] | tuple[InvariantKind, ...]) -> list:
+    return [t for t in facts.invariants if t.invariant.kind in kinds] if facts.session_log else []
+
+
+@rule(
+    "user-statement-lost",
+    Severity.ERROR,
+    "A constraint, decision, requirement, preference or correction the user stated is gone from a summary that "
+    "covers it: the next agent will act as if it was never said.",
+)
+def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
+    for track in _session_tracks(facts, USER_KINDS):
+        for k, again in still(track, InvariantStatus.LOST):
+            item = track.invariant
+            kind = item.kind.value.removeprefix("user-")
+            answering = f" (answering “{clip(item.context, 100)}”)" if item.context else ""
+            yield Hit(
+                k,
+                f"the user's {kind} “{clip(item.text, 160)}”{answering} is {'still ' if again else ''}gone from "
+                f"{facts.generations[k].generation.label}",
+                evidence={"invariant": item.id, "kind": item.kind.value}
+                | ({"answering": item.context} if item.context else {}),
+                source=_quote(track),
+            )
+
+
+@rule(
+    "open-failure-called-fixed",
+    Severity.ERROR,
+    "A summary presents as fixed a failure that no later run in the log got past: the next agent will build on it.",
+)
+def open_failure_called_fixed(facts: TraceFacts) -> Iterator[Hit]:
+    for track in _session_tracks(facts, _FAILURES):
+        for k, _ in still(track, InvariantStatus.WEAKENED):
+            match = track.matches[k]
+            yield Hit(
+                k,
+                f"{facts.generations[k].generation.label} presents “{clip(track.invariant.text, 140)}” as fixed; "
+                "no later run of it succeeded",
+                match.start,
+                match.end,
+                {"invariant": track.invariant.id, "reason": match.reason},
+                source=_quote(track),
+            )
+
+
+@rule(
+    "open-failure-lost",
+    Severity.WARNING,
+    "A failure still unresolved at the compaction is not mentioned: the next agent may retry what failed, or "
+    "believe it works.",
+)
+def open_failure_lost(facts: TraceFacts) -> Iterator[Hit]:
+    for track in _session_tracks(facts, _FAILURES):
+        for k in transitions(track, InvariantStatus.LOST):
+            yield Hit(
+                k,
+                f"unresolved failure “{clip(track.invariant.text, 160)}” is not in "
+                f"{facts.generations[k].generation.label}",
+                evidence={"invariant": track.invariant.id},
+                source=_quote(track),
+            )
+
+
+@rule(
+    "completed-actions-lost",
+    Severity.WARNING,
+    "Commits or pull requests made before a compaction are not in its summary: the next agent may redo or undo them.",
+)
+def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
+    """One finding per summary: the actions form one series, and a summary drops them together."""
+    tracks = _session_tracks(facts, (InvariantKind.COMPLETED_ACTION,))
+    for generation in facts.summaries():
+        k = generation.generation.index
+        gone = [t for t in tracks if k in set(transitions(t, InvariantStatus.LOST))]
+        if not gone:
+            continue
+        commits = [t.invariant.text.split()[1] for t in gone if t.invariant.text.startswith("commit ")]
+        pulls = [t.invariant.text.split()[2] for t in gone if t.invariant.text.startswith("pull request ")]
+        parts = []
+        if commits:
+            parts.append(f"{len(commits)} commit{'s' if len(commits) > 1 else ''} ({', '.join(commits)})")
+        if pulls:
+            parts.append(f"pull request {', '.join(pulls)}")
+        yield Hit(
+            k,
+            f"{generation.generation.label} mentions none of the completed actions before it: {' and '.join(parts)}",
+            evidence={"actions": [t.invariant.text for t in gone], "invariants": [t.invariant.id for t in gone]},
+            source=_quote(gone[-1]),
+        )
+
+
+@rule(
+    "summary-contradicts-log",
+    Severity.ERROR,
+    "A summary says the span it covers was short or free of errors, and the log of that span says otherwise.",
+)
+def summary_contradicts_log(facts: TraceFacts) -> Iterator[Hit]:
+    if not facts.session_log:
+        return
+    records = {s.key: s for s in facts.trace.sources}
+    for generation in facts.summaries():
+        state, indexed = generation.generation, generation.indexed
+        if indexed is None or state.parent is None:
+            continue
+        before = set(facts.trace.generations[state.parent].covers)
+        span = span_counts([records[key] for key in state.covers if key not in before and key in records])
+        parent = facts.trace.generations[state.parent].label
+        for sentence in indexed.sentences:
+            if BRIEF_CLAIM.search(sentence.text) and span.user_messages >= BRIEF_LIMIT:
+                said = f"{span.user_messages} user messages"
+            elif NO_ERRORS_CLAIM.search(sentence.text) and span.failed_runs:
+                said = f"{span.failed_runs} failed runs, the first “{clip(span.first_failure or '', 120)}”"
+            else:
+                continue
+            yield Hit(
+                state.index,
+                f"{state.label} says “{clip(sentence.text, 120)}”, but the log it covers since {parent} holds {said}",
+                sentence.start,
+                sentence.end,
+                {"claim": sentence.text},
+            )

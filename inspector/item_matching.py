@@ -1,0 +1,85 @@
+"""How each kind of session item survives in a summary: kept, gone, or misrepresented.
+
+A user's words are rarely kept verbatim, so presence is the share of the item's topic terms one
+passage carries; an item is called lost only when no passage carries even a third of them and none
+of its two-word phrases appears, so paraphrase is never reported as loss. A failure that is still
+open is misrepresented when the summary presents it as fixed. A completed action is kept when its
+identity (sha, PR number) or its subject is there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from inspector.invariants import IndexedText, InvariantMatch, InvariantStatus, match_invariant
+from inspector.items import KEPT_COVERAGE, LOST_COVERAGE, USER_KINDS, described_as_fixed, item_terms_text, presence
+from inspector.model import Invariant, InvariantKind
+
+ItemMatcher = Callable[[Invariant, IndexedText], InvariantMatch]
+
+
+def _located(status: InvariantStatus, found: object, reason: str = "") -> InvariantMatch:
+    start, end, passage = getattr(found, "start", None), getattr(found, "end", None), getattr(found, "passage", None)
+    return InvariantMatch(status, start, end, passage, reason)
+
+
+def match_user_item(item: Invariant, indexed: IndexedText) -> InvariantMatch:
+    if len(item.text.split()) >= 3:
+        quoted = match_invariant(item.text, indexed)  # the user's words kept as they were
+        if quoted.status is InvariantStatus.VERBATIM:
+            return quoted
+    found = presence(item_terms_text(item), indexed)
+    if found.coverage >= 0.9:
+        return _located(InvariantStatus.VERBATIM, found)
+    if found.coverage >= KEPT_COVERAGE:
+        return _located(InvariantStatus.PARAPHRASED, found, f"{found.coverage:.0%} of its terms kept")
+    if found.coverage < LOST_COVERAGE and not found.phrase:
+        return InvariantMatch(InvariantStatus.LOST, reason="no passage carries its terms")
+    # Partly there: a paraphrase we cannot confirm. Never reported as a loss (precision first).
+    return _located(InvariantStatus.PARAPHRASED, found, f"only {found.coverage:.0%} of its terms in one passage")
+
+
+def match_failure(item: Invariant, indexed: IndexedText) -> InvariantMatch:
+    found = presence(item.text, indexed)
+    if found.coverage < LOST_COVERAGE and not found.phrase:
+        return InvariantMatch(InvariantStatus.LOST, reason="the summary does not mention it")
+    if found.start is not None and found.passage is not None and found.coverage >= KEPT_COVERAGE:
+        if described_as_fixed(indexed.text, found.start, found.passage):
+            return _located(InvariantStatus.WEAKENED, found,
+                            "presented as fixed, but no later run of it succeeded")  # fmt: skip
+        return _located(InvariantStatus.PARAPHRASED, found)
+    return _located(InvariantStatus.PARAPHRASED, found, f"only {found.coverage:.0%} of its terms in one passage")
+
+
+_SHA = re.compile(r"^commit ([0-9a-f]{7,40}) ")
+_PR = re.compile(r"^pull request #(\d+)")
+
+
+def match_action(item: Invariant, indexed: IndexedText) -> InvariantMatch:
+    sha, pr = _SHA.match(item.text), _PR.match(item.text)
+    if sha is not None:
+        at = indexed.lowered.find(sha.group(1)[:7])
+        if at >= 0:
+            return InvariantMatch(InvariantStatus.VERBATIM, at, at + 7, indexed.text[at : at + 7])
+        subject = item.text[sha.end() :]
+        found = presence(subject, indexed)
+        if found.coverage >= KEPT_COVERAGE:
+            return _located(InvariantStatus.PARAPHRASED, found, "its subject is kept, not its sha")
+        return InvariantMatch(InvariantStatus.LOST, reason="neither its sha nor its subject is there")
+    if pr is not None:
+        number = pr.group(1)
+        found_pr = re.search(rf"(?:#|pull/|\bPR\s*#?\s*){number}\b", indexed.text, re.IGNORECASE)
+        if found_pr is not None:
+            return InvariantMatch(InvariantStatus.VERBATIM, found_pr.start(), found_pr.end(), found_pr.group(0))
+        return InvariantMatch(InvariantStatus.LOST, reason="its number is not there")
+    return match_user_item(item, indexed)
+
+
+ITEM_MATCHERS: dict[InvariantKind, ItemMatcher] = {
+    **{kind: match_user_item for kind in USER_KINDS},
+    InvariantKind.FAILURE: match_failure,
+    InvariantKind.FAILED_APPROACH: match_failure,
+    InvariantKind.COMPLETED_ACTION: match_action,
+}
+"""The matcher for each kind of item mined from a session log (native traces keep `match_invariant`)."""

@@ -1,0 +1,489 @@
+"""Items: what the next agent must still know at a compaction, centred on what the user said.
+
+An item is one thing a careful reviewer says must survive every summary that covers it:
+
+- a user's constraint, decision, requirement, preference or correction, mined from the user's own
+  words only: typed prompts, answers given through a question tool, the feedback typed when
+  rejecting a tool call. Pasted documents, logs, code, slash commands and shell-mode output are not
+  statements, and a question is not a commitment;
+- a failure still unresolved when the summary was written: a crash, or a build, test or install
+  command that never succeeded again (a later success of the same command retires it);
+- a completed action with its identity: a commit's sha, a pull request's number, a push.
+
+Each item keeps the key of its record and the sentence there that states it, so a finding can quote
+the log. Mining is by fixed rules over the log in order: the same log always gives the same items.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from inspector.model import Invariant, InvariantKind, SourceRecord
+from inspector.text import Sentence, clip, content_terms, sentences
+
+TRANSCRIPT = "transcript"
+"""The namespace session-log readers give raw turns (inspector.readers._transcript)."""
+
+USER_KINDS = frozenset(
+    {InvariantKind.USER_CONSTRAINT, InvariantKind.USER_DECISION, InvariantKind.USER_REQUIREMENT,
+     InvariantKind.USER_PREFERENCE, InvariantKind.CORRECTION}
+)  # fmt: skip
+"""What the user said: losing one of these is an error."""
+
+# --- what the user said --------------------------------------------------------------------------
+
+_NOT_A_STATEMENT = re.compile(
+    r"<(?:command-name|command-message|bash-input|bash-stdout|bash-stderr|local-command-stdout|"
+    r"local-command-caveat|system-reminder|user-prompt-submit-hook)>|^\s*\[Request interrupted",
+    re.IGNORECASE,
+)
+"""Slash commands, shell-mode input and output, harness notes: typed by the user, not said to the agent."""
+
+_PASTED_LINE = re.compile(
+    r"^\s*(?:[$#>]\s|\w[\w.-]*@[\w.-]+:|at\s+[\w.$]+\(|File \"|Traceback|[\w./-]+:\d+(?::\d+)?:|[{}\[\]();]\s*$|"
+    r"(?:import|from|def|class|func|package|return|const|let|var|public|private|#include)\b|[│├└╰╭─━×]|"
+    r"\s{4,}\S|.*\S(?:\t|\s{3,})\S)"
+)
+"""A line of a pasted log, shell session, stack trace, table or code rather than prose."""
+
+_QUESTION_START = re.compile(
+    r"^(?:can|could|would|will|do|does|did|is|are|was|were|shall|what|why|how|where|when|which|who|whom|"
+    r"have|has|isn't|aren't|don't|doesn't|didn't|any|am)\b",
+    re.IGNORECASE,
+)
+_QUESTION_CLAUSE = re.compile(
+    r",\s*(?=(?:can|could|would|will|do|does|is|are|should|what|why|how|where|which)\s+(?:you|we|i|it|this|that|"
+    r"they|there)\b)",
+    re.IGNORECASE,
+)
+_PARENTHESISED_QUESTION = re.compile(r"\([^()]*\?[^()]*\)")
+
+_CORRECTION_START = re.compile(
+    r"^(?:actually\b|no[,!.]|no\s+(?!problem|worries|need)\w|nope\b|wrong\b|that(?:'s| is) (?:not|wrong)\b|"
+    r"i meant\b|not quite\b|instead\b|what do you mean\b)",
+    re.IGNORECASE,
+)
+_KIND_RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern, re.IGNORECASE))
+    for kind, pattern in (
+        (InvariantKind.CORRECTION,
+         r"\b(?:instead of|rather than|we aren't|we are not|you (?:are|were) wrong)\b|,\s*not\s+(?:the|a|an)\b"),
+        (InvariantKind.USER_CONSTRAINT,
+         r"\b(?:never|don't|do not|dont|must not|mustn't|shouldn't|should not|avoid|keep it \w+|do nothing|"
+         r"no more|not allowed|forbidden|read-only|off-limits|without|can't|cannot|"
+         r"not (?:really )?(?:feasible|possible|an option|safe))\b"),
+        (InvariantKind.USER_REQUIREMENT,
+         r"\b(?:must|need to|needs to|have to|has to|required|require|ensure|make sure|i want|we want|"
+         r"should|it would be good|the most important)\b"),
+        (InvariantKind.USER_PREFERENCE,
+         r"\b(?:prefer|please use|i like|too much|to much|keep it simple|ideally|i'd rather|i would rather)\b"),
+        (InvariantKind.USER_DECISION,
+         r"^(?:[a-d1-4][.)]\s)|\b(?:let's|lets|let us|go with|we'll|we will|i think [a-d]\b|decided|"
+         r"for now|approach|is fine|sounds good)\b"),
+    )
+)  # fmt: skip
+
+GENERIC_TERMS = frozenset(
+    """ok okay yes yeah yep nope please think let lets now fine good great thing things something stuff want like
+    really maybe probably sure also just actually use using used make get go going need one way bit lot well
+    still even right know see look sorta kind sort basically much many new old add added work working done
+    want wanted prefer approach keep simple""".split()
+)
+"""Words that say nothing about what an item is about: never the evidence that it survived."""
+
+PASTE_CHARS = 400
+"""After a line ending in a colon, this much more text is a paste (a review, a log), not the user's words."""
+MIN_TERMS = 2
+"""An item needs this many topic terms; fewer ("A.", "yes") cannot be looked for in a summary."""
+
+
+def statement_sentences(text: str) -> Iterator[Sentence]:
+    """The prose sentences of a user turn: pasted logs, code and shell output are dropped."""
+    if _NOT_A_STATEMENT.search(text):
+        return
+    prose = text.split("```", 1)[0]  # what follows a fence is code, or prose about code
+    offset = 0
+    lines = prose.splitlines(keepends=True)
+    for number, line in enumerate(lines):
+        if line.rstrip().endswith(":") and len("".join(lines[number + 1 :])) > PASTE_CHARS:
+            lines = lines[: number + 1]  # "got this feedback:" and what follows is someone else's text
+            break
+    for line in lines:
+        if _PASTED_LINE.match(line):
+            offset += len(line)
+            continue
+        for sentence in sentences(line):
+            yield Sentence(offset + sentence.start, offset + sentence.end, sentence.text)
+        offset += len(line)
+
+
+def _clauses(sentence: str) -> Iterator[str]:
+    """A sentence without the questions riding on it: "ok, do nothing, can we add tests?" → "ok, do nothing"."""
+    sentence = _PARENTHESISED_QUESTION.sub(" ", sentence).strip()
+    for clause in _QUESTION_CLAUSE.split(sentence):
+        clause = clause.strip(" ,")
+        if clause:
+            yield clause
+
+
+_GET_GOING = re.compile(
+    r"\b(?:let's|lets|let us)\s+(?:now\s+|just\s+)?(?:proceed|implement|start|begin|continue|try|do it|get|look|see|"
+    r"check|fix|review|examine|run|write|create|add|build|work|dig|figure|move on|commit|push|update|make|mark|"
+    r"go\b(?!\s+with))",
+    re.IGNORECASE,
+)
+""""Let's proceed", "let's fix the rest": the user sets the agent going; the work, not the words, carries on."""
+
+
+def statement_kind(clause: str) -> InvariantKind | None:
+    """The kind of item a user's clause states, or None for a question, request or narrative."""
+    if _CORRECTION_START.match(clause):
+        return InvariantKind.CORRECTION
+    if clause.endswith("?") or _QUESTION_START.match(clause):
+        return None
+    kind = next((kind for kind, rule in _KIND_RULES if rule.search(clause)), None)
+    if kind is InvariantKind.USER_DECISION and _GET_GOING.search(clause):
+        rest = _GET_GOING.sub(" ", clause)
+        return kind if _KIND_RULES[-1][1].search(rest) else None
+    return kind
+
+
+def topic_terms(text: str) -> frozenset[str]:
+    """What an item is about: its content terms without words that would match anything."""
+    return frozenset(t for t in content_terms(text) if t not in GENERIC_TERMS and not t.isdigit())
+
+
+_NOT_Y = re.compile(r"(?P<new>.+?),?\s+(?:and\s+)?not\s+(?P<old>(?:the|a|an)\s+[^,.;!?]+)", re.IGNORECASE)
+
+
+def _replaced(clause: str) -> str | None:
+    """The superseded wording of an "X, not Y" correction: Y."""
+    found = _NOT_Y.search(clause)
+    return found.group("old").strip() if found and len(topic_terms(found.group("old"))) >= MIN_TERMS else None
+
+
+def last_question(text: str) -> str | None:
+    """The question an agent's turn ends on, with the options before it when it names none itself.
+
+    "What's your preference?" says nothing; the two lines before it ("1. always 100%", "2. omit the
+    field") are what a reply of "ok, do nothing" chose between.
+    """
+    spans = sentences(text)
+    last = next((i for i in range(len(spans) - 1, -1, -1) if spans[i].text.rstrip(" *_`").endswith("?")), None)
+    if last is None:
+        return None
+    first = last
+    while first > 0 and last - first < 4 and len(topic_terms(" ".join(s.text for s in spans[first : last + 1]))) < 6:
+        first -= 1
+    return clip(" ".join(s.text for s in spans[first : last + 1]), 400)
+
+
+def user_items(record: SourceRecord, asked: str | None = None) -> Iterator[Invariant]:
+    """Typed items from one user statement (a prompt, a question-tool answer, rejection feedback).
+
+    A short decision ("A. is fine, ensure we log", "let's keep it simple for now") says little on its
+    own: it borrows the topic of `asked`, the question the agent had just put, to be found again.
+    """
+    answered = record.extra.get("via") == "question-tool"
+    for number, sentence in enumerate(statement_sentences(record.text)):
+        for clause in _clauses(sentence.text):
+            kind = InvariantKind.USER_DECISION if answered else statement_kind(clause)
+            if kind is None or len(clause) > 400:
+                continue
+            context = None
+            if len(topic_terms(clause)) < MIN_TERMS:
+                context = asked if asked and len(topic_terms(f"{clause} {asked}")) >= MIN_TERMS + 1 else None
+                if context is None:
+                    continue
+            replaces = _replaced(clause) if kind is InvariantKind.CORRECTION else None
+            quote = sentence.text if sentence.text != clause else None
+            yield Invariant(f"{kind.value}:{record.key}#{number}", kind, clause, record.key, replaces=replaces,
+                            quote=quote, context=context)  # fmt: skip
+
+
+# --- failures still open, and actions done -------------------------------------------------------
+
+_CRASH = re.compile(
+    r"malloc\(\): [^\n]+|double free[^\n]*|free\(\): [^\n]+|segmentation fault[^\n]*|\(core dumped\)|"
+    r"stack smashing detected|SIGSEGV|SIGABRT|^panic: [^\n]+|AddressSanitizer: [^\n]+",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A process died: whatever the exit code says, the run did not succeed."""
+
+_HARMLESS_ERROR = re.compile(
+    r"doesn't want to proceed with this tool use|Read it first before writing|has not been read yet|"
+    r"File does not exist|Found \d+ matches of the string|No such file or directory|command not found|"
+    r"permission denied|exceeds maximum allowed size|String to replace not found|Interrupted by user|"
+    r"\[Request interrupted",
+    re.IGNORECASE,
+)
+"""Tool errors that are slips the agent recovers from at once, not failures of the work."""
+
+_EXPLORATORY = frozenset(
+    "ls cat head tail find grep rg ag fd cd pwd which whereis echo printf wc file stat tree du df env "
+    "export true false test sed awk sort uniq diff less more type command readlink realpath basename "
+    "dirname date whoami id ps kill sleep mkdir rm cp mv touch chmod ln git".split()
+)
+"""Commands that look, move or tidy: their failure is exploration, not an open problem."""
+
+_RUNNERS = frozenset("python python3 node npx go cargo make cmake mise npm yarn pnpm uv pip pip3 pytest sh".split())
+
+
+def _command_words(command: str) -> list[str]:
+    try:
+        return shlex.split(command, comments=False)
+    except ValueError:
+        return command.split()
+
+
+def command_signature(command: str) -> tuple[str, ...]:
+    """What a command runs, without where it ran or its flags: `cd bench && python3 x.py -n 3` → (python3, x.py).
+
+    Two calls with one signature are the same attempt, so a later success of it retires a failure.
+    """
+    last = re.split(r"\s*(?:&&|;|\|\|)\s*", command.strip())
+    pieces = [p for p in last if p.strip()]
+    words: list[str] = []
+    for piece in pieces:
+        words = [w for w in _command_words(piece.split("|", 1)[0]) if "=" not in w or w.startswith("-")]
+        if words and words[0] not in ("cd", "export", "source", ".", "set", "timeout", "time"):
+            break
+        if words and words[0] in ("timeout", "time"):
+            words = [w for w in words[1:] if not re.fullmatch(r"[\d.]+[smh]?", w)]
+            break
+    if not words:
+        return ()
+    program = words[0].rsplit("/", 1)[-1] if words[0].startswith("/") else words[0]
+    args = [w for w in words[1:] if not w.startswith("-") and not re.fullmatch(r"[\d.,:x%]+", w)]
+    depth = 2 if program in _RUNNERS and args and not re.search(r"[/.]", args[0]) else 1
+    return (program, *args[:depth])
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    key: str
+    command: str
+    signature: tuple[str, ...]
+    failed: bool
+    crash: str | None
+    output: str
+
+
+def _runs(records: Sequence[SourceRecord]) -> list[_Run]:
+    """Every shell command with its outcome, in log order (tool results carry their call's command)."""
+    runs = []
+    for record in records:
+        if record.namespace != TRANSCRIPT or record.kind not in ("tool_result", "tool_error"):
+            continue
+        command = record.extra.get("command")
+        if not isinstance(command, str) or not command.strip():
+            continue
+        crash = _CRASH.search(record.text)
+        runs.append(_Run(record.key, command, command_signature(command), record.kind == "tool_error",
+                         crash.group(0).strip() if crash else None, record.text))  # fmt: skip
+    return runs
+
+
+def _failure_line(run: _Run) -> str:
+    """The line a reviewer recognises the failure by: the crash, else the first error-looking line."""
+    if run.crash:
+        return run.crash
+    for line in run.output.splitlines()[1:]:
+        if re.search(r"\b(?:error|failed|failure|fatal|timed out|exception)\b", line, re.IGNORECASE):
+            return clip(line.strip(), 200)
+    return clip(run.output.splitlines()[-1].strip() if run.output.strip() else run.command, 200)
+
+
+def _clean(run: _Run) -> bool:
+    """A run that got past: no error status, no crash, and not a slip that never ran it (a pipe hides both)."""
+    return not run.failed and run.crash is None and not _HARMLESS_ERROR.search(run.output)
+
+
+def failure_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
+    """Failures of the work still open when a summary is written: retired by the next clean run."""
+    runs = _runs(records)
+    seen: set[tuple[tuple[str, ...], str]] = set()
+    for position, run in enumerate(runs):
+        if not run.signature or run.signature[0] in _EXPLORATORY:
+            continue
+        if not run.crash and (not run.failed or _HARMLESS_ERROR.search(run.output)):
+            continue
+        line = _failure_line(run)
+        same = ((), line) if run.crash else (run.signature, line)  # one crash, however it was run
+        if same in seen:
+            continue
+        seen.add(same)
+        later_runs = runs[position + 1 :]
+        fixed = next((later.key for later in later_runs if later.signature == run.signature and _clean(later)), None)
+        kind = InvariantKind.FAILURE if run.crash else InvariantKind.FAILED_APPROACH
+        text = f"{' '.join(run.signature)}: {line}"
+        yield Invariant(f"{kind.value}:{run.key}", kind, text, run.key, retired_by=fixed)
+
+
+_COMMIT = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.MULTILINE)
+_PULL = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
+
+
+def action_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
+    """Completed actions with their identity: each commit by sha and subject, each pull request by number."""
+    for record in records:
+        if record.namespace != TRANSCRIPT or record.kind != "tool_result":
+            continue
+        command = record.extra.get("command")
+        if not isinstance(command, str):
+            continue
+        if re.search(r"\bgit\b.*\bcommit\b", command):
+            for sha, subject in _COMMIT.findall(record.text):
+                yield Invariant(f"completed-action:{record.key}:{sha}", InvariantKind.COMPLETED_ACTION,
+                                f"commit {sha} {clip(subject.strip(), 120)}", record.key)  # fmt: skip
+        if re.search(r"\bgh\s+pr\s+create\b", command):
+            for number in dict.fromkeys(_PULL.findall(record.text)):
+                yield Invariant(f"completed-action:{record.key}:pr{number}", InvariantKind.COMPLETED_ACTION,
+                                f"pull request #{number} opened", record.key)  # fmt: skip
+
+
+def session_items(records: Iterable[SourceRecord]) -> list[Invariant]:
+    """Every item of a session log, in log order; the same wording twice is one item, the first."""
+    records = list(records)
+    found: list[Invariant] = []
+    asked: str | None = None
+    for record in records:
+        if record.namespace != TRANSCRIPT:
+            continue
+        if record.kind == "assistant":
+            asked = last_question(record.text)
+        elif record.kind == "user" and record.authority == "user":
+            found.extend(user_items(record, asked))
+            asked = None
+    found.extend(failure_items(records))
+    found.extend(action_items(records))
+    order = {record.key: position for position, record in enumerate(records)}
+    found.sort(key=lambda item: order.get(item.source_key or "", 0))
+    seen: set[str] = set()
+    unique = []
+    for item in found:
+        wording = " ".join(sorted(topic_terms(item_terms_text(item)))) or item.text
+        if wording not in seen:
+            seen.add(wording)
+            unique.append(item)
+    return unique
+
+
+def item_terms_text(item: Invariant) -> str:
+    """The words an item is looked for by: its own, and the question it answers."""
+    return f"{item.text} {item.context}" if item.context else item.text
+
+
+
+
+# --- finding an item in a summary ------------------------------------------------------------------
+
+KEPT_COVERAGE = 0.5
+"""Share of an item's topic terms that one passage of the summary must carry for the item to be there."""
+LOST_COVERAGE = 0.34
+"""Below this share in every passage, and with none of its phrases, the item is gone."""
+
+_FIXED = re.compile(r"\b(?:fix(?:ed|es)?|solv(?:ed|es)|resolv(?:ed|es)|work(?:s|ing) now|passe[sd]|succeed(?:s|ed))\b",
+                    re.IGNORECASE)  # fmt: skip
+_STILL_OPEN = re.compile(
+    r"\b(?:still|not (?:yet )?(?:fixed|resolved|solved)|unresolved|unfixed|remains?|pending|open|todo|known issue|"
+    r"investigat\w*|blocked|fails?|failing|crash(?:es|ing)?)\b",
+    re.IGNORECASE,
+)
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s+|\d+\.\s+|\*\*)?(?P<title>[^\n]{3,80}?)(?:\*\*)?:?\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Presence:
+    """Where and how much of an item one summary carries."""
+
+    coverage: float
+    """Best share of the item's topic terms in one passage (a sentence and the next)."""
+    phrase: bool
+    """One of the item's two-word phrases appears verbatim."""
+    start: int | None = None
+    end: int | None = None
+    passage: str | None = None
+
+
+def _phrases(text: str) -> list[str]:
+    tokens = [t for t in re.findall(r"[a-z0-9][a-z0-9_.'/-]*", text.lower())]
+    pairs = [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]
+    return [p for p in pairs if all(content_terms(w) - GENERIC_TERMS for w in p.split())]
+
+
+def presence(item_text: str, indexed: object) -> Presence:
+    """How much of an item a summary carries: the best passage by shared topic terms (fuzzy-mapped)."""
+    from inspector.invariants import IndexedText, fuzzy_terms  # one matcher for every kind of item
+
+    assert isinstance(indexed, IndexedText)
+    terms = topic_terms(item_text)
+    phrase = any(p in indexed.lowered for p in _phrases(item_text))
+    if not terms:
+        return Presence(0.0, phrase)
+    mapped = fuzzy_terms(set(terms), indexed)
+    wanted = set(mapped.values())
+    best: Presence = Presence(0.0, phrase)
+    for position in indexed.shared_terms(wanted):
+        window = indexed.terms[position] | (indexed.terms[position + 1] if position + 1 < len(indexed.terms) else set())
+        shared = sum(1 for term in terms if mapped.get(term) in window)
+        coverage = shared / len(terms)
+        if coverage > best.coverage and shared >= min(MIN_TERMS, len(terms)):
+            sentence = indexed.sentences[position]
+            best = Presence(coverage, phrase, sentence.start, sentence.end, sentence.text)
+    return best
+
+
+def described_as_fixed(text: str, start: int, passage: str) -> bool:
+    """Does the summary present this passage as a fix: in its own words, or under a "fixed/solved" heading?"""
+    if _STILL_OPEN.search(passage) and not _FIXED.search(passage):
+        return False
+    if _FIXED.search(passage) and not _STILL_OPEN.search(passage):
+        return True
+    for line in reversed(text[:start].splitlines()[-40:]):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("-", "*", "•")) and not stripped.startswith("**"):
+            continue
+        heading = _HEADING.match(stripped)
+        if heading and (stripped.endswith(":") or stripped.startswith(("#", "**")) or stripped[0].isdigit()):
+            return bool(_FIXED.search(heading.group("title")))
+    return False
+
+
+# --- what a span of the log holds --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SpanCounts:
+    """What happened in the records one compaction summarised: the yardstick for a summary's claims about them."""
+
+    user_messages: int
+    failed_runs: int
+    first_failure: str | None
+
+
+def span_counts(records: Sequence[SourceRecord]) -> SpanCounts:
+    """User messages (typed, not harness text) and failed runs of the work (slips and exploration excluded)."""
+    users = sum(1 for r in records if r.namespace == TRANSCRIPT and r.kind == "user" and r.authority == "user"
+                and next(statement_sentences(r.text), None) is not None)  # fmt: skip
+    failed = [run for run in _runs(records) if run.signature and run.signature[0] not in _EXPLORATORY
+              and (run.crash or (run.failed and not _HARMLESS_ERROR.search(run.output)))]  # fmt: skip
+    first = f"{' '.join(failed[0].signature)}: {_failure_line(failed[0])}" if failed else None
+    return SpanCounts(users, len(failed), first)
+
+
+BRIEF_CLAIM = re.compile(
+    r"\b(?:the|this) (?:conversation|session|exchange) was (?:very |quite |fairly |relatively )?(?:short|brief)\b|"
+    r"\b(?:just|only) one (?:question|message|user message|request|exchange)\b",
+    re.IGNORECASE,
+)
+NO_ERRORS_CLAIM = re.compile(
+    r"\bno errors? (?:were |was |have been |has been )?(?:encountered|occurred|found|hit|seen)\b|"
+    r"\bthere were no errors\b|\bwithout (?:any )?errors\b",
+    re.IGNORECASE,
+)
+BRIEF_LIMIT = 5
+"""A span with this many user messages was not "one question" long."""
