@@ -30,6 +30,8 @@ def match_user_item(item: Invariant, indexed: IndexedText) -> InvariantMatch:
         if quoted.status is InvariantStatus.VERBATIM:
             return quoted
     found = presence(item_terms_text(item), indexed)
+    if found.coverage >= KEPT_COVERAGE and _prohibition_dropped(item, found.passage or ""):
+        return _located(InvariantStatus.WEAKENED, found, "its prohibition is gone: the passage no longer says not to")
     if found.coverage >= 0.9:
         return _located(InvariantStatus.VERBATIM, found)
     if found.coverage >= KEPT_COVERAGE:
@@ -38,6 +40,22 @@ def match_user_item(item: Invariant, indexed: IndexedText) -> InvariantMatch:
         return InvariantMatch(InvariantStatus.LOST, reason="no passage carries its terms")
     # Partly there: a paraphrase we cannot confirm. Never reported as a loss (precision first).
     return _located(InvariantStatus.PARAPHRASED, found, f"only {found.coverage:.0%} of its terms in one passage")
+
+
+_PROHIBITION = re.compile(r"\b(?:never|don't|do not|must not|mustn't|shall not|not allowed|forbidden|read-only)\b",
+                          re.IGNORECASE)  # fmt: skip
+_ANY_NEGATION = re.compile(
+    r"\b(?:never|not|no|don't|dont|cannot|can't|mustn't|shouldn't|won't|without|avoid|forbidden|prohibited|"
+    r"read-only|readonly|off-limits|nothing|none|only)\b|n't\b",
+    re.IGNORECASE,
+)
+
+
+def _prohibition_dropped(item: Invariant, passage: str) -> bool:
+    """A user's "never …" carried by a passage that no longer says no: the topic survived, the force did not."""
+    return item.kind is InvariantKind.USER_CONSTRAINT and bool(_PROHIBITION.search(item.text)) and not (
+        _ANY_NEGATION.search(passage)
+    )
 
 
 def match_failure(item: Invariant, indexed: IndexedText) -> InvariantMatch:

@@ -209,8 +209,8 @@ def test_analysis_sees_weakened_lost_and_unresolved() -> None:
     analysis = pytest.importorskip("inspector.analysis")
     findings = analysis.analyze(load_trace(STORY)).findings
     rules = {(f.rule, f.generation) for f in findings}
-    assert ("invariant-weakened", 2) in rules
-    assert ("invariant-lost", 3) in rules
+    assert ("user-statement-weakened", 2) in rules  # the user's "never" is paraphrased away in S2
+    assert ("user-statement-lost", 3) in rules
     unresolved = [f for f in findings if f.rule == "unresolved-anchor"]
     assert [f.generation for f in unresolved] == [3]
     assert "/srv/billing/src/ledger_sync.py" in unresolved[0].message

@@ -79,6 +79,26 @@ def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
 
 
 @rule(
+    "user-statement-weakened",
+    Severity.ERROR,
+    "A user's prohibition survives in a summary without its force: the topic is there, the 'never' is not.",
+)
+def user_statement_weakened(facts: TraceFacts) -> Iterator[Hit]:
+    for track in _session_tracks(facts, USER_KINDS):
+        for k, again in still(track, InvariantStatus.WEAKENED):
+            match = track.matches[k]
+            yield Hit(
+                k,
+                f"the user's {track.invariant.kind.value.removeprefix('user-')} “{clip(track.invariant.text, 160)}” "
+                f"is {'still ' if again else ''}weakened in {facts.generations[k].generation.label} ({match.reason})",
+                match.start,
+                match.end,
+                {"invariant": track.invariant.id, "reason": match.reason},
+                source=_quote(track),
+            )
+
+
+@rule(
     "open-failure-called-fixed",
     Severity.ERROR,
     "A summary presents as fixed a failure that no later run in the log got past: the next agent will build on it.",
