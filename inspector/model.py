@@ -207,8 +207,9 @@ class Trace:
 
     @property
     def is_session_log(self) -> bool:
-        """Read from an agent's own session log (its turns are searchable), not a curated native trace."""
-        return self.mentions is not None
+        """Read from an agent's own session log (or a native copy of one), not a curated native trace."""
+        meta = self.extra.get("meta")
+        return self.mentions is not None or (isinstance(meta, dict) and meta.get("session_log") is True)
 
 
 @dataclass(frozen=True, slots=True)

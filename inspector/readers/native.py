@@ -283,6 +283,8 @@ def to_document(trace: Trace) -> dict[str, Any]:
     document: dict[str, Any] = {"format": FORMAT_TAG, "id": trace.id, "title": trace.title}
     if "meta" in trace.extra:
         document["meta"] = trace.extra["meta"]
+    if trace.is_session_log:  # its items are mined from the user's words, as when it was read from the log
+        document["meta"] = {**document.get("meta", {}), "session_log": True}
     sources = list(trace.sources)
     if trace.mentions is not None:
         present = {(s.namespace, s.key) for s in sources}
