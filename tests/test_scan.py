@@ -36,12 +36,22 @@ def without_timing(rows: list[dict]) -> list[dict]:
     return [{k: v for k, v in row.items() if k != "seconds"} for row in rows]
 
 
-def test_scan_reports_every_file_ranks_failing_samples_first_and_exits_0(tmp_path, broken):
+@pytest.fixture
+def real(tmp_path: Path) -> Path:
+    """The shared folder's top-level logs and notes only: its labelled/ subfolder grows over time."""
+    folder = tmp_path / "real"
+    folder.mkdir()
+    for log in [*REAL_TRACES.glob("*.jsonl"), *REAL_TRACES.glob("*.md")]:
+        (folder / log.name).write_bytes(log.read_bytes())
+    return folder
+
+
+def test_scan_reports_every_file_ranks_failing_samples_first_and_exits_0(tmp_path, broken, real):
     out = tmp_path / "fleet.json"
-    result = scan_cli(str(SAMPLES), str(REAL_TRACES), str(broken), "--out", str(out), "--workers", "2")
+    result = scan_cli(str(SAMPLES), str(real), str(broken), "--out", str(out), "--workers", "2")
     assert result.returncode == 0, result.stderr
     rows = json.loads(out.read_text())
-    expected = {*(str(p) for p in SAMPLES.glob("*.json")), *(str(p) for p in REAL_TRACES.glob("*.jsonl")),
+    expected = {*(str(p) for p in SAMPLES.glob("*.json")), *(str(p) for p in real.glob("*.jsonl")),
                 str(broken / "corrupt.jsonl"), str(broken / "nested" / "empty.jsonl")}  # fmt: skip
     assert {row["path"] for row in rows} == expected
     assert all(list(row) == list(COLUMNS) for row in rows)
@@ -83,9 +93,9 @@ def test_every_output_format_reads_back_the_same_rows(tmp_path, broken, suffix):
     assert read_rows(out) == rows
 
 
-def test_dask_engine_on_a_two_worker_local_cluster_gives_the_local_rows(broken):
+def test_dask_engine_on_a_two_worker_local_cluster_gives_the_local_rows(broken, real):
     distributed = pytest.importorskip("dask.distributed")  # installed by the test extra: this runs in CI
-    roots = [SAMPLES, REAL_TRACES, broken]
+    roots = [SAMPLES, real, broken]
     local = scan(roots, workers=2)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
                                   processes=True) as cluster:  # fmt: skip
