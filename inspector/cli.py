@@ -131,7 +131,8 @@ def _rules() -> int:
     entries = all_rules()
     width = max(len(r.id) for r in entries)
     for entry in entries:
-        print(f"{entry.id:<{width}}  {entry.severity.value:<7}  {entry.explanation}")
+        on_logs = f"(on session logs: {entry.session_severity.value}) " if entry.session_severity else ""
+        print(f"{entry.id:<{width}}  {entry.severity.value:<7}  {on_logs}{entry.explanation}")
     return EXIT_PASS
 
 

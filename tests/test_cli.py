@@ -130,6 +130,8 @@ def test_rules_lists_every_rule_with_severity_and_explanation():
     lines = {line.split()[0]: line.split()[1] for line in result.stdout.splitlines()}
     assert lines["invariant-lost"] == "error"
     assert lines["orphaned-anaphora"] == "warning"
+    assert lines["user-statement-lost"] == "error" and lines["open-failure-lost"] == "warning"
+    assert "(on session logs: info)" in next(line for line in result.stdout.splitlines() if "orphaned-anaphora" in line)
     assert {"unresolved-anchor", "ambiguous-anchor", "no-anchors", "anchor-density-floor", "anchor-density-collapse",
             "anchor-set-drift", "invariant-weakened", "superseded-fact-resurfaced", "recompaction-depth",
             "silent-drift", "confidence-inflation"} <= set(lines)  # fmt: skip
