@@ -1,0 +1,340 @@
+"""Session items: what the user said, failures still open and actions done, mined from real session excerpts.
+
+Every string quoted here is from ../shared/real_traces (the labelled sessions and their gold files), cut short.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector import analyze, load_trace
+from inspector.invariants import IndexedText, InvariantStatus
+from inspector.item_matching import match_action, match_failure, match_user_item
+from inspector.items import (
+    action_items,
+    command_signature,
+    failure_items,
+    session_items,
+    statement_kind,
+    statement_sentences,
+    user_items,
+)
+from inspector.model import Invariant, InvariantKind, SourceRecord
+from inspector.readers.claude_code import _user_words_in_result
+from tests.helpers import REAL_TRACES
+
+LABELLED = REAL_TRACES / "labelled"
+ENTIRECLI = LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl"
+VSLA = LABELLED / "claude_code_1.0.53_vsla_f67ab274.jsonl"
+needs_real = pytest.mark.skipif(
+    not LABELLED.is_dir(), reason="the shared real traces are not checked out beside the repo"
+)
+
+KEEP_LOCAL = "intentional - keep it local! let's proceed with implementation using superpowers"
+MANUAL_COMMIT = (
+    "A. just manual commit for now (Can we update the linear issue ENT-96  to reflect this, "
+    "and create a new one to cover auto?)"
+)
+REJECTED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, "
+    "the new_string was NOT written to the file). To tell you how to proceed, the user said:\n"
+    "there is already scoped transcript functionality and summarisation code in explain, "
+    "let's avoid code duplication"
+)
+REJECTED_SILENTLY = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, "
+    "the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how "
+    "to proceed."
+)
+ANSWERED = (
+    'User has answered your questions: "Which repo?"="Entirely new git repo". '
+    "You can now continue with the user's answers in mind."
+)
+BENCHMARK = "cd bench && python3 run_full_benchmark.py --sizes 64,128 --competitors cublas"
+CRASH_OUTPUT = "Running size 64...\nmalloc(): invalid size (unsorted)\nAborted (core dumped)"
+CRASH = "python3 run_full_benchmark.py: malloc(): invalid size (unsorted)"
+NEVER_STARTED = "python3: can't open file 'run_full_benchmark.py': [Errno 2] No such file or directory"
+
+
+def user(text: str, key: str = "u1", **extra: object) -> SourceRecord:
+    return SourceRecord(key=key, text=text, namespace="transcript", kind="user", authority="user", extra=extra)
+
+
+def assistant(text: str, key: str = "a1") -> SourceRecord:
+    return SourceRecord(key=key, text=text, namespace="transcript", kind="assistant", authority="assistant")
+
+
+def ran(key: str, command: str, output: str, kind: str = "tool_result") -> SourceRecord:
+    return SourceRecord(
+        key=key, text=output, namespace="transcript", kind=kind, authority="tool", extra={"command": command}
+    )
+
+
+def items_of(text: str, **extra: object) -> list[tuple[InvariantKind, str]]:
+    return [(item.kind, item.text) for item in user_items(user(text, **extra))]
+
+
+# --- what the user said -----------------------------------------------------------------------------
+
+
+def test_keep_it_local_is_a_constraint_and_the_go_ahead_is_not_an_item() -> None:
+    assert items_of(KEEP_LOCAL) == [(InvariantKind.USER_CONSTRAINT, "intentional - keep it local!")]
+
+
+def test_a_choice_is_a_decision_without_the_question_riding_on_it() -> None:
+    [item] = user_items(user(MANUAL_COMMIT))
+    assert (item.kind, item.text) == (InvariantKind.USER_DECISION, "just manual commit for now")
+    assert item.quote is not None and "ENT-96" in item.quote  # the finding still quotes the whole sentence
+
+
+def test_please_use_is_a_preference() -> None:
+    assert items_of("please use the british spelling :)") == [
+        (InvariantKind.USER_PREFERENCE, "please use the british spelling :)")
+    ]
+
+
+def test_actually_starts_a_correction() -> None:
+    assert statement_kind("actually maybe let's test this first") is InvariantKind.CORRECTION
+
+
+def test_system_package_approach_is_a_decision() -> None:
+    assert statement_kind("Lets do the system package approach please") is InvariantKind.USER_DECISION
+
+
+def test_a_question_is_not_an_item() -> None:
+    assert statement_kind("Can we update the linear issue ENT-96 to reflect this?") is None
+    assert items_of("what does explain do with scoped transcripts?") == []
+
+
+def test_a_question_without_its_question_mark_is_not_an_item() -> None:
+    asked = "Can you run the benchmarks of our library vs. the competition and make sure it uses the GPU"
+    assert statement_kind(asked) is None
+
+
+def test_lets_proceed_with_implementation_is_not_an_item() -> None:
+    assert statement_kind("let's proceed with implementation") is None
+
+
+def test_a_short_answer_borrows_the_question_it_answers() -> None:
+    asked = "1. always report coverage as 100%\n2. omit the field when no tests ran\nWhat's your preference?"
+    assert list(user_items(user("ok, do nothing, can we add some tests?"))) == []  # too few terms on its own
+    [item] = user_items(user("ok, do nothing, can we add some tests?"), asked)
+    assert (item.kind, item.text, item.context) == (InvariantKind.USER_CONSTRAINT, "ok, do nothing", asked)
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "<command-name>/exit</command-name>",
+        "<command-message>exit</command-message>",
+        "<bash-input>git pull</bash-input>",
+    ],
+)
+def test_slash_commands_and_shell_mode_are_not_statements(typed: str) -> None:
+    assert list(statement_sentences(typed)) == []
+
+
+def test_pasted_table_lines_are_not_statements() -> None:
+    text = (
+        "Almost perfect, except we need our operators to be updated to match\n"
+        "Category    Visual Style    Rationale\n"
+        "Algebraic Elements / Sets    Upright or blackboard / calligraphic for distinguished sets\n"
+    )
+    said = " ".join(s.text for s in statement_sentences(text))
+    assert "operators" in said
+    assert "Visual Style" not in said and "Upright" not in said
+
+
+def test_text_after_got_this_feedback_is_a_paste() -> None:
+    text = (
+        "got this feedback: \n\nThe calculation of actualHumanRemoved has a potential logic issue. The current "
+        "approach tries to infer human removals by subtracting agent removals from total commit removals. However, "
+        "this doesn't correctly handle the case where the agent added lines that the human then removed.\n\n"
+        'Example scenario:\n\nAgent adds "lineA" and "lineB" (2 new lines)\nHuman removes "lineB" (1 line)\n'
+        "Result: base → committed shows +1 line (lineA)\nIn this case:\n\ncommitRemoved = 0 (base → committed "
+        "shows no removals, just additions)\nhumanRemoved (checkpoint → committed) = 1 (lineB was removed)\n"
+        "actualHumanRemoved = 0 - 0 = 0 (incorrect, should be 1)\n"
+    )
+    assert [s.text for s in statement_sentences(text)] == ["got this feedback:"]
+    assert items_of(text) == []
+
+
+def test_a_question_tool_answer_is_a_decision() -> None:
+    said, via = _user_words_in_result(ANSWERED)
+    assert items_of(said or "", via=via) == [(InvariantKind.USER_DECISION, "Entirely new git repo.")]
+
+
+# --- the Claude Code reader: the user's words inside tool results ------------------------------------
+
+
+def test_rejection_feedback_is_what_the_user_said() -> None:
+    assert _user_words_in_result(REJECTED) == (
+        "there is already scoped transcript functionality and summarisation code in explain, "
+        "let's avoid code duplication",
+        "rejection",
+    )
+
+
+def test_rejection_without_feedback_says_nothing() -> None:
+    said, _ = _user_words_in_result(REJECTED_SILENTLY)
+    assert said is None
+
+
+def test_question_tool_answers_are_what_the_user_said() -> None:
+    assert _user_words_in_result(ANSWERED) == ("Entirely new git repo.", "question-tool")
+
+
+def test_each_question_tool_answer_is_its_own_sentence() -> None:
+    two = 'User has answered your questions: "Which repo?"="Entirely new git repo", "Which branch?"="main, for now"'
+    assert _user_words_in_result(two) == ("Entirely new git repo.\nmain, for now.", "question-tool")
+
+
+def test_rejection_feedback_is_a_constraint() -> None:
+    said, via = _user_words_in_result(REJECTED)
+    assert [kind for kind, _ in items_of(said or "", via=via)] == [InvariantKind.USER_CONSTRAINT]
+
+
+# --- failures still open ---------------------------------------------------------------------------
+
+
+def test_command_signature_drops_directory_and_flags() -> None:
+    assert command_signature(BENCHMARK) == ("python3", "run_full_benchmark.py")
+
+
+def test_a_crash_in_piped_output_is_a_failure() -> None:
+    [item] = failure_items([ran("t1", f"{BENCHMARK} 2>&1 | tail -20", CRASH_OUTPUT)])
+    assert (item.kind, item.text, item.retired_by) == (InvariantKind.FAILURE, CRASH, None)
+
+
+def test_a_later_clean_run_of_the_same_command_retires_the_failure() -> None:
+    records = [
+        ran("t1", f"{BENCHMARK} 2>&1 | tail -20", CRASH_OUTPUT),
+        ran("t2", "cd bench && python3 run_full_benchmark.py --sizes 256", "size 256: 1.2 GFLOPS\nDone."),
+    ]
+    assert [item.retired_by for item in failure_items(records)] == ["t2"]
+
+
+def test_a_later_run_that_never_started_does_not_retire_the_failure() -> None:
+    records = [
+        ran("t1", f"{BENCHMARK} 2>&1 | tail -20", CRASH_OUTPUT),
+        ran("t2", f"{BENCHMARK} 2>&1 | tail -20", NEVER_STARTED),
+    ]
+    assert [item.retired_by for item in failure_items(records)] == [None]
+
+
+def test_exploration_and_slips_are_not_failures() -> None:
+    records = [
+        ran("t1", "ls build/", "ls: cannot access 'build/': No such file or directory", "tool_error"),
+        ran("t2", "cat docs/notes.md", "Error: something failed", "tool_error"),
+        ran("t3", "python3 scripts/patch.py", "<tool_use_error>File has not been read yet. Read it first before "
+            "writing to it.</tool_use_error>", "tool_error"),
+    ]  # fmt: skip
+    assert list(failure_items(records)) == []
+
+
+# --- completed actions -----------------------------------------------------------------------------
+
+
+def test_a_commit_is_an_action_with_its_sha() -> None:
+    output = "[main 871e5dd] docs: add README\n 1 file changed, 40 insertions(+)"
+    [item] = action_items([ran("c1", "git add README.md && git commit -m 'docs: add README'", output)])
+    assert (item.kind, item.text) == (InvariantKind.COMPLETED_ACTION, "commit 871e5dd docs: add README")
+
+
+def test_a_pull_request_is_an_action_with_its_number() -> None:
+    [item] = action_items([ran("p1", 'gh pr create --title "Add README"', "https://github.com/o/r/pull/133\n")])
+    assert item.text == "pull request #133 opened"
+
+
+def test_session_items_keep_log_order_across_kinds() -> None:
+    records = [
+        user(KEEP_LOCAL, "u1"),
+        ran("t1", f"{BENCHMARK} 2>&1 | tail -20", CRASH_OUTPUT),
+        ran("c1", "git commit -m 'docs: add README'", "[main 871e5dd] docs: add README"),
+    ]
+    assert [item.kind for item in session_items(records)] == [
+        InvariantKind.USER_CONSTRAINT,
+        InvariantKind.FAILURE,
+        InvariantKind.COMPLETED_ACTION,
+    ]
+
+
+# --- finding an item in a summary ------------------------------------------------------------------
+
+
+def keep_local() -> Invariant:
+    [item] = user_items(user(KEEP_LOCAL))
+    return item
+
+
+def crash() -> Invariant:
+    return Invariant("failure:t1", InvariantKind.FAILURE, CRASH, "t1")
+
+
+def test_a_user_item_listed_verbatim_is_kept() -> None:
+    summary = 'User feedback:\n- "intentional - keep it local!" (the branch stays unpushed)\n'
+    match = match_user_item(keep_local(), IndexedText(summary))
+    assert (match.status, match.matched_text) == (InvariantStatus.VERBATIM, "intentional - keep it local")
+
+
+def test_a_summary_on_another_topic_loses_the_user_item() -> None:
+    summary = "The conversation was very short - just one question, one search, and then exit."
+    assert match_user_item(keep_local(), IndexedText(summary)).status is InvariantStatus.LOST
+
+
+def test_an_open_crash_under_errors_and_fixes_is_presented_as_fixed() -> None:
+    summary = "4. Errors and fixes:\n   - malloc(): invalid size (unsorted) in run_full_benchmark.py at size 64.\n"
+    assert match_failure(crash(), IndexedText(summary)).status is InvariantStatus.WEAKENED
+
+
+def test_an_open_crash_called_unresolved_is_kept() -> None:
+    summary = "run_full_benchmark.py aborts with malloc(): invalid size (unsorted); the crash is still unresolved."
+    assert match_failure(crash(), IndexedText(summary)).status is InvariantStatus.PARAPHRASED
+
+
+def test_still_unresolved_outweighs_an_errors_and_fixes_heading() -> None:
+    summary = (
+        "4. Errors and fixes:\n   - malloc(): invalid size (unsorted) in run_full_benchmark.py: still unresolved.\n"
+    )
+    assert match_failure(crash(), IndexedText(summary)).status is InvariantStatus.PARAPHRASED
+
+
+def test_a_commit_is_kept_by_its_sha() -> None:
+    item = Invariant("c", InvariantKind.COMPLETED_ACTION, "commit 871e5dd docs: add README", "c1")
+    assert match_action(item, IndexedText("Committed 871e5dd (README).")).status is InvariantStatus.VERBATIM
+    assert match_action(item, IndexedText("Worked on the benchmark.")).status is InvariantStatus.LOST
+
+
+# --- end to end on the labelled real sessions ----------------------------------------------------
+
+
+@needs_real
+def test_entirecli_keep_it_local_is_lost_in_s2_only() -> None:
+    result = analyze(load_trace(ENTIRECLI))
+    lost = [f for f in result.findings if f.rule == "user-statement-lost" and f.source is not None]
+    assert any(f.generation == 2 and "keep it local" in f.source.quote for f in lost)  # type: ignore[union-attr]
+    assert not [f for f in result.findings if f.rule == "user-statement-lost" and f.generation == 1]
+
+
+@needs_real
+def test_entirecli_very_short_contradicts_the_log() -> None:
+    result = analyze(load_trace(ENTIRECLI))
+    assert any(
+        f.rule == "summary-contradicts-log" and f.generation == 2 and "very short" in (f.excerpt or "")
+        for f in result.findings
+    )
+
+
+@needs_real
+def test_entirecli_every_error_points_at_evidence() -> None:
+    errors = [f for f in analyze(load_trace(ENTIRECLI)).findings if f.severity.value == "error"]
+    assert errors and all(f.source is not None or f.excerpt is not None for f in errors)
+
+
+@needs_real
+def test_vsla_malloc_crash_is_called_fixed_in_s1_and_s2() -> None:
+    result = analyze(load_trace(VSLA))
+    called_fixed = {
+        f.generation for f in result.findings if f.rule == "open-failure-called-fixed" and "malloc" in f.message
+    }
+    assert called_fixed == {1, 2}
