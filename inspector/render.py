@@ -418,7 +418,7 @@ def evidence_html(finding: Finding) -> str:
 
 
 def _evidence_text(text: str) -> str:
-    return f'<div class="ci-text">{html.escape(clip(text, EVIDENCE_CHARS))}</div>'
+    return f'<div class="ci-text ci-quote">{html.escape(clip(text, EVIDENCE_CHARS))}</div>'
 
 
 def _evidence_note(note: str) -> str:

@@ -30,9 +30,9 @@ def test_both_sides_are_escaped_and_side_by_side():
     assert evidence_html(finding(excerpt=HOSTILE, source=SourceQuote('turn:"4"<b>', HOSTILE))) == (
         f"{GRID}"
         '<div><p class="ci-caption"><strong>What the log says (record <code>turn:&quot;4&quot;&lt;b&gt;</code>)'
-        f'</strong></p><div class="ci-text">{ESCAPED}</div></div>'
+        f'</strong></p><div class="ci-text ci-quote">{ESCAPED}</div></div>'
         '<div><p class="ci-caption"><strong>What the summary says (S2)</strong></p>'
-        f'<div class="ci-text">{ESCAPED}</div></div>'
+        f'<div class="ci-text ci-quote">{ESCAPED}</div></div>'
         "</div>"
     )
 
@@ -120,5 +120,5 @@ def test_an_invariant_weakened_finding_shows_the_summary_sentence_beside_no_sour
     assert not at.exception
     shown = html_of(at)
     assert 'class="ci-evidence"' in shown and "What the summary says (S2)" in shown
-    assert f'<div class="ci-text">{weakened.excerpt}</div>' in shown  # the excerpt holds nothing to escape
+    assert f'<div class="ci-text ci-quote">{weakened.excerpt}</div>' in shown  # the excerpt holds nothing to escape
     assert "no source record" in shown
