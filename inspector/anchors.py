@@ -209,8 +209,9 @@ class AnchorIndex:
         if "/" not in key:
             return False
         folder = key.rstrip("/") + "/"
-        under = [k for k in self._by_key if k.startswith(folder)]
-        return bool(under) or any(k.startswith(folder) or f"/{folder}" in k for _, k in self._mentions_for(key))
+        return any(k.startswith(folder) for k in self._by_key) or any(
+            k.startswith(folder) or f"/{folder}" in k for _, k in self._mentions_for(key)
+        )
 
     def _mentions_for(self, key: str) -> frozenset[tuple[str, str]]:
         """Mentions that may bind to `key`: every one whose key contains its needle."""

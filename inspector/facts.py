@@ -189,6 +189,14 @@ def first_covered(generations: Sequence[Generation]) -> dict[str, int]:
     return first
 
 
+def new_keys(state: Generation, parent: Generation) -> list[str]:
+    """Keys a state covers that its parent did not: the span of the log its compaction summarised."""
+    if _extends(state.covers, parent.covers):
+        return list(islice(state.covers, len(parent.covers), None))
+    before = set(parent.covers)
+    return [key for key in state.covers if key not in before]
+
+
 def _extends(keys: Sequence[str], previous: Sequence[str]) -> bool:
     if isinstance(keys, KeyPrefix):
         return keys.starts_with(previous)

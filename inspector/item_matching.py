@@ -13,15 +13,22 @@ import re
 from collections.abc import Callable
 
 from inspector.invariants import IndexedText, InvariantMatch, InvariantStatus, match_invariant
-from inspector.items import KEPT_COVERAGE, LOST_COVERAGE, USER_KINDS, described_as_fixed, item_terms_text, presence
+from inspector.items import (
+    KEPT_COVERAGE,
+    LOST_COVERAGE,
+    USER_KINDS,
+    Presence,
+    described_as_fixed,
+    item_terms_text,
+    presence,
+)
 from inspector.model import Invariant, InvariantKind
 
 ItemMatcher = Callable[[Invariant, IndexedText], InvariantMatch]
 
 
-def _located(status: InvariantStatus, found: object, reason: str = "") -> InvariantMatch:
-    start, end, passage = getattr(found, "start", None), getattr(found, "end", None), getattr(found, "passage", None)
-    return InvariantMatch(status, start, end, passage, reason)
+def _located(status: InvariantStatus, found: Presence, reason: str = "") -> InvariantMatch:
+    return InvariantMatch(status, found.start, found.end, found.passage, reason)
 
 
 def match_user_item(item: Invariant, indexed: IndexedText) -> InvariantMatch:

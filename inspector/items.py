@@ -21,6 +21,7 @@ import shlex
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.model import Invariant, InvariantKind, SourceRecord
 from inspector.text import Sentence, clip, content_terms, sentences
 
@@ -415,11 +416,8 @@ def _phrases(text: str) -> list[str]:
     return [p for p in pairs if all(content_terms(w) - GENERIC_TERMS for w in p.split())]
 
 
-def presence(item_text: str, indexed: object) -> Presence:
+def presence(item_text: str, indexed: IndexedText) -> Presence:
     """How much of an item a summary carries: the best passage by shared topic terms (fuzzy-mapped)."""
-    from inspector.invariants import IndexedText, fuzzy_terms  # one matcher for every kind of item
-
-    assert isinstance(indexed, IndexedText)
     terms = topic_terms(item_text)
     phrase = any(p in indexed.lowered for p in _phrases(item_text))
     if not terms:

@@ -10,29 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from inspector.facts import InvariantTrack, TraceFacts
+from inspector.facts import InvariantTrack, TraceFacts, new_keys
 from inspector.invariants import InvariantStatus
 from inspector.items import BRIEF_CLAIM, BRIEF_LIMIT, NO_ERRORS_CLAIM, USER_KINDS, span_counts
-from inspector.model import InvariantKind, Severity, SourceQuote
+from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
 from inspector.rules import Hit, rule
 from inspector.text import clip
 
 _FAILURES = (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH)
-_SKIPPED = (InvariantStatus.NOT_INTRODUCED, InvariantStatus.UNKNOWN, InvariantStatus.RETIRED)
-
-
-def transitions(track: InvariantTrack, target: InvariantStatus) -> Iterator[int]:
-    """Summaries where the item enters `target` from a better known status (or on arrival)."""
-    previous: InvariantStatus | None = None
-    for k, status in enumerate(track.statuses):
-        if status in _SKIPPED:
-            previous = None if status is InvariantStatus.RETIRED else previous
-            continue
-        if status is target and previous is not target and k > 0:
-            yield k
-        previous = status
-
-
 def _quote(track: InvariantTrack) -> SourceQuote | None:
     key = track.invariant.source_key
     return SourceQuote(key, track.invariant.quote or track.invariant.text) if key else None
@@ -52,6 +37,17 @@ def still(track: InvariantTrack, target: InvariantStatus) -> Iterator[tuple[int,
             previous = status
 
 
+def entered(track: InvariantTrack, target: InvariantStatus) -> list[int]:
+    """Summaries where the item enters `target` (not those where it stays there)."""
+    return [k for k, again in still(track, target) if not again]
+
+
+def _user_said(track: InvariantTrack) -> str:
+    """How a finding names a user's statement: its kind and words."""
+    item = track.invariant
+    return f"the user's {item.kind.value.removeprefix('user-')} “{clip(item.text, 160)}”"
+
+
 def _session_tracks(facts: TraceFacts, kinds: frozenset[InvariantKind] | tuple[InvariantKind, ...]) -> list:
     return [t for t in facts.invariants if t.invariant.kind in kinds] if facts.session_log else []
 
@@ -66,11 +62,10 @@ def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
     for track in _session_tracks(facts, USER_KINDS):
         for k, again in still(track, InvariantStatus.LOST):
             item = track.invariant
-            kind = item.kind.value.removeprefix("user-")
             answering = f" (answering “{clip(item.context, 100)}”)" if item.context else ""
             yield Hit(
                 k,
-                f"the user's {kind} “{clip(item.text, 160)}”{answering} is {'still ' if again else ''}gone from "
+                f"{_user_said(track)}{answering} is {'still ' if again else ''}gone from "
                 f"{facts.generations[k].generation.label}",
                 evidence={"invariant": item.id, "kind": item.kind.value}
                 | ({"answering": item.context} if item.context else {}),
@@ -89,8 +84,8 @@ def user_statement_weakened(facts: TraceFacts) -> Iterator[Hit]:
             match = track.matches[k]
             yield Hit(
                 k,
-                f"the user's {track.invariant.kind.value.removeprefix('user-')} “{clip(track.invariant.text, 160)}” "
-                f"is {'still ' if again else ''}weakened in {facts.generations[k].generation.label} ({match.reason})",
+                f"{_user_said(track)} is {'still ' if again else ''}weakened in "
+                f"{facts.generations[k].generation.label} ({match.reason})",
                 match.start,
                 match.end,
                 {"invariant": track.invariant.id, "reason": match.reason},
@@ -126,7 +121,7 @@ def open_failure_called_fixed(facts: TraceFacts) -> Iterator[Hit]:
 )
 def open_failure_lost(facts: TraceFacts) -> Iterator[Hit]:
     for track in _session_tracks(facts, _FAILURES):
-        for k in transitions(track, InvariantStatus.LOST):
+        for k in entered(track, InvariantStatus.LOST):
             yield Hit(
                 k,
                 f"unresolved failure “{clip(track.invariant.text, 160)}” is not in "
@@ -144,9 +139,10 @@ def open_failure_lost(facts: TraceFacts) -> Iterator[Hit]:
 def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
     """One finding per summary: the actions form one series, and a summary drops them together."""
     tracks = _session_tracks(facts, (InvariantKind.COMPLETED_ACTION,))
+    lost_at = [(track, set(entered(track, InvariantStatus.LOST))) for track in tracks]
     for generation in facts.summaries():
         k = generation.generation.index
-        gone = [t for t in tracks if k in set(transitions(t, InvariantStatus.LOST))]
+        gone = [track for track, where in lost_at if k in where]
         if not gone:
             continue
         commits = [t.invariant.text.split()[1] for t in gone if t.invariant.text.startswith("commit ")]
@@ -172,15 +168,19 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
 def summary_contradicts_log(facts: TraceFacts) -> Iterator[Hit]:
     if not facts.session_log:
         return
-    records = {s.key: s for s in facts.trace.sources}
+    records: dict[str, SourceRecord] | None = None
     for generation in facts.summaries():
         state, indexed = generation.generation, generation.indexed
         if indexed is None or state.parent is None:
             continue
-        before = set(facts.trace.generations[state.parent].covers)
-        span = span_counts([records[key] for key in state.covers if key not in before and key in records])
-        parent = facts.trace.generations[state.parent].label
-        for sentence in indexed.sentences:
+        claims = [s for s in indexed.sentences if BRIEF_CLAIM.search(s.text) or NO_ERRORS_CLAIM.search(s.text)]
+        if not claims:
+            continue  # the span is counted only for a summary that makes a claim about it
+        records = records if records is not None else {s.key: s for s in facts.trace.sources}
+        parent_state = facts.trace.generations[state.parent]
+        span = span_counts([records[key] for key in new_keys(state, parent_state) if key in records])
+        parent = parent_state.label
+        for sentence in claims:
             if BRIEF_CLAIM.search(sentence.text) and span.user_messages >= BRIEF_LIMIT:
                 said = f"{span.user_messages} user messages"
             elif NO_ERRORS_CLAIM.search(sentence.text) and span.failed_runs:
