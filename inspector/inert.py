@@ -1,0 +1,64 @@
+"""Trace text made inert for each place it is written: one escaping function per output kind.
+
+Trace text comes from other people's machines. Written raw, it can act instead of being read: an
+escape sequence retitles a terminal, a bidi override makes a line show other text than it holds
+(Trojan Source), a tag character hides an instruction a human never sees. Every writer goes through
+the function for its output kind; HTML goes through `html.escape` in `inspector.render`.
+
+The character classes below are the one definition of "hidden": the text pane marks them, the
+`hidden-characters` rule reports them, and the terminal writer spells them out.
+"""
+
+from __future__ import annotations
+
+import re
+
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+"""Embeddings, overrides and isolates: they reorder how text is displayed (Trojan Source).
+
+The implicit marks (LRM, RLM, ALM) are left out: they only nudge neutral characters, and ordinary
+Hebrew and Arabic text carries them.
+"""
+
+_INVISIBLE_RANGES = (
+    ("\u200b", "\u200b"),  # zero-width space
+    ("\u2060", "\u2064"),  # word joiner, invisible operators
+    ("\ufeff", "\ufeff"),  # a byte-order mark inside text
+    ("\U000e0000", "\U000e007f"),  # tag characters: invisible ASCII ("ASCII smuggling")
+    ("\U000e0100", "\U000e01ef"),  # variation selectors 17-256: arbitrary bytes hidden after a character
+)
+"""Characters that render as nothing yet carry content. Zero-width joiners are left out: emoji need them."""
+
+HIDDEN = re.compile(
+    "[" + re.escape(BIDI_CONTROLS) + "".join(f"{re.escape(a)}-{re.escape(b)}" for a, b in _INVISIBLE_RANGES) + "]"
+)
+"""One hidden character: a bidi control or an invisible one."""
+
+TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + HIDDEN.pattern[1:])
+"""What a terminal must not receive raw: C0 and C1 controls (escape sequences start with ESC or CSI), DEL,
+and the hidden characters. Tab and newline are layout, kept where a writer keeps lines."""
+
+
+def code_point(char: str) -> str:
+    """How a hidden or control character is spelled when shown: `\\u202e`, `\\x1b`, `\\U000e0041`."""
+    number = ord(char)
+    if number <= 0xFF:
+        return f"\\x{number:02x}"
+    if number <= 0xFFFF:
+        return f"\\u{number:04x}"
+    return f"\\U{number:08x}"
+
+
+def hidden_characters(text: str) -> list[tuple[int, str]]:
+    """(offset, character) of each hidden character in `text`, in order."""
+    return [(match.start(), match.group()) for match in HIDDEN.finditer(text)]
+
+
+def terminal_text(text: str, *, keep_newlines: bool = False) -> str:
+    """Text for a terminal: every control and hidden character spelled as its code point.
+
+    A newline is spelled too unless the writer prints the text as lines of its own
+    (`keep_newlines`): inside a one-line field, a raw newline could forge a line of the report.
+    """
+    spelled = TERMINAL_UNSAFE.sub(lambda m: code_point(m.group()), text)
+    return spelled if keep_newlines else spelled.replace("\n", "\\n")
