@@ -60,5 +60,39 @@ def terminal_text(text: str, *, keep_newlines: bool = False) -> str:
     A newline is spelled too unless the writer prints the text as lines of its own
     (`keep_newlines`): inside a one-line field, a raw newline could forge a line of the report.
     """
-    spelled = TERMINAL_UNSAFE.sub(lambda m: code_point(m.group()), text)
+    spelled = _spelled(text)
     return spelled if keep_newlines else spelled.replace("\n", "\\n")
+
+
+def _spelled(text: str) -> str:
+    return TERMINAL_UNSAFE.sub(lambda m: code_point(m.group()), text)
+
+
+def _one_line(text: str) -> str:
+    """Markdown fields sit inside a line: a line break would end a table row or start a heading."""
+    return _spelled(" ".join(text.split()))
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
+"""Every ASCII punctuation character: CommonMark lets a backslash make any of them literal."""
+
+
+def markdown_text(text: str) -> str:
+    """Text for Markdown prose: on one line, every ASCII punctuation character backslash-escaped.
+
+    Escaping all of them, not a chosen few, leaves no construct to forget: no tag, entity, link,
+    image, emphasis, heading, list, table pipe, or GFM autolink (`:` and `.` are escaped too).
+    """
+    return _MARKDOWN_PUNCTUATION.sub(lambda m: "\\" + m.group(), _one_line(text))
+
+
+def markdown_code(text: str) -> str:
+    """Text in a code span whose fence is longer than any run of backticks inside: nothing in it is markup.
+
+    Hidden characters and controls are spelled even here: a code span still shows a bidi override.
+    """
+    flat = _one_line(text)
+    longest = max((len(run) for run in re.findall("`+", flat)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {flat} {fence}"
+

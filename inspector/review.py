@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from inspector.analysis import Analysis
+from inspector.inert import markdown_code, markdown_text
 from inspector.model import Finding, finding_id
 from inspector.render import Highlight
 from inspector.store.annotations import Annotation, reanchor
@@ -78,18 +79,6 @@ def annotation_highlights(analysis: Analysis, annotations: Iterable[Annotation],
     return marks
 
 
-def markdown_code(text: str) -> str:
-    """Trace text inside a code span long enough that no backtick in it can close it: inert in Markdown."""
-    flat = " ".join(text.split())
-    longest = 0
-    current = 0
-    for char in flat:
-        current = current + 1 if char == "`" else 0
-        longest = max(longest, current)
-    fence = "`" * (longest + 1)
-    return f"{fence} {flat} {fence}"
-
-
 def markdown_report(analysis: Analysis, annotations: Sequence[Annotation]) -> str:
     """A review report for one trace, ready to paste into an issue: verdict, findings, reviews."""
     trace = analysis.trace
@@ -105,7 +94,7 @@ def markdown_report(analysis: Analysis, annotations: Sequence[Annotation]) -> st
     ]
     for finding in analysis.findings:
         annotation = by_finding.get(finding_id(finding))
-        review = (f"{annotation.label} ({markdown_code(annotation.current.reviewer)}): "
+        review = (f"{markdown_text(annotation.label)} ({markdown_code(annotation.current.reviewer)}): "
                   f"{markdown_code(annotation.current.comment) if annotation.current.comment else ''}"
                   if annotation else "unreviewed")  # fmt: skip
         where = f"S{finding.generation}" if finding.generation is not None else "-"
@@ -120,6 +109,6 @@ def markdown_report(analysis: Analysis, annotations: Sequence[Annotation]) -> st
                       "invariant": f"invariant {markdown_code(a.target.invariant_id or '')}"}  # fmt: skip
             place = places.get(a.target.kind, a.target.kind)
             quote = f" — {markdown_code(a.target.quoted_text)}" if a.target.quoted_text else ""
-            lines.append(f"- {place}{quote}: **{a.label}** by {markdown_code(a.current.reviewer)}"
+            lines.append(f"- {place}{quote}: **{markdown_text(a.label)}** by {markdown_code(a.current.reviewer)}"
                          + (f": {markdown_code(a.current.comment)}" if a.current.comment else ""))  # fmt: skip
     return "\n".join(lines) + "\n"

@@ -2,7 +2,8 @@
 
 The HTML has its styles inline, no script and no URL to fetch; every string from the trace (and
 from reviewers) is escaped by the same render functions the app uses. The Markdown puts trace text
-in code spans, where nothing in it can become a link, an image or markup.
+in code spans and backslash-escapes every other field (`inspector.inert`), so nothing in it can
+become a link, an image or markup.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ import html
 from collections.abc import Sequence
 
 from inspector.analysis import Analysis
+from inspector.inert import markdown_code, markdown_text
 from inspector.ledger import LedgerEntry
 from inspector.model import finding_id
 from inspector.render import STYLE, finding_targets, findings_html, highlight_html, highlights, matrix_html
-from inspector.review import annotation_highlights, latest_by_finding, markdown_code, markdown_report
+from inspector.review import annotation_highlights, latest_by_finding, markdown_report
 from inspector.store.annotations import Annotation
 from inspector.views import generation_rows, invariant_matrix
 
@@ -134,7 +136,8 @@ def markdown_full_report(
              "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
     for row in generation_rows(analysis):
         density = "-" if row["anchor_density"] is None else f"{row['anchor_density']:.2f}"
-        lines.append(f"| S{row['generation']} | {row['kind']}{' (refreshed)' if row['refreshed'] else ''} | "
+        kind = markdown_text(row["kind"]) + (" (refreshed)" if row["refreshed"] else "")
+        lines.append(f"| S{row['generation']} | {kind} | "
                      f"{row['tokens_before'] or '?'} → {row['tokens_after'] or '?'} | {density} | "
                      f"{row['unresolved_anchors']} | {row['invariants_lost']} |")  # fmt: skip
     matrix = invariant_matrix(analysis)
@@ -143,14 +146,15 @@ def markdown_full_report(
         lines += ["", "## Manifest", "", "| invariant | kind | " + " | ".join(f"S{k}" for k in range(count)) + " |",
                   "| --- | --- | " + " | ".join("---" for _ in range(count)) + " |"]  # fmt: skip
         for row in matrix:
-            cells = [markdown_code(row["text"]).replace("|", "\\|"), row["kind"],
+            cells = [markdown_code(row["text"]).replace("|", "\\|"), markdown_text(row["kind"]),
                      *(row[f"S{k}"] for k in range(count))]  # fmt: skip
             lines.append("| " + " | ".join(cells) + " |")
     if corrections:
         lines += ["", "## Corrections recorded by source refresh", ""]
         for c in corrections:
             wording = c.correction.get("source") or c.correction.get("inherited") or ""
-            lines.append(f"- S{c.generation} **{c.correction.get('type')}** {markdown_code(wording)}")
+            kind = markdown_text(str(c.correction.get("type")))
+            lines.append(f"- S{c.generation} **{kind}** {markdown_code(wording)}")
     return "\n".join(lines) + "\n"
 
 

@@ -12,7 +12,8 @@ import pytest
 from inspector import analyze, load_trace
 from inspector.library import content_hash
 from inspector.model import finding_id
-from inspector.review import annotation_highlights, markdown_code, markdown_report, review_queue
+from inspector.inert import markdown_code
+from inspector.review import annotation_highlights, markdown_report, review_queue
 from inspector.store import Store, Target
 from tests.helpers import REPO, SAMPLES
 
