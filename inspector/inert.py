@@ -96,3 +96,21 @@ def markdown_code(text: str) -> str:
     fence = "`" * (longest + 1)
     return f"{fence} {flat} {fence}"
 
+
+_FORMULA = re.compile(r"'*[=+\-@\t\r]")
+"""A cell a spreadsheet would run as a formula (OWASP's list), behind any number of apostrophes."""
+
+
+def csv_cell(value: object) -> object:
+    """A value for a CSV cell: text a spreadsheet would run as a formula gets an apostrophe in front.
+
+    Only text: a number written from an int or float (a negative trend) stays a number. Text that
+    already starts with apostrophes before a formula character gets one more, so `from_csv_cell`
+    can take exactly one off and a round trip loses nothing: `=1` is written `'=1`, `'=1` as `''=1`.
+    """
+    return "'" + value if isinstance(value, str) and _FORMULA.match(value) else value
+
+
+def from_csv_cell(cell: str) -> str:
+    """The text `csv_cell` was given: one apostrophe off a cell it escaped, any other cell as is."""
+    return cell[1:] if cell.startswith("'") and _FORMULA.match(cell, 1) else cell

@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from inspector.fleet.summary import COLUMNS
+from inspector.inert import csv_cell, from_csv_cell
 from inspector.rules import all_rules
 
 TRACE_SUFFIXES = (".json", ".jsonl", ".json.zst", ".jsonl.zst")
@@ -103,7 +104,7 @@ def write_rows(rows: list[dict[str, Any]], out: Path) -> None:
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=COLUMNS)
         writer.writeheader()
-        writer.writerows(_flat(row) for row in rows)
+        writer.writerows({column: csv_cell(value) for column, value in _flat(row).items()} for row in rows)
         _atomic_write(out, buffer.getvalue().encode())
     elif suffix == ".parquet":
         import pyarrow as pa
@@ -152,7 +153,7 @@ _FLOATS = {"anchor_density_first", "anchor_density_last", "anchor_density_trend"
 
 
 def _typed(row: dict[str, str]) -> dict[str, Any]:
-    """CSV holds text: give numbers back their type and empty cells back None."""
+    """CSV holds text: give numbers back their type, empty cells back None, text its formula escape back."""
     typed: dict[str, Any] = {}
     for column, value in row.items():
         if value == "":
@@ -162,7 +163,7 @@ def _typed(row: dict[str, str]) -> dict[str, Any]:
         elif column in _FLOATS:
             typed[column] = float(value)
         else:
-            typed[column] = value
+            typed[column] = from_csv_cell(value)
     return typed
 
 

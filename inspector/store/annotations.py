@@ -20,6 +20,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from inspector.inert import csv_cell
 from inspector.store.schema import AnnotationRow, RevisionRow
 
 LABELS = ("confirmed", "false-positive", "needs-source", "fixed")
@@ -167,7 +168,11 @@ class Annotations:
         return b"".join(orjson.dumps(to_record(a)) + b"\n" for a in items)
 
     def export_csv(self, trace_hash: str | None = None) -> str:
-        """One row per annotation in its current state, with its place and quoted text."""
+        """One row per annotation in its current state, with its place and quoted text.
+
+        For spreadsheets, not for import (JSONL is the import format): text cells a spreadsheet
+        would run as a formula are escaped by `csv_cell`.
+        """
         items = self.for_trace(trace_hash) if trace_hash else self.all()
         out = io.StringIO()
         columns = ["id", "trace_hash", "trace_label", "target", "generation", "start", "end", "quoted_text",
@@ -177,13 +182,12 @@ class Annotations:
         writer.writeheader()
         for a in items:
             t = a.target
-            writer.writerow({"id": a.id, "trace_hash": a.trace_hash, "trace_label": a.trace_label, "target": t.kind,
-                             "generation": t.generation, "start": t.start, "end": t.end,
-                             "quoted_text": t.quoted_text, "finding_id": t.finding_id, "rule": t.rule,
-                             "invariant_id": t.invariant_id, "label": a.label, "comment": a.current.comment,
-                             "reviewer": a.current.reviewer, "updated_at": a.current.created_at,
-                             "revisions": len(a.revisions), "created_by": a.created_by,
-                             "created_at": a.created_at})  # fmt: skip
+            row = {"id": a.id, "trace_hash": a.trace_hash, "trace_label": a.trace_label, "target": t.kind,
+                   "generation": t.generation, "start": t.start, "end": t.end, "quoted_text": t.quoted_text,
+                   "finding_id": t.finding_id, "rule": t.rule, "invariant_id": t.invariant_id, "label": a.label,
+                   "comment": a.current.comment, "reviewer": a.current.reviewer, "updated_at": a.current.created_at,
+                   "revisions": len(a.revisions), "created_by": a.created_by, "created_at": a.created_at}  # fmt: skip
+            writer.writerow({column: csv_cell(value) for column, value in row.items()})
         return out.getvalue()
 
     def import_jsonl(self, lines: Iterable[bytes]) -> tuple[int, int, list[ImportLineError]]:
