@@ -18,6 +18,7 @@ from inspector.analysis import analyze
 from inspector.errors import TraceReadError
 from inspector.facts import Config
 from inspector.fleet import command as scan_command
+from inspector.inert import json_text, terminal_text
 from inspector.ledger import default_ledger
 from inspector.library import content_hash
 from inspector.model import Trace
@@ -110,16 +111,14 @@ def _check(args: argparse.Namespace) -> int:
     config = Config(min_anchor_density=args.min_anchor_density)
     worst = EXIT_PASS
     for path in args.traces:
-        try:
-            trace = load_trace(path, args.format)
-        except TraceReadError as error:
-            print(str(error).replace("\n", " "), file=sys.stderr)
+        trace = _load(path, args.format)
+        if trace is None:
             worst = EXIT_UNREADABLE
             continue
         analysis = analyze(trace, config)
         if args.json:
             option = orjson.OPT_INDENT_2 if len(args.traces) == 1 else 0
-            sys.stdout.write(orjson.dumps(to_json(analysis), option=option).decode() + "\n")
+            sys.stdout.write(json_text(orjson.dumps(to_json(analysis), option=option).decode()) + "\n")
         else:
             print(to_text(analysis))
         if analysis.verdict == "fail":
@@ -139,8 +138,8 @@ def _rules() -> int:
 def _load(path: str, fmt: str) -> Trace | None:
     try:
         return load_trace(path, fmt)
-    except TraceReadError as error:
-        print(str(error).replace("\n", " "), file=sys.stderr)
+    except TraceReadError as error:  # the message may quote the file: spelled
+        print(terminal_text(str(error).replace("\n", " ")), file=sys.stderr)
         return None
 
 
@@ -160,14 +159,14 @@ def _refresh(args: argparse.Namespace) -> int:
             "trace": args.trace, "generation": args.at, "records_read": result.records_read,
             "tokens_read": result.tokens_read, "corrections": [asdict(c) for c in result.corrections],
         }  # fmt: skip
-        sys.stdout.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(json_text(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode()) + "\n")
     else:
         print(f"refresh at S{args.at}: re-read {result.records_read} records (~{result.tokens_read} tokens), "
               f"{len(result.corrections)} corrections")  # fmt: skip
-        for c in result.corrections:
-            print(f"  {c.type.value:<12} {c.invariant_id or '-'}: {c.reason}")
-            print(f"      inherited: {c.inherited or '(nothing)'}")
-            print(f"      source:    {c.source or '(no source record)'}  [{c.source_key or '-'}]")
+        for c in result.corrections:  # wordings, ids and keys are the trace's: spelled, one line each
+            print(terminal_text(f"  {c.type.value:<12} {c.invariant_id or '-'}: {c.reason}"))
+            print(terminal_text(f"      inherited: {c.inherited or '(nothing)'}"))
+            print(terminal_text(f"      source:    {c.source or '(no source record)'}  [{c.source_key or '-'}]"))
     return EXIT_PASS
 
 
@@ -253,8 +252,8 @@ def _annotations(args: argparse.Namespace) -> int:
         except OSError as error:
             print(f"{path}: cannot read: {error.strerror or error}", file=sys.stderr)
             return EXIT_UNREADABLE
-        for error in errors:
-            print(f"{path}:{error.line}: {error.message}", file=sys.stderr)
+        for error in errors:  # a message may quote the line (a key name): spelled
+            print(terminal_text(f"{path}:{error.line}: {error.message}"), file=sys.stderr)
         print(f"{path}: added {added} annotations and {revisions} revisions; {len(errors)} lines skipped")
         return EXIT_FAIL if errors else EXIT_PASS
     trace = _load(args.trace, args.trace_format)

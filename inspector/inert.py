@@ -114,3 +114,23 @@ def csv_cell(value: object) -> object:
 def from_csv_cell(cell: str) -> str:
     """The text `csv_cell` was given: one apostrophe off a cell it escaped, any other cell as is."""
     return cell[1:] if cell.startswith("'") and _FORMULA.match(cell, 1) else cell
+
+
+_JSON_UNSAFE = re.compile("[\x7f-\x9f" + HIDDEN.pattern[1:])
+"""What orjson writes raw that a terminal must not receive: DEL, C1 controls, hidden characters (C0 it escapes)."""
+
+
+def json_text(document: str) -> str:
+    """JSON text with DEL, C1 and hidden characters written as `\\u` escapes: the same value, inert on screen.
+
+    For JSON whose structure is ASCII (orjson's output), where such a character can only sit inside a
+    string, so escaping it changes no value.
+    """
+    return _JSON_UNSAFE.sub(lambda m: _json_escape(ord(m.group())), document)
+
+
+def _json_escape(number: int) -> str:
+    if number <= 0xFFFF:
+        return f"\\u{number:04x}"
+    number -= 0x10000  # beyond the BMP: a UTF-16 surrogate pair, as JSON spells it
+    return f"\\u{0xD800 + (number >> 10):04x}\\u{0xDC00 + (number & 0x3FF):04x}"

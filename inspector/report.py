@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspector.analysis import Analysis
+from inspector.inert import terminal_text
 from inspector.model import Severity
 from inspector.text import clip
 
@@ -68,7 +69,7 @@ _MARK = {
 
 
 def to_text(analysis: Analysis, max_findings: int = 50) -> str:
-    """A terminal report: chain summary, invariant matrix, findings, verdict."""
+    """A terminal report: chain summary, invariant matrix, findings, verdict; no control or hidden character."""
     facts = analysis.facts
     trace = facts.trace
     lines = [f"{trace.path or trace.id}  [{trace.format}]  {len(facts.generations)} generations"]
@@ -107,7 +108,8 @@ def to_text(analysis: Analysis, max_findings: int = 50) -> str:
         lines.append(f"  … and {len(analysis.findings) - max_findings} more (use --json for all)")
     lines.append("")
     lines.append(f"verdict: {analysis.verdict.upper()}")
-    return "\n".join(lines)
+    # Titles, paths, invariant texts and messages come from the trace: spelled, one line each.
+    return "\n".join(terminal_text(line) for line in lines)
 
 
 def _fmt(value: float | None) -> str:

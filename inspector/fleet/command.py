@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.fleet import ENGINES, ScanResult, cache_path, scan, write_rows
+from inspector.inert import terminal_text
 
 SHOWN = 20
 """Rows printed to the terminal; the output file has them all."""
@@ -71,7 +72,8 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{row['verdict']:<11}{row['errors']:>7}{row['warnings']:>6}{row['invariants_lost']:>6}"
             f"{row['generations'] if row['generations'] is not None else '-':>6}  {row['worst_rule'] or '-':<28}{where}"
         )
-    return "\n".join(lines)
+    # A scanned folder names its own files and a read error may quote them: spelled, one line each.
+    return "\n".join(terminal_text(line) for line in lines)
 
 
 def summary_line(result: ScanResult, out: Path | None) -> str:
