@@ -1,14 +1,17 @@
 """Rendering to safe HTML and DOT: pure functions from (text, findings) to strings.
 
-Trace text is untrusted. Every string from a trace goes through `html.escape` (or `_dot`) here, and
-the only markup in the output is our own fixed set of elements and classes. Pages pass the result
-to `st.html`; reports embed it. Nothing here imports a UI library.
+Trace text is untrusted. Every string from a trace goes through `text_html` (or `attribute_html`, `_dot`)
+here, and the only markup in the output is our own fixed set of elements and classes. Hidden characters
+(bidi overrides, tag characters: `inspector.inert`) are shown as marked code points, so a page never
+displays other text than the one analysed. Pages pass the result to `st.html`; reports embed it.
+Nothing here imports a UI library.
 """
 
 from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -17,6 +20,7 @@ from rapidfuzz.distance import Indel
 from inspector.analysis import Analysis
 from inspector.anchors import AnchorStatus
 from inspector.facts import shown_match
+from inspector.inert import HIDDEN, code_point, terminal_text
 from inspector.invariants import InvariantStatus
 from inspector.model import Finding, finding_id
 from inspector.text import clip
@@ -81,11 +85,34 @@ STYLE = """
 .ci-st-unknown{background:#eceff1}
 .ci-error{background:#ffebee;color:#b71c1c;border-radius:6px;padding:0.6rem 0.8rem;font-size:0.9rem}
 .ci-caption{color:#555;font-size:0.9rem;margin:0}
+.ci-hidden{background:#b71c1c;color:#fff;font-weight:600;border-radius:3px;padding:0 2px;margin:0 1px;
+  font-size:0.8em;font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
 """
 
 
 def style_block() -> str:
     return f"<style>{STYLE}</style>"
+
+
+def text_html(text: str) -> str:
+    """Trace text as HTML: escaped, and each hidden character replaced by a marked code point.
+
+    The replacement is per character, so a caller that escapes a text piece by piece (highlight
+    segments cut at character offsets) marks the same characters as one that escapes it whole.
+    """
+    return HIDDEN.sub(_hidden_mark, html.escape(text))
+
+
+def _hidden_mark(match: re.Match[str]) -> str:
+    char = match.group()
+    name = unicodedata.name(char, "unassigned")
+    title = f"hidden character U+{ord(char):04X} ({name.lower()})"
+    return f'<span class="ci-hidden" title="{html.escape(title)}">{code_point(char)}</span>'
+
+
+def attribute_html(text: str) -> str:
+    """Trace text where no markup fits (a tooltip, a page title): escaped, hidden characters spelled."""
+    return html.escape(terminal_text(text, keep_newlines=True))
 
 
 def highlights(analysis: Analysis, generation: int) -> list[Highlight]:
@@ -150,7 +177,7 @@ def highlight_html(
     out: list[str] = []
     for start, end in zip(points, points[1:], strict=False):
         out.extend(f'<a id="{html.escape(ident)}"></a>' for ident in targets.get(start, ()))
-        segment = html.escape(text[start:end])
+        segment = text_html(text[start:end])
         covering = [m for m in active if m.start <= start and end <= m.end]
         is_selected = selected is not None and selected[0] <= start and end <= selected[1]
         if not covering and not is_selected:
@@ -159,7 +186,7 @@ def highlight_html(
         classes = sorted({m.css_class for m in covering} | ({"selected"} if is_selected else set()))
         title = "; ".join(dict.fromkeys(m.why for m in covering))
         ident = ' id="selected"' if is_selected and start == selected[0] else ""  # type: ignore[index]
-        out.append(f'<mark class="{" ".join(classes)}" title="{html.escape(title)}"{ident}>{segment}</mark>')
+        out.append(f'<mark class="{" ".join(classes)}" title="{attribute_html(title)}"{ident}>{segment}</mark>')
     return f'<div class="ci-text">{"".join(out)}</div>'
 
 
@@ -179,7 +206,7 @@ def findings_html(analysis: Analysis, generation: int) -> str:
     for finding in analysis.findings_for(generation):
         sev = finding.severity.value
         label = f'<span class="ci-sev-{sev}">{sev}</span> <code>{html.escape(finding.rule)}</code>'
-        message = html.escape(finding.message)
+        message = text_html(finding.message)
         if finding.start is not None:
             message = f'<a href="#f-{finding_id(finding)}">{message}</a>'
         items.append(f"<li>{label}: {message}</li>")
@@ -297,7 +324,7 @@ def paginate_diff(ops: Sequence[DiffOp], size: int) -> list[list[DiffOp]]:
 def diff_html(ops: Sequence[DiffOp]) -> str:
     parts = []
     for op in ops:
-        text = html.escape(op.text)
+        text = text_html(op.text)
         parts.append(text if op.tag == "equal" else f"<{op.tag[:3]}>{text}</{op.tag[:3]}>")
     return f'<div class="ci-text ci-diff">{"".join(parts)}</div>'
 
@@ -306,7 +333,8 @@ def diff_html(ops: Sequence[DiffOp]) -> str:
 
 
 def _dot(text: str) -> str:
-    """Escape a string for a double-quoted DOT label."""
+    """Escape a string for a double-quoted DOT label; hidden characters are spelled (then escaped with the rest)."""
+    text = terminal_text(text, keep_newlines=True)
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("<", "‹").replace(">", "›")
 
 
@@ -368,8 +396,8 @@ def matrix_html(rows: Sequence[dict], generations: int) -> str:
         statuses = [html.escape(row[f"S{k}"]) for k in range(generations)]
         cells = "".join(f'<td class="ci-st-{status}">{status}</td>' for status in statuses)
         body.append(
-            f'<tr><td><code>{html.escape(row["id"])}</code></td><td>{html.escape(row["kind"])}</td>'
-            f"<td>{html.escape(text)}</td>{cells}</tr>"
+            f'<tr><td><code>{text_html(row["id"])}</code></td><td>{text_html(row["kind"])}</td>'
+            f"<td>{text_html(text)}</td>{cells}</tr>"
         )
     return (
         f'<table class="ci-matrix"><thead><tr><th>id</th><th>kind</th><th>invariant</th>{head}</tr></thead>'
@@ -397,7 +425,7 @@ def evidence_html(finding: Finding) -> str:
     A missing side is said plainly rather than left blank, so "nothing" reads as a fact, not a glitch.
     """
     if finding.source is not None:
-        log_title = f"What the log says (record <code>{html.escape(finding.source.key)}</code>)"
+        log_title = f"What the log says (record <code>{text_html(finding.source.key)}</code>)"
         log_body = _evidence_text(finding.source.quote)
     else:
         log_title, log_body = "What the log says", _evidence_note("no source record")
@@ -418,7 +446,7 @@ def evidence_html(finding: Finding) -> str:
 
 
 def _evidence_text(text: str) -> str:
-    return f'<div class="ci-text ci-quote">{html.escape(clip(text, EVIDENCE_CHARS))}</div>'
+    return f'<div class="ci-text ci-quote">{text_html(clip(text, EVIDENCE_CHARS))}</div>'
 
 
 def _evidence_note(note: str) -> str:

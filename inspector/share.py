@@ -8,14 +8,22 @@ become a link, an image or markup.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 from inspector.analysis import Analysis
 from inspector.inert import markdown_code, markdown_text
 from inspector.ledger import LedgerEntry
 from inspector.model import finding_id
-from inspector.render import STYLE, finding_targets, findings_html, highlight_html, highlights, matrix_html
+from inspector.render import (
+    STYLE,
+    attribute_html,
+    finding_targets,
+    findings_html,
+    highlight_html,
+    highlights,
+    matrix_html,
+    text_html,
+)
 from inspector.review import annotation_highlights, latest_by_finding, markdown_report
 from inspector.store.annotations import Annotation
 from inspector.views import generation_rows, invariant_matrix
@@ -37,7 +45,7 @@ details{margin:.6rem 0}summary{cursor:pointer;font-weight:600}
 
 
 def _e(value: object) -> str:
-    return html.escape("" if value is None else str(value))
+    return text_html("" if value is None else str(value))
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -121,7 +129,7 @@ def html_report(
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         # No script, no fetch: a CSP that forbids both, for readers that honour it.
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-        f"<title>{_e(title)}</title><style>{STYLE}{_REPORT_STYLE}</style></head><body>"
+        f"<title>{attribute_html(title)}</title><style>{STYLE}{_REPORT_STYLE}</style></head><body>"
         + "".join(sections)
         + "</body></html>\n"
     )
@@ -146,15 +154,16 @@ def markdown_full_report(
         lines += ["", "## Manifest", "", "| invariant | kind | " + " | ".join(f"S{k}" for k in range(count)) + " |",
                   "| --- | --- | " + " | ".join("---" for _ in range(count)) + " |"]  # fmt: skip
         for row in matrix:
-            cells = [markdown_code(row["text"]).replace("|", "\\|"), markdown_text(row["kind"]),
+            cells = [markdown_code(row["text"]).replace("|", "\\|"), row["kind"],
                      *(row[f"S{k}"] for k in range(count))]  # fmt: skip
             lines.append("| " + " | ".join(cells) + " |")
     if corrections:
         lines += ["", "## Corrections recorded by source refresh", ""]
         for c in corrections:
             wording = c.correction.get("source") or c.correction.get("inherited") or ""
-            kind = markdown_text(str(c.correction.get("type")))
-            lines.append(f"- S{c.generation} **{kind}** {markdown_code(wording)}")
+            # An adopted JSONL ledger's entries are not checked: its type and generation may be anything.
+            kind, generation = markdown_text(str(c.correction.get("type"))), markdown_text(str(c.generation))
+            lines.append(f"- S{generation} **{kind}** {markdown_code(wording)}")
     return "\n".join(lines) + "\n"
 
 
