@@ -105,7 +105,8 @@ def markdown_report(analysis: Analysis, annotations: Sequence[Annotation]) -> st
     if others:
         lines += ["", "## Other annotations", ""]
         for a in others:
-            places = {"span": f"S{a.target.generation} span", "generation": f"S{a.target.generation}",
+            generation = markdown_text(str(a.target.generation))  # an imported record's is not checked
+            places = {"span": f"S{generation} span", "generation": f"S{generation}",
                       "invariant": f"invariant {markdown_code(a.target.invariant_id or '')}"}  # fmt: skip
             place = places.get(a.target.kind, a.target.kind)
             quote = f" — {markdown_code(a.target.quoted_text)}" if a.target.quoted_text else ""
