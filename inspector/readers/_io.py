@@ -1,9 +1,21 @@
-"""File access for readers: plain or zstd-compressed, streamed, with readable errors."""
+"""File access for readers: plain or zstd-compressed, streamed, bounded, with readable errors.
+
+Session logs are untrusted input. A 34 KB `.zst` can decompress to a gigabyte on one line, a FIFO
+named `x.jsonl` blocks whoever opens it, and a line read whole before it is measured costs its full
+size in memory. So every read goes through here: only regular files are opened, decompressed bytes
+are counted against a per-file bound, and lines are measured while they are read, in pieces, so a
+line past its bound is refused having cost at most the bound. The bounds are settings
+(`INSPECTOR_MAX_LINE_MB`, `INSPECTOR_MAX_FILE_MB`; the CLI's `--max-line-mb` / `--max-file-mb`
+set them), generous enough for real sessions of hundreds of megabytes.
+"""
 
 from __future__ import annotations
 
 import io
+import os
+import stat
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -11,26 +23,160 @@ from inspector.errors import TraceReadError
 
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 HEAD_BYTES = 64 * 1024
+MB = 1 << 20
+LINE_PIECE = 1 << 20
+"""How much of a line is read at a time: lines shorter than this (nearly all) are read in one call."""
+
+LINE_SETTING, FILE_SETTING = "INSPECTOR_MAX_LINE_MB", "INSPECTOR_MAX_FILE_MB"
 
 
-def open_binary(path: Path) -> BinaryIO:
-    """Open a trace for streaming reads, transparently decompressing `.zst` files."""
+@dataclass(frozen=True, slots=True)
+class ReadLimits:
+    """How much one trace may hold; past either bound the file is refused with one line."""
+
+    max_line_bytes: int = 64 * MB
+    """One JSON record. Real tool results with whole files or images inlined stay well under it."""
+    max_file_bytes: int = 4096 * MB
+    """Decompressed bytes of one file: four times the largest real sessions we have seen."""
+
+
+def read_limits() -> ReadLimits:
+    """The bounds in force: the defaults, raised or lowered by the two settings (in MB)."""
+    default = ReadLimits()
+    return ReadLimits(
+        _setting(LINE_SETTING, default.max_line_bytes),
+        _setting(FILE_SETTING, default.max_file_bytes),
+    )
+
+
+def _setting(name: str, default: int) -> int:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
     try:
-        raw = path.open("rb")
+        megabytes = float(text)
+    except ValueError:
+        raise TraceReadError(name, f"{text!r} is not a number of megabytes") from None
+    if megabytes <= 0:
+        raise TraceReadError(name, f"{text!r} must be more than 0 megabytes")
+    return int(megabytes * MB)
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / MB:g} MB"
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """Open `path` for reading only if it is a regular file: a FIFO or device would block or never end.
+
+    The file is opened without blocking and checked on its descriptor, so a FIFO is refused
+    instead of waiting for a writer, and a swap between check and open cannot slip one through.
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise TraceReadError(str(path), "no such file") from None
     except IsADirectoryError:
         raise TraceReadError(str(path), "is a directory, not a trace file") from None
-    except OSError as exc:
-        raise TraceReadError(str(path), f"cannot open: {exc.strerror or exc}") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        raise TraceReadError(str(path), f"cannot open: {getattr(exc, 'strerror', None) or exc}") from None
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a device or socket"
+        raise TraceReadError(str(path), f"is {kind}, not a regular trace file")
+    os.set_blocking(descriptor, True)
+    return os.fdopen(descriptor, "rb")
+
+
+class _Capped(io.RawIOBase):
+    """A decompressed stream that refuses to give more than `limit` bytes: the bomb stops here."""
+
+    def __init__(self, inner: BinaryIO, path: Path, limit: int) -> None:
+        self._inner, self._path, self._limit, self._given = inner, path, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        count = self._inner.readinto(buffer)  # type: ignore[attr-defined]
+        self._given += count or 0
+        if self._given > self._limit:
+            raise TraceReadError(str(self._path), _too_large(self._limit))
+        return count
+
+    def close(self) -> None:
+        self._inner.close()
+        super().close()
+
+
+def _too_large(limit: int) -> str:
+    return (f"decompresses to more than {_megabytes(limit)}, the per-file limit "
+            f"(raise it with --max-file-mb or {FILE_SETTING})")  # fmt: skip
+
+
+def open_binary(path: Path, limits: ReadLimits | None = None) -> BinaryIO:
+    """Open a trace for streaming reads, transparently decompressing `.zst` files, within the bounds."""
+    limits = limits or read_limits()
+    raw = open_regular(path)
     if raw.read(4) == _ZSTD_MAGIC:
         raw.seek(0)
         import zstandard
 
-        reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
-        return io.BufferedReader(reader)  # type: ignore[arg-type]
+        # Every frame, not only the first: `cat a.zst b.zst` is a valid zstd file.
+        reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True, read_across_frames=True)
+        return io.BufferedReader(_Capped(reader, path, limits.max_file_bytes))  # type: ignore[arg-type]
     raw.seek(0)
+    if os.fstat(raw.fileno()).st_size > limits.max_file_bytes:
+        raw.close()
+        raise TraceReadError(str(path), f"is larger than {_megabytes(limits.max_file_bytes)}, the per-file limit "
+                                        f"(raise it with --max-file-mb or {FILE_SETTING})")  # fmt: skip
     return raw
+
+
+def bounded_lines(stream: BinaryIO, path: Path, limit: int) -> Iterator[tuple[int, bytes | bytearray]]:
+    """(1-based line number, raw line with its newline) from `stream`, refusing a line over `limit` bytes.
+
+    A line is read in pieces of `LINE_PIECE`, so a longer one grows one buffer (linear time) and is
+    refused as soon as it passes the bound, never read whole first. Read errors become one
+    `TraceReadError` naming the line.
+    """
+    number = 0
+    try:
+        while True:
+            line: bytes | bytearray = stream.readline(LINE_PIECE)
+            if not line:
+                return
+            number += 1
+            if len(line) == LINE_PIECE and not line.endswith(b"\n"):
+                line = _rest_of_line(stream, bytearray(line), path, number, limit)
+            elif len(line) > limit:
+                raise _line_too_long(path, number, limit)
+            yield number, line
+    except TraceReadError as error:
+        if error.line is None and error.path == str(path):
+            error.line = number or 1
+        raise
+    except Exception as exc:  # corrupt zstd frames, I/O errors
+        raise TraceReadError(str(path), f"cannot read: {exc}", number + 1) from None
+
+
+def _rest_of_line(stream: BinaryIO, line: bytearray, path: Path, number: int, limit: int) -> bytearray:
+    while not line.endswith(b"\n"):
+        if len(line) > limit:
+            raise _line_too_long(path, number, limit)
+        piece = stream.readline(LINE_PIECE)
+        if not piece:
+            break
+        line += piece
+    if len(line) > limit:
+        raise _line_too_long(path, number, limit)
+    return line
+
+
+def _line_too_long(path: Path, number: int, limit: int) -> TraceReadError:
+    return TraceReadError(str(path), f"line longer than {_megabytes(limit)}, the per-line limit "
+                                     f"(raise it with --max-line-mb or {LINE_SETTING})", number)  # fmt: skip
 
 
 def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
@@ -38,26 +184,26 @@ def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
     with open_binary(path) as stream:
         try:
             return stream.read(size)
+        except TraceReadError:
+            raise
         except Exception as exc:  # corrupt zstd frames and the like
             raise TraceReadError(str(path), f"cannot read: {exc}") from None
 
 
-def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """Yield (1-based line number, line bytes without newline); memory stays one line deep."""
-    with open_binary(path) as stream:
-        number = 0
-        try:
-            for number, line in enumerate(stream, start=1):  # noqa: B007
-                yield number, line.rstrip(b"\r\n")
-        except TraceReadError:
-            raise
-        except Exception as exc:
-            raise TraceReadError(str(path), f"cannot read: {exc}", number + 1) from None
+def iter_lines(path: Path) -> Iterator[tuple[int, bytes | bytearray]]:
+    """Yield (1-based line number, line without newline); memory stays one (bounded) line deep."""
+    limits = read_limits()
+    with open_binary(path, limits) as stream:
+        for number, line in bounded_lines(stream, path, limits.max_line_bytes):
+            yield number, line.rstrip(b"\r\n")
 
 
 def read_all(path: Path) -> bytes:
+    """A whole (single-document) file, within the per-file bound."""
     with open_binary(path) as stream:
         try:
             return stream.read()
+        except TraceReadError:
+            raise
         except Exception as exc:
             raise TraceReadError(str(path), f"cannot read: {exc}") from None

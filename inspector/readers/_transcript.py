@@ -21,7 +21,7 @@ import orjson
 from inspector.errors import TraceReadError
 from inspector.mentions import Mentions
 from inspector.model import ChainEvent, Finding, Generation, KeyPrefix, Severity, SourceRecord, Trace
-from inspector.readers._io import open_binary
+from inspector.readers._io import bounded_lines, open_binary, read_limits
 from inspector.readers.boilerplate import boilerplate_spans, transcript_pointer
 from inspector.text import clip
 
@@ -29,6 +29,10 @@ NATIVE_TAG = b"compaction-trace/1"
 TRANSCRIPT = "transcript"
 BRIEF_CHARS = 500
 """How much of a tool result or input the S0 rendering shows: enough to recognise it, not to drown in it."""
+TURN_CHARS = 100_000
+"""How much of one prompt or reply the S0 rendering shows. Far more than anyone types or an agent
+writes in a turn; past it the turn is a pasted dump, kept whole in its record but not analysed again
+as S0 text (a 50 MB paste would cost seconds of sentence splitting for no finding)."""
 MAX_LINE_NOTICES = 20
 """A garbage file must not turn into a million notices; the rest are counted in one."""
 
@@ -64,9 +68,10 @@ class JsonLines:
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
         number = 0
-        with open_binary(self.path) as stream:
+        limits = read_limits()
+        with open_binary(self.path, limits) as stream:
             try:
-                for number, raw in enumerate(stream, start=1):  # noqa: B007
+                for number, raw in bounded_lines(stream, self.path, limits.max_line_bytes):  # noqa: B007
                     try:
                         data = orjson.loads(raw)  # surrounding whitespace is fine; no copy to strip it
                     except orjson.JSONDecodeError as exc:
@@ -545,7 +550,10 @@ def _render(turn: Turn) -> str:
         return f"tool_call {turn.tool or '?'}: {brief(_shown_input(turn) or turn.text)}"
     if turn.kind in ("tool_result", "tool_error"):
         return f"{turn.kind}: {brief(turn.text)}"
-    return f"{turn.kind}: {turn.text}"
+    text = turn.text
+    if len(text) > TURN_CHARS:
+        text = f"{text[:TURN_CHARS]} … [{len(text) - TURN_CHARS:,} more characters not shown]"
+    return f"{turn.kind}: {text}"
 
 
 def _shown_input(call: Turn) -> str | None:
