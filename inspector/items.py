@@ -101,8 +101,15 @@ MIN_TERMS = 2
 """An item needs this many topic terms; fewer ("A.", "yes") cannot be looked for in a summary."""
 
 
+TYPED_CHARS = 100_000
+"""How much of one user turn is read for statements: far more than anyone types (about 25k tokens).
+Past it a turn is a pasted document or dump, and reading a 50 MB paste sentence by sentence would
+cost half a minute for nothing the user said."""
+
+
 def statement_sentences(text: str) -> Iterator[Sentence]:
     """The prose sentences of a user turn: pasted logs, code and shell output are dropped."""
+    text = text[:TYPED_CHARS]
     if _NOT_A_STATEMENT.search(text):
         return
     prose = text.split("```", 1)[0]  # what follows a fence is code, or prose about code
@@ -166,13 +173,18 @@ def _replaced(clause: str) -> str | None:
     return found.group("old").strip() if found and len(topic_terms(found.group("old"))) >= MIN_TERMS else None
 
 
+QUESTION_TAIL_CHARS = 20_000
+"""How far back from the end of an agent's turn its closing question is looked for: a question asked
+pages earlier is not the one a reply answers, and a 50 MB turn is not split into sentences for it."""
+
+
 def last_question(text: str) -> str | None:
     """The question an agent's turn ends on, with the options before it when it names none itself.
 
     "What's your preference?" says nothing; the two lines before it ("1. always 100%", "2. omit the
     field") are what a reply of "ok, do nothing" chose between.
     """
-    spans = sentences(text)
+    spans = sentences(text[-QUESTION_TAIL_CHARS:])
     last = next((i for i in range(len(spans) - 1, -1, -1) if spans[i].text.rstrip(" *_`").endswith("?")), None)
     if last is None:
         return None
@@ -213,6 +225,22 @@ _CRASH = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 """A process died: whatever the exit code says, the run did not succeed."""
+_CRASH_LITERALS = ("malloc(): ", "double free", "free(): ", "segmentation fault", "(core dumped)",
+                   "stack smashing detected", "sigsegv", "sigabrt", "panic: ", "addresssanitizer: ")  # fmt: skip
+"""Each alternative of `_CRASH` holds one of these: a literal search finds them in C."""
+
+
+def _crash(output: str) -> re.Match[str] | None:
+    """`_CRASH.search(output)`, started at the first literal that could begin a match.
+
+    A case-blind alternation is tried at every position: 5 s on a 50 MB tool result. Most outputs
+    hold none of the literals and are dismissed by substring searches in a few milliseconds.
+    """
+    lowered = output.lower()
+    hits = [at for literal in _CRASH_LITERALS if (at := lowered.find(literal)) >= 0]
+    if not hits:
+        return None
+    return _CRASH.search(output, min(hits) if len(lowered) == len(output) else 0)
 
 _HARMLESS_ERROR = re.compile(
     r"doesn't want to proceed with this tool use|Read it first before writing|has not been read yet|"
@@ -282,7 +310,7 @@ def _runs(records: Sequence[SourceRecord]) -> list[_Run]:
         command = record.extra.get("command")
         if not isinstance(command, str) or not command.strip():
             continue
-        crash = _CRASH.search(record.text)
+        crash = _crash(record.text)
         runs.append(_Run(record.key, command, command_signature(command), record.kind == "tool_error",
                          crash.group(0).strip() if crash else None, record.text))  # fmt: skip
     return runs
