@@ -49,6 +49,7 @@ HOSTILE = {
     "osc-title": "\x1b]2;pwned\x07\x1b[2K\x1b[1A",
     "bidi": "txt\u202egpj.exe",
     "c1-csi": "\x9b2Jcleared",
+    "tag-characters": "note\U000e0072\U000e006d hidden",
 }
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
