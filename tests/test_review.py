@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from inspector import analyze, load_trace
+from inspector.inert import markdown_code
 from inspector.library import content_hash
 from inspector.model import finding_id
-from inspector.inert import markdown_code
 from inspector.review import annotation_highlights, markdown_report, review_queue
 from inspector.store import Store, Target
 from tests.helpers import REPO, SAMPLES
