@@ -24,6 +24,7 @@ from inspector.library import content_hash
 from inspector.model import Trace
 from inspector.policies import AdaptiveWeights, PolicyRun, compare
 from inspector.readers import format_names, load_trace
+from inspector.readers._io import FILE_SETTING, LINE_SETTING, ReadLimits
 from inspector.refresh import refresh_at
 from inspector.report import to_json, to_text
 from inspector.review import markdown_report
@@ -41,13 +42,41 @@ def _density(value: str) -> float:
     return number
 
 
+def _megabytes(value: str) -> float:
+    number = float(value)
+    if not number > 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return number
+
+
+def _limit_flags() -> argparse.ArgumentParser:
+    """The read bounds, on every command that reads traces (they set the same settings as the environment)."""
+    flags = argparse.ArgumentParser(add_help=False)
+    flags.add_argument("--max-line-mb", type=_megabytes, default=None, metavar="MB",
+                       help=f"refuse a trace with a longer line (default {ReadLimits().max_line_bytes >> 20}; "
+                            f"also {LINE_SETTING})")  # fmt: skip
+    flags.add_argument("--max-file-mb", type=_megabytes, default=None, metavar="MB",
+                       help=f"refuse a trace that decompresses to more (default {ReadLimits().max_file_bytes >> 20}; "
+                            f"also {FILE_SETTING})")  # fmt: skip
+    return flags
+
+
+def _apply_limits(args: argparse.Namespace) -> None:
+    """Flags win over the environment; set there, they also reach the scan's worker processes."""
+    for flag, setting in (("max_line_mb", LINE_SETTING), ("max_file_mb", FILE_SETTING)):
+        value = getattr(args, flag, None)
+        if value is not None:
+            os.environ[setting] = f"{value:g}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="compaction-inspector",
         description="Show what happened to an agent's memory across compactions, and where it broke.",
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    check = commands.add_parser("check", help="analyse traces; exit 1 if any error-severity finding")
+    limits = [_limit_flags()]
+    check = commands.add_parser("check", parents=limits, help="analyse traces; exit 1 if any error-severity finding")
     check.add_argument("traces", nargs="+", metavar="TRACE")
     check.add_argument("--format", default="auto", choices=format_names(), help="input format (default: auto)")
     check.add_argument("--json", action="store_true", help="print the machine-readable report")
@@ -57,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     commands.add_parser("rules", help="list every rule with its severity and explanation")
 
-    refresh = commands.add_parser("refresh", help="rebuild Sk's invariants from source and list the corrections")
+    refresh = commands.add_parser("refresh", parents=limits,
+                                  help="rebuild Sk's invariants from source and list the corrections")
     refresh.add_argument("trace", metavar="TRACE")
     refresh.add_argument("--at", type=int, required=True, metavar="K", help="the generation to refresh")
     refresh.add_argument("--format", default="auto", choices=format_names())
@@ -65,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     refresh.add_argument("--record", action="store_true", help="append the corrections to the corrections ledger")
     refresh.add_argument("--by", default=os.environ.get("USER", "cli"), help="who asked (recorded with --record)")
 
-    policies = commands.add_parser("policies", help="compare no refresh, every-N and adaptive refresh on a chain")
+    policies = commands.add_parser("policies", parents=limits,
+                                   help="compare no refresh, every-N and adaptive refresh on a chain")
     policies.add_argument("trace", metavar="TRACE")
     policies.add_argument("--format", default="auto", choices=format_names())
     policies.add_argument("--every", type=int, default=2, metavar="N", help="N for the every-N policy (default 2)")
@@ -85,12 +116,13 @@ def build_parser() -> argparse.ArgumentParser:
     ann_export.add_argument("-o", "--output", default=None, metavar="FILE", help="default: standard output")
     ann_import = annotation_commands.add_parser("import", help="merge a JSONL export; known entries are skipped")
     ann_import.add_argument("file", metavar="FILE")
-    ann_report = annotation_commands.add_parser("report", help="a Markdown review report for one trace")
+    ann_report = annotation_commands.add_parser("report", parents=limits, help="a Markdown review report for one trace")
     ann_report.add_argument("trace", metavar="TRACE")
     ann_report.add_argument("--format", dest="trace_format", default="auto", choices=format_names())
     ann_report.add_argument("-o", "--output", default=None, metavar="FILE")
 
-    report = commands.add_parser("report", help="a self-contained HTML (or Markdown) report of one trace")
+    report = commands.add_parser("report", parents=limits,
+                                 help="a self-contained HTML (or Markdown) report of one trace")
     report.add_argument("trace", metavar="TRACE")
     report.add_argument("-o", "--output", default=None, metavar="FILE", help="default: standard output")
     report.add_argument("--format", dest="report_format", choices=["html", "md"], default="html")
@@ -98,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--db", default=None, metavar="URL", help="store with annotations and corrections to include")
     report.add_argument("--no-store", action="store_true", help="leave annotations and corrections out")
 
-    scan_command.add_parser(commands)
+    scan_command.add_parser(commands, limits)
 
     ledger = commands.add_parser("ledger", help="the corrections ledger")
     ledger_commands = ledger.add_subparsers(dest="ledger_command", required=True)
@@ -281,6 +313,7 @@ def _ledger(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _apply_limits(args)
     handlers = {
         "check": _check, "refresh": _refresh, "policies": _policies, "ledger": _ledger, "annotations": _annotations,
         "report": _report, "scan": scan_command.run,

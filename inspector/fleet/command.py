@@ -5,18 +5,21 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from inspector.fleet import ENGINES, ScanResult, cache_path, scan, write_rows
+from inspector.fleet.views import refused_line
 from inspector.inert import terminal_text
 
 SHOWN = 20
 """Rows printed to the terminal; the output file has them all."""
 
 
-def add_parser(commands: Any) -> None:
-    parser = commands.add_parser("scan", help="rank a folder of sessions by how badly their memory broke")
+def add_parser(commands: Any, parents: Sequence[argparse.ArgumentParser] = ()) -> None:
+    parser = commands.add_parser("scan", parents=list(parents),
+                                 help="rank a folder of sessions by how badly their memory broke")
     parser.add_argument("dirs", nargs="+", metavar="DIR", help="folders (walked recursively) or files")
     parser.add_argument("--out", type=Path, default=None, metavar="FILE",
                         help="write every row to FILE.parquet, .csv or .json (a cache is kept beside it)")  # fmt: skip
@@ -84,8 +87,11 @@ def summary_line(result: ScanResult, out: Path | None) -> str:
         parts.append(f"{result.cached} unchanged since the last scan")
     if result.other_files:
         parts.append(f"{result.other_files} other files skipped")
+    if result.refused:
+        parts.append(refused_line(result.refused))
     if len(result.rows) > SHOWN:
         parts.append(f"worst {SHOWN} shown")
     if out is not None:
         parts.append(f"all rows in {out}")
     return "; ".join(parts)
+

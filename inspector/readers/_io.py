@@ -63,7 +63,7 @@ def _setting(name: str, default: int) -> int:
 
 
 def _megabytes(size: int) -> str:
-    return f"{size / MB:g} MB"
+    return f"{round(size / MB, 3):g} MB"
 
 
 def open_regular(path: Path) -> BinaryIO:
