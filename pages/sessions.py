@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector.fleet import findings_by_rule, scan
-from inspector.fleet.views import filter_sessions, rules_seen, session_rows
+from inspector.fleet.views import filter_sessions, refused_line, rules_seen, session_rows
 from inspector.library import data_dir, ref_for, traces_dir
 from pages.common import SAMPLES, set_state, show_error, show_text, state_params, sync_state
 
@@ -29,9 +29,12 @@ if st.button("Rescan", key="rescan") or scanned_key not in st.session_state:
     def progress(done: int, total: int) -> None:
         bar.progress(done / total if total else 1.0, text=f"Scanned {done} of {total} sessions")
 
-    st.session_state[scanned_key] = scan([folder], workers=os.cpu_count() or 1, cache=cache, progress=progress).rows
+    st.session_state[scanned_key] = scan([folder], workers=os.cpu_count() or 1, cache=cache, progress=progress)
     bar.empty()
-scanned = st.session_state[scanned_key]
+result = st.session_state[scanned_key]
+scanned = result.rows
+if result.refused:  # links out of the folder, FIFOs: counted, never opened
+    show_text(refused_line(result.refused), css_class="ci-caption ci-refused")
 rows = session_rows(scanned, folder)
 if not rows:
     st.info("No session files (.json, .jsonl, .zst) in this folder.")

@@ -38,6 +38,8 @@ class ScanResult:
     """Files under the folders that are not session logs by name (README.md…), not analysed."""
     counts: dict[str, int] = field(default_factory=dict)
     """Rows per verdict: fail, pass, unreadable."""
+    refused: dict[str, int] = field(default_factory=dict)
+    """Session-named entries never opened, by reason (links leaving the folder, FIFOs and devices)."""
 
 
 def scan(
@@ -53,7 +55,8 @@ def scan(
     """Analyse every session file under `roots`; cached rows for files whose size and mtime held."""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r} (known: {', '.join(ENGINES)})")
-    paths, others = candidates(roots, skip)
+    found = candidates(roots, skip)
+    paths = found.paths
     known = load_cache(cache) if cache is not None else {}
     reused = [known[str(p)] for p in paths if fresh(known.get(str(p)), p)]
     todo = [str(p) for p in paths if not fresh(known.get(str(p)), p)]
@@ -69,7 +72,7 @@ def scan(
         if cache is not None:
             save_cache(cache, rows)
     counts = {verdict: sum(1 for r in rows if r["verdict"] == verdict) for verdict in (FAIL, PASS, UNREADABLE)}
-    return ScanResult(rank(rows), len(reused), others, counts)
+    return ScanResult(rank(rows), len(reused), found.others, counts, found.refused)
 
 
 def _run(paths: list[str], workers: int, engine: str, scheduler: str | None) -> Iterator[dict[str, Any]]:

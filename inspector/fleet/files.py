@@ -12,7 +12,9 @@ from __future__ import annotations
 import csv
 import io
 import os
+import stat
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ import orjson
 
 from inspector.fleet.summary import COLUMNS
 from inspector.inert import csv_cell, from_csv_cell
+from inspector.readers._io import read_limits
 from inspector.rules import all_rules
 
 TRACE_SUFFIXES = (".json", ".jsonl", ".json.zst", ".jsonl.zst")
@@ -29,26 +32,69 @@ _JSON_COLUMNS = ("errors_by_rule", "warnings_by_rule")
 """Columns holding a {rule: count} mapping: JSON text in CSV and Parquet, objects in JSON."""
 
 
-def candidates(roots: Iterable[str | Path], skip: Iterable[Path] = ()) -> tuple[list[Path], int]:
-    """Trace-like files under each root (or the root itself when it is a file), and how many others."""
+LINK_OUT = "links leaving the folder"
+NOT_REGULAR = "not regular files (FIFOs, devices, sockets)"
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """What a walk found: the session files to analyse, and what it passed over, counted."""
+
+    paths: list[Path]
+    others: int
+    """Files not named like a session log (README.md…)."""
+    refused: dict[str, int] = field(default_factory=dict)
+    """Session-named entries never opened, by reason: a symlink out of the folder would read a file the
+    folder's owner did not put there; a FIFO blocks its reader forever."""
+
+
+def candidates(roots: Iterable[str | Path], skip: Iterable[Path] = ()) -> Candidates:
+    """Trace-like files under each root (or the root itself when it is a file), and what was passed over.
+
+    Only regular files inside the root are kept: links are followed only while they stay inside it.
+    """
     skipped = {p.resolve() for p in skip}
     found: dict[Path, None] = {}
     others = 0
+    refused: dict[str, int] = {}
     for root in map(Path, roots):
         if root.is_file() or not root.exists():
             found.setdefault(root.resolve())  # a missing path still gets a row saying so
             continue
+        inside = root.resolve()
         for folder, dirs, files in os.walk(root):
+            for name in dirs:
+                if name.startswith(".") or not os.path.islink(Path(folder) / name):
+                    continue
+                if not (Path(folder) / name).resolve().is_relative_to(inside):
+                    refused[LINK_OUT] = refused.get(LINK_OUT, 0) + 1
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in sorted(files):
-                path = (Path(folder) / name).resolve()
-                if path in skipped or name.endswith(CACHE_SUFFIX):
+                if name.endswith(CACHE_SUFFIX):
                     continue
-                if name.endswith(TRACE_SUFFIXES):
-                    found.setdefault(path)
-                else:
+                if not name.endswith(TRACE_SUFFIXES):
                     others += 1
-    return list(found), others
+                    continue
+                path = (Path(folder) / name).resolve()
+                if path in skipped:
+                    continue
+                reason = _refusal(path, inside)
+                if reason:
+                    refused[reason] = refused.get(reason, 0) + 1
+                else:
+                    found.setdefault(path)
+    return Candidates(list(found), others, dict(sorted(refused.items())))
+
+
+def _refusal(path: Path, inside: Path) -> str | None:
+    """Why a session-named entry (already resolved) is not read, or None when it is a file to read."""
+    if not path.is_relative_to(inside):
+        return LINK_OUT
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None  # a dangling link inside the folder: its row says the file is missing
+    return None if stat.S_ISREG(mode) else NOT_REGULAR
 
 
 def cache_path(out: Path) -> Path:
@@ -56,12 +102,16 @@ def cache_path(out: Path) -> Path:
 
 
 def inspector_fingerprint() -> str:
-    """Rows made by another version or rule set are stale even when the file did not change."""
+    """Rows made by another version, rule set or read bounds are stale even when the file did not change.
+
+    The bounds count: a file refused as too large must be read again once they are raised.
+    """
     try:
         release = version("compaction-inspector")
     except PackageNotFoundError:
         release = "dev"
-    return f"{release}|{','.join(r.id for r in all_rules())}"
+    limits = read_limits()
+    return f"{release}|{','.join(r.id for r in all_rules())}|{limits.max_line_bytes}|{limits.max_file_bytes}"
 
 
 def load_cache(path: Path) -> dict[str, dict[str, Any]]:

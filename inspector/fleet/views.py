@@ -40,3 +40,8 @@ def filter_sessions(
 
 def rules_seen(rows: Iterable[dict[str, Any]]) -> list[str]:
     return sorted({rule for row in rows for rule in filter(None, row["rules"].split(", "))})
+
+
+def refused_line(refused: dict[str, int]) -> str:
+    """'3 never opened: 2 links leaving the folder, 1 not regular files (…)', for the CLI and the page."""
+    return f"{sum(refused.values())} never opened: " + ", ".join(f"{n} {why}" for why, n in refused.items())
