@@ -10,8 +10,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+from inspector.inert import terminal_text
+from inspector.readers._io import open_regular
+from inspector.text import clip
 
 KINDS = ("sample", "path", "upload")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -33,7 +38,7 @@ class TraceRef:
     def parse(cls, text: str) -> TraceRef:
         kind, sep, name = text.partition(":")
         if not sep or kind not in KINDS or not name:
-            raise TraceRefError(f"not a trace reference: {text!r} (expected sample:, path: or upload:)")
+            raise TraceRefError(f"not a trace reference: {_shown(text)!r} (expected sample:, path: or upload:)")
         return cls(kind, name)
 
 
@@ -53,12 +58,15 @@ def traces_dir() -> Path | None:
 
 def confined(base: Path, relative: str) -> Path:
     """`base / relative`, refusing absolute paths, `..` escapes and symlinks that leave `base`."""
-    root = base.resolve()
-    if Path(relative).is_absolute():
-        raise TraceRefError(f"{relative}: absolute paths are refused; give a path inside {base}")
-    target = (root / relative).resolve()
+    try:
+        root = base.resolve()
+        if Path(relative).is_absolute():
+            raise TraceRefError(f"{_shown(relative)}: absolute paths are refused; give a path inside {base}")
+        target = (root / relative).resolve()
+    except (OSError, ValueError, RuntimeError) as error:  # a NUL, a name too long, a symlink loop
+        raise TraceRefError(f"{_shown(relative)}: not a usable path ({_reason(error)})") from None
     if not target.is_relative_to(root):
-        raise TraceRefError(f"{relative}: refused, it leads outside {base}")
+        raise TraceRefError(f"{_shown(relative)}: refused, it leads outside {base}")
     return target
 
 
@@ -72,6 +80,35 @@ def resolve(ref: TraceRef, samples: Path) -> Path:
     if folder is None:
         raise TraceRefError("no traces folder configured: set INSPECTOR_TRACES_DIR")
     return confined(folder, ref.name)
+
+
+def trace_file(ref: TraceRef, samples: Path) -> tuple[Path, os.stat_result]:
+    """The regular file a reference names, with its status; `TraceRefError` (one line) for anything else.
+
+    A folder, a FIFO (which would block whoever opens it) or a path the system refuses is named as
+    such here, so a page shows one line instead of the exception.
+    """
+    path = resolve(ref, samples)
+    try:
+        status = path.stat()
+    except FileNotFoundError:
+        raise TraceRefError(f"{_shown(str(ref))}: no such trace") from None
+    except (OSError, ValueError) as error:
+        raise TraceRefError(f"{_shown(str(ref))}: cannot open ({_reason(error)})") from None
+    if stat.S_ISDIR(status.st_mode):
+        raise TraceRefError(f"{_shown(str(ref))}: is a folder, not a trace file")
+    if not stat.S_ISREG(status.st_mode):
+        raise TraceRefError(f"{_shown(str(ref))}: not a regular file (a FIFO, device or socket)")
+    return path, status
+
+
+def _shown(name: str) -> str:
+    """A user-typed or linked name inside a one-line error: clipped, controls (a NUL, a newline) spelled."""
+    return terminal_text(clip(name, 160))
+
+
+def _reason(error: BaseException) -> str:
+    return getattr(error, "strerror", None) or str(error) or type(error).__name__
 
 
 def ref_for(path: Path, samples: Path) -> TraceRef | None:
@@ -105,7 +142,7 @@ def store_upload(data: bytes, filename: str) -> TraceRef:
 
 def content_hash(path: Path) -> str:
     digest = hashlib.blake2b(digest_size=16)
-    with path.open("rb") as stream:
+    with open_regular(path) as stream:
         for chunk in iter(lambda: stream.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()

@@ -15,10 +15,11 @@ import streamlit as st
 
 from inspector.analysis import Analysis, analyze
 from inspector.errors import TraceReadError
-from inspector.library import TraceRef, TraceRefError, content_hash, data_dir, resolve
+from inspector.library import TraceRef, TraceRefError, content_hash, data_dir, trace_file
 from inspector.readers import load_trace
 from inspector.refresh import RefreshResult, refresh_and_reanalyse
 from inspector.render import style_block
+from inspector.sized_cache import SizedCache, default_budget, trace_weight
 from inspector.store import Store, open_store
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
@@ -48,15 +49,25 @@ def _hash_of(path: str, size: int, mtime_ns: int) -> str:
     return content_hash(Path(path))
 
 
-@st.cache_resource(max_entries=8, show_spinner="Analysing trace…")
-def _analysis_of(digest: str, _path: str) -> Analysis:
+@st.cache_resource(show_spinner=False)
+def _analyses() -> SizedCache:
+    """Analyses and refreshed branches of every open trace, bounded by the memory they hold (one per process)."""
+    return SizedCache(default_budget())
+
+
+def _analysis_of(digest: str, path: str) -> Analysis:
     """Keyed by content hash: the same bytes under any name or upload are parsed once."""
-    return analyze(load_trace(_path))
+    cache, key = _analyses(), ("analysis", digest)
+    found = cache.get(key)
+    if found is not None:
+        return found
+    with st.spinner("Analysing trace…"):
+        return cache.get_or_make(key, lambda: analyze(load_trace(path)), lambda a: trace_weight(a.trace))
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _refreshed(digest: str, k: int, _analysis: Analysis) -> tuple[RefreshResult, Analysis]:
-    return refresh_and_reanalyse(_analysis, k)
+def _refreshed(digest: str, k: int, analysis: Analysis) -> tuple[RefreshResult, Analysis]:
+    return _analyses().get_or_make(("refresh", digest, k), lambda: refresh_and_reanalyse(analysis, k),
+                                   lambda made: trace_weight(made[1].trace))  # fmt: skip
 
 
 @st.cache_resource(show_spinner=False)
@@ -140,15 +151,14 @@ def open_analysis() -> Analysis | None:
     if not ref_text:
         return None
     try:
-        path = resolve(TraceRef.parse(ref_text), SAMPLES)
-        stat = path.stat()
-        digest = _hash_of(str(path), stat.st_size, stat.st_mtime_ns)
+        path, status = trace_file(TraceRef.parse(ref_text), SAMPLES)
+        digest = _hash_of(str(path), status.st_size, status.st_mtime_ns)
         st.session_state["trace_hash"] = digest
         return _analysis_of(digest, str(path))
     except (TraceRefError, TraceReadError) as error:
         show_error(str(error))
-    except FileNotFoundError:
-        show_error(f"{ref_text}: no such trace")
+    except OSError as error:  # the file vanished or changed under us between the check and the read
+        show_error(f"{ref_text}: cannot read ({error.strerror or error})")
     return None
 
 
