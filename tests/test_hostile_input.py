@@ -1,0 +1,224 @@
+"""Hostile logs are refused with one line and flat memory: zstd bombs, endless lines, FIFOs, links out.
+
+Every fixture is made here, in the test's temporary folder: the bombs are a few hundred kilobytes
+on disk and gigabytes once decompressed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import orjson
+import pytest
+import zstandard
+
+from inspector.errors import TraceReadError
+from inspector.fleet import scan
+from inspector.fleet.files import LINK_OUT, NOT_REGULAR
+from inspector.library import TraceRef, TraceRefError, trace_file
+from inspector.readers import load_trace
+from inspector.sized_cache import SizedCache
+from tests.helpers import REPO, SAMPLES
+
+FIRST_RECORD = orjson.dumps({
+    "parentUuid": None, "isSidechain": False, "type": "user", "sessionId": "s", "uuid": "u1", "cwd": "/x",
+    "timestamp": "2025-01-01T00:00:00Z", "version": "2.0.1", "message": {"role": "user", "content": "hello"},
+}) + b"\n"  # fmt: skip
+"""A valid Claude Code record, so the file is recognised and the reader reaches the bomb behind it."""
+
+
+def zstd_bomb(path: Path, gigabytes: int) -> Path:
+    """One valid record, then a line of `gigabytes` GB of 'a' (repeated 128 MB frames: 32 KB per GB)."""
+    compressor = zstandard.ZstdCompressor(level=19)
+    frame = compressor.compress(b"a" * (128 << 20))
+    path.write_bytes(compressor.compress(FIRST_RECORD) + frame * (8 * gigabytes))
+    return path
+
+
+_MEASURED = """
+import resource, sys
+from inspector.cli import main
+start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+code = main(sys.argv[1:])
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - start
+print(f"{code} {grown * 1024}", file=sys.__stdout__)
+"""
+
+
+def measured_check(*args: str, env: dict[str, str] | None = None) -> tuple[int, int, str]:
+    """Run `check` in a fresh process: (exit code, bytes its peak memory grew by after imports, stderr)."""
+    result = subprocess.run([sys.executable, "-c", _MEASURED, "check", *args], capture_output=True, text=True,
+                            cwd=REPO, timeout=120, env={**os.environ, **(env or {})})  # fmt: skip
+    code, grown = result.stdout.splitlines()[-1].split()
+    return int(code), int(grown), result.stderr
+
+
+@pytest.mark.parametrize(("gigabytes", "compressed_kb"), [(1, 34), (8, 270)])
+def test_a_zstd_bomb_is_refused_with_one_line_and_flat_memory(tmp_path, gigabytes, compressed_kb):
+    bomb = zstd_bomb(tmp_path / "bomb.jsonl.zst", gigabytes)
+    assert bomb.stat().st_size <= compressed_kb * 1024
+    code, grown, stderr = measured_check(str(bomb))
+    assert code == 2
+    assert stderr.splitlines() == [f"{bomb}:2: line longer than 64 MB, the per-line limit "
+                                   "(raise it with --max-line-mb or INSPECTOR_MAX_LINE_MB)"]  # fmt: skip
+    assert grown < 200 * 1024 * 1024, f"peak memory grew by {grown / 2**20:.0f} MB"
+
+
+def test_the_per_file_bound_counts_decompressed_bytes(tmp_path):
+    compressor = zstandard.ZstdCompressor()
+    lines = FIRST_RECORD * 40_000  # about 9 MB of valid records, 20 KB compressed
+    packed = tmp_path / "many.jsonl.zst"
+    packed.write_bytes(compressor.compress(lines))
+    assert packed.stat().st_size < 1 << 20
+    code, _, stderr = measured_check(str(packed), "--max-file-mb", "2")
+    assert code == 2
+    where, _, message = stderr.strip().partition(": ")
+    assert where.startswith(f"{packed}:") and int(where.rsplit(":", 1)[1]) > 9_000  # the line it reached
+    assert message == ("decompresses to more than 2 MB, the per-file limit "
+                       "(raise it with --max-file-mb or INSPECTOR_MAX_FILE_MB)")
+    plain = tmp_path / "many.jsonl"
+    plain.write_bytes(lines)
+    code, _, stderr = measured_check(str(plain), env={"INSPECTOR_MAX_FILE_MB": "2"})
+    assert (code, stderr.strip()) == (2, f"{plain}: is larger than 2 MB, the per-file limit "
+                                         "(raise it with --max-file-mb or INSPECTOR_MAX_FILE_MB)")  # fmt: skip
+    code, _, stderr = measured_check(str(packed), "--max-file-mb", "20")  # raised: read in full
+    assert code == 0, stderr
+
+
+def test_a_line_is_refused_past_the_bound_and_read_whole_below_it(tmp_path, monkeypatch):
+    long_text = "word " * 300_000  # 1.5 MB: read in more than one piece
+    path = tmp_path / "long.jsonl"
+    record = json.loads(FIRST_RECORD)
+    record["message"]["content"] = long_text
+    path.write_bytes(FIRST_RECORD.replace(b'"u1"', b'"u0"') + orjson.dumps(record) + b"\n")
+    trace = load_trace(path)
+    assert any(record.text == long_text for record in trace.sources)  # the record holds it whole
+    assert trace.generations[0].text.endswith("… [1,400,000 more characters not shown]")  # S0 shows its head
+    monkeypatch.setenv("INSPECTOR_MAX_LINE_MB", "1")
+    with pytest.raises(TraceReadError) as refused:
+        load_trace(path)
+    assert (refused.value.line, "per-line limit" in refused.value.message) == (2, True)
+
+
+def test_every_frame_of_a_zstd_file_is_read(tmp_path):
+    """`cat a.zst b.zst > c.zst` is a valid zstd file; a reader stopping at the first frame loses the rest."""
+    text = (SAMPLES / "staging_db_constraint.json").read_bytes()
+    half = len(text) // 2
+    compressor = zstandard.ZstdCompressor()
+    path = tmp_path / "two-frames.json.zst"
+    path.write_bytes(compressor.compress(text[:half]) + compressor.compress(text[half:]))
+    assert len(load_trace(path).generations) == 4
+
+
+def _fifo(path: Path) -> Path:
+    os.mkfifo(path)
+    return path
+
+
+def _with_timeout(action, seconds: float = 30):
+    """Run `action` in a thread; a hang fails the test instead of hanging the suite."""
+    outcome: list[object] = []
+    worker = threading.Thread(target=lambda: outcome.append(_capture(action)), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert outcome, f"still running after {seconds} s: it blocked"
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
+
+
+def _capture(action):
+    try:
+        return action()
+    except BaseException as error:  # handed back to the test thread
+        return error
+
+
+def test_a_fifo_is_refused_at_once_not_waited_on(tmp_path):
+    fifo = _fifo(tmp_path / "session.jsonl")
+    with pytest.raises(TraceReadError, match="is a FIFO, not a regular trace file"):
+        _with_timeout(lambda: load_trace(fifo))
+
+
+def test_a_scan_skips_and_counts_fifos_and_links_leaving_the_folder(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.json").write_bytes((SAMPLES / "healthy_chain.json").read_bytes())
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "mine.json").write_bytes((SAMPLES / "anchor_decay.json").read_bytes())
+    (folder / "inside-link.json").symlink_to(folder / "mine.json")  # stays inside: the same file, once
+    (folder / "leak.json").symlink_to(outside / "secret.json")
+    (folder / "leaked-folder").symlink_to(outside, target_is_directory=True)
+    _fifo(folder / "hang.jsonl")
+    result = _with_timeout(lambda: scan([folder]))
+    assert [Path(row["path"]).name for row in result.rows] == ["mine.json"]
+    assert result.refused == {LINK_OUT: 2, NOT_REGULAR: 1}
+    printed = subprocess.run([sys.executable, "-m", "inspector", "scan", str(folder)], capture_output=True,
+                             text=True, cwd=REPO, timeout=120)  # fmt: skip
+    assert "3 never opened: 2 links leaving the folder, 1 not regular files (FIFOs, devices, sockets)" in (
+        printed.stdout.splitlines()[-1]
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        (".", "path:.: is a folder, not a trace file"),
+        ("a\x00b.jsonl", "a\\x00b.jsonl: not a usable path (embedded null byte)"),
+        ("x" * 5000, "cannot open (File name too long)"),
+        ("hang.jsonl", "path:hang.jsonl: not a regular file (a FIFO, device or socket)"),
+        ("../outside.json", "../outside.json: refused, it leads outside"),
+    ],
+)
+def test_a_bad_traces_folder_path_is_one_line(tmp_path, monkeypatch, name, says):
+    monkeypatch.setenv("INSPECTOR_TRACES_DIR", str(tmp_path))
+    _fifo(tmp_path / "hang.jsonl")
+    with pytest.raises(TraceRefError) as refused:
+        _with_timeout(lambda: trace_file(TraceRef("path", name), SAMPLES))
+    message = str(refused.value)
+    assert says in message
+    assert "\n" not in message and "\x00" not in message and len(message) < 300
+
+
+def test_the_analysis_cache_is_bounded_by_weight_and_keeps_the_newest():
+    cache: SizedCache[str] = SizedCache(budget=100)
+    made: list[str] = []
+
+    def make(value: str):
+        return lambda: made.append(value) or value
+
+    cache.get_or_make("a", make("A"), lambda _: 40)
+    cache.get_or_make("b", make("B"), lambda _: 40)
+    assert cache.get("a") == "A"  # now the most recently used
+    cache.get_or_make("c", make("C"), lambda _: 40)  # 120 > 100: the least recently used (b) goes
+    assert ("a" in cache, "b" in cache, "c" in cache) == (True, False, True)
+    assert cache.weight == 80
+    cache.get_or_make("huge", make("H"), lambda _: 500)  # over budget alone: kept, every other one dropped
+    assert (len(cache), cache.get("huge")) == (1, "H")
+    cache.get_or_make("huge", make("again"), lambda _: 500)
+    assert made == ["A", "B", "C", "H"]
+
+
+def test_concurrent_requests_for_one_key_make_it_once():
+    cache: SizedCache[int] = SizedCache(budget=1 << 30)
+    calls: list[int] = []
+    gate = threading.Event()
+
+    def slow() -> int:
+        calls.append(1)
+        gate.wait(5)
+        return 7
+
+    threads = [threading.Thread(target=lambda: cache.get_or_make("k", slow, lambda _: 1)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    gate.set()
+    for thread in threads:
+        thread.join(10)
+    assert (calls, cache.get("k")) == ([1], 7)
