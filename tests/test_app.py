@@ -256,3 +256,21 @@ def test_home_offers_the_report_downloads(tmp_path, monkeypatch):
     at = app(trace="sample:anchor_decay.json")
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels == ["Report (HTML)", "Report (Markdown)"]
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [("sub", "is a folder, not a trace file"), ("a\x00b.jsonl", "not a usable path (embedded null byte)"),
+     ("y" * 5000, "cannot open (File name too long)"), ("hang.jsonl", "not a regular file")],
+)  # fmt: skip
+def test_a_bad_traces_folder_path_shows_one_error_line(tmp_path, monkeypatch, name, says):
+    import os
+
+    monkeypatch.setenv("INSPECTOR_TRACES_DIR", str(tmp_path))
+    (tmp_path / "sub").mkdir()
+    os.mkfifo(tmp_path / "hang.jsonl")
+    at = app(trace=f"path:{name}")
+    assert not at.exception
+    errors = [e for e in at.get("html") if 'role="alert"' in str(e.proto.body)]
+    assert len(errors) == 1 and says in str(errors[0].proto.body)
+    assert "\n" not in str(errors[0].proto.body)

@@ -59,3 +59,16 @@ def test_without_a_traces_folder_the_bundled_samples_are_scanned(tmp_path, monke
     assert not at.exception
     assert set(at.dataframe[0].value["session"]) == {p.name for p in SAMPLES.glob("*.json")}
     assert "INSPECTOR_TRACES_DIR" in html_of(at)
+
+
+def test_links_out_of_the_folder_and_fifos_are_counted_not_listed(folder, tmp_path):
+    import os
+
+    outside = tmp_path / "outside.json"
+    outside.write_bytes((SAMPLES / "healthy_chain.json").read_bytes())
+    (folder / "leak.json").symlink_to(outside)
+    os.mkfifo(folder / "hang.jsonl")
+    at = page(app(), "sessions")
+    assert not at.exception
+    assert "leak.json" not in list(at.dataframe[0].value["session"])
+    assert "2 never opened: 1 FIFO, device or socket; 1 link leaving the folder" in html_of(at)

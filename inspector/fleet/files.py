@@ -32,8 +32,8 @@ _JSON_COLUMNS = ("errors_by_rule", "warnings_by_rule")
 """Columns holding a {rule: count} mapping: JSON text in CSV and Parquet, objects in JSON."""
 
 
-LINK_OUT = "links leaving the folder"
-NOT_REGULAR = "not regular files (FIFOs, devices, sockets)"
+LINK_OUT = "link leaving the folder"
+NOT_REGULAR = "FIFO, device or socket"
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,5 +43,8 @@ def rules_seen(rows: Iterable[dict[str, Any]]) -> list[str]:
 
 
 def refused_line(refused: dict[str, int]) -> str:
-    """'3 never opened: 2 links leaving the folder, 1 not regular files (…)', for the CLI and the page."""
-    return f"{sum(refused.values())} never opened: " + ", ".join(f"{n} {why}" for why, n in refused.items())
+    """'3 never opened: 2 links leaving the folder, 1 FIFO, device or socket', for the CLI and the page."""
+    plural = {"link leaving the folder": "links leaving the folder",
+              "FIFO, device or socket": "FIFOs, devices or sockets"}
+    parts = [f"{n} {why if n == 1 else plural.get(why, why)}" for why, n in refused.items()]
+    return f"{sum(refused.values())} never opened: " + "; ".join(parts)
