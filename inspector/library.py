@@ -34,6 +34,11 @@ class TraceRef:
     def __str__(self) -> str:
         return f"{self.kind}:{self.name}"
 
+    @property
+    def shown(self) -> str:
+        """How errors name the file: its name in its folder, never where the server keeps it."""
+        return self.name.split("/", 1)[1] if self.kind == "upload" and "/" in self.name else self.name
+
     @classmethod
     def parse(cls, text: str) -> TraceRef:
         kind, sep, name = text.partition(":")

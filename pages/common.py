@@ -151,11 +151,16 @@ def open_analysis() -> Analysis | None:
     if not ref_text:
         return None
     try:
-        path, status = trace_file(TraceRef.parse(ref_text), SAMPLES)
+        ref = TraceRef.parse(ref_text)
+        path, status = trace_file(ref, SAMPLES)
         digest = _hash_of(str(path), status.st_size, status.st_mtime_ns)
         st.session_state["trace_hash"] = digest
         return _analysis_of(digest, str(path))
-    except (TraceRefError, TraceReadError) as error:
+    except TraceReadError as error:
+        if error.path == str(path):  # the server's own folders are nobody's business in a shared app
+            error.path = ref.shown
+        show_error(str(error))
+    except TraceRefError as error:
         show_error(str(error))
     except OSError as error:  # the file vanished or changed under us between the check and the read
         show_error(f"{ref_text}: cannot read ({error.strerror or error})")

@@ -184,3 +184,24 @@ def test_the_guided_story_in_the_browser(page, server):
     page.get_by_role("button", name="Confirm as reviewer").click()
     page.get_by_text("Reviewed: confirmed").wait_for()
     assert page.leaks == [] and page.dialogs == []
+
+
+def test_an_uploaded_zstd_bomb_is_one_error_line(page, server, tmp_path):
+    from tests.test_hostile_input import zstd_bomb
+
+    bomb = zstd_bomb(tmp_path / "bomb.jsonl.zst", gigabytes=1)  # 34 KB on disk, 1 GB on one line inside
+    page.goto(server)
+    wait_for_app(page)
+    page.get_by_role("tab", name="Upload").click()
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(bomb))
+    page.get_by_role("button", name="Open upload").click()
+    alert = page.locator('[role="alert"].ci-error')
+    alert.wait_for()
+    wait_for_app(page)
+    assert alert.count() == 1
+    text = alert.inner_text()
+    assert "\n" not in text.strip()
+    assert text.strip() == ("bomb.jsonl.zst:2: line longer than 64 MB, the per-line limit "
+                                 "(raise it with --max-line-mb or INSPECTOR_MAX_LINE_MB)")  # fmt: skip
+    assert page.get_by_test_id("stException").count() == 0
+    save_screenshot(page, "upload-bomb")
