@@ -195,6 +195,32 @@ def native(path: Path, megabytes: float, generations: int, seed: int = 7) -> int
     return path.stat().st_size
 
 
+def long_lines(path: Path, megabytes: float = 50, lines: int = 2, seed: int = 7) -> int:
+    """A Claude Code session of `lines` records of `megabytes` MB each: a pasted prompt, then a reply.
+
+    What a hostile or careless log looks like: one record holding a whole dump. Prose, not one
+    repeated byte, so every sentence and word costs what it would in a real paste.
+    """
+    rng = random.Random(seed)
+    session = ClaudeSession(rng)
+    target = int(megabytes * 1024 * 1024)
+    with path.open("wb") as out:
+        for number in range(lines):
+            pieces, size = [], 0
+            while size < target:
+                sentence = " ".join(rng.choice(_VOCABULARY + _FILLER) for _ in range(12)) + ". "
+                pieces.append(sentence)
+                size += len(sentence)
+            text = "".join(pieces)
+            if number % 2 == 0:
+                record = session._base("user", message={"role": "user", "content": text})
+            else:
+                record = session._base("assistant", message={"id": f"msg_{number}", "role": "assistant",
+                                                              "content": [{"type": "text", "text": text}]})  # fmt: skip
+            out.write(orjson.dumps(record) + b"\n")
+    return path.stat().st_size
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)

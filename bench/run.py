@@ -15,6 +15,8 @@ Sessions are generated into a temporary folder (never the repository). Measured:
 * app rerun: server time of a rerun of the generation view (AppTest) on an already-loaded trace of
   `--large` MB: the analysis is cached, so this is what a click costs.
 * peak memory: the check child's peak RSS (the worst of its three runs) against the file size.
+* two 50 MB lines: a session of two 50 MB records (a pasted dump and its reply), checked as above,
+  next to the normal session of `--large` MB: hostile input must cost what its size costs.
 
 Speed targets live here, never in the test suite: figures depend on the machine.
 """
@@ -41,7 +43,7 @@ import orjson
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.generate import claude_code, native  # noqa: E402
+from bench.generate import claude_code, long_lines, native  # noqa: E402
 from inspector.render import _TOKEN, word_diff  # noqa: E402
 
 _CHILD = """
@@ -134,6 +136,18 @@ def check_rows(folder: Path, cases: list[tuple[str, float, int]]) -> list[dict[s
                      "memory_ratio": timings["peak_mb"] / (size / 1e6), "path": path})  # fmt: skip
         print(f"  {fmt} {size / 1e6:.0f} MB × {generations} gens: check {total:.2f} s, floor {parse:.2f} s", flush=True)
     return rows
+
+
+def long_line_row(folder: Path, normal: dict[str, Any]) -> dict[str, Any]:
+    """Two 50 MB records (a pasted prompt and its reply) against the normal session of `--large` MB."""
+    path = folder / "long-lines-2x50mb.jsonl"
+    size = long_lines(path, 50, 2)
+    runs = [check(path) for _ in range(3)]
+    best = min(runs, key=lambda t: t["load"] + t["analyze"] + t["report"])
+    total = best["load"] + best["analyze"] + best["report"]
+    print(f"  two 50 MB lines: check {total:.2f} s", flush=True)
+    return {"mb": size / 1e6, "load": best["load"], "check": total, "peak_mb": max(t["peak_mb"] for t in runs),
+            "normal_mb": normal["mb"], "normal_check": normal["check"], "ratio": total / normal["check"]}
 
 
 def diff_pair(words: int = 50_000, seed: int = 3) -> tuple[str, str]:
@@ -230,7 +244,7 @@ def machine() -> str:
 
 
 def report(checks: list[dict[str, Any]], diff: dict[str, Any], rerun: dict[str, Any], large: dict[str, Any],
-           long_run: dict[str, Any]) -> str:  # fmt: skip
+           long_run: dict[str, Any], long_line: dict[str, Any]) -> str:  # fmt: skip
     lines = ["## check (what `check --json` does: load, analyse, write the report) next to the parse-only floor", "",
              "| format | MB | gens | floor s | parse + keep s | load s | analyze s | report s | check s "
              "| check / floor | parse + keep / floor | peak RSS MB | of which imports | peak / size |",
@@ -250,6 +264,10 @@ def report(checks: list[dict[str, Any]], diff: dict[str, Any], rerun: dict[str, 
               f"Generation view, {rerun['mb']:.0f} MB Claude Code trace: first run (load + analyse + render) "
               f"{rerun['first']:.2f} s; rerun median {rerun['rerun'] * 1000:.0f} ms "
               f"(best {rerun['best'] * 1000:.0f} ms).",
+              "", "## two 50 MB lines (a pasted dump) next to a normal session", "",
+              f"{long_line['mb']:.0f} MB in two records: load {long_line['load']:.2f} s, check "
+              f"{long_line['check']:.2f} s, peak RSS {long_line['peak_mb']:.0f} MB; "
+              f"the {long_line['normal_mb']:.0f} MB normal session: check {long_line['normal_check']:.2f} s.",
               "", "## targets", "", "| target | measured | met |", "| --- | --- | --- |"]  # fmt: skip
     targets = [
         (f"check on a {large['mb']:.0f} MB Claude Code session ≤ 2× the parse-only floor", f"{large['ratio']:.1f}×",
@@ -262,6 +280,9 @@ def report(checks: list[dict[str, Any]], diff: dict[str, Any], rerun: dict[str, 
          f"{rerun['rerun'] * 1000:.0f} ms", rerun["rerun"] < 0.150),
         (f"peak memory < 2× the file size ({large['mb']:.0f} MB session)",
          f"{large['memory_ratio']:.2f}× ({large['peak_mb']:.0f} MB)", large["memory_ratio"] < 2),
+        (f"two 50 MB lines check in < 5× the time of a {long_line['normal_mb']:.0f} MB normal session",
+         f"{long_line['ratio']:.1f}× ({long_line['check']:.2f} s vs {long_line['normal_check']:.2f} s)",
+         long_line["ratio"] < 5),
         (f"peak memory < 2× the file size ({long_run['mb']:.0f} MB session, 200 generations)",
          f"{long_run['memory_ratio']:.2f}× ({long_run['peak_mb']:.0f} MB)", long_run["memory_ratio"] < 2),
     ]  # fmt: skip
@@ -291,11 +312,13 @@ def main() -> None:
         shape = lambda r: (r["format"], r["requested"], r["requested_generations"])  # noqa: E731
         large = next(r for r in checks if shape(r) == ("claude-code", args.large, args.generations))
         long_run = next(r for r in checks if shape(r) == ("claude-code", args.large, 200))
+        print("two 50 MB lines…", flush=True)
+        long_line = long_line_row(Path(scratch), large)
         print("word diff…", flush=True)
         diff = diff_row()
         print("app rerun…", flush=True)
         rerun = rerun_row(large["path"])
-    body = report(checks, diff, rerun, large, long_run)
+    body = report(checks, diff, rerun, large, long_run, long_line)
     command = f"python bench/run.py --sizes {args.sizes} --large {args.large:g}"
     header = f"# Benchmark results\n\n{started:%Y-%m-%d %H:%M} UTC on {machine()}.\n"
     header += f"Command: `{command}` (`make bench`).\n"
