@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
+# Loopback only: the app has no authentication. `make serve ADDRESS=0.0.0.0` exposes it (README: behind a proxy).
+ADDRESS ?= 127.0.0.1
 
 .PHONY: serve test lint demo quality bench clean
 
@@ -22,7 +24,7 @@ $(VENV)/.installed-test: pyproject.toml | $(PY)
 
 # Start the inspector on the bundled samples at http://localhost:$(PORT)
 serve: $(VENV)/.installed-app
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
+	$(VENV)/bin/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT)
 
 test: $(VENV)/.installed-test
 	$(PY) -m ruff check inspector pages app.py tests bench

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -34,30 +35,23 @@ def require_chromium() -> None:
     pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
 
 
 @contextmanager
-def streamlit_server(data_dir: Path, extra_env: dict[str, str] | None = None) -> Iterator[str]:
-    """Start the app on a free loopback port; yield its base URL; always stop it."""
-    port = _free_port()
-    env = {**os.environ, "INSPECTOR_DATA_DIR": str(data_dir), **(extra_env or {})}
-    command = [
-        sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.port", str(port),
-        "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
-    ]  # fmt: skip
-    log = data_dir / "streamlit.log"
+def running_server(command: list[str], url: str, log: Path, env: dict[str, str] | None = None) -> Iterator[None]:
+    """Run `command` until `url`/_stcore/health answers; always stop it and its children (make's streamlit)."""
     with log.open("wb") as sink:
-        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=sink, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=sink, stderr=subprocess.STDOUT,
+                                   start_new_session=True)  # fmt: skip
     try:
-        url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {process.returncode}:\n{log.read_text()}")
+                raise RuntimeError(f"{command[:3]} exited with {process.returncode}:\n{log.read_text()}")
             try:
                 with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
                     if response.status == 200:
@@ -65,15 +59,42 @@ def streamlit_server(data_dir: Path, extra_env: dict[str, str] | None = None) ->
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not become healthy:\n{log.read_text()}")
+                raise RuntimeError(f"the server did not become healthy:\n{log.read_text()}")
             time.sleep(0.3)
-        yield url
+        yield
     finally:
-        process.terminate()
+        stop_group(process)
+
+
+def stop_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the process's group, give it 10 s, then SIGKILL whatever is left (make's streamlit, scan workers)."""
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        process.poll()  # reap the leader: a zombie still counts as a member of its group
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+@contextmanager
+def streamlit_server(data_dir: Path, extra_env: dict[str, str] | None = None) -> Iterator[str]:
+    """Start the app on a free loopback port; yield its base URL; always stop it."""
+    port = free_port()
+    env = {**os.environ, "INSPECTOR_DATA_DIR": str(data_dir), **(extra_env or {})}
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.port", str(port),
+        "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+    ]  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    with running_server(command, url, data_dir / "streamlit.log", env):
+        yield url
 
 
 DOC_PICTURES = frozenset({"chain", "generation", "manifest", "story"})
