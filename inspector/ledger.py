@@ -17,6 +17,7 @@ import orjson
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from inspector.inert import json_text
 from inspector.refresh import Correction, RefreshResult
 from inspector.store.schema import CorrectionRow
 
@@ -72,7 +73,7 @@ class CorrectionsLedger:
     def export_jsonl(self, out: BinaryIO, trace: str | None = None) -> int:
         entries = self.entries(trace)
         for entry in entries:
-            out.write(orjson.dumps(asdict(entry)) + b"\n")
+            out.write(json_text(orjson.dumps(asdict(entry)).decode()).encode() + b"\n")  # inert on a terminal
         return len(entries)
 
 

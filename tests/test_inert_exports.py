@@ -144,6 +144,14 @@ class Case:
         path.write_text(json.dumps(record) + "\n")
         return self.cli("annotations", "--db", f"sqlite:///{self.folder / 'other.db'}", "import", str(path))
 
+    def ledger_jsonl(self) -> str:
+        """`ledger export`: the JSONL lines, checked to read back to the very values recorded."""
+        buffer = io.BytesIO()
+        self.store.ledger.export_jsonl(buffer, self.digest)
+        lines = buffer.getvalue().decode()
+        assert any(json.loads(line)["requested_by"] == self.payload for line in lines.splitlines())
+        return lines
+
     def unreadable(self) -> str:
         """`check` of an empty file named by the payload: the error line names the file."""
         path = self.folder / (self.payload.replace("/", "_") + ".json")
@@ -266,6 +274,8 @@ WRITERS = [
     Writer("policies-text", terminal_inert, lambda c: c.cli("policies", str(c.trace)), quotes=False),
     Writer("scan-text", terminal_inert, lambda c: c.scanned[0]),
     Writer("annotations-import", terminal_inert, lambda c: c.import_errors()),
+    Writer("annotations-jsonl", terminal_inert, lambda c: c.store.annotations.export_jsonl(c.digest).decode()),
+    Writer("ledger-jsonl", terminal_inert, lambda c: c.ledger_jsonl()),
 ]  # fmt: skip
 
 

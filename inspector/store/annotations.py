@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from inspector.inert import csv_cell
+from inspector.inert import csv_cell, json_text
 from inspector.store.schema import AnnotationRow, RevisionRow
 
 LABELS = ("confirmed", "false-positive", "needs-source", "fixed")
@@ -165,7 +165,8 @@ class Annotations:
     def export_jsonl(self, trace_hash: str | None = None) -> bytes:
         """One line per annotation with every revision: the import format."""
         items = self.for_trace(trace_hash) if trace_hash else self.all()
-        return b"".join(orjson.dumps(to_record(a)) + b"\n" for a in items)
+        # The same values, with controls and hidden characters as \u escapes: inert when printed.
+        return b"".join(json_text(orjson.dumps(to_record(a)).decode()).encode() + b"\n" for a in items)
 
     def export_csv(self, trace_hash: str | None = None) -> str:
         """One row per annotation in its current state, with its place and quoted text.
