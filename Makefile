@@ -22,16 +22,16 @@ $(VENV)/.installed-test: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.installed-app
 
-# Start the inspector on the bundled samples at http://localhost:$(PORT)
+# Start the inspector on the bundled samples at http://localhost:$(PORT), through serve.py (security headers)
 serve: $(VENV)/.installed-app
-	$(VENV)/bin/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT)
+	$(VENV)/bin/streamlit run serve.py --server.address $(ADDRESS) --server.port $(PORT)
 
 test: $(VENV)/.installed-test
-	$(PY) -m ruff check inspector pages app.py tests bench
+	$(PY) -m ruff check inspector pages app.py serve.py tests bench
 	$(PY) -m pytest
 
 lint: $(VENV)/.installed-test
-	$(PY) -m ruff check inspector pages app.py tests bench
+	$(PY) -m ruff check inspector pages app.py serve.py tests bench
 
 # Run the gate on every bundled sample (exit status 1 is expected: most samples demo a failure).
 demo: $(VENV)/.installed-app

@@ -85,11 +85,11 @@ def stop_group(process: subprocess.Popen[bytes]) -> None:
 
 @contextmanager
 def streamlit_server(data_dir: Path, extra_env: dict[str, str] | None = None) -> Iterator[str]:
-    """Start the app on a free loopback port; yield its base URL; always stop it."""
+    """Start the app as `make serve` does (serve.py) on a free loopback port; yield its base URL; always stop it."""
     port = free_port()
     env = {**os.environ, "INSPECTOR_DATA_DIR": str(data_dir), **(extra_env or {})}
     command = [
-        sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.port", str(port),
+        sys.executable, "-m", "streamlit", "run", str(REPO / "serve.py"), "--server.port", str(port),
         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
     ]  # fmt: skip
     url = f"http://127.0.0.1:{port}"
