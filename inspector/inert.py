@@ -64,6 +64,13 @@ def terminal_text(text: str, *, keep_newlines: bool = False) -> str:
     return spelled if keep_newlines else spelled.replace("\n", "\\n")
 
 
+def visible(text: str) -> str:
+    """Text shown where no markup fits (a table cell, a tooltip, a graph label): each control and hidden
+    character spelled as its code point, line breaks and tabs kept. A bidi override in a table cell
+    would otherwise reorder what a reviewer reads there just as it did in the text pane."""
+    return _spelled(text)
+
+
 def _spelled(text: str) -> str:
     return TERMINAL_UNSAFE.sub(lambda m: code_point(m.group()), text)
 

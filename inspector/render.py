@@ -20,7 +20,7 @@ from rapidfuzz.distance import Indel
 from inspector.analysis import Analysis
 from inspector.anchors import AnchorStatus
 from inspector.facts import shown_match
-from inspector.inert import HIDDEN, code_point, terminal_text
+from inspector.inert import HIDDEN, code_point, visible
 from inspector.invariants import InvariantStatus
 from inspector.model import Finding, finding_id
 from inspector.text import clip
@@ -112,7 +112,7 @@ def _hidden_mark(match: re.Match[str]) -> str:
 
 def attribute_html(text: str) -> str:
     """Trace text where no markup fits (a tooltip, a page title): escaped, hidden characters spelled."""
-    return html.escape(terminal_text(text, keep_newlines=True))
+    return html.escape(visible(text))
 
 
 def highlights(analysis: Analysis, generation: int) -> list[Highlight]:
@@ -334,7 +334,7 @@ def diff_html(ops: Sequence[DiffOp]) -> str:
 
 def _dot(text: str) -> str:
     """Escape a string for a double-quoted DOT label; hidden characters are spelled (then escaped with the rest)."""
-    text = terminal_text(text, keep_newlines=True)
+    text = visible(text)
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("<", "‹").replace(">", "›")
 
 

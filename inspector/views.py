@@ -13,6 +13,7 @@ from typing import Any
 from inspector.analysis import Analysis
 from inspector.anchors import AnchorStatus
 from inspector.facts import InvariantTrack
+from inspector.inert import visible
 from inspector.invariants import PRESERVATION_WEIGHT, InvariantStatus
 from inspector.model import Finding, finding_id
 from inspector.refresh import Correction
@@ -75,6 +76,10 @@ def survival_by_kind(analysis: Analysis) -> list[dict[str, Any]]:
     ]
 
 
+def _shown(text: str | None) -> str | None:
+    return visible(text) if text is not None else None
+
+
 def finding_rows(analysis: Analysis) -> list[dict[str, Any]]:
     return [
         {
@@ -82,7 +87,7 @@ def finding_rows(analysis: Analysis) -> list[dict[str, Any]]:
             "generation": f.generation,
             "severity": f.severity.value,
             "rule": f.rule,
-            "message": f.message,
+            "message": visible(f.message),
             "start": f.start,
             "end": f.end,
         }
@@ -99,7 +104,7 @@ def invariant_matrix(analysis: Analysis) -> list[dict[str, Any]]:
     rows = []
     for track in analysis.facts.invariants:
         invariant = track.invariant
-        row: dict[str, Any] = {"id": invariant.id, "kind": invariant.kind.value, "text": invariant.text}
+        row: dict[str, Any] = {"id": invariant.id, "kind": invariant.kind.value, "text": visible(invariant.text)}
         for k, status in enumerate(track.statuses):
             row[f"S{k}"] = status.value
         rows.append(row)
@@ -131,7 +136,7 @@ def manifest_diff(analysis: Analysis, k: int) -> list[ManifestChange]:
                 ManifestChange(
                     track.invariant.id,
                     track.invariant.kind.value,
-                    track.invariant.text,
+                    visible(track.invariant.text),
                     change,
                     before.value if before else None,
                     after.value,
@@ -177,8 +182,8 @@ def lineage(track: InvariantTrack) -> list[LineageStep]:
 
 def correction_rows(corrections: Iterable[Correction]) -> list[dict[str, Any]]:
     return [
-        {"type": c.type.value, "invariant": c.invariant_id, "kind": c.kind, "inherited": c.inherited,
-         "source": c.source, "source key": c.source_key, "why": c.reason}
+        {"type": c.type.value, "invariant": c.invariant_id, "kind": c.kind, "inherited": _shown(c.inherited),
+         "source": _shown(c.source), "source key": c.source_key, "why": visible(c.reason)}
         for c in corrections
     ]  # fmt: skip
 
@@ -195,9 +200,10 @@ def debt_comparison(original: Analysis, refreshed: Analysis) -> list[dict[str, A
 
 def annotation_rows(annotations: Iterable[Annotation]) -> list[dict[str, Any]]:
     return [
-        {"label": a.label, "target": a.target.kind, "generation": a.target.generation, "quoted": a.target.quoted_text,
-         "finding": a.target.finding_id, "invariant": a.target.invariant_id, "comment": a.current.comment,
-         "reviewer": a.current.reviewer, "revisions": len(a.revisions), "updated": a.current.created_at}
+        {"label": visible(a.label), "target": a.target.kind, "generation": a.target.generation,
+         "quoted": _shown(a.target.quoted_text), "finding": a.target.finding_id, "invariant": a.target.invariant_id,
+         "comment": visible(a.current.comment), "reviewer": visible(a.current.reviewer),
+         "revisions": len(a.revisions), "updated": a.current.created_at}
         for a in annotations
     ]  # fmt: skip
 
@@ -212,7 +218,7 @@ def finding_rows_with_source(analysis: Analysis) -> list[dict[str, Any]]:
         row
         | {
             "source key": f.source.key if f.source is not None else None,
-            "source quote": clip(f.source.quote, SOURCE_QUOTE_CHARS) if f.source is not None else None,
+            "source quote": visible(clip(f.source.quote, SOURCE_QUOTE_CHARS)) if f.source is not None else None,
         }
         for row, f in zip(finding_rows(analysis), analysis.findings, strict=True)
     ]

@@ -7,7 +7,6 @@ deep link to what is on screen.
 
 from __future__ import annotations
 
-import html
 import os
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from inspector.errors import TraceReadError
 from inspector.library import TraceRef, TraceRefError, content_hash, data_dir, trace_file
 from inspector.readers import load_trace
 from inspector.refresh import RefreshResult, refresh_and_reanalyse
-from inspector.render import style_block
+from inspector.render import style_block, text_html
 from inspector.sized_cache import SizedCache, default_budget, trace_weight
 from inspector.store import Store, open_store
 
@@ -169,12 +168,13 @@ def open_analysis() -> Analysis | None:
 
 def show_error(message: str) -> None:
     """An error line built from untrusted text: escaped HTML, never markdown."""
-    st.html(f'<div role="alert" class="ci-error">{html.escape(message)}</div>')
+    st.html(f'<div role="alert" class="ci-error">{text_html(message)}</div>')
 
 
 def show_text(text: str, tag: str = "p", css_class: str = "") -> None:
-    """Trace-derived text as plain escaped HTML (titles, ids, messages): markdown never sees it."""
-    st.html(f'<{tag} class="{css_class}">{html.escape(text)}</{tag}>')
+    """Trace-derived text as plain escaped HTML (titles, ids, messages), hidden characters marked: markdown
+    never sees it."""
+    st.html(f'<{tag} class="{css_class}">{text_html(text)}</{tag}>')
 
 
 def require_analysis() -> Analysis:

@@ -182,3 +182,26 @@ def test_check_on_a_hostile_native_trace_shows_the_finding(tmp_path):
     assert 'tag characters spell "Ignore the user"' in found["message"]
     text = subprocess.run([*run, str(path)], capture_output=True, text=True, cwd=REPO, timeout=120).stdout
     assert "hidden-characters: 17 hidden characters in the summary text" in text and not HIDDEN.search(text)
+
+
+# --- tables, where no markup fits -------------------------------------------------------------------
+
+
+def test_tables_spell_hidden_characters_in_every_text_cell():
+    from inspector.fleet.views import session_rows
+    from inspector.invariants import InvariantKind
+    from inspector.model import Invariant
+    from inspector.views import finding_rows_with_source, invariant_matrix
+
+    never = "Never run \u202emigrations on staging."
+    trace = chain([record("turn:1", never)], f"Kept: {never}", "Nothing.",
+                  invariants=[Invariant("p1", InvariantKind.PROHIBITION, never, "turn:1")])  # fmt: skip
+    analysis = analyze(trace)
+    cells = [str(v) for row in finding_rows_with_source(analysis) + invariant_matrix(analysis) for v in row.values()]
+    assert any("\\u202e" in cell for cell in cells)
+    assert not any(HIDDEN.search(cell) for cell in cells)
+    [row] = session_rows([{"path": "/s/txt\u202egpj.exe.jsonl", "verdict": "pass", "errors": 0, "warnings": 0,
+                           "invariants_lost": 0, "worst_rule": None, "generations": 1, "format": "codex",
+                           "anchor_density_trend": None, "error": "cannot read \u202e"}])  # fmt: skip
+    assert row["session"] == "/s/txt\\u202egpj.exe.jsonl" and row["path"] == "/s/txt\u202egpj.exe.jsonl"
+    assert row["error"] == "cannot read \\u202e"

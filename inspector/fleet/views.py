@@ -6,6 +6,8 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
 
+from inspector.inert import visible
+
 
 def session_rows(rows: Iterable[dict[str, Any]], base: Path | None = None) -> list[dict[str, Any]]:
     """One display row per session, in the given (worst-first) order; `session` is relative to `base`."""
@@ -15,11 +17,11 @@ def session_rows(rows: Iterable[dict[str, Any]], base: Path | None = None) -> li
         name = path.relative_to(base).as_posix() if base is not None and path.is_relative_to(base) else str(path)
         rules = sorted({*(row.get("errors_by_rule") or {}), *(row.get("warnings_by_rule") or {})})
         shown.append({
-            "rank": rank, "session": name, "verdict": row["verdict"], "errors": row["errors"],
+            "rank": rank, "session": visible(name), "verdict": row["verdict"], "errors": row["errors"],
             "warnings": row["warnings"], "invariants lost": row["invariants_lost"], "worst rule": row["worst_rule"],
             "generations": row["generations"], "format": row["format"],
-            "density trend": row["anchor_density_trend"], "rules": ", ".join(rules), "error": row["error"],
-            "path": row["path"],
+            "density trend": row["anchor_density_trend"], "rules": ", ".join(rules),
+            "error": visible(row["error"] or "") or None, "path": row["path"],
         })  # fmt: skip
     return shown
 
