@@ -28,6 +28,7 @@ from inspector.invariants import (
 from inspector.item_matching import ITEM_MATCHERS
 from inspector.items import session_items as mine_session_items
 from inspector.model import Generation, Invariant, KeyPrefix, Trace
+from inspector.summary_claims import Claim, claims_in
 from inspector.text import Sentence, sentences
 
 
@@ -120,6 +121,12 @@ class GenerationFacts:
     @cached_property
     def claims(self) -> tuple[CompletenessClaim, ...]:
         return tuple(find_claims(self.analysed_text)) if self.analysed_text is not None else ()
+
+    @cached_property
+    def status_claims(self) -> tuple[Claim, ...]:
+        """What the summary says happened (statuses, results, brevity, next steps), boilerplate left out."""
+        text = self.generation.text
+        return tuple(claims_in(text, self.boilerplate)) if text is not None and self.is_summary else ()
 
     @property
     def density(self) -> float | None:
@@ -347,6 +354,11 @@ class TraceFacts:
 
     def summaries(self) -> list[GenerationFacts]:
         return [g for g in self.generations if g.is_summary]
+
+    @cached_property
+    def log_positions(self) -> dict[str, int]:
+        """Each source key's place in the log: where a compaction cuts it (`claim_evidence.split_at`)."""
+        return {record.key: position for position, record in enumerate(self.trace.sources)}
 
     def excerpt(self, generation: int | None, offset: int | None) -> str | None:
         """The sentence of a generation's text holding `offset`: what a finding's span points into."""

@@ -292,7 +292,7 @@ def command_signature(command: str) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class _Run:
+class ShellRun:
     key: str
     command: str
     signature: tuple[str, ...]
@@ -300,8 +300,18 @@ class _Run:
     crash: str | None
     output: str
 
+    @property
+    def clean(self) -> bool:
+        """It got past: no error status, no crash, and not a slip that never ran it (a pipe hides both)."""
+        return not self.failed and self.crash is None and not _HARMLESS_ERROR.search(self.output)
 
-def _runs(records: Sequence[SourceRecord]) -> list[_Run]:
+    @property
+    def broke(self) -> bool:
+        """It failed as work fails: a crash, or an error status that is not a slip the agent recovers from."""
+        return self.crash is not None or (self.failed and not _HARMLESS_ERROR.search(self.output))
+
+
+def shell_runs(records: Sequence[SourceRecord]) -> list[ShellRun]:
     """Every shell command with its outcome, in log order (tool results carry their call's command)."""
     runs = []
     for record in records:
@@ -311,12 +321,12 @@ def _runs(records: Sequence[SourceRecord]) -> list[_Run]:
         if not isinstance(command, str) or not command.strip():
             continue
         crash = _crash(record.text)
-        runs.append(_Run(record.key, command, command_signature(command), record.kind == "tool_error",
+        runs.append(ShellRun(record.key, command, command_signature(command), record.kind == "tool_error",
                          crash.group(0).strip() if crash else None, record.text))  # fmt: skip
     return runs
 
 
-def _failure_line(run: _Run) -> str:
+def failure_line(run: ShellRun) -> str:
     """The line a reviewer recognises the failure by: the crash, else the first error-looking line."""
     if run.crash:
         return run.crash
@@ -326,27 +336,46 @@ def _failure_line(run: _Run) -> str:
     return clip(run.output.splitlines()[-1].strip() if run.output.strip() else run.command, 200)
 
 
-def _clean(run: _Run) -> bool:
-    """A run that got past: no error status, no crash, and not a slip that never ran it (a pipe hides both)."""
-    return not run.failed and run.crash is None and not _HARMLESS_ERROR.search(run.output)
+_TEST_RUN = re.compile(r"\b(?:test|tests|pytest|jest|vitest|ctest|rspec|tox|nox)\b")
+_SELECTOR = re.compile(
+    r"\s(?:-run|-k|-t|--grep|--testNamePattern|-m)[\s=]|::|"
+    r"\s\S+(?:_test\.go|_test\.py|\.test\.[jt]sx?|\.spec\.[jt]sx?|test_\w+\.py)\b"
+)
+"""A run of chosen tests: a name filter, a test id, a single test file."""
+_TRACERS = frozenset("valgrind strace ltrace gdb lldb perf".split())
+_FAILED_OUTPUT = re.compile(r"\bFAIL(?:ED|URE)?\b|\b[1-9]\d* (?:failed|failing|errors?)\b|^panic: |Traceback \(most",
+                            re.MULTILINE)  # fmt: skip
+"""What a failed test run prints: a run piped into `tail` reports success whatever the tests did."""
+
+
+def whole_suite(run: ShellRun) -> bool:
+    """A clean run of the whole test suite (`mise run test:ci`, `go test ./...`, `pytest`), not of chosen tests.
+
+    It retires a failed test run however that was run, since the failing test is in the suite; its
+    output must show no failure, as a pipe hides the exit status.
+    """
+    return (run.clean and bool(run.signature) and run.signature[0] not in _EXPLORATORY | _TRACERS
+            and bool(_TEST_RUN.search(run.command)) and not _SELECTOR.search(run.command)
+            and not _FAILED_OUTPUT.search(run.output))  # fmt: skip
 
 
 def failure_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
     """Failures of the work still open when a summary is written: retired by the next clean run."""
-    runs = _runs(records)
+    runs = shell_runs(records)
     seen: set[tuple[tuple[str, ...], str]] = set()
     for position, run in enumerate(runs):
         if not run.signature or run.signature[0] in _EXPLORATORY:
             continue
         if not run.crash and (not run.failed or _HARMLESS_ERROR.search(run.output)):
             continue
-        line = _failure_line(run)
+        line = failure_line(run)
         same = ((), line) if run.crash else (run.signature, line)  # one crash, however it was run
         if same in seen:
             continue
         seen.add(same)
         later_runs = runs[position + 1 :]
-        fixed = next((later.key for later in later_runs if later.signature == run.signature and _clean(later)), None)
+        fixed = next((later.key for later in later_runs if (later.signature == run.signature and later.clean)
+                      or (_TEST_RUN.search(run.command) and whole_suite(later))), None)  # fmt: skip
         kind = InvariantKind.FAILURE if run.crash else InvariantKind.FAILED_APPROACH
         text = f"{' '.join(run.signature)}: {line}"
         yield Invariant(f"{kind.value}:{run.key}", kind, text, run.key, retired_by=fixed)
@@ -495,21 +524,7 @@ def span_counts(records: Sequence[SourceRecord]) -> SpanCounts:
     """User messages (typed, not harness text) and failed runs of the work (slips and exploration excluded)."""
     users = sum(1 for r in records if r.namespace == TRANSCRIPT and r.kind == "user" and r.authority == "user"
                 and next(statement_sentences(r.text), None) is not None)  # fmt: skip
-    failed = [run for run in _runs(records) if run.signature and run.signature[0] not in _EXPLORATORY
+    failed = [run for run in shell_runs(records) if run.signature and run.signature[0] not in _EXPLORATORY
               and (run.crash or (run.failed and not _HARMLESS_ERROR.search(run.output)))]  # fmt: skip
-    first = f"{' '.join(failed[0].signature)}: {_failure_line(failed[0])}" if failed else None
+    first = f"{' '.join(failed[0].signature)}: {failure_line(failed[0])}" if failed else None
     return SpanCounts(users, len(failed), first)
-
-
-BRIEF_CLAIM = re.compile(
-    r"\b(?:the|this) (?:conversation|session|exchange) was (?:very |quite |fairly |relatively )?(?:short|brief)\b|"
-    r"\b(?:just|only) one (?:question|message|user message|request|exchange)\b",
-    re.IGNORECASE,
-)
-NO_ERRORS_CLAIM = re.compile(
-    r"\bno errors? (?:were |was |have been |has been )?(?:encountered|occurred|found|hit|seen)\b|"
-    r"\bthere were no errors\b|\bwithout (?:any )?errors\b",
-    re.IGNORECASE,
-)
-BRIEF_LIMIT = 5
-"""A span with this many user messages was not "one question" long."""

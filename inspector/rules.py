@@ -25,6 +25,8 @@ class Hit:
     evidence: dict[str, Any] = field(default_factory=dict)
     source: SourceQuote | None = None
     """The log record the hit is about and the sentence there that states it."""
+    severity: Severity | None = None
+    """This hit's severity when it differs from the rule's: an unsupported claim the next summary carries on."""
 
 
 Check = Callable[[TraceFacts], Iterable[Hit]]
@@ -47,7 +49,7 @@ class Rule:
     def run(self, facts: TraceFacts) -> list[Finding]:
         severity = self.severity_for(facts)
         return [
-            Finding(self.id, severity, hit.generation, hit.message, hit.start, hit.end, hit.evidence,
+            Finding(self.id, hit.severity or severity, hit.generation, hit.message, hit.start, hit.end, hit.evidence,
                     excerpt=facts.excerpt(hit.generation, hit.start), source=hit.source)
             for hit in self.check(facts)
         ]  # fmt: skip

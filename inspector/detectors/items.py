@@ -2,23 +2,23 @@
 
 These read the items `inspector.items` mines from a session log. Severity is confidence times
 consequence: a user's constraint, decision, requirement, preference or correction gone from a summary
-is an error, and so is an open failure the summary presents as fixed (the log contradicts it); an open
-failure or a completed action that a summary no longer mentions is a warning.
+is an error; an open failure or a completed action that a summary no longer mentions is a warning. An
+open failure a summary presents as fixed is a claim the log contradicts (`inspector.detectors.claims`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from inspector.facts import InvariantTrack, TraceFacts, new_keys
+from inspector.facts import InvariantTrack, TraceFacts
 from inspector.invariants import InvariantStatus
-from inspector.items import BRIEF_CLAIM, BRIEF_LIMIT, NO_ERRORS_CLAIM, USER_KINDS, span_counts
-from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
+from inspector.items import USER_KINDS
+from inspector.model import InvariantKind, Severity, SourceQuote
 from inspector.rules import Hit, rule
 from inspector.text import clip
 
 _FAILURES = (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH)
-def _quote(track: InvariantTrack) -> SourceQuote | None:
+def track_quote(track: InvariantTrack) -> SourceQuote | None:
     key = track.invariant.source_key
     return SourceQuote(key, track.invariant.quote or track.invariant.text) if key else None
 
@@ -48,7 +48,7 @@ def _user_said(track: InvariantTrack) -> str:
     return f"the user's {item.kind.value.removeprefix('user-')} “{clip(item.text, 160)}”"
 
 
-def _session_tracks(facts: TraceFacts, kinds: frozenset[InvariantKind] | tuple[InvariantKind, ...]) -> list:
+def session_tracks(facts: TraceFacts, kinds: frozenset[InvariantKind] | tuple[InvariantKind, ...]) -> list:
     return [t for t in facts.invariants if t.invariant.kind in kinds] if facts.session_log else []
 
 
@@ -59,7 +59,7 @@ def _session_tracks(facts: TraceFacts, kinds: frozenset[InvariantKind] | tuple[I
     "covers it: the next agent will act as if it was never said.",
 )
 def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
-    for track in _session_tracks(facts, USER_KINDS):
+    for track in session_tracks(facts, USER_KINDS):
         for k, again in still(track, InvariantStatus.LOST):
             item = track.invariant
             answering = f" (answering “{clip(item.context, 100)}”)" if item.context else ""
@@ -69,7 +69,7 @@ def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
                 f"{facts.generations[k].generation.label}",
                 evidence={"invariant": item.id, "kind": item.kind.value}
                 | ({"answering": item.context} if item.context else {}),
-                source=_quote(track),
+                source=track_quote(track),
             )
 
 
@@ -79,7 +79,7 @@ def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
     "A user's prohibition survives in a summary without its force: the topic is there, the 'never' is not.",
 )
 def user_statement_weakened(facts: TraceFacts) -> Iterator[Hit]:
-    for track in _session_tracks(facts, USER_KINDS):
+    for track in session_tracks(facts, USER_KINDS):
         for k, again in still(track, InvariantStatus.WEAKENED):
             match = track.matches[k]
             yield Hit(
@@ -89,27 +89,7 @@ def user_statement_weakened(facts: TraceFacts) -> Iterator[Hit]:
                 match.start,
                 match.end,
                 {"invariant": track.invariant.id, "reason": match.reason},
-                source=_quote(track),
-            )
-
-
-@rule(
-    "open-failure-called-fixed",
-    Severity.ERROR,
-    "A summary presents as fixed a failure that no later run in the log got past: the next agent will build on it.",
-)
-def open_failure_called_fixed(facts: TraceFacts) -> Iterator[Hit]:
-    for track in _session_tracks(facts, _FAILURES):
-        for k, _ in still(track, InvariantStatus.WEAKENED):
-            match = track.matches[k]
-            yield Hit(
-                k,
-                f"{facts.generations[k].generation.label} presents “{clip(track.invariant.text, 140)}” as fixed; "
-                "no later run of it succeeded",
-                match.start,
-                match.end,
-                {"invariant": track.invariant.id, "reason": match.reason},
-                source=_quote(track),
+                source=track_quote(track),
             )
 
 
@@ -120,14 +100,14 @@ def open_failure_called_fixed(facts: TraceFacts) -> Iterator[Hit]:
     "believe it works.",
 )
 def open_failure_lost(facts: TraceFacts) -> Iterator[Hit]:
-    for track in _session_tracks(facts, _FAILURES):
+    for track in session_tracks(facts, _FAILURES):
         for k in entered(track, InvariantStatus.LOST):
             yield Hit(
                 k,
                 f"unresolved failure “{clip(track.invariant.text, 160)}” is not in "
                 f"{facts.generations[k].generation.label}",
                 evidence={"invariant": track.invariant.id},
-                source=_quote(track),
+                source=track_quote(track),
             )
 
 
@@ -138,7 +118,7 @@ def open_failure_lost(facts: TraceFacts) -> Iterator[Hit]:
 )
 def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
     """One finding per summary: the actions form one series, and a summary drops them together."""
-    tracks = _session_tracks(facts, (InvariantKind.COMPLETED_ACTION,))
+    tracks = session_tracks(facts, (InvariantKind.COMPLETED_ACTION,))
     lost_at = [(track, set(entered(track, InvariantStatus.LOST))) for track in tracks]
     for generation in facts.summaries():
         k = generation.generation.index
@@ -156,41 +136,5 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
             k,
             f"{generation.generation.label} mentions none of the completed actions before it: {' and '.join(parts)}",
             evidence={"actions": [t.invariant.text for t in gone], "invariants": [t.invariant.id for t in gone]},
-            source=_quote(gone[-1]),
+            source=track_quote(gone[-1]),
         )
-
-
-@rule(
-    "summary-contradicts-log",
-    Severity.ERROR,
-    "A summary says the span it covers was short or free of errors, and the log of that span says otherwise.",
-)
-def summary_contradicts_log(facts: TraceFacts) -> Iterator[Hit]:
-    if not facts.session_log:
-        return
-    records: dict[str, SourceRecord] | None = None
-    for generation in facts.summaries():
-        state, indexed = generation.generation, generation.indexed
-        if indexed is None or state.parent is None:
-            continue
-        claims = [s for s in indexed.sentences if BRIEF_CLAIM.search(s.text) or NO_ERRORS_CLAIM.search(s.text)]
-        if not claims:
-            continue  # the span is counted only for a summary that makes a claim about it
-        records = records if records is not None else {s.key: s for s in facts.trace.sources}
-        parent_state = facts.trace.generations[state.parent]
-        span = span_counts([records[key] for key in new_keys(state, parent_state) if key in records])
-        parent = parent_state.label
-        for sentence in claims:
-            if BRIEF_CLAIM.search(sentence.text) and span.user_messages >= BRIEF_LIMIT:
-                said = f"{span.user_messages} user messages"
-            elif NO_ERRORS_CLAIM.search(sentence.text) and span.failed_runs:
-                said = f"{span.failed_runs} failed runs, the first “{clip(span.first_failure or '', 120)}”"
-            else:
-                continue
-            yield Hit(
-                state.index,
-                f"{state.label} says “{clip(sentence.text, 120)}”, but the log it covers since {parent} holds {said}",
-                sentence.start,
-                sentence.end,
-                {"claim": sentence.text},
-            )

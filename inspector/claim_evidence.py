@@ -1,0 +1,191 @@
+"""What the log says about a summary's claims: the runs, searches, figures and steps before its compaction.
+
+Each function answers one question about the records a summary covers ("before") and, where a claim
+can only be judged by what came next, the records after them. Verdicts are deliberately one-sided:
+a claim is contradicted or unsupported only when the log leaves no reading under which it holds,
+since a finding a careful reader would not agree with costs more than one missed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from inspector.facts import TraceFacts
+from inspector.items import TRANSCRIPT, ShellRun, command_signature, failure_line, shell_runs
+from inspector.model import Generation, SourceRecord
+from inspector.summary_claims import FIGURE, NAMED
+from inspector.text import clip
+
+VERIFYING = re.compile(r"\b(?:test|tests|pytest|jest|vitest|ctest|build|compile|check|lint|vet|tsc|mypy)\b")
+"""A command that checks the work: its last run is what a "tests pass" claim stands on."""
+_PUSH = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?push\b")
+_EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "str_replace_based_edit_tool",
+                         "str_replace_editor", "create_file", "edit_file", "write_file"})  # fmt: skip
+_SEARCH_TOOLS = frozenset({"WebSearch", "WebFetch", "web_search", "web_fetch", "browser", "fetch"})
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+@dataclass(frozen=True)
+class Split:
+    """A session log cut at one compaction: what the summary covers, and what came after."""
+
+    before: Sequence[SourceRecord]
+    after: Sequence[SourceRecord]
+
+    @cached_property
+    def runs(self) -> list[ShellRun]:
+        return shell_runs(self.before)
+
+    @cached_property
+    def runs_after(self) -> list[ShellRun]:
+        return shell_runs(self.after)
+
+
+def split_at(facts: TraceFacts, state: Generation) -> Split:
+    """The transcript records up to the last one `state` covers, and the rest.
+
+    Covers are in log order, so the last cover is the cut; a state whose covers are not (a native
+    trace may list them any way) is cut after the latest of them.
+    """
+    positions = facts.log_positions
+    covers = state.covers
+    if not covers:
+        cut = -1
+    elif covers[-1] in positions and positions.get(covers[0], -1) <= positions[covers[-1]]:
+        cut = positions[covers[-1]]
+    else:
+        cut = max((positions[k] for k in covers if k in positions), default=-1)
+    sources = facts.trace.sources
+    before = [r for r in sources[: cut + 1] if r.namespace == TRANSCRIPT]
+    after = [r for r in sources[cut + 1 :] if r.namespace == TRANSCRIPT]
+    return Split(before, after)
+
+
+def last_verifying_run(split: Split) -> ShellRun | None:
+    """The last run of a test, build or lint command before the compaction."""
+    return next((run for run in reversed(split.runs) if VERIFYING.search(run.command) and run.signature), None)
+
+
+def unchecked_edit(claim: str, split: Split) -> SourceRecord | None:
+    """The edit a fix claim names, when nothing checked it before the compaction.
+
+    The edit is the last one whose new text holds a name the claim puts in backticks (an edit that only
+    removes the name is not the fix). It is unchecked when the project has checks (a test, build or lint
+    ran at some point before) and none ran after it: the fix was written, never built or tested. None
+    when a check came after, or the claim names no edit.
+    """
+    names = [name for name in NAMED.findall(claim) if not name.isdigit()]
+    checks = [i for i, r in enumerate(split.before) if r.kind in ("tool_result", "tool_error")
+              and VERIFYING.search(str(r.extra.get("command") or ""))]  # fmt: skip
+    if not names or not checks:
+        return None
+    for position in range(len(split.before) - 1, -1, -1):
+        record = split.before[position]
+        if record.kind == "tool_call" and record.extra.get("tool") in _EDIT_TOOLS and any(
+            name in _written(record.text) for name in names
+        ):
+            return record if checks[-1] < position else None
+    return None
+
+
+def _written(call: str) -> str:
+    """The text an edit call writes: what follows `new_string:` (an Edit), else all of it (a Write)."""
+    _, marker, new = call.partition("\nnew_string: ")
+    return new if marker else call
+
+
+def pushes(runs: Sequence[ShellRun]) -> list[ShellRun]:
+    return [run for run in runs if _PUSH.search(run.command) and run.clean]
+
+
+def searched(split: Split) -> bool:
+    """Did a web search or fetch return anything before the compaction (a call without a result does not count)?"""
+    return any(r.kind == "tool_result" and r.extra.get("tool") in _SEARCH_TOOLS and r.text.strip()
+               for r in split.before)  # fmt: skip
+
+
+def unprinted_figures(claim: str, split: Split) -> list[str]:
+    """The figures of a result claim ('2.46×', '50-80%') that no record before the compaction printed.
+
+    A figure counts as printed when any earlier text (a tool's output, the agent's or the user's words)
+    holds the same number, equal once rounded to the claim's precision: '21×' is printed by '21.3x'.
+    A single digit ('2-5x') must appear with its unit, or any '2' in the log would do. Empty when
+    every figure is printed, or when the claim has none.
+    """
+    texts = [r.text for r in split.before]
+    missing = []
+    for match in FIGURE.finditer(claim):
+        bounds = [b for b in (match.group("low"), match.group("high")) if b]
+        if not any(_printed(bound, match.group("unit"), texts) for bound in bounds):
+            missing.append(match.group())
+    return missing
+
+
+def _printed(number: str, unit: str, texts: Sequence[str]) -> bool:
+    value = float(number)
+    decimals = len(number.split(".")[1]) if "." in number else 0
+    tolerance = 0.5 * 10**-decimals
+    needs_unit = decimals == 0 and value < 10
+    units = ("x", "×", " times") if unit in "x×" else ("%", " percent")
+    # The integer parts a number rounding to `value` can have: '173' is printed as 172.9 or 173.4.
+    heads = {str(int(value - tolerance)), str(int(value + tolerance))}
+    for text in texts:
+        for head in heads:
+            at = text.find(head)
+            while at >= 0:
+                token = _NUMBER.match(text, at)
+                whole = token is not None and (at == 0 or not (text[at - 1].isdigit() or text[at - 1] == "."))
+                if whole and token is not None and abs(float(token.group()) - value) <= tolerance + 1e-9:
+                    tail = text[token.end() : token.end() + 8].lstrip()
+                    if not needs_unit or tail.startswith(units):
+                        return True
+                at = text.find(head, at + 1)
+    return False
+
+
+_ERROR_LINE = re.compile(r"\b(?:error|failed|failure|fatal|timed out|exception|panic)\b", re.IGNORECASE)
+
+
+def failing_line(run: ShellRun) -> str:
+    """The line a reviewer recognises a failed check by: its crash, else its first error-looking line."""
+    if run.crash:
+        return run.crash
+    line = next((line for line in run.output.splitlines() if _ERROR_LINE.search(line)), None)
+    return clip(line.strip(), 200) if line else failure_line(run)
+
+
+def finished_step(step: str, split: Split) -> ShellRun | None:
+    """The run that already did a step naming a command: its last run before the compaction succeeded and
+    nothing was edited after it. None when the step names no command, or the command still needs running."""
+    command = _command_of(step)
+    if command is None:
+        return None
+    wanted = command_signature(command)
+    if not wanted:
+        return None
+    last = next((run for run in reversed(split.runs) if run.signature == wanted), None)
+    if last is None or not last.clean:
+        return None
+    keys = [r.key for r in split.before]
+    after_run = split.before[keys.index(last.key) + 1 :]
+    if any(r.kind == "tool_call" and r.extra.get("tool") in _EDIT_TOOLS for r in after_run):
+        return None
+    return last
+
+
+_BACKTICKED = re.compile(r"`([^`\n]{3,200})`")
+_SHELL_LINE = re.compile(r"^(?:\$\s+)?(?:cd\s+\S+\s*&&\s*)?(?P<command>[\w./-]+(?:\s+\S+)*)$")
+
+
+def _command_of(step: str) -> str | None:
+    """The command a step names: in backticks, or the step line itself when it reads as a shell line."""
+    quoted = _BACKTICKED.search(step)
+    text = quoted.group(1) if quoted else step.strip().lstrip("-*• ").strip()
+    if "&&" in text:
+        text = text.split("&&")[-1].strip()  # "cd X && mise run test" is run as "mise run test"
+    if not quoted and (" " not in text or not _SHELL_LINE.match(text) or text[:1].isupper()):
+        return None  # prose ("Run the tests"), not a command line
+    return text

@@ -1,0 +1,240 @@
+"""Claim rules for session logs: summaries that say what the log does not.
+
+A summary's claims (`GenerationFacts.status_claims`) are checked against the records it covers and,
+where only what came next can judge them, the records after its compaction (`inspector.claim_evidence`).
+A contradiction is an error: the next agent builds on something the log shows is false. An unsupported
+claim is a warning, and an error once a later summary carries it on, since by then an agent has built
+on it. A stale step is a warning: the next agent repeats work already done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from inspector.claim_evidence import (
+    Split,
+    failing_line,
+    finished_step,
+    last_verifying_run,
+    pushes,
+    searched,
+    split_at,
+    unchecked_edit,
+    unprinted_figures,
+)
+from inspector.detectors.items import session_tracks, still, track_quote
+from inspector.facts import GenerationFacts, TraceFacts, new_keys
+from inspector.invariants import InvariantStatus
+from inspector.items import USER_KINDS, span_counts, topic_terms
+from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
+from inspector.rules import Hit, rule
+from inspector.summary_claims import Claim, ClaimKind
+from inspector.text import clip
+
+BRIEF_LIMIT = 5
+"""A span with this many user messages was not "one question" long."""
+COLLAPSE_MIN_ITEMS = 5
+"""A summary is judged for collapse by items only when at least this many user statements are owed at it."""
+COLLAPSE_KEPT = 0.3
+"""...and it collapsed when it carries fewer than this share of them. On the labelled corpus every summary
+owing five or more carries 0.71 or more of them, but the collapsed one (a manual summary of about 550
+records calling the session "one question, one search") carries 2 of 12 (0.17)."""
+
+
+def _claiming(facts: TraceFacts, *kinds: ClaimKind) -> Iterator[tuple[GenerationFacts, list[Claim]]]:
+    """Summaries of a session log with claims of these kinds, and those claims."""
+    if not facts.session_log:
+        return
+    for generation in facts.summaries():
+        claims = [c for c in generation.status_claims if c.kind in kinds]
+        if claims:
+            yield generation, claims
+
+
+def _said(claim: Claim) -> str:
+    return f"“{clip(claim.text, 140)}”"
+
+
+def _record_quote(split: Split, key: str, quote: str) -> SourceQuote:
+    return SourceQuote(key, clip(quote, 300))
+
+
+@rule(
+    "claim-contradicted",
+    Severity.ERROR,
+    "A summary states something the log before its compaction shows is false: a failure called fixed that no "
+    "later run got past, tests called passing whose last run failed, a push that happened only later.",
+)
+def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
+    for track in session_tracks(facts, (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH)):
+        for k, _ in still(track, InvariantStatus.WEAKENED):
+            match = track.matches[k]
+            yield Hit(
+                k,
+                f"{facts.generations[k].generation.label} presents “{clip(track.invariant.text, 140)}” as fixed; "
+                "no later run of it succeeded",
+                match.start,
+                match.end,
+                {"invariant": track.invariant.id, "reason": match.reason, "claim": "fixed"},
+                source=track_quote(track),
+            )
+    for generation, claims in _claiming(facts, ClaimKind.PASSING, ClaimKind.PUSHED):
+        split = split_at(facts, generation.generation)
+        label = generation.generation.label
+        for claim in claims:
+            if claim.kind is ClaimKind.PASSING:
+                run = last_verifying_run(split)
+                if run is None or not run.broke:
+                    continue
+                said = f"the last check before it, `{clip(run.command, 80)}`, failed: {failing_line(run)}"
+                source = _record_quote(split, run.key, failing_line(run))
+            else:
+                later = pushes(split.runs_after)
+                if pushes(split.runs) or not later:
+                    continue
+                said = f"no push ran before it; `{clip(later[0].command, 80)}` ran after it"
+                source = _record_quote(split, later[0].key, later[0].command)
+            yield Hit(generation.generation.index, f"{label} says {_said(claim)}, but {said}", claim.start,
+                      claim.end, {"claim": claim.kind.value, "text": claim.text}, source=source)  # fmt: skip
+
+
+@rule(
+    "claim-unsupported",
+    Severity.WARNING,
+    "A summary states a verification or a result no record before its compaction supports: a search that "
+    "returned nothing, tests never run, a figure no output printed. An error once a later summary carries it on.",
+)
+def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
+    summaries = facts.summaries()
+    for generation, claims in _claiming(facts, ClaimKind.FIXED, ClaimKind.PASSING, ClaimKind.VERIFIED,
+                                        ClaimKind.RESULT, ClaimKind.PUSHED):  # fmt: skip
+        split = split_at(facts, generation.generation)
+        label = generation.generation.label
+        for claim in claims:
+            why, carried_by = _unsupported(claim, split), claim.text
+            if why is None:
+                continue
+            if claim.kind is ClaimKind.RESULT:
+                carried_by = " ".join(unprinted_figures(claim.text, split))
+            later = [g for g in summaries if g.generation.index > generation.generation.index]
+            carried = next((g.generation.label for g in later if _carries(g, claim, carried_by)), None)
+            message = f"{label} says {_said(claim)}, but {why}"
+            if carried:
+                message += f"; {carried} carries it on"
+            yield Hit(generation.generation.index, message, claim.start, claim.end,
+                      {"claim": claim.kind.value, "text": claim.text} | ({"carried_by": carried} if carried else {}),
+                      severity=Severity.ERROR if carried else None)  # fmt: skip
+
+
+def _unsupported(claim: Claim, split: Split) -> str | None:
+    """Why nothing before the compaction supports the claim, or None when something does (or might)."""
+    if claim.kind is ClaimKind.PASSING:
+        return None if last_verifying_run(split) is not None else "no test, build or lint ran before it"
+    if claim.kind is ClaimKind.FIXED:
+        edit = unchecked_edit(claim.text, split)
+        where = _edited_file(edit.text) if edit is not None else ""
+        return f"no test, build or lint ran after the edit that made it{where}" if edit is not None else None
+    if claim.kind is ClaimKind.VERIFIED:
+        web = "web" in claim.text.lower()
+        return "no web search or fetch returned a result before it" if web and not searched(split) else None
+    if claim.kind is ClaimKind.RESULT:
+        missing = unprinted_figures(claim.text, split)
+        return f"no output or message before it printed {', '.join(missing)}" if missing else None
+    lowered = claim.text.lower()
+    if pushes(split.runs) or pushes(split.runs_after) or "user" in lowered or " you " in f" {lowered} ":
+        return None  # a push later is a contradiction (above); the user's own push is not the agent's to show
+    return "no git push ran before it"
+
+
+def _edited_file(call: str) -> str:
+    """' (path)' of an edit call's text ("file_path: …" on its own line), or nothing."""
+    line = next((line for line in call.splitlines() if line.startswith(("file_path:", "path:"))), "")
+    return f" ({clip(line.split(':', 1)[1].strip(), 100)})" if line else ""
+
+
+def _carries(later: GenerationFacts, claim: Claim, words: str) -> bool:
+    """Does a later summary restate the claim: its figures, or most of its topic terms in one sentence?"""
+    indexed = later.indexed
+    if indexed is None:
+        return False
+    if claim.kind is ClaimKind.RESULT:
+        return all(figure in indexed.text for figure in words.split())
+    wanted = topic_terms(words)
+    return len(wanted) >= 3 and any(len(wanted & terms) >= 0.6 * len(wanted) for terms in indexed.terms)
+
+
+@rule(
+    "summary-collapse",
+    Severity.ERROR,
+    "A summary covers a long span of the log but calls it short or free of errors, or carries almost none of "
+    "the user's statements in it: the next agent starts from a fraction of the session.",
+)
+def summary_collapse(facts: TraceFacts) -> Iterator[Hit]:
+    if not facts.session_log:
+        return
+    records: dict[str, SourceRecord] | None = None
+    user_tracks = session_tracks(facts, USER_KINDS)
+    for generation in facts.summaries():
+        state = generation.generation
+        if state.parent is None:
+            continue
+        parent_state = facts.trace.generations[state.parent]
+        claims = [c for c in generation.status_claims if c.kind in (ClaimKind.BRIEF, ClaimKind.NO_ERRORS)]
+        reported = False
+        if claims:  # the span is counted only for a summary that makes a claim about it
+            records = records if records is not None else {s.key: s for s in facts.trace.sources}
+            span = span_counts([records[key] for key in new_keys(state, parent_state) if key in records])
+            for claim in claims:
+                if claim.kind is ClaimKind.BRIEF and span.user_messages >= BRIEF_LIMIT:
+                    said = f"{span.user_messages} user messages"
+                elif claim.kind is ClaimKind.NO_ERRORS and span.failed_runs:
+                    said = f"{span.failed_runs} failed runs, the first “{clip(span.first_failure or '', 120)}”"
+                else:
+                    continue
+                reported = True
+                yield Hit(state.index,
+                          f"{state.label} says {_said(claim)}, but the log it covers since {parent_state.label} "
+                          f"holds {said}", claim.start, claim.end, {"claim": claim.text})  # fmt: skip
+        if not reported:  # one collapse is enough: the claim names it better than a count
+            yield from _items_collapse(user_tracks, state.index, state.label)
+
+
+_CARRIED = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
+
+
+_CARRIED = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
+
+
+def _items_collapse(tracks: list, k: int, label: str) -> Iterator[Hit]:
+    """The summary carries under `COLLAPSE_KEPT` of the user statements owed at it (stated, not retired)."""
+    owed = [t for t in tracks if t.statuses[k] in _CARRIED or t.statuses[k] is InvariantStatus.LOST]
+    if len(owed) < COLLAPSE_MIN_ITEMS:
+        return
+    kept = [t for t in owed if t.statuses[k] in _CARRIED]
+    if len(kept) >= COLLAPSE_KEPT * len(owed):
+        return
+    lost = next(t for t in owed if t.statuses[k] is InvariantStatus.LOST)
+    yield Hit(k, f"{label} carries {len(kept)} of the {len(owed)} statements of the user still owed at it: "
+                 "the session collapsed into a summary that no longer holds what was asked",
+              evidence={"owed": len(owed), "kept": len(kept)}, source=track_quote(lost))  # fmt: skip
+
+
+@rule(
+    "stale-next-step",
+    Severity.WARNING,
+    "A summary's pending task or next step names a command that already ran cleanly before the compaction, "
+    "with nothing edited since: the next agent repeats finished work as if it were still to do.",
+)
+def stale_next_step(facts: TraceFacts) -> Iterator[Hit]:
+    for generation, claims in _claiming(facts, ClaimKind.NEXT_STEP):
+        split: Split | None = None
+        for claim in claims:
+            split = split or split_at(facts, generation.generation)
+            run = finished_step(claim.text, split)
+            if run is None:
+                continue
+            yield Hit(generation.generation.index,
+                      f"{generation.generation.label} leaves {_said(claim)} to do, but `{clip(run.command, 80)}` "
+                      "already ran cleanly before the compaction, with no edit after it",
+                      claim.start, claim.end, {"claim": claim.text, "run": run.key},
+                      source=_record_quote(split, run.key, run.command))  # fmt: skip

@@ -1,0 +1,152 @@
+"""What a summary claims happened: statuses, results with numbers, brevity, and the steps it leaves.
+
+Losing an item is one way a compaction hurts the next agent; the other is a summary stating what the
+log does not support, which the next agent then builds on. This module only reads the summary: each
+claim is a line or sentence with its span and the section it sits under. `inspector.claim_evidence`
+holds what the log says about it, and `inspector.detectors.claims` the rules.
+
+Claude Code and Codex summaries follow loose section templates ("Errors and fixes", "Pending Tasks",
+"Current Work", "Optional Next Step"). A heading is used when present, never required: a claim in
+free prose is found by its own words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+
+from inspector.text import sentences
+
+
+class ClaimKind(StrEnum):
+    FIXED = "fixed"
+    """A named change fixed something: "Fixed by using `pureHumanRemoved` directly"."""
+    PASSING = "passing"
+    """Tests pass, the build succeeds, it compiles."""
+    PUSHED = "pushed"
+    """Pushed, merged or deployed."""
+    VERIFIED = "verified"
+    """A search, a check or a run confirmed something."""
+    RESULT = "result"
+    """A measured figure: a speed-up, a percentage, a timing."""
+    BRIEF = "brief"
+    """The span was short: "one question, one search, and then exit"."""
+    NO_ERRORS = "no-errors"
+    """Nothing failed in the span."""
+    NEXT_STEP = "next-step"
+    """A pending task or the next step, still to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    kind: ClaimKind
+    text: str
+    start: int
+    end: int
+    section: str | None
+    """The heading the claim sits under, as written ("Pending Tasks"), or None in free prose."""
+
+
+_HEADING = re.compile(
+    r"^\s*(?:#{1,6}\s+(?P<a>[^\n]{3,60}?)|(?:\d+\.\s+)?\*\*(?P<b>[^\n*]{3,60}?):?\*\*:?|"
+    r"(?:\d+\.\s+)?(?P<c>[A-Z][^\s*:.]*(?: [^\s*:.]+){0,4}):)\s*$"
+)
+"""A section heading of a summary template: '## Pending', '7. **Pending Tasks**:', '9. Optional Next Step:'.
+A numbered line without bold or a colon ('1. Run the tests') is an item, not a heading."""
+_STEP_SECTION = re.compile(r"\b(?:pending|next steps?|to ?do|remaining (?:work|tasks?)|follow[- ]ups?)\b", re.I)
+_NOT_STEPS = re.compile(r"\b(?:completed?|done|finished)\b", re.I)
+"""'Completed tasks' is not a list of steps to take, whatever else its heading says."""
+
+PASSING = re.compile(
+    r"\b(?:all\s+(?:\d+\s+)?(?:unit\s+|integration\s+)?tests?\s+(?:now\s+)?pass(?:es|ed|ing)?|"
+    r"(?:test suite|tests|build|ci)\s+(?:now\s+|are\s+|is\s+)?(?:pass(?:es|ed|ing)?|green|succeed(?:s|ed)?)|"
+    r"(?:compiles|builds)\s+(?:successfully|cleanly|without errors))\b",
+    re.IGNORECASE,
+)
+_FIXED = re.compile(r"\b(?:fixed|resolved|solved)\b", re.IGNORECASE)
+NAMED = re.compile(r"`([^`\s]{4,120})`")
+"""What a fix claim names in backticks: the identifier, file or value the change introduced."""
+_PUSHED = re.compile(r"\b(?:pushed|force-pushed)\b(?!\s+back)", re.IGNORECASE)
+_VERIFIED = re.compile(
+    r"\b(?:web\s+search|search(?:ing)?|documentation|docs)\s+(?:results?\s+)?(?:confirmed|showed|shows|revealed|"
+    r"found|verified)\b|\bconfirmed\s+(?:via|by|through|with)\s+(?:a\s+|the\s+)?(?:web\s+)?search\b",
+    re.IGNORECASE,
+)
+_RESULT_WORDS = re.compile(
+    r"\b(?:speed-?ups?|faster|slower|improvements?|savings?|reductions?|throughput|latency|overhead|"
+    r"performance|benchmarks?)\b",
+    re.IGNORECASE,
+)
+FIGURE = re.compile(r"(?<![\w.])(?P<low>\d+(?:\.\d+)?)(?:\s*[-–]\s*(?P<high>\d+(?:\.\d+)?))?\s*(?P<unit>[x×%])(?!\w)")
+"""A figure with its unit: '2.46×', '21-26×', '50-80%', '3x'. Times and sizes are left out: a summary
+restates configured values ('timeout 30s', '512 MB') far more often than it invents them."""
+BRIEF = re.compile(
+    r"\b(?:the|this) (?:conversation|session|exchange) was (?:very |quite |fairly |relatively )?(?:short|brief)\b|"
+    r"\b(?:just|only) one (?:question|message|user message|request|exchange)\b",
+    re.IGNORECASE,
+)
+NO_ERRORS = re.compile(
+    r"\bno errors? (?:were |was |have been |has been )?(?:encountered|occurred|found|hit|seen)\b|"
+    r"\bthere were no errors\b|\bwithout (?:any )?errors\b",
+    re.IGNORECASE,
+)
+_NEGATED = re.compile(r"\b(?:not|n't|never|no longer|fail(?:s|ed|ing)?|until|once|after|if|when|should|will|"
+                      r"need(?:s|ed)? to|to be)\b", re.IGNORECASE)  # fmt: skip
+"""Words that turn a status into something else: 'tests do not pass yet', 'once the build succeeds'."""
+
+
+def claims_in(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Claim]:
+    """Every claim of a summary, in order. One pass over its lines; `skip` spans (boilerplate) are ignored.
+
+    A bullet or line under a pending / next-step heading is a step; elsewhere each sentence is read
+    for the status, verification, result, brevity and no-error wordings above.
+    """
+    found: list[Claim] = []
+    section: str | None = None
+    offset = 0
+    in_code = False
+    for line in text.splitlines(keepends=True):
+        start, stripped = offset, line.strip()
+        offset += len(line)
+        if stripped.startswith("```"):
+            in_code = not in_code
+            continue
+        if not stripped or any(lo <= start < hi for lo, hi in skip):
+            continue
+        heading = None if in_code else _HEADING.match(line)
+        if heading:
+            section = next(title for title in heading.groups() if title).strip()
+            continue
+        lead = line.index(stripped[0])
+        if section and _STEP_SECTION.search(section) and not _NOT_STEPS.search(section):
+            # A step, or a line of the command block a step gives: the command is what would be run.
+            found.append(Claim(ClaimKind.NEXT_STEP, stripped, start + lead, start + lead + len(stripped), section))
+            continue
+        if in_code:
+            continue
+        for sentence in sentences(line):
+            found.extend(_sentence_claims(sentence.text, start + sentence.start, section))
+    return found
+
+
+def _sentence_claims(sentence: str, start: int, section: str | None) -> Iterator[Claim]:
+    def claim(kind: ClaimKind) -> Claim:
+        return Claim(kind, sentence, start, start + len(sentence), section)
+
+    if BRIEF.search(sentence):
+        yield claim(ClaimKind.BRIEF)
+    if NO_ERRORS.search(sentence):
+        yield claim(ClaimKind.NO_ERRORS)
+    negated = _NEGATED.search(sentence)
+    if PASSING.search(sentence) and not negated:
+        yield claim(ClaimKind.PASSING)
+    if _FIXED.search(sentence) and NAMED.search(sentence) and not negated:
+        yield claim(ClaimKind.FIXED)
+    if _PUSHED.search(sentence) and not negated:
+        yield claim(ClaimKind.PUSHED)
+    if _VERIFIED.search(sentence) and not negated:
+        yield claim(ClaimKind.VERIFIED)
+    if _RESULT_WORDS.search(sentence) and FIGURE.search(sentence):
+        yield claim(ClaimKind.RESULT)

@@ -1,0 +1,234 @@
+"""Summaries that say what the log does not: each claim rule on real excerpts, and its true negative.
+
+Summary lines, commands and outputs are quoted from real sessions (../shared/real_traces, the labelled
+ones and their gold files, and the public entireio/cli and vsla sessions they come from), cut short.
+Each fixture is a session log with one or two compactions: a summary covers the records before its cut.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector import analyze, load_trace
+from inspector.model import Finding, Generation, SourceRecord, Trace
+from inspector.summary_claims import ClaimKind, claims_in
+from tests.helpers import REAL_TRACES
+
+LABELLED = REAL_TRACES / "labelled"
+ENTIRECLI = LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl"
+ATTRIBUTION = LABELLED / "claude_code_2.x_entirecli_6113e919.jsonl"
+VSLA = LABELLED / "claude_code_1.0.53_vsla_f67ab274.jsonl"
+needs_real = pytest.mark.skipif(not LABELLED.is_dir(), reason="the shared real traces are not beside the repo")
+CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step")
+
+GO_TEST_FAIL = "FAIL\tentire.io/cli/cmd/entire/cli/summarise [build failed]\nFAIL"
+GO_TEST_OK = "ok  \tentire.io/cli/cmd/entire/cli/checkpoint\t0.412s\nok  \tentire.io/cli/cmd/entire/cli/strategy\t3.1s"
+PUSHED = "To github.com:entireio/cli.git\n   9b6bd9e..df4989c  soph/ent-96-summaries -> soph/ent-96-summaries"
+
+
+def user(key: str, text: str) -> SourceRecord:
+    return SourceRecord(key, text, namespace="transcript", kind="user", authority="user")
+
+
+def said(key: str, text: str) -> SourceRecord:
+    return SourceRecord(key, text, namespace="transcript", kind="assistant", authority="assistant")
+
+
+def ran(key: str, command: str, output: str, failed: bool = False) -> SourceRecord:
+    return SourceRecord(key, output, namespace="transcript", kind="tool_error" if failed else "tool_result",
+                        authority="tool", extra={"command": command, "tool": "Bash"})  # fmt: skip
+
+
+def called(key: str, tool: str, text: str) -> SourceRecord:
+    return SourceRecord(key, text, namespace="transcript", kind="tool_call", authority="assistant",
+                        extra={"tool": tool})  # fmt: skip
+
+
+def returned(key: str, tool: str, text: str) -> SourceRecord:
+    return SourceRecord(key, text, namespace="transcript", kind="tool_result", authority="tool", extra={"tool": tool})
+
+
+def session(records: list[SourceRecord], *summaries: tuple[int, str]) -> Trace:
+    """A session log whose k-th summary (text) covers the records before its cut."""
+    keys = tuple(r.key for r in records)
+    generations = [Generation(0, "raw", "\n".join(r.text for r in records), covers=keys)]
+    for index, (cut, text) in enumerate(summaries, start=1):
+        generations.append(Generation(index, "summary", text, parent=index - 1, covers=keys[:cut]))
+    return Trace("fixture", "claude-code", tuple(records), tuple(generations), extra={"meta": {"session_log": True}})
+
+
+def found(trace: Trace, rule: str | None = None) -> list[Finding]:
+    return [f for f in analyze(trace).findings if f.rule in ((rule,) if rule else CLAIM_RULES)]
+
+
+# --- extraction -------------------------------------------------------------------------------------
+
+
+def test_claims_come_with_their_section_and_span() -> None:
+    summary = (
+        "4. Errors and fixes:\n"
+        "   - **actualHumanRemoved logic bug**: Doesn't handle agent-added lines that human removed\n"
+        "     - Fixed by using `pureHumanRemoved` directly\n"
+        "7. Pending Tasks:\n"
+        "   - Run tests (`mise run test`)\n"
+        "9. Optional Next Step:\n"
+        "   ```bash\n   cd /Users/soph/Work/entire/devenv/cli && mise run test\n   ```\n"
+    )
+    claims = claims_in(summary)
+    assert [(c.kind, c.section) for c in claims] == [
+        (ClaimKind.FIXED, "Errors and fixes"), (ClaimKind.NEXT_STEP, "Pending Tasks"),
+        (ClaimKind.NEXT_STEP, "Optional Next Step"),
+    ]  # fmt: skip
+    assert [summary[c.start : c.end] for c in claims] == [c.text for c in claims]
+
+
+def test_a_status_that_is_conditional_or_negated_is_not_a_claim() -> None:
+    text = "Once the build succeeds we can merge. Tests do not pass yet. The user pushed the fix in #172."
+    assert [c.kind for c in claims_in(text)] == [ClaimKind.PUSHED]  # the user's push: judged, then excused
+
+
+# --- claim-contradicted -----------------------------------------------------------------------------
+
+
+@needs_real
+def test_a_crash_listed_under_challenges_solved_is_contradicted_in_s1_and_s2() -> None:
+    hits = [f for f in found(load_trace(VSLA), "claim-contradicted") if "malloc" in f.message]
+    assert {f.generation for f in hits} == {1, 2}
+    assert all(f.severity.value == "error" and f.source is not None for f in hits)
+
+
+def test_tests_called_passing_whose_last_run_failed() -> None:
+    trace = session([
+        user("u1", "add summary generation to CondenseSession"),
+        ran("r1", "go test ./cmd/entire/cli/summarise", GO_TEST_OK),
+        ran("r2", "go test ./cmd/entire/cli/summarise", GO_TEST_FAIL, failed=True),
+    ], (3, "Implemented summary generation. `go test` - all tests pass."))  # fmt: skip
+    [hit] = found(trace)
+    assert (hit.rule, hit.generation, hit.source.key) == ("claim-contradicted", 1, "r2")  # type: ignore[union-attr]
+    assert "failed" in hit.message and "build failed" in hit.message
+
+
+def test_a_failure_fixed_by_a_later_clean_suite_run_is_not_contradicted() -> None:
+    """The fix that did work (entireio/cli 1284c080): a chosen test failed, the whole suite then passed."""
+    chosen = ('go test -v -race -run "TestShadowStrategy_ListAllSessionStates_CleansUpStaleSessions" '
+              "./cmd/entire/cli/strategy/")
+    trace = session([
+        ran("r1", chosen, "--- FAIL: TestShadowStrategy_ListAllSessionStates_CleansUpStaleSessions (0.01s)\nFAIL",
+            failed=True),
+        ran("r2", "mise run fmt && mise run lint && mise run test:ci", GO_TEST_OK),
+    ], (2, "**Test failures**: `TestShadowStrategy_ListAllSessionStates_CleansUpStaleSessions` failed; "
+           "fixed by filtering stale sessions. All tests passed."))  # fmt: skip
+    assert found(trace) == []
+
+
+def test_pushed_in_a_summary_but_only_after_the_compaction() -> None:
+    records = [
+        ran("r1", "git commit -am 'Add per-file attribution'", "[soph/ent-96 df4989c] Add per-file attribution"),
+        said("a1", "Committed. I'll push next."),
+        ran("r2", "git push", PUSHED),
+    ]
+    [hit] = found(session(records, (2, "Committed and pushed.")))
+    assert (hit.rule, hit.source.key) == ("claim-contradicted", "r2")  # type: ignore[union-attr]
+    assert found(session(records, (3, "Committed and pushed."))) == []  # the push came before this one
+
+
+# --- claim-unsupported ------------------------------------------------------------------------------
+
+
+@needs_real
+def test_a_fix_never_built_or_tested_is_unsupported() -> None:
+    hits = found(load_trace(ATTRIBUTION), "claim-unsupported")
+    assert [(f.generation, f.severity.value) for f in hits] == [(3, "warning")]
+    assert "pureHumanRemoved" in hits[0].message and "manual_commit_attribution.go" in hits[0].message
+
+
+def test_a_web_search_that_returned_nothing_confirmed_nothing() -> None:
+    asked = called("c1", "WebSearch", "query: onnxruntime-genai repository microsoft")
+    summary = "A web search confirmed the correct repository is microsoft/onnxruntime-genai."
+    [hit] = found(session([user("u1", "which repo has the genai runtime?"), asked], (2, summary)))
+    assert hit.rule == "claim-unsupported" and "no web search" in hit.message
+    answered = returned("r1", "WebSearch", "Web search results: github.com/microsoft/onnxruntime-genai — ...")
+    assert found(session([user("u1", "which repo?"), asked, answered], (3, summary))) == []
+
+
+def test_figures_no_output_printed_and_a_later_summary_carries_on_are_an_error() -> None:
+    claim = "The new layout gives 2-5x speedups and 50-80% memory savings."
+    records = [
+        user("u1", "benchmark the new tensor layout"),
+        ran("r1", "python3 bench/run_full_benchmark.py --sizes 64,128", "size 64: 1.2 ms\nsize 128: 4.9 ms"),
+        said("a1", "The benchmark finished."),
+        user("u2", "write it up"),
+    ]
+    [first, carried] = found(session(records, (3, claim), (4, f"Results so far: {claim}")))
+    assert (first.rule, first.generation, first.severity.value) == ("claim-unsupported", 1, "error")
+    assert "2-5x" in first.message and "50-80%" in first.message and "S2 carries it on" in first.message
+    assert (carried.generation, carried.severity.value) == (2, "warning")
+
+
+def test_figures_an_output_printed_are_supported() -> None:
+    """vsla: 'benchmarks showing 2.46× to 173× speedups' after outputs that printed them (rounded or not)."""
+    output = "Vector add 1024: GPU 0.41 ms, CPU 1.01 ms, speedup 2.46x\nVector add 1M: speedup 172.9x"
+    records = [ran("r1", "./gpu_head_to_head --op add", output)]
+    summary = "Successfully ran GPU vs CPU vector addition benchmarks showing 2.46× to 173× speedups"
+    assert found(session(records, (1, summary))) == []
+
+
+# --- summary-collapse -------------------------------------------------------------------------------
+
+
+@needs_real
+def test_one_question_one_search_over_fifteen_user_messages_is_a_collapse() -> None:
+    hits = found(load_trace(ENTIRECLI), "summary-collapse")
+    assert [(f.generation, f.severity.value) for f in hits] == [(2, "error"), (2, "error")]
+    assert "very short" in hits[0].message and "15 user messages" in hits[0].message
+    assert "No errors encountered" in hits[1].message and "build failed" in hits[1].message
+
+
+def test_a_short_session_that_really_was_short_is_not_a_collapse() -> None:
+    records = [user("u1", "what does `entire explain` print for a session with no checkpoints?"),
+               returned("r1", "Grep", "cmd/entire/cli/explain.go:88: // no checkpoints yet"),
+               said("a1", "It prints 'No checkpoints yet'.")]  # fmt: skip
+    summary = "The conversation was very short - just one question, one search, and then exit. No errors encountered."
+    assert found(session(records, (3, summary))) == []
+
+
+def test_a_summary_carrying_almost_none_of_what_the_user_asked_is_a_collapse() -> None:
+    asks = ["Never push to main without review.", "we should not store the summary in the shadow branch",
+            "Use the existing transcript helper instead of writing a new parser.",
+            "make sure we log when summary generation fails",
+            "never change the checkpoint metadata format"]  # fmt: skip
+    records = [user(f"u{n}", ask) for n, ask in enumerate(asks)]
+    faithful = " ".join(asks)
+    assert found(session(records, (5, faithful))) == []
+    [hit] = found(session(records, (5, faithful), (5, "Worked on the explain command.")))
+    assert (hit.rule, hit.generation) == ("summary-collapse", 2)
+    assert "carries 0 of the 5 statements" in hit.message
+
+
+# --- stale-next-step --------------------------------------------------------------------------------
+
+
+def test_a_next_step_that_already_ran_cleanly_is_stale() -> None:
+    records = [
+        called("c1", "Edit", "file_path: cmd/entire/cli/checkpoint/checkpoint.go\nold_string: a\nnew_string: b"),
+        ran("r1", "cd /Users/soph/Work/entire/devenv/cli && mise run test 2>&1 | tail -10", GO_TEST_OK),
+    ]
+    summary = "7. Pending Tasks:\n   - Run tests (`mise run test`)\n"
+    [hit] = found(session(records, (2, summary)))
+    assert (hit.rule, hit.source.key) == ("stale-next-step", "r1")  # type: ignore[union-attr]
+    assert summary[hit.start : hit.end] == "- Run tests (`mise run test`)"
+
+
+def test_a_next_step_after_an_edit_since_its_last_run_is_not_stale() -> None:
+    records = [
+        ran("r1", "mise run test", GO_TEST_OK),
+        called("c1", "Edit", "file_path: cmd/entire/cli/strategy/manual_commit_attribution.go\nnew_string: x"),
+    ]
+    assert found(session(records, (2, "7. Pending Tasks:\n   - Run tests (`mise run test`)\n"))) == []
+
+
+@needs_real
+@pytest.mark.parametrize("path", sorted(LABELLED.glob("*.jsonl")), ids=lambda p: p.name[:32])
+def test_no_stale_step_in_the_labelled_sessions(path) -> None:
+    """The gold files list no stale task: a stale-next-step finding there would be a false one."""
+    assert found(load_trace(path), "stale-next-step") == []
