@@ -11,10 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
 
 from inspector.facts import TraceFacts
-from inspector.items import TRANSCRIPT, ShellRun, command_signature, failure_line, shell_runs
+from inspector.items import TRANSCRIPT, ShellRun, command_signature, failure_line
 from inspector.model import Generation, SourceRecord
 from inspector.summary_claims import FIGURE, NAMED
 from inspector.text import clip
@@ -28,27 +27,22 @@ _SEARCH_TOOLS = frozenset({"WebSearch", "WebFetch", "web_search", "web_fetch", "
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Split:
     """A session log cut at one compaction: what the summary covers, and what came after."""
 
     before: Sequence[SourceRecord]
     after: Sequence[SourceRecord]
-
-    @cached_property
-    def runs(self) -> list[ShellRun]:
-        return shell_runs(self.before)
-
-    @cached_property
-    def runs_after(self) -> list[ShellRun]:
-        return shell_runs(self.after)
+    runs: Sequence[ShellRun]
+    """Shell runs before the cut, in log order."""
+    runs_after: Sequence[ShellRun]
 
 
 def split_at(facts: TraceFacts, state: Generation) -> Split:
     """The transcript records up to the last one `state` covers, and the rest.
 
     Covers are in log order, so the last cover is the cut; a state whose covers are not (a native
-    trace may list them any way) is cut after the latest of them.
+    trace may list them any way) is cut after the latest of them. Shell runs are read once per log.
     """
     positions = facts.log_positions
     covers = state.covers
@@ -61,7 +55,9 @@ def split_at(facts: TraceFacts, state: Generation) -> Split:
     sources = facts.trace.sources
     before = [r for r in sources[: cut + 1] if r.namespace == TRANSCRIPT]
     after = [r for r in sources[cut + 1 :] if r.namespace == TRANSCRIPT]
-    return Split(before, after)
+    runs = facts.shell_runs
+    first_after = next((i for i, run in enumerate(runs) if positions.get(run.key, -1) > cut), len(runs))
+    return Split(before, after, runs[:first_after], runs[first_after:])
 
 
 def last_verifying_run(split: Split) -> ShellRun | None:

@@ -26,6 +26,7 @@ from inspector.invariants import (
     rank,
 )
 from inspector.item_matching import ITEM_MATCHERS
+from inspector.items import ShellRun, shell_runs
 from inspector.items import session_items as mine_session_items
 from inspector.model import Generation, Invariant, KeyPrefix, Trace
 from inspector.summary_claims import Claim, claims_in
@@ -354,6 +355,11 @@ class TraceFacts:
 
     def summaries(self) -> list[GenerationFacts]:
         return [g for g in self.generations if g.is_summary]
+
+    @cached_property
+    def shell_runs(self) -> list[ShellRun]:
+        """Every shell run of the log with its outcome, read once: each summary's cut slices it."""
+        return shell_runs(self.trace.sources)
 
     @cached_property
     def log_positions(self) -> dict[str, int]:
