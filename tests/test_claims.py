@@ -232,3 +232,13 @@ def test_a_next_step_after_an_edit_since_its_last_run_is_not_stale() -> None:
 def test_no_stale_step_in_the_labelled_sessions(path) -> None:
     """The gold files list no stale task: a stale-next-step finding there would be a false one."""
     assert found(load_trace(path), "stale-next-step") == []
+
+
+def test_a_search_claim_the_next_agent_repeats_is_an_error() -> None:
+    """The gold pattern: 'from the summary, a web search confirmed…' in the next agent's first turn."""
+    asked = called("c1", "WebSearch", "query: onnxruntime-genai repository microsoft")
+    summary = "A web search confirmed the correct repository is microsoft/onnxruntime-genai."
+    repeat = said("a2", "From the summary, a web search confirmed the repository is microsoft/onnxruntime-genai.")
+    [hit] = found(session([user("u1", "which repo?"), asked, repeat], (2, summary)))
+    assert (hit.rule, hit.severity.value, hit.source.key) == ("claim-unsupported", "error", "a2")  # type: ignore[union-attr]
+    assert "the next agent repeats it" in hit.message

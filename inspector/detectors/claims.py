@@ -29,7 +29,7 @@ from inspector.items import USER_KINDS, span_counts, topic_terms
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
 from inspector.rules import Hit, rule
 from inspector.summary_claims import Claim, ClaimKind
-from inspector.text import clip
+from inspector.text import clip, sentences
 
 BRIEF_LIMIT = 5
 """A span with this many user messages was not "one question" long."""
@@ -102,7 +102,8 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
     "claim-unsupported",
     Severity.WARNING,
     "A summary states a verification or a result no record before its compaction supports: a search that "
-    "returned nothing, tests never run, a figure no output printed. An error once a later summary carries it on.",
+    "returned nothing, tests never run, a figure no output printed. An error once a later summary carries it on "
+    "or the next agent repeats it.",
 )
 def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
     summaries = facts.summaries()
@@ -118,12 +119,36 @@ def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
                 carried_by = " ".join(unprinted_figures(claim.text, split))
             later = [g for g in summaries if g.generation.index > generation.generation.index]
             carried = next((g.generation.label for g in later if _carries(g, claim, carried_by)), None)
+            # A fix or a test claim the next agent checks for itself (it runs the tests); a figure or a search
+            # result it cannot, so restating one is building on it.
+            restatable = claim.kind in (ClaimKind.RESULT, ClaimKind.VERIFIED)
+            repeated = _repeated(claim, carried_by, split) if carried is None and restatable else None
             message = f"{label} says {_said(claim)}, but {why}"
             if carried:
                 message += f"; {carried} carries it on"
+            elif repeated:
+                message += "; the next agent repeats it"
+            acted = {"carried_by": carried} if carried else {"repeated_in": repeated.key} if repeated else {}
             yield Hit(generation.generation.index, message, claim.start, claim.end,
-                      {"claim": claim.kind.value, "text": claim.text} | ({"carried_by": carried} if carried else {}),
-                      severity=Severity.ERROR if carried else None)  # fmt: skip
+                      {"claim": claim.kind.value, "text": claim.text} | acted,
+                      severity=Severity.ERROR if acted else None,
+                      source=SourceQuote(repeated.key, clip(repeated.text, 300)) if repeated else None)  # fmt: skip
+
+
+REPEAT_WINDOW = 20
+"""Agent turns after a compaction read for a restated claim: the next agent's first moves, not the session."""
+
+
+def _repeated(claim: Claim, words: str, split: Split) -> SourceRecord | None:
+    """The first of the next agent's turns after the compaction that restates the claim, if any."""
+    turns = [r for r in split.after if r.kind == "assistant"][:REPEAT_WINDOW]
+    if claim.kind is ClaimKind.RESULT:
+        return next((t for t in turns if all(figure in t.text for figure in words.split())), None)
+    wanted = topic_terms(words)
+    if len(wanted) < 3:
+        return None
+    return next((t for t in turns if any(len(wanted & topic_terms(s.text)) >= 0.6 * len(wanted)
+                                         for s in sentences(t.text))), None)  # fmt: skip
 
 
 def _unsupported(claim: Claim, split: Split) -> str | None:
