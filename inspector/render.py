@@ -39,7 +39,7 @@ class Highlight:
 HIGHLIGHT_LABELS: dict[str, str] = {
     "anchor-resolved": "resolved", "anchor-unresolved": "unresolved", "anchor-ambiguous": "ambiguous",
     "elision-orphaned": "orphaned", "invariant-kept": "kept", "invariant-weakened": "weakened", "claim": "claims",
-    "annotated": "reviews", "boilerplate": "boilerplate",
+    "claim-status": "status claims", "annotated": "reviews", "boilerplate": "boilerplate",
 }  # fmt: skip
 """Short names for the per-class toggles."""
 
@@ -51,10 +51,15 @@ HIGHLIGHT_CLASSES: dict[str, str] = {
     "invariant-kept": "invariant kept (verbatim or paraphrased)",
     "invariant-weakened": "invariant whose force was weakened",
     "claim": "completeness claim",
+    "claim-status": "status claim the log contradicts or does not support",
     "annotated": "reviewer annotation",
     "boilerplate": "harness boilerplate: not analysed",
 }
 """Every highlight class with its legend text; pages build their toggles from this."""
+
+CLAIM_RULES = frozenset({"claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step"})
+"""The rules of `inspector.detectors.claims`: a summary saying what its log does not. Their findings are
+marked as `claim-status` and show the log's side beside them."""
 
 STYLE = """
 .ci-text{white-space:pre-wrap;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:0.86rem;
@@ -67,6 +72,7 @@ STYLE = """
 .ci-text mark.invariant-kept{background:#e8f5e9}
 .ci-text mark.invariant-weakened{background:#fce4ec;outline:1px solid #ad1457}
 .ci-text mark.claim{background:#ede7f6;font-style:italic}
+.ci-text mark.claim-status{background:#fbe9e7;text-decoration:underline wavy #bf360c;text-underline-offset:3px}
 .ci-text mark.annotated{box-shadow:inset 0 -3px 0 #6a1b9a}
 .ci-text mark.boilerplate{opacity:0.45}
 .ci-text mark.selected{outline:3px solid #1565c0}
@@ -116,7 +122,8 @@ def attribute_html(text: str) -> str:
 
 
 def highlights(analysis: Analysis, generation: int) -> list[Highlight]:
-    """Every highlight of one generation: boilerplate, anchors, orphaned elisions, invariants, decay, claims."""
+    """Every highlight of one generation: boilerplate, anchors, orphaned elisions, invariants, decay, claims
+    (completeness claims, and status claims a claim rule found against the log)."""
     facts = analysis.facts.generations[generation]
     marks = [Highlight(start, end, "boilerplate", HIGHLIGHT_CLASSES["boilerplate"]) for start, end in facts.boilerplate]
     for resolved in facts.anchors:
@@ -141,8 +148,12 @@ def highlights(analysis: Analysis, generation: int) -> list[Highlight]:
             why = f"{invariant.kind.value} weakened ({match.reason}): {invariant.text}"
             marks.append(Highlight(match.start, match.end, "invariant-weakened", why))
     for finding in analysis.findings_for(generation):
-        if finding.rule == "anchor-set-drift" and finding.start is not None and finding.end is not None:
+        if finding.start is None or finding.end is None:
+            continue
+        if finding.rule == "anchor-set-drift":
             marks.append(Highlight(finding.start, finding.end, "anchor-unresolved", finding.message))
+        elif finding.rule in CLAIM_RULES:
+            marks.append(Highlight(finding.start, finding.end, "claim-status", finding.message))
     for claim in facts.claims:
         marks.append(Highlight(claim.start, claim.end, "claim", "completeness claim"))
     return marks
@@ -209,10 +220,20 @@ def findings_html(analysis: Analysis, generation: int) -> str:
         message = text_html(finding.message)
         if finding.start is not None:
             message = f'<a href="#f-{finding_id(finding)}">{message}</a>'
+        if finding.rule in CLAIM_RULES:
+            message += _claim_evidence_line(finding)
         items.append(f"<li>{label}: {message}</li>")
     if not items:
         return '<p class="ci-findings">No findings in this generation.</p>'
     return f'<ol class="ci-findings">{"".join(items)}</ol>'
+
+
+def _claim_evidence_line(finding: Finding) -> str:
+    """The log's side of a claim finding, one line under it: the record a reviewer opens, or that there is none."""
+    if finding.source is None:
+        return '<p class="ci-caption">log: no record supports it</p>'
+    quote = text_html(clip(finding.source.quote, 200))
+    return f'<p class="ci-caption">log, record <code>{text_html(finding.source.key)}</code>: “{quote}”</p>'
 
 
 def finding_targets(analysis: Analysis, generation: int) -> dict[int, list[str]]:
@@ -427,6 +448,8 @@ def evidence_html(finding: Finding) -> str:
     if finding.source is not None:
         log_title = f"What the log says (record <code>{text_html(finding.source.key)}</code>)"
         log_body = _evidence_text(finding.source.quote)
+    elif finding.rule in CLAIM_RULES:  # what the log lacks is no one record: the message says what was looked for
+        log_title, log_body = "What the log says", _evidence_note(f"no record supports it. {finding.message}")
     else:
         log_title, log_body = "What the log says", _evidence_note("no source record")
     summary_title = "What the summary says" + (f" (S{finding.generation})" if finding.generation is not None else "")
@@ -450,4 +473,4 @@ def _evidence_text(text: str) -> str:
 
 
 def _evidence_note(note: str) -> str:
-    return f'<p class="ci-caption"><em>{html.escape(note)}</em></p>'
+    return f'<p class="ci-caption"><em>{text_html(clip(note, EVIDENCE_CHARS))}</em></p>'
