@@ -389,6 +389,9 @@ def chain_dot(analysis: Analysis, branch: tuple[int, int, int] | None = None) ->
         ]
         color = "#ffcdd2" if row["errors"] else "#fff3e0" if row["warnings"] else "#e8f5e9"
         extra = ', peripheries=2' if row["refreshed"] else ""
+        if row["collapsed"]:  # the next agent starts from a fraction of the session: the node says so on its face
+            label.append("collapsed")
+            extra += ', color="#b71c1c", penwidth=3, fontcolor="#b71c1c"'
         lines.append(f'  S{k} [label="{_dot(chr(10).join(label))}", fillcolor="{color}"{extra}];')
     generations = analysis.facts.generations
     for g in generations:

@@ -59,6 +59,7 @@ def generation_rows(analysis: Analysis) -> list[dict[str, Any]]:
                 "mean_depth": sum(depths) / len(depths) if depths else None,
                 "errors": sum(1 for f in analysis.findings_for(k) if f.severity.value == "error"),
                 "warnings": sum(1 for f in analysis.findings_for(k) if f.severity.value == "warning"),
+                "collapsed": any(f.rule == "summary-collapse" for f in analysis.findings_for(k)),
             }
         )
     return rows

@@ -1,5 +1,5 @@
-"""The app shows claims: a claim finding's sentence is marked in the text and its log evidence sits beside it.
-Fixtures are the session logs of tests/test_claims.py."""
+"""The app shows claims: a claim finding's sentence is marked in the text, its log evidence sits beside it,
+and a collapsed summary says so on its chain node. Fixtures are the session logs of tests/test_claims.py."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from inspector.readers import native
 from inspector.render import (
     HIGHLIGHT_LABELS,
     Highlight,
+    chain_dot,
     evidence_html,
     findings_html,
     highlight_html,
@@ -25,6 +26,9 @@ from tests.test_claims import GO_TEST_OK, called, ran, session, user
 HOSTILE_FAIL = "FAIL\tentire.io/cli/cmd/entire/cli/summarise <img src=x onerror=alert(2)> [build failed]\nFAIL"
 HOSTILE_CLAIM = "`go test` <script>alert(1)</script> - all tests pass."
 SUMMARY = f"Implemented summary generation. {HOSTILE_CLAIM}"
+ASKS = ["Never push to main without review.", "we should not store the summary in the shadow branch",
+        "Use the existing transcript helper instead of writing a new parser.",
+        "make sure we log when summary generation fails", "never change the checkpoint metadata format"]  # fmt: skip
 
 
 def contradicted_trace() -> Trace:
@@ -108,6 +112,27 @@ def test_an_unsupported_claim_says_what_the_log_lacks():
     assert '<p class="ci-caption">log: no record supports it</p>' in findings_html(analysis, 1)
 
 
+def collapsed_trace() -> Trace:
+    """S1 carries every user statement; S2, written over the same span, carries none: a collapse."""
+    records = [user(f"u{n}", ask) for n, ask in enumerate(ASKS)]
+    return session(records, (5, " ".join(ASKS)), (5, "Worked on the explain command."))
+
+
+def node(dot: str, k: int) -> str:
+    return next(line for line in dot.splitlines() if line.strip().startswith(f"S{k} ["))
+
+
+def test_the_chain_marks_a_collapsed_summary_on_its_node_and_not_a_healthy_one():
+    analysis = analyze(collapsed_trace())
+    assert [f.generation for f in analysis.findings if f.rule == "summary-collapse"] == [2]
+    dot = chain_dot(analysis)
+    assert node(dot, 2).endswith(
+        '\\ncollapsed", fillcolor="#ffcdd2", color="#b71c1c", penwidth=3, fontcolor="#b71c1c"];'
+    )
+    assert "collapsed" not in node(dot, 1) and "penwidth" not in node(dot, 1)
+    assert "collapsed" not in chain_dot(analyze(contradicted_trace()))
+
+
 def test_the_generation_page_shows_the_claim_mark_and_its_evidence(tmp_path, monkeypatch):
     trace = contradicted_trace()
     native.write(trace, tmp_path / "claims.json")
@@ -127,6 +152,14 @@ def test_the_generation_page_shows_the_claim_mark_and_its_evidence(tmp_path, mon
     shown = html_of(at)
     assert "What the log says (record <code>r2</code>)" in shown and 'id="selected"' in shown
     assert '<div class="ci-text ci-quote">`go test` &lt;script&gt;alert(1)&lt;/script&gt; - all tests pass.' in shown
+
+
+def test_the_chain_page_draws_the_collapse(tmp_path, monkeypatch):
+    native.write(collapsed_trace(), tmp_path / "collapse.json")
+    monkeypatch.setenv("INSPECTOR_TRACES_DIR", str(tmp_path))
+    at = page(app(trace="path:collapse.json"), "chain")
+    assert not at.exception
+    assert "\\ncollapsed" in at.get("graphviz_chart")[0].proto.spec
 
 
 def test_what_the_log_lacks_is_escaped_with_hidden_characters_spelled():
