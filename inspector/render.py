@@ -19,6 +19,7 @@ from rapidfuzz.distance import Indel
 
 from inspector.analysis import Analysis
 from inspector.anchors import AnchorStatus
+from inspector.detectors.claims import CLAIM_RULES
 from inspector.facts import shown_match
 from inspector.inert import HIDDEN, code_point, visible
 from inspector.invariants import InvariantStatus
@@ -57,7 +58,7 @@ HIGHLIGHT_CLASSES: dict[str, str] = {
 }
 """Every highlight class with its legend text; pages build their toggles from this."""
 
-CLAIM_RULES = frozenset({"claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step"})
+
 """The rules of `inspector.detectors.claims`: a summary saying what its log does not. Their findings are
 marked as `claim-status` and show the log's side beside them."""
 
@@ -231,9 +232,15 @@ def findings_html(analysis: Analysis, generation: int) -> str:
 def _claim_evidence_line(finding: Finding) -> str:
     """The log's side of a claim finding, one line under it: the record a reviewer opens, or that there is none."""
     if finding.source is None:
-        return '<p class="ci-caption">log: no record supports it</p>'
+        return f'<p class="ci-caption">log: {text_html(_lacks(finding))}</p>'
     quote = text_html(clip(finding.source.quote, 200))
     return f'<p class="ci-caption">log, record <code>{text_html(finding.source.key)}</code>: “{quote}”</p>'
+
+
+def _lacks(finding: Finding) -> str:
+    """What the log lacks for a claim with no record to show: the rule's reason (`why`), else that much."""
+    why = finding.evidence.get("why")
+    return f"no record supports it: {why}" if isinstance(why, str) and why else "no record supports it"
 
 
 def finding_targets(analysis: Analysis, generation: int) -> dict[int, list[str]]:
@@ -451,8 +458,8 @@ def evidence_html(finding: Finding) -> str:
     if finding.source is not None:
         log_title = f"What the log says (record <code>{text_html(finding.source.key)}</code>)"
         log_body = _evidence_text(finding.source.quote)
-    elif finding.rule in CLAIM_RULES:  # what the log lacks is no one record: the message says what was looked for
-        log_title, log_body = "What the log says", _evidence_note(f"no record supports it. {finding.message}")
+    elif finding.rule in CLAIM_RULES:  # what the log lacks is no one record: the rule says what was looked for
+        log_title, log_body = "What the log says", _evidence_note(_lacks(finding))
     else:
         log_title, log_body = "What the log says", _evidence_note("no source record")
     summary_title = "What the summary says" + (f" (S{finding.generation})" if finding.generation is not None else "")

@@ -36,7 +36,7 @@ h1{font-size:1.5rem}h2{margin-top:2rem;border-bottom:1px solid #ddd;padding-bott
 .chain{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center}
 .node{border:1px solid #999;border-radius:8px;padding:.4rem .6rem;font-size:.8rem;line-height:1.35;min-width:7rem}
 .node.err{background:#ffcdd2}.node.warn{background:#fff3e0}.node.ok{background:#e8f5e9}
-.node.refreshed{outline:3px double #1565c0}
+.node.refreshed{outline:3px double #1565c0}.node.collapsed{border:3px solid #b71c1c}
 .arrow{color:#555}
 table.plain{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}
 table.plain td,table.plain th{border:1px solid #ddd;padding:3px 6px;vertical-align:top;text-align:left}
@@ -64,8 +64,8 @@ def _chain(analysis: Analysis) -> str:
             f"{_e(row['trigger'] or '')} {_e(row['tokens_before'] or '?')} → {_e(row['tokens_after'] or '?')} tokens",
             f"density {density}",
             f"{row['unresolved_anchors']} unresolved · {row['invariants_lost']} lost",
-        ]
-        refreshed = " refreshed" if row["refreshed"] else ""
+        ] + (["<b>collapsed</b>"] if row.get("collapsed") else [])
+        refreshed = (" refreshed" if row["refreshed"] else "") + (" collapsed" if row.get("collapsed") else "")
         nodes.append(f'<div class="node {state}{refreshed}" id="node-S{row["generation"]}">{"<br>".join(lines)}</div>')
     events = "".join(
         f"<li>after S{e.after_generation}: {_e(e.kind)} {_e(e.description)}</li>" for e in analysis.trace.events

@@ -107,9 +107,9 @@ def test_an_unsupported_claim_says_what_the_log_lacks():
     finding = claim_finding(analysis, "claim-unsupported")
     evidence = evidence_html(finding)
     assert "no source record" not in evidence
-    assert '<strong>What the log says</strong></p><p class="ci-caption"><em>no record supports it. S1 says' in evidence
-    assert "but no web search or fetch returned a result before it</em>" in evidence
-    assert '<p class="ci-caption">log: no record supports it</p>' in findings_html(analysis, 1)
+    lacks = "no record supports it: no web search or fetch returned a result before it"
+    assert f'<strong>What the log says</strong></p><p class="ci-caption"><em>{lacks}</em>' in evidence
+    assert f'<p class="ci-caption">log: {lacks}</p>' in findings_html(analysis, 1)
 
 
 def collapsed_trace() -> Trace:
@@ -131,6 +131,14 @@ def test_the_chain_marks_a_collapsed_summary_on_its_node_and_not_a_healthy_one()
     )
     assert "collapsed" not in node(dot, 1) and "penwidth" not in node(dot, 1)
     assert "collapsed" not in chain_dot(analyze(contradicted_trace()))
+
+
+def test_the_shared_report_marks_the_collapsed_node_too():
+    from inspector.share import html_report
+
+    report = html_report(analyze(collapsed_trace()))
+    assert '<div class="node err collapsed" id="node-S2">' in report and "<b>collapsed</b>" in report
+    assert 'id="node-S1"' in report and '"node ok collapsed" id="node-S1"' not in report
 
 
 def test_the_generation_page_shows_the_claim_mark_and_its_evidence(tmp_path, monkeypatch):
@@ -163,7 +171,8 @@ def test_the_chain_page_draws_the_collapse(tmp_path, monkeypatch):
 
 
 def test_what_the_log_lacks_is_escaped_with_hidden_characters_spelled():
-    said = Finding("claim-unsupported", Severity.WARNING, 1, "S1 says “<b>done</b>\u202e”, but no test ran before it")
+    said = Finding("claim-unsupported", Severity.WARNING, 1, "S1 says “done”, but no test ran before it",
+                   evidence={"why": "no run printed “<b>done</b>\u202e”"})
     evidence = evidence_html(said)
     assert "&lt;b&gt;done&lt;/b&gt;" in evidence and "<b>" not in evidence
     assert '<span class="ci-hidden" title="hidden character U+202E' in evidence and "\u202e" not in evidence

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from inspector import analyze, load_trace
+from inspector.detectors.claims import CLAIM_RULES
 from inspector.model import Finding, Generation, SourceRecord, Trace
 from inspector.summary_claims import ClaimKind, claims_in
 from tests.helpers import REAL_TRACES
@@ -19,7 +20,6 @@ ENTIRECLI = LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl"
 ATTRIBUTION = LABELLED / "claude_code_2.x_entirecli_6113e919.jsonl"
 VSLA = LABELLED / "claude_code_1.0.53_vsla_f67ab274.jsonl"
 needs_real = pytest.mark.skipif(not LABELLED.is_dir(), reason="the shared real traces are not beside the repo")
-CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step")
 
 GO_TEST_FAIL = "FAIL\tentire.io/cli/cmd/entire/cli/summarise [build failed]\nFAIL"
 GO_TEST_OK = "ok  \tentire.io/cli/cmd/entire/cli/checkpoint\t0.412s\nok  \tentire.io/cli/cmd/entire/cli/strategy\t3.1s"

@@ -31,6 +31,8 @@ from inspector.rules import Hit, rule
 from inspector.summary_claims import Claim, ClaimKind
 from inspector.text import clip, sentences
 
+CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step")
+"""The rules of this module: the app marks their spans as status claims."""
 BRIEF_LIMIT = 5
 """A span with this many user messages was not "one question" long."""
 COLLAPSE_MIN_ITEMS = 5
@@ -49,6 +51,11 @@ def _claiming(facts: TraceFacts, *kinds: ClaimKind) -> Iterator[tuple[Generation
         claims = [c for c in generation.status_claims if c.kind in kinds]
         if claims:
             yield generation, claims
+
+
+def _evidence(claim: Claim, why: str) -> dict[str, object]:
+    """Every claim finding's evidence: the claim's kind and sentence, and what the log shows or lacks."""
+    return {"claim": claim.kind.value, "text": claim.text, "why": why}
 
 
 def _said(claim: Claim) -> str:
@@ -75,7 +82,8 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
                 "no later run of it succeeded",
                 match.start,
                 match.end,
-                {"invariant": track.invariant.id, "reason": match.reason, "claim": "fixed"},
+                {"claim": "fixed", "why": "no later run of it succeeded", "invariant": track.invariant.id,
+                 "reason": match.reason},
                 source=track_quote(track),
             )
     for generation, claims in _claiming(facts, ClaimKind.PASSING, ClaimKind.PUSHED):
@@ -95,7 +103,7 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
                 said = f"no push ran before it; `{clip(later[0].command, 80)}` ran after it"
                 source = _record_quote(split, later[0].key, later[0].command)
             yield Hit(generation.generation.index, f"{label} says {_said(claim)}, but {said}", claim.start,
-                      claim.end, {"claim": claim.kind.value, "text": claim.text}, source=source)  # fmt: skip
+                      claim.end, _evidence(claim, said), source=source)  # fmt: skip
 
 
 @rule(
@@ -130,7 +138,7 @@ def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
                 message += "; the next agent repeats it"
             acted = {"carried_by": carried} if carried else {"repeated_in": repeated.key} if repeated else {}
             yield Hit(generation.generation.index, message, claim.start, claim.end,
-                      {"claim": claim.kind.value, "text": claim.text} | acted,
+                      _evidence(claim, why) | acted,
                       severity=Severity.ERROR if acted else None,
                       source=SourceQuote(repeated.key, clip(repeated.text, 300)) if repeated else None)  # fmt: skip
 
@@ -219,12 +227,10 @@ def summary_collapse(facts: TraceFacts) -> Iterator[Hit]:
                 reported = True
                 yield Hit(state.index,
                           f"{state.label} says {_said(claim)}, but the log it covers since {parent_state.label} "
-                          f"holds {said}", claim.start, claim.end, {"claim": claim.text})  # fmt: skip
+                          f"holds {said}", claim.start, claim.end,
+                          _evidence(claim, f"the log it covers holds {said}"))  # fmt: skip
         if not reported:  # one collapse is enough: the claim names it better than a count
             yield from _items_collapse(user_tracks, state.index, state.label)
-
-
-_CARRIED = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
 
 
 _CARRIED = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
@@ -241,7 +247,8 @@ def _items_collapse(tracks: list, k: int, label: str) -> Iterator[Hit]:
     lost = next(t for t in owed if t.statuses[k] is InvariantStatus.LOST)
     yield Hit(k, f"{label} carries {len(kept)} of the {len(owed)} statements of the user still owed at it: "
                  "the session collapsed into a summary that no longer holds what was asked",
-              evidence={"owed": len(owed), "kept": len(kept)}, source=track_quote(lost))  # fmt: skip
+              evidence={"claim": "items", "why": f"it carries {len(kept)} of {len(owed)} owed statements",
+                        "owed": len(owed), "kept": len(kept)}, source=track_quote(lost))  # fmt: skip
 
 
 @rule(
@@ -261,5 +268,5 @@ def stale_next_step(facts: TraceFacts) -> Iterator[Hit]:
             yield Hit(generation.generation.index,
                       f"{generation.generation.label} leaves {_said(claim)} to do, but `{clip(run.command, 80)}` "
                       "already ran cleanly before the compaction, with no edit after it",
-                      claim.start, claim.end, {"claim": claim.text, "run": run.key},
+                      claim.start, claim.end, _evidence(claim, "its command already ran cleanly") | {"run": run.key},
                       source=_record_quote(split, run.key, run.command))  # fmt: skip
