@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.model import Invariant, InvariantKind, SourceRecord
@@ -403,6 +403,53 @@ def action_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
                                 f"pull request #{number} opened", record.key)  # fmt: skip
 
 
+_NAMED_FILE = re.compile(
+    r"\b(README|CHANGELOG|CONTRIBUTING|[\w-]+\.(?:md|rst|txt|py|go|rs|ts|tsx|js|json|toml|ya?ml))\b", re.IGNORECASE
+)
+"""A file a user's request names: 'documented in README', 'add it to config.go'."""
+_DONE_KINDS = (InvariantKind.USER_REQUIREMENT, InvariantKind.USER_DECISION, InvariantKind.USER_PREFERENCE)
+"""Requests a change can fulfil. Constraints and corrections bind for the whole session: never retired here."""
+_EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "str_replace_based_edit_tool",
+                         "str_replace_editor", "create_file", "edit_file", "write_file"})  # fmt: skip
+
+
+def _done_by_edits(items: list[Invariant], records: Sequence[SourceRecord],
+                   order: dict[str, int]) -> Iterator[Invariant]:  # fmt: skip
+    """User requests that name a file, retired by the first later edit of that file writing their topic.
+
+    "documented in README, note specific claude-only generation" is done once README.md is edited to
+    say Claude-only: a summary that no longer carries it has not lost it. The edit must write one of
+    the request's other topic terms, so an unrelated change to the same file retires nothing.
+    """
+    edits = [(order[r.key], r) for r in records if r.kind == "tool_call" and r.extra.get("tool") in _EDIT_TOOLS]
+    for item in items:
+        named = {m.group(1).lower().rsplit(".", 1)[0] for m in _NAMED_FILE.finditer(item.text)}
+        if item.kind not in _DONE_KINDS or not named or item.retired_by:
+            yield item
+            continue
+        topic = {t for t in topic_terms(item.text) if t.rsplit(".", 1)[0] not in named}
+        since = order.get(item.source_key or "", 0)
+        done = next((r.key for at, r in edits if at > since and _edits_file(r.text, named)
+                     and _roots(topic) & _roots(topic_terms(_edit_written(r.text)))), None)  # fmt: skip
+        yield replace(item, retired_by=done) if done else item
+
+
+def _roots(terms: Iterable[str]) -> set[str]:
+    """Terms cut to five letters, hyphenated ones split: 'claude-only generation' meets 'Claude … generated'."""
+    return {part[:5] for term in terms for part in term.split("-") if len(part) >= 5}
+
+
+def _edits_file(call: str, stems: set[str]) -> bool:
+    line = next((line for line in call.splitlines() if line.startswith(("file_path:", "path:"))), "")
+    name = line.split(":", 1)[1].strip().rsplit("/", 1)[-1].lower() if line else ""
+    return bool(name) and name.rsplit(".", 1)[0] in stems
+
+
+def _edit_written(call: str) -> str:
+    _, marker, new = call.partition("\nnew_string: ")
+    return new if marker else call
+
+
 def session_items(records: Iterable[SourceRecord]) -> list[Invariant]:
     """Every item of a session log, in log order; the same wording twice is one item, the first."""
     records = list(records)
@@ -416,9 +463,10 @@ def session_items(records: Iterable[SourceRecord]) -> list[Invariant]:
         elif record.kind == "user" and record.authority == "user":
             found.extend(user_items(record, asked))
             asked = None
+    order = {record.key: position for position, record in enumerate(records)}
+    found = list(_done_by_edits(found, records, order))
     found.extend(failure_items(records))
     found.extend(action_items(records))
-    order = {record.key: position for position, record in enumerate(records)}
     found.sort(key=lambda item: order.get(item.source_key or "", 0))
     seen: set[str] = set()
     unique = []

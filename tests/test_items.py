@@ -320,3 +320,26 @@ def test_entirecli_keep_it_local_is_lost_in_s2_only() -> None:
 def test_entirecli_every_error_points_at_evidence() -> None:
     errors = [f for f in analyze(load_trace(ENTIRECLI)).findings if f.severity.value == "error"]
     assert errors and all(f.source is not None or f.excerpt is not None for f in errors)
+
+
+def _edit(key: str, path: str, new: str) -> SourceRecord:
+    return SourceRecord(key=key, text=f"replace_all: false\nfile_path: {path}\nold_string: x\nnew_string: {new}",
+                        namespace="transcript", kind="tool_call", authority="assistant", extra={"tool": "Edit"})
+
+
+README_ASK = "brainstorm:\n- documented in README, note specific claude-only generation for now"
+
+
+def test_a_request_naming_a_file_is_retired_by_the_edit_that_writes_it() -> None:
+    """entirecli 1e0816ef: the README edit saying Claude-only generation fulfils the user's request."""
+    done = _edit("e2", "/Users/alex/workspace/cli/README.md", "Summaries are generated with Claude only for now.")
+    [item] = [i for i in session_items([user(README_ASK), done]) if i.kind is InvariantKind.USER_DECISION]
+    assert item.retired_by == "e2"
+
+
+def test_an_unrelated_edit_or_a_constraint_is_not_retired_by_an_edit() -> None:
+    unrelated = _edit("e2", "/Users/alex/workspace/cli/README.md", "| `strategy_options.push_sessions` | true |")
+    assert all(i.retired_by is None for i in session_items([user(README_ASK), unrelated]))
+    never = user("never touch README.md without asking me first", key="u2")
+    edit = _edit("e3", "/repo/README.md", "asking first: touch nothing")
+    assert all(i.retired_by is None for i in session_items([never, edit]))

@@ -1,0 +1,225 @@
+"""The guard: at the moment a session compacts, give the agent back what its new summary lost.
+
+Claude Code (and Codex) run `compaction-inspector guard` as a `SessionStart` hook with the source
+`compact`, right after writing the summary the agent resumes from. The guard reads the hook's JSON on
+stdin, loads the transcript, checks the newest summary against the log it replaced, and prints, as
+context for the agent, the user's own words the summary lost or weakened and the claims the log
+contradicts. Nothing is printed when nothing was lost.
+
+It must never harm the session it serves: whatever goes wrong (an unreadable transcript, an unknown
+format, a timeout), it exits 0 with nothing printed and one line in `guard.log` in the data folder.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import signal
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from inspector.analysis import analyze
+from inspector.inert import visible
+from inspector.model import Finding, Severity, SourceRecord, Trace
+from inspector.text import clip
+
+RESTORED_RULES = ("user-statement-lost", "user-statement-weakened", "claim-contradicted")
+"""What the guard gives back: the user's statements a summary dropped or weakened, and claims the log
+contradicts. Warnings and notes stay in the inspector: the agent's context is not a report."""
+MAX_TOKENS = 800
+"""Default length cap of what is given back (about four characters a token)."""
+TIME_LIMIT = 8
+"""Seconds before the guard gives up: hook runners time hooks out (Claude Code's default is 60 s, ours 10 s)."""
+MAX_INPUT = 1 << 20
+"""Bytes of hook JSON read from stdin: the payload is a few hundred."""
+
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    """One thing given back, in the words the agent will read."""
+
+    rule: str
+    kind: str
+    text: str
+    source_key: str | None
+    said_at: str | None
+    severity_order: int
+    position: int
+    """Where its record sits in the log: newer first when the cap cuts."""
+
+
+class GuardTimeout(Exception):
+    pass
+
+
+def run_hook(stdin: TextIO, stdout: TextIO, *, max_tokens: int = MAX_TOKENS, log: Path | None = None) -> int:
+    """The hook: read its JSON, print the manifest (or nothing), exit 0 whatever happens."""
+    previous = _arm_timer(TIME_LIMIT)
+    try:
+        request = json.loads(stdin.read(MAX_INPUT) or "{}")
+        if not isinstance(request, dict):
+            raise ValueError("the hook input is not a JSON object")
+        if request.get("source") not in (None, "compact"):
+            return 0  # startup, resume, clear: nothing was compacted
+        transcript = request.get("transcript_path")
+        if not isinstance(transcript, str) or not transcript:
+            raise ValueError("the hook input names no transcript_path")
+        from inspector.readers import load_trace
+
+        trace = load_trace(Path(transcript).expanduser())
+        generation, restored = restored_items(trace)
+        text = manifest(trace, generation, restored, max_tokens)
+        if text:
+            stdout.write(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                                            "additionalContext": text}}) + "\n")  # fmt: skip
+            stdout.flush()
+            _record(trace, Path(transcript).expanduser(), generation, restored, text, log)
+        return 0
+    except BaseException as error:  # noqa: BLE001 — the session must go on, whatever failed here (a timeout too)
+        _log(log, f"{type(error).__name__}: {error}")
+        return 0
+    finally:
+        _disarm_timer(previous)
+
+
+def restored_items(trace: Trace) -> tuple[int, list[Restored]]:
+    """The newest summary's index and what it lost that the guard gives back (error severity only)."""
+    newest = len(trace.generations) - 1
+    if newest < 1 or trace.generations[newest].kind != "summary":
+        return newest, []
+    analysis = analyze(trace)
+    positions = {record.key: position for position, record in enumerate(trace.sources)}
+    records = {record.key: record for record in trace.sources}
+    kinds = {track.invariant.id: track.invariant.kind.value for track in analysis.facts.invariants}
+    found = []
+    for finding in analysis.findings:
+        if finding.generation != newest or finding.rule not in RESTORED_RULES or finding.severity is not Severity.ERROR:
+            continue
+        found.append(_restored(finding, records, positions, kinds))
+    return newest, found
+
+
+def _restored(finding: Finding, records: dict[str, SourceRecord], positions: dict[str, int],
+              kinds: dict[str, str]) -> Restored:  # fmt: skip
+    key = finding.source.key if finding.source is not None else None
+    record = records.get(key) if key else None
+    if finding.rule == "claim-contradicted":
+        text, kind = finding.message, "claim"
+    else:
+        text = finding.source.quote if finding.source is not None else finding.message
+        kind = kinds.get(str(finding.evidence.get("invariant")), "user statement")
+    order = 0 if finding.rule == "user-statement-lost" else 1 if finding.rule == "user-statement-weakened" else 2
+    return Restored(finding.rule, kind, text, key, record.timestamp if record is not None else None, order,
+                    positions.get(key, -1) if key else -1)  # fmt: skip
+
+
+def manifest(trace: Trace, generation: int, restored: list[Restored], max_tokens: int = MAX_TOKENS) -> str:
+    """What the agent reads: the user's own words first (newest first), then contradicted claims, within the cap.
+
+    Every line is the user's wording or the log's, never a paraphrase, so the agent can weigh it
+    against the summary itself. Trace text is spelled where it holds control or hidden characters.
+    """
+    if not restored:
+        return ""
+    label = trace.generations[generation].label
+    said = sorted((r for r in restored if r.rule != "claim-contradicted"), key=lambda r: (-r.position, r.rule))
+    claims = [r for r in restored if r.rule == "claim-contradicted"]
+    budget = max_tokens * 4
+    head = (f"Compaction Inspector checked the summary you resumed from ({label}) against the session log. "
+            "It dropped or weakened things the user said, and states things the log contradicts. "
+            "They still hold:")  # fmt: skip
+    lines, used, left_out = [head], len(head), 0
+    for entry in _lines(said, claims):
+        if used + len(entry) + 1 > budget:
+            left_out += 1
+            continue
+        lines.append(entry)
+        used += len(entry) + 1
+    if left_out:
+        lines.append(f"({left_out} more not shown: `compaction-inspector check {trace.path or trace.id}` lists them.)")
+    return "\n".join(lines) if len(lines) > 1 else ""
+
+
+def _lines(said: list[Restored], claims: list[Restored]) -> Iterator[str]:
+    for item in said:
+        when = f", {_when(item.said_at)}" if item.said_at else ""
+        state = "lost" if item.rule == "user-statement-lost" else "weakened"
+        kind = item.kind.removeprefix("user-")
+        yield f"- The user said{when} ({kind}, {state} in the summary): “{_shown(item.text)}”"
+    for item in claims:
+        yield f"- {_shown(item.text)}"
+
+
+def _shown(text: str) -> str:
+    return visible(clip(" ".join(text.split()), 400))
+
+
+def _when(timestamp: str) -> str:
+    try:
+        moment = datetime.datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    except ValueError:
+        return clip(timestamp, 40)
+    return moment.strftime("%Y-%m-%d %H:%M UTC") if moment.tzinfo else moment.strftime("%Y-%m-%d %H:%M")
+
+
+def _record(trace: Trace, path: Path, generation: int, restored: list[Restored], text: str, log: Path | None) -> None:
+    """Keep what was given back in the review store, so the app can show it; a failure here is only logged."""
+    try:
+        from inspector.library import content_hash
+        from inspector.store import open_store
+        from inspector.store.guard_log import GuardInjection, RestoredItem
+
+        items = tuple(RestoredItem(r.rule, r.kind, r.text, r.source_key, r.said_at) for r in restored)
+        now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        injection = GuardInjection(trace.id, generation, content_hash(path), now, items, text)
+        store = open_store()
+        try:
+            store.guard.record(injection)
+        finally:
+            store.close()
+    except Exception as error:  # noqa: BLE001 — recording is a convenience; the agent already has the text
+        _log(log, f"not recorded: {type(error).__name__}: {error}")
+
+
+def _log(log: Path | None, message: str) -> None:
+    """One line in the guard's log file; if even that fails, the session still goes on."""
+    try:
+        from inspector.library import data_dir
+
+        target = log or data_dir() / "guard.log"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        with target.open("a", encoding="utf-8") as sink:
+            sink.write(f"{stamp} {visible(' '.join(message.split()))[:500]}\n")
+    except Exception:  # noqa: BLE001, S110
+        pass
+
+
+def _arm_timer(seconds: int) -> object:
+    """SIGALRM after `seconds` on the main thread (the hook's case); elsewhere no timer."""
+    if not hasattr(signal, "SIGALRM"):
+        return None
+    try:
+        previous = signal.signal(signal.SIGALRM, _timed_out)
+    except ValueError:  # not the main thread
+        return None
+    signal.alarm(seconds)
+    return previous
+
+
+def _disarm_timer(previous: object) -> None:
+    if previous is None:
+        return
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)  # type: ignore[arg-type]
+
+
+def _timed_out(signum: int, frame: object) -> None:
+    raise GuardTimeout(f"gave up after {TIME_LIMIT} s")
+
+
+def main(max_tokens: int = MAX_TOKENS) -> int:
+    return run_hook(sys.stdin, sys.stdout, max_tokens=max_tokens)
