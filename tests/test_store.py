@@ -10,12 +10,18 @@ import sys
 import time
 
 import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.config import Config
+from alembic.migration import MigrationContext
 from sqlalchemy import text
 
 from inspector import analyze, load_trace
 from inspector.ledger import read_jsonl_ledger
 from inspector.refresh import refresh_at
-from inspector.store import Store, Target, open_store, reanchor
+from inspector.store import GuardInjection, RestoredItem, Store, Target, open_store, reanchor
+from inspector.store.engine import MIGRATIONS, make_engine
+from inspector.store.schema import Base
 from tests.helpers import REPO, SAMPLES
 from tests.stores import BACKENDS, fresh_store_url
 
@@ -62,7 +68,7 @@ def test_migrations_are_idempotent_and_the_store_reopens(url):
     again = Store(url)  # a restart: migrate() runs again and finds the schema at head
     assert len(again.annotations.all()) == 1
     with again.engine.connect() as connection:
-        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001"
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0002"
 
 
 def test_export_import_round_trip_and_idempotence(tmp_path, url):
@@ -140,6 +146,62 @@ def test_a_jsonl_ledger_from_an_older_version_is_adopted_once(tmp_path, monkeypa
     assert not (tmp_path / "corrections.jsonl").exists()
     assert [e.id for e in read_jsonl_ledger(tmp_path / "corrections.jsonl.adopted")] == ["e1"]  # kept, renamed
     assert len(open_store().ledger.entries()) == 1
+
+
+# --- the guard's log ---------------------------------------------------------------------------------
+
+
+def injection(session_id: str, k: int, created_at: str, *items: RestoredItem, text: str = "") -> GuardInjection:
+    return GuardInjection(session_id, k, f"hash-{k}", created_at, items, text or f"printed {k}")
+
+
+LOST = RestoredItem("user-statement-lost", "user-constraint", "Never run migrations on staging.\n\u202etxt `x`",
+                    "turn:4", "2026-11-01T09:30:00Z")  # fmt: skip
+CLAIM = RestoredItem("claim-contradicted", "claim", "The summary says the tests pass; the last run failed.", None, None)
+
+
+def test_guard_injections_round_trip_by_session_oldest_first(store):
+    later = injection("session-a", 3, "2026-11-02T10:00:00+00:00", CLAIM)
+    first = injection("session-a", 1, "2026-11-01T10:00:00+00:00", LOST, CLAIM, text="The user said:\n- “Never…”")
+    same_second = injection("session-a", 2, "2026-11-01T10:00:00+00:00")
+    store.guard.record(later)  # recorded out of order: read back by time, then by recording order
+    store.guard.record(first)
+    store.guard.record(same_second)
+    store.guard.record(injection("session-b", 1, "2026-11-01T00:00:00+00:00", LOST))
+    assert store.guard.for_session("session-a") == [first, same_second, later]
+    assert store.guard.for_session("session-a")[0].items == (LOST, CLAIM)  # the items' order, None fields kept
+    assert [i.generation for i in store.guard.for_session("session-b")] == [1]
+    assert store.guard.for_session("unknown") == []
+    public = {name for name in dir(type(store.guard)) if not name.startswith("_")}
+    assert public == {"record", "for_session"}  # append-only: no update or delete
+
+
+def test_guard_injections_survive_a_reopen(url):
+    Store(url).guard.record(injection("s", 2, "2026-11-01T00:00:00+00:00", LOST, CLAIM))
+    assert Store(url).guard.for_session("s")[0].items == (LOST, CLAIM)
+
+
+def test_a_store_from_before_the_guard_log_is_migrated_and_keeps_its_rows(url):
+    engine = make_engine(url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0001")  # the store as the previous release left it
+        connection.execute(text("INSERT INTO annotation (id, trace_hash, trace_label, target, created_at, created_by) "
+                                "VALUES ('old', 'h', '', 'generation', 'then', 'kim')"))  # fmt: skip
+        connection.execute(text("INSERT INTO annotation_revision (annotation_id, number, label, comment, reviewer, "
+                                "created_at) VALUES ('old', 1, 'confirmed', '', 'kim', 'then')"))  # fmt: skip
+    engine.dispose()
+    store = Store(url)
+    assert [a.id for a in store.annotations.all()] == ["old"]
+    store.guard.record(injection("s", 1, "2026-11-01T00:00:00+00:00", LOST))
+    assert len(store.guard.for_session("s")) == 1
+
+
+def test_the_migrations_build_the_tables_the_store_declares(store):
+    with store.engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
 
 
 # --- concurrency and crashes -----------------------------------------------------------------------

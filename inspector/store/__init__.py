@@ -1,4 +1,4 @@
-"""The review store: annotations and the corrections ledger in one SQLAlchemy database."""
+"""The review store: annotations, the corrections ledger and the guard's log in one SQLAlchemy database."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from sqlalchemy.orm import sessionmaker
 
 from inspector.store.annotations import LABELS, Annotation, Annotations, ImportLineError, Revision, Target, reanchor
 from inspector.store.engine import database_url, make_engine, migrate
+from inspector.store.guard_log import GuardInjection, GuardLog, RestoredItem
 
 
 class Store:
@@ -29,6 +30,11 @@ class Store:
 
         return CorrectionsLedger(self.sessions)
 
+    @cached_property
+    def guard(self) -> GuardLog:
+        """What the guard gave back to agents after their compactions, by session."""
+        return GuardLog(self.sessions)
+
     def close(self) -> None:
         self.engine.dispose()
 
@@ -44,5 +50,5 @@ def open_store(url: str | None = None) -> Store:
     return store
 
 
-__all__ = ["LABELS", "Annotation", "Annotations", "ImportLineError", "Revision", "Store", "Target", "open_store",
-           "reanchor"]  # fmt: skip
+__all__ = ["LABELS", "Annotation", "Annotations", "GuardInjection", "GuardLog", "ImportLineError", "RestoredItem",
+           "Revision", "Store", "Target", "open_store", "reanchor"]  # fmt: skip

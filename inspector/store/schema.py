@@ -1,7 +1,8 @@
-"""Tables of the review store: annotations with their revisions, and the corrections ledger.
+"""Tables of the review store: annotations with their revisions, the corrections ledger, and the guard's log.
 
 Every table is append-only by design: an annotation's identity and target never change, an edit is a
-new revision, and a correction is a new row. The current state of an annotation is its last revision.
+new revision, a correction is a new row, and so is each injection the guard made. The current state of
+an annotation is its last revision.
 """
 
 from __future__ import annotations
@@ -70,3 +71,35 @@ class CorrectionRow(Base):
     source: Mapped[str | None] = mapped_column(Text)
     source_key: Mapped[str | None] = mapped_column(Text)
     reason: Mapped[str] = mapped_column(Text, default="")
+
+
+class GuardInjectionRow(Base):
+    """What the guard printed to an agent right after a compaction, for one session and summary."""
+
+    __tablename__ = "guard_injection"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    """Also the order of recording: two injections in the same second keep theirs."""
+    session_id: Mapped[str] = mapped_column(Text, index=True)
+    """The trace id, not its content hash: the transcript keeps growing after the guard ran."""
+    generation: Mapped[int] = mapped_column(Integer)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    """The transcript as the guard read it, kept for the record."""
+    created_at: Mapped[str] = mapped_column(String(40))
+    text: Mapped[str] = mapped_column(Text)
+
+
+class GuardItemRow(Base):
+    """One thing an injection gave back, in its place in the injection."""
+
+    __tablename__ = "guard_item"
+    __table_args__ = (UniqueConstraint("injection_id", "position"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    injection_id: Mapped[int] = mapped_column(ForeignKey("guard_injection.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    rule: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(Text)
+    source_key: Mapped[str | None] = mapped_column(Text)
+    said_at: Mapped[str | None] = mapped_column(Text)

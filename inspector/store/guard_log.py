@@ -1,0 +1,83 @@
+"""The guard's log: what `compaction-inspector guard` gave back to an agent right after a compaction.
+
+One injection per run that printed something: the session, the summary it checked (k of Sₖ), the
+items and the exact text the agent read. Looked up by session id, not content hash: the transcript
+keeps growing after the guard ran, so its hash changes; the hash it read is kept for the record.
+Append-only, like the corrections ledger.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from inspector.store.schema import GuardInjectionRow, GuardItemRow
+
+
+@dataclass(frozen=True)
+class RestoredItem:
+    """One thing the guard gave back."""
+
+    rule: str
+    """The finding's rule id, e.g. `user-statement-lost`, `claim-contradicted`."""
+    kind: str
+    """e.g. `user-constraint`, `correction`, `claim`."""
+    text: str
+    """What was given back: the user's own words, or the claim and what the log shows."""
+    source_key: str | None
+    """The log record it came from."""
+    said_at: str | None
+    """That record's ISO timestamp, when known."""
+
+
+@dataclass(frozen=True)
+class GuardInjection:
+    """One run of the guard that printed something to the agent."""
+
+    session_id: str
+    """The trace id (for Claude Code logs, the session id)."""
+    generation: int
+    """The summary the guard checked: k of Sₖ."""
+    content_hash: str
+    """`library.content_hash` of the transcript as the guard read it."""
+    created_at: str
+    """ISO UTC."""
+    items: tuple[RestoredItem, ...]
+    text: str
+    """Exactly what was printed to the agent."""
+
+
+class GuardLog:
+    """Append-only: `record` adds an injection with its items in one transaction; there is no update or delete."""
+
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self._sessions = sessions
+
+    def record(self, injection: GuardInjection) -> None:
+        with self._sessions.begin() as session:
+            row = GuardInjectionRow(session_id=injection.session_id, generation=injection.generation,
+                                    content_hash=injection.content_hash, created_at=injection.created_at,
+                                    text=injection.text)  # fmt: skip
+            session.add(row)
+            session.flush()  # the row's id, for its items
+            for position, item in enumerate(injection.items):
+                session.add(GuardItemRow(injection_id=row.id, position=position, rule=item.rule, kind=item.kind,
+                                         text=item.text, source_key=item.source_key, said_at=item.said_at))  # fmt: skip
+
+    def for_session(self, session_id: str) -> list[GuardInjection]:
+        """Every injection recorded for the session, oldest first."""
+        with self._sessions() as session:
+            rows = list(session.scalars(
+                select(GuardInjectionRow).where(GuardInjectionRow.session_id == session_id)
+                .order_by(GuardInjectionRow.created_at, GuardInjectionRow.id)))  # fmt: skip
+            items: dict[int, list[RestoredItem]] = {row.id: [] for row in rows}
+            if rows:
+                query = (select(GuardItemRow).where(GuardItemRow.injection_id.in_(list(items)))
+                         .order_by(GuardItemRow.injection_id, GuardItemRow.position))  # fmt: skip
+                for item in session.scalars(query):
+                    restored = RestoredItem(item.rule, item.kind, item.text, item.source_key, item.said_at)
+                    items[item.injection_id].append(restored)
+            return [GuardInjection(row.session_id, row.generation, row.content_hash, row.created_at,
+                                   tuple(items[row.id]), row.text) for row in rows]  # fmt: skip
