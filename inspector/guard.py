@@ -23,12 +23,15 @@ from typing import TextIO
 
 from inspector.analysis import analyze
 from inspector.inert import visible
-from inspector.model import Finding, Severity, SourceRecord, Trace
+from inspector.model import Finding, Invariant, Severity, SourceRecord, Trace
 from inspector.text import clip
 
-RESTORED_RULES = ("user-statement-lost", "user-statement-weakened", "claim-contradicted")
-"""What the guard gives back: the user's statements a summary dropped or weakened, and claims the log
-contradicts. Warnings and notes stay in the inspector: the agent's context is not a report."""
+LOST_RULES = ("user-statement-lost", "invariant-lost")
+WEAKENED_RULES = ("user-statement-weakened", "invariant-weakened")
+RESTORED_RULES = (*LOST_RULES, *WEAKENED_RULES, "claim-contradicted")
+"""What the guard gives back: the user's statements (in a native trace, its declared invariants) a summary
+dropped or weakened, and claims the log contradicts. Warnings and notes stay in the inspector: the
+agent's context is not a report."""
 MAX_TOKENS = 800
 """Default length cap of what is given back (about four characters a token)."""
 TIME_LIMIT = 8
@@ -48,6 +51,8 @@ class Restored:
     said_at: str | None
     severity_order: int
     position: int
+    by_user: bool
+    """The record is the user's own turn (or answer, or rejection feedback)."""
     """Where its record sits in the log: newer first when the cap cuts."""
 
 
@@ -93,27 +98,30 @@ def restored_items(trace: Trace) -> tuple[int, list[Restored]]:
     analysis = analyze(trace)
     positions = {record.key: position for position, record in enumerate(trace.sources)}
     records = {record.key: record for record in trace.sources}
-    kinds = {track.invariant.id: track.invariant.kind.value for track in analysis.facts.invariants}
+    invariants = {track.invariant.id: track.invariant for track in analysis.facts.invariants}
     found = []
     for finding in analysis.findings:
         if finding.generation != newest or finding.rule not in RESTORED_RULES or finding.severity is not Severity.ERROR:
             continue
-        found.append(_restored(finding, records, positions, kinds))
+        found.append(_restored(finding, records, positions, invariants))
     return newest, found
 
 
 def _restored(finding: Finding, records: dict[str, SourceRecord], positions: dict[str, int],
-              kinds: dict[str, str]) -> Restored:  # fmt: skip
-    key = finding.source.key if finding.source is not None else None
+              invariants: dict[str, Invariant]) -> Restored:  # fmt: skip
+    """The item a finding is about, in the words it was stated in (the record's sentence), never the rule's."""
+    invariant = invariants.get(str(finding.evidence.get("invariant")))
+    key = finding.source.key if finding.source is not None else invariant.source_key if invariant else None
     record = records.get(key) if key else None
-    if finding.rule == "claim-contradicted":
+    if finding.rule == "claim-contradicted" or invariant is None:
         text, kind = finding.message, "claim"
     else:
-        text = finding.source.quote if finding.source is not None else finding.message
-        kind = kinds.get(str(finding.evidence.get("invariant")), "user statement")
-    order = 0 if finding.rule == "user-statement-lost" else 1 if finding.rule == "user-statement-weakened" else 2
-    return Restored(finding.rule, kind, text, key, record.timestamp if record is not None else None, order,
-                    positions.get(key, -1) if key else -1)  # fmt: skip
+        text = finding.source.quote if finding.source is not None else invariant.quote or invariant.text
+        kind = invariant.kind.value
+    order = 0 if finding.rule in LOST_RULES else 1 if finding.rule in WEAKENED_RULES else 2
+    when = record.timestamp if record is not None else None
+    by_user = record is not None and record.authority == "user"
+    return Restored(finding.rule, kind, text, key, when, order, positions.get(key, -1) if key else -1, by_user)
 
 
 def manifest(trace: Trace, generation: int, restored: list[Restored], max_tokens: int = MAX_TOKENS) -> str:
@@ -128,9 +136,10 @@ def manifest(trace: Trace, generation: int, restored: list[Restored], max_tokens
     said = sorted((r for r in restored if r.rule != "claim-contradicted"), key=lambda r: (-r.position, r.rule))
     claims = [r for r in restored if r.rule == "claim-contradicted"]
     budget = max_tokens * 4
-    head = (f"Compaction Inspector checked the summary you resumed from ({label}) against the session log. "
-            "It dropped or weakened things the user said, and states things the log contradicts. "
-            "They still hold:")  # fmt: skip
+    what = [part for part, present in (("dropped or weakened what was said", said),
+                                       ("states what the log contradicts", claims)) if present]  # fmt: skip
+    head = (f"Compaction Inspector checked the summary you resumed from ({label}) against the session log: "
+            f"it {' and '.join(what)}. From the log, verbatim:")  # fmt: skip
     lines, used, left_out = [head], len(head), 0
     for entry in _lines(said, claims):
         if used + len(entry) + 1 > budget:
@@ -146,9 +155,10 @@ def manifest(trace: Trace, generation: int, restored: list[Restored], max_tokens
 def _lines(said: list[Restored], claims: list[Restored]) -> Iterator[str]:
     for item in said:
         when = f", {_when(item.said_at)}" if item.said_at else ""
-        state = "lost" if item.rule == "user-statement-lost" else "weakened"
+        state = "lost" if item.rule in LOST_RULES else "weakened"
+        who = "The user said" if item.by_user else "The log says"
         kind = item.kind.removeprefix("user-")
-        yield f"- The user said{when} ({kind}, {state} in the summary): “{_shown(item.text)}”"
+        yield f"- {who}{when} ({kind}, {state} in the summary): “{_shown(item.text)}”"
     for item in claims:
         yield f"- {_shown(item.text)}"
 

@@ -145,3 +145,15 @@ def test_a_guard_that_runs_out_of_time_gives_up_quietly(tmp_path, monkeypatch):
     code, context, log = run(hook_input(transcript), tmp_path)
     assert time.monotonic() - started < 3
     assert (code, context, len(log)) == (0, "", 1) and "GuardTimeout" in log[0]
+
+
+def test_a_bundled_sample_gives_back_its_lost_prohibition_in_the_users_words(tmp_path, monkeypatch):
+    """The README's example: what the agent reads after S3 of the staging sample dropped the prohibition."""
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
+    sample = Path(__file__).resolve().parents[1] / "sample_traces" / "staging_db_constraint.json"
+    code, context, _ = run(hook_input(sample), tmp_path)
+    assert code == 0
+    assert entries(context) == [
+        "- The user said, 2026-11-02 09:00 UTC (prohibition, lost in the summary): “Never run migrations against "
+        "the staging database; it is read-only until the release job releases the lock.”"
+    ]
