@@ -1,0 +1,391 @@
+"""Installing the guard hook into Claude Code's and Codex's settings files: merged beside the user's own
+settings, idempotent, refused on a file it cannot parse, and undone byte for byte."""
+
+from __future__ import annotations
+
+import io
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from inspector import guard_install
+from inspector.guard_install import hook_command, install, is_guard_command, settings_file, status, uninstall
+from tests.helpers import REAL_TRACES
+
+GOLDEN = Path(__file__).parent / "golden" / "guard_install"
+TRANSCRIPT = REAL_TRACES / "labelled" / "claude_code_2.x_entirecli_1e0816ef.jsonl"
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch) -> Path:
+    """A home of the test's own: no test reads or writes the real ~/.claude or ~/.codex."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    return home
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    project = tmp_path / "project"
+    project.mkdir()
+    return project
+
+
+class Asked:
+    """A confirm() that records each question and answers as told."""
+
+    def __init__(self, answer: bool) -> None:
+        self.answer = answer
+        self.questions: list[str] = []
+
+    def __call__(self, question: str) -> bool:
+        self.questions.append(question)
+        return self.answer
+
+
+def run(action, agent="claude-code", project=None, *, answer=True) -> tuple[int, str, Asked]:
+    out, asked = io.StringIO(), Asked(answer)
+    code = action(agent, project, yes=False, confirm=asked, out=out)
+    return code, out.getvalue(), asked
+
+
+def installed_golden() -> bytes:
+    text = (GOLDEN / "claude_settings.installed.json").read_text(encoding="utf-8")
+    return text.replace('"<hook command>"', json.dumps(hook_command(), ensure_ascii=False)).encode("utf-8")
+
+
+@pytest.fixture
+def settings(project) -> Path:
+    """The project's .claude/settings.json holding other hooks, permissions and env (the golden original)."""
+    path = settings_file("claude-code", project)
+    path.parent.mkdir()
+    path.write_bytes((GOLDEN / "claude_settings.json").read_bytes())
+    return path
+
+
+# The golden round trip
+
+
+def test_install_merges_the_guard_beside_every_other_setting(settings, project):
+    code, out, asked = run(install, project=project)
+    assert code == 0
+    assert settings.read_bytes() == installed_golden()
+    assert asked.questions == [f"Write {settings}?"]
+    assert f'+        "matcher": "{guard_install.MATCHER}",' in out  # the diff was shown before asking
+    backup = settings.with_name("settings.json.compaction-inspector.bak")
+    assert backup.read_bytes() == (GOLDEN / "claude_settings.json").read_bytes()
+
+
+def test_a_second_install_changes_nothing_and_says_already_installed(settings, project):
+    run(install, project=project)
+    before = settings.read_bytes()
+    code, out, asked = run(install, project=project)
+    assert code == 0 and "already installed" in out
+    assert settings.read_bytes() == before and asked.questions == []
+
+
+def test_uninstall_after_install_restores_the_original_bytes(settings, project):
+    original = settings.read_bytes()
+    run(install, project=project)
+    code, out, asked = run(uninstall, project=project)
+    assert code == 0 and asked.questions == [f"Write {settings}?"]
+    assert settings.read_bytes() == original
+    assert not settings.with_name("settings.json.compaction-inspector.bak").exists()
+
+
+def test_uninstall_restores_bytes_a_rewrite_would_not_reproduce(project):
+    """Four-space indent, an escaped é, no final newline: only restoring the backup gives these bytes back."""
+    path = settings_file("claude-code", project)
+    path.parent.mkdir()
+    original = b'{\n    "env": {"NAME": "Ren\\u00e9"},\n    "hooks": {}\n}'
+    path.write_bytes(original)
+    run(install, project=project)
+    assert json.loads(path.read_bytes())["env"] == {"NAME": "René"}
+    run(uninstall, project=project)
+    assert path.read_bytes() == original
+
+
+def test_uninstall_after_the_user_edited_keeps_their_edit_and_takes_out_only_the_guard(settings, project):
+    run(install, project=project)
+    edited = json.loads(settings.read_bytes())
+    edited["permissions"]["allow"].append("Bash(make lint)")
+    settings.write_text(json.dumps(edited, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    code, out, _ = run(uninstall, project=project)
+    assert code == 0 and "edited since install" in out
+    expected = json.loads((GOLDEN / "claude_settings.json").read_bytes())
+    expected["permissions"]["allow"].append("Bash(make lint)")
+    assert json.loads(settings.read_bytes()) == expected
+
+
+def test_uninstall_after_an_edit_removes_the_containers_install_added(project):
+    path = settings_file("claude-code", project)
+    path.parent.mkdir()
+    path.write_text('{"model": "opus"}')
+    run(install, project=project)
+    edited = json.loads(path.read_bytes()) | {"env": {"A": "1"}}
+    path.write_text(json.dumps(edited, indent=2) + "\n")
+    run(uninstall, project=project)
+    assert json.loads(path.read_bytes()) == {"model": "opus", "env": {"A": "1"}}
+
+
+# Missing, invalid and declined
+
+
+def test_a_missing_file_is_created_with_its_folder_and_uninstall_removes_it(project):
+    path = settings_file("claude-code", project)
+    code, _, _ = run(install, project=project)
+    assert code == 0
+    assert json.loads(path.read_bytes()) == {
+        "hooks": {"SessionStart": [{"matcher": "compact", "hooks": [
+            {"type": "command", "command": hook_command(), "timeout": 10}]}]}
+    }  # fmt: skip
+    assert path.read_bytes().endswith(b"}\n")
+    assert not path.with_name("settings.json.compaction-inspector.bak").exists()
+    code, _, _ = run(uninstall, project=project)
+    assert code == 0 and not path.exists()
+
+
+@pytest.mark.parametrize("content", [b'{"hooks": {', b'{"a": 1, "a": 2}', b"[]", b"\xff\xfe{}", b""])
+@pytest.mark.parametrize("action", [install, uninstall])
+def test_a_file_that_is_not_a_json_object_is_refused_and_left_untouched(project, action, content):
+    path = settings_file("claude-code", project)
+    path.parent.mkdir()
+    path.write_bytes(content)
+    code, out, asked = run(action, project=project)
+    assert code == 2 and asked.questions == []
+    assert out.count("\n") == 1 and out.startswith(f"{path}: ") and "left unchanged" in out
+    assert path.read_bytes() == content
+    assert not path.with_name("settings.json.compaction-inspector.bak").exists()
+
+
+def test_hooks_of_a_shape_install_cannot_merge_into_are_refused(project):
+    path = settings_file("claude-code", project)
+    path.parent.mkdir()
+    path.write_bytes(b'{"hooks": {"SessionStart": {"matcher": "compact"}}}\n')
+    code, out, _ = run(install, project=project)
+    assert code == 2 and '"hooks.SessionStart" is not a JSON list' in out
+
+
+def test_declining_the_install_writes_nothing(settings, project):
+    original = settings.read_bytes()
+    code, out, asked = run(install, project=project, answer=False)
+    assert code == 1 and asked.questions and "Nothing written" in out
+    assert settings.read_bytes() == original
+    assert list(settings.parent.iterdir()) == [settings]
+
+
+def test_declining_the_uninstall_writes_nothing(settings, project):
+    run(install, project=project)
+    installed = settings.read_bytes()
+    code, _, _ = run(uninstall, project=project, answer=False)
+    assert code == 1 and settings.read_bytes() == installed
+
+
+def test_declining_to_create_a_file_leaves_no_folder(project):
+    code, _, _ = run(install, project=project, answer=False)
+    assert code == 1 and not (project / ".claude").exists()
+
+
+def test_uninstall_with_nothing_installed_says_so(settings, project):
+    original = settings.read_bytes()
+    code, out, asked = run(uninstall, project=project)
+    assert code == 0 and "not installed" in out and asked.questions == []
+    assert settings.read_bytes() == original
+    code, out, _ = run(uninstall, "codex", project)
+    assert code == 0 and "not installed" in out
+
+
+def test_yes_writes_without_asking(project):
+    out = io.StringIO()
+    code = install("claude-code", project, yes=True, confirm=Asked(False), out=out)
+    assert code == 0 and settings_file("claude-code", project).exists()
+
+
+# Whose hook is whose
+
+
+def test_a_users_own_guard_lines_are_never_taken_for_ours(project):
+    """A bare name from PATH, extra flags or another matcher: written by the user, left as they are."""
+    theirs = {"hooks": {"SessionStart": [
+        {"matcher": "compact", "hooks": [{"type": "command", "command": "compaction-inspector guard"}]},
+        {"matcher": "compact", "hooks": [{"type": "command", "command": "/opt/bin/compaction-inspector guard -v"}]},
+        {"matcher": "startup", "hooks": [{"type": "command", "command": hook_command()}]},
+    ]}}  # fmt: skip
+    path = settings_file("claude-code", project)
+    path.parent.mkdir()
+    path.write_text(json.dumps(theirs, indent=2) + "\n")
+    code, out, _ = run(uninstall, project=project)
+    assert code == 0 and "not installed" in out
+    run(install, project=project)
+    run(uninstall, project=project)
+    assert json.loads(path.read_bytes()) == theirs
+
+
+def test_an_install_from_another_environment_is_replaced_not_doubled(project):
+    path = settings_file("claude-code", project)
+    path.parent.mkdir()
+    old = "/old/venv/bin/compaction-inspector guard"
+    path.write_text(json.dumps({"hooks": {"SessionStart": [{"matcher": "compact", "hooks": [
+        {"type": "command", "command": old, "timeout": 10}]}]}}))  # fmt: skip
+    run(install, project=project)
+    groups = json.loads(path.read_bytes())["hooks"]["SessionStart"]
+    assert [h["command"] for g in groups for h in g["hooks"]] == [hook_command()]
+
+
+@pytest.mark.parametrize(
+    ("command", "ours"),
+    [
+        ("/v/bin/compaction-inspector guard", True),
+        ("'/my venv/bin/compaction-inspector' guard", True),
+        ("/usr/bin/python3 -m inspector guard", True),
+        ("compaction-inspector guard", False),
+        ("/v/bin/compaction-inspector guard --quiet", False),
+        ("/v/bin/compaction-inspector check x", False),
+        ("echo compaction-inspector guard", False),
+        ("python3 -m inspector guard", False),
+        ("'unclosed", False),
+    ],
+)
+def test_is_guard_command(command, ours):
+    assert is_guard_command(command) is ours
+
+
+# Where and what
+
+
+def test_hook_command_runs_the_console_script_beside_the_interpreter(tmp_path, monkeypatch):
+    bin_dir = tmp_path / "my venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    monkeypatch.setattr(sys, "executable", str(bin_dir / "python"))
+    assert hook_command() == shlex.quote(str(bin_dir / "python")) + " -m inspector guard"
+    (bin_dir / "compaction-inspector").write_text("#!/bin/sh\n")
+    assert hook_command() == f"'{bin_dir}/compaction-inspector' guard"
+    assert shlex.split(hook_command()) == [str(bin_dir / "compaction-inspector"), "guard"]
+
+
+def test_settings_files_for_each_agent_and_scope(home, project, tmp_path, monkeypatch):
+    assert settings_file("claude-code", None) == home / ".claude" / "settings.json"
+    assert settings_file("claude-code", project) == project / ".claude" / "settings.json"
+    assert settings_file("codex", None) == home / ".codex" / "hooks.json"
+    assert settings_file("codex", project) == project / ".codex" / "hooks.json"
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-home"))
+    assert settings_file("codex", None) == tmp_path / "codex-home" / "hooks.json"
+    assert settings_file("claude-code", None) == tmp_path / "claude-home" / "settings.json"
+    assert settings_file("codex", project) == project / ".codex" / "hooks.json"
+    with pytest.raises(ValueError):
+        settings_file("cursor", None)
+
+
+def test_codex_user_install_writes_hooks_json_and_says_what_codex_needs(home):
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text('model = "gpt-5"\n[features]\nhooks = false\n')
+    code, out, _ = run(install, "codex")
+    path = home / ".codex" / "hooks.json"
+    assert code == 0
+    assert json.loads(path.read_bytes()) == {"hooks": {"SessionStart": [
+        {"matcher": "compact", "hooks": [{"type": "command", "command": hook_command(), "timeout": 10}]}]}}  # fmt: skip
+    assert "[features] hooks = true" in out and "codex_hooks = true" in out
+    assert 'source "compact" only since openai/codex#21272' in out
+    assert f"{home / '.codex' / 'config.toml'} sets [features] hooks = false" in out
+    assert (home / ".codex" / "config.toml").read_text().endswith("hooks = false\n")  # read, never written
+    code, _, _ = run(uninstall, "codex")
+    assert code == 0 and not path.exists()
+
+
+def test_codex_project_install_keeps_the_other_hooks(project):
+    path = settings_file("codex", project)
+    path.parent.mkdir()
+    original = json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]}}, indent=2)
+    path.write_text(original + "\n")
+    code, out, _ = run(install, "codex", project)
+    assert code == 0 and "Codex" in out
+    assert set(json.loads(path.read_bytes())["hooks"]) == {"Stop", "SessionStart"}
+    run(uninstall, "codex", project)
+    assert path.read_text() == original + "\n"
+
+
+def test_install_refuses_a_project_folder_that_does_not_exist(tmp_path):
+    code, out, _ = run(install, project=tmp_path / "typo")
+    assert code == 2 and "no project folder" in out and not (tmp_path / "typo").exists()
+
+
+def test_a_linked_settings_file_is_written_through_its_link(project, tmp_path):
+    dotfiles = tmp_path / "dotfiles" / "settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text("{}\n")
+    path = settings_file("claude-code", project)
+    path.parent.mkdir()
+    path.symlink_to(dotfiles)
+    run(install, project=project)
+    assert path.is_symlink() and "SessionStart" in json.loads(dotfiles.read_bytes())["hooks"]
+    run(uninstall, project=project)
+    assert path.is_symlink() and dotfiles.read_text() == "{}\n"
+
+
+def test_status_names_each_agent_scope_file_and_command(home, project, monkeypatch):
+    run(install, project=project)
+    (home / ".codex").mkdir()
+    (home / ".codex" / "hooks.json").write_text("{oops")
+    monkeypatch.chdir(project)
+    out = io.StringIO()
+    assert status(out) == 0
+    lines = out.getvalue().splitlines()[1:]
+    assert lines == [
+        f"  claude-code  user     {home / '.claude' / 'settings.json'}: not installed",
+        f"  claude-code  project  {project / '.claude' / 'settings.json'}: installed, runs {hook_command()}",
+        f"  codex        user     {home / '.codex' / 'hooks.json'}: cannot tell: not valid JSON "
+        "(Expecting property name enclosed in double quotes at line 1 column 2)",
+        f"  codex        project  {project / '.codex' / 'hooks.json'}: not installed",
+    ]
+
+
+def test_status_says_when_the_installed_program_is_gone(project):
+    path = settings_file("claude-code", project)
+    path.parent.mkdir()
+    path.write_text(json.dumps({"hooks": {"SessionStart": [{"matcher": "compact", "hooks": [
+        {"type": "command", "command": "/gone/bin/compaction-inspector guard"}]}]}}))  # fmt: skip
+    out = io.StringIO()
+    status(out, project)
+    assert "/gone/bin/compaction-inspector no longer exists: install again" in out.getvalue()
+
+
+# The hook as the agent runs it
+
+
+def cut_after_second_compaction(destination: Path) -> Path:
+    lines = TRANSCRIPT.read_text(encoding="utf-8").splitlines(keepends=True)
+    summaries = [i for i, line in enumerate(lines) if json.loads(line).get("isCompactSummary") is True]
+    assert len(summaries) >= 2
+    destination.write_text("".join(lines[: summaries[1] + 1]), encoding="utf-8")
+    return destination
+
+
+@pytest.mark.skipif(not TRANSCRIPT.is_file(), reason="../shared (the labelled real sessions) is absent")
+def test_the_installed_command_runs_as_claude_code_runs_it(project, tmp_path, monkeypatch):
+    """The command string read back from the settings file, through a shell, hook JSON on stdin."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # the guard's log and store stay in the test
+    monkeypatch.delenv("INSPECTOR_DB_URL", raising=False)
+    run(install, project=project)
+    settings = json.loads(settings_file("claude-code", project).read_bytes())
+    (group,) = [g for g in settings["hooks"]["SessionStart"] if g["matcher"] == "compact"]
+    command = group["hooks"][0]["command"]
+    transcript = cut_after_second_compaction(tmp_path / "session.jsonl")
+    hook_input = {
+        "session_id": "1e0816ef-test", "transcript_path": str(transcript), "cwd": str(project),
+        "hook_event_name": "SessionStart", "source": "compact",
+    }  # fmt: skip
+    result = subprocess.run(
+        command, shell=True, input=json.dumps(hook_input), capture_output=True, text=True, cwd=project, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    if result.stdout.strip():
+        output = json.loads(result.stdout)
+        assert isinstance(output["hookSpecificOutput"]["additionalContext"], str)
