@@ -14,6 +14,8 @@ from pathlib import Path
 
 import orjson
 
+from inspector import guard as guard_hook
+from inspector import guard_install
 from inspector.analysis import analyze
 from inspector.errors import TraceReadError
 from inspector.facts import Config
@@ -33,6 +35,8 @@ from inspector.share import share_report
 from inspector.store import open_store
 
 EXIT_PASS, EXIT_FAIL, EXIT_UNREADABLE = 0, 1, 2
+GUARD_TOKENS = guard_hook.MAX_TOKENS
+AGENTS = guard_install.AGENTS
 
 
 def _density(value: str) -> float:
@@ -131,6 +135,22 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--no-store", action="store_true", help="leave annotations and corrections out")
 
     scan_command.add_parser(commands, limits)
+
+    guard = commands.add_parser("guard", help="the compaction hook: give the agent back what its new summary lost "
+                                "(reads the hook JSON on stdin); install, uninstall or show it")  # fmt: skip
+    guard.add_argument("--max-tokens", type=int, default=GUARD_TOKENS, metavar="N",
+                       help=f"length cap of what is given back (default {GUARD_TOKENS})")  # fmt: skip
+    guard_commands = guard.add_subparsers(dest="guard_command")
+    for name, says in (("install", "add the hook to an agent's settings (shows the diff, asks unless --yes)"),
+                       ("uninstall", "remove the hook, restoring the settings file as it was"),
+                       ("status", "say where the hook is installed")):  # fmt: skip
+        action = guard_commands.add_parser(name, help=says)
+        scope = action.add_mutually_exclusive_group()
+        scope.add_argument("--project", type=Path, default=None, metavar="DIR", help="the project's settings")
+        scope.add_argument("--user", action="store_true", help="the user's settings (the default)")
+        if name != "status":
+            action.add_argument("--agent", choices=AGENTS, default="claude-code")
+            action.add_argument("--yes", action="store_true", help="write without asking")
 
     ledger = commands.add_parser("ledger", help="the corrections ledger")
     ledger_commands = ledger.add_subparsers(dest="ledger_command", required=True)
@@ -311,12 +331,29 @@ def _ledger(args: argparse.Namespace) -> int:
     return EXIT_PASS
 
 
+def _guard(args: argparse.Namespace) -> int:
+    """The hook run (no subcommand: never fails the session), or installing it."""
+    if args.guard_command is None:
+        if args.max_tokens < 1:
+            print("--max-tokens needs N ≥ 1", file=sys.stderr)
+            return EXIT_UNREADABLE
+        return guard_hook.run_hook(sys.stdin, sys.stdout, max_tokens=args.max_tokens)
+    if args.guard_command == "status":
+        return guard_install.status(sys.stdout, args.project)
+
+    def confirm(question: str) -> bool:
+        return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+
+    act = guard_install.install if args.guard_command == "install" else guard_install.uninstall
+    return act(args.agent, args.project, yes=args.yes, confirm=confirm, out=sys.stdout)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _apply_limits(args)
     handlers = {
         "check": _check, "refresh": _refresh, "policies": _policies, "ledger": _ledger, "annotations": _annotations,
-        "report": _report, "scan": scan_command.run,
+        "report": _report, "scan": scan_command.run, "guard": _guard,
     }  # fmt: skip
     try:
         return handlers[args.command](args) if args.command in handlers else _rules()
