@@ -203,6 +203,30 @@ def diff_row() -> dict[str, Any]:
     }
 
 
+def guard_row(folder: Path) -> dict[str, Any]:
+    """`compaction-inspector guard` as Claude Code runs it (a fresh process, hook JSON on stdin) on a 30 MB
+    session cut just after a compaction whose summary dropped the user's constraint: the worst of three."""
+    path = folder / "guard-30mb.jsonl"
+    claude_code(path, 40, 4)  # its last compaction sits at three quarters: the cut holds about 30 MB
+    lines = path.read_bytes().splitlines()
+    last = max(i for i, line in enumerate(lines) if b'"isCompactSummary":true' in line)
+    record = orjson.loads(lines[last])
+    record["message"]["content"] = "Summary: worked on the job runner."
+    path.write_bytes(b"\n".join([*lines[:last], orjson.dumps(record)]) + b"\n")
+    command = [str(Path(sys.executable).with_name("compaction-inspector")), "guard"]
+    stdin = json.dumps({"session_id": "bench", "transcript_path": str(path), "hook_event_name": "SessionStart",
+                        "source": "compact"})  # fmt: skip
+    env = {**os.environ, "INSPECTOR_DATA_DIR": str(folder / "guard-data")}
+    times, printed = [], ""
+    for _ in range(3):
+        start = time.perf_counter()
+        run = subprocess.run(command, input=stdin, capture_output=True, text=True, env=env, check=True)
+        times.append(time.perf_counter() - start)
+        printed = run.stdout
+    restored = printed.count("\\n- ")
+    return {"mb": path.stat().st_size / 1e6, "worst": max(times), "best": min(times), "restored": restored}
+
+
 CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step")
 
 
@@ -279,7 +303,8 @@ def machine() -> str:
 
 
 def report(checks: list[dict[str, Any]], diff: dict[str, Any], rerun: dict[str, Any], large: dict[str, Any],
-           long_run: dict[str, Any], long_line: dict[str, Any], claims: dict[str, Any]) -> str:  # fmt: skip
+           long_run: dict[str, Any], long_line: dict[str, Any], claims: dict[str, Any],
+           guard: dict[str, Any]) -> str:  # fmt: skip
     lines = ["## check (what `check --json` does: load, analyse, write the report) next to the parse-only floor", "",
              "| format | MB | gens | floor s | parse + keep s | load s | analyze s | report s | check s "
              "| check / floor | parse + keep / floor | peak RSS MB | of which imports | peak / size |",
@@ -308,6 +333,11 @@ def report(checks: list[dict[str, Any]], diff: dict[str, Any], rerun: dict[str, 
               f"({claims['share']:.2%}). Extraction from a hostile summary of claims: {claims['mb_small']:.2f} MB in "
               f"{claims['small']:.3f} s, four times that in {claims['large']:.3f} s "
               f"({claims['large'] / claims['small']:.1f}×).",
+              "", "## guard hook", "",
+              f"`compaction-inspector guard` in a fresh process on a {guard['mb']:.0f} MB session cut after a "
+              f"compaction that dropped the user's constraint: {guard['best']:.2f} s best, {guard['worst']:.2f} s "
+              f"worst of three (interpreter start, load, analysis, output, store record); {guard['restored']} "
+              "item(s) given back.",
               "", "## targets", "", "| target | measured | met |", "| --- | --- | --- |"]  # fmt: skip
     targets = [
         (f"check on a {large['mb']:.0f} MB Claude Code session ≤ 2× the parse-only floor", f"{large['ratio']:.1f}×",
@@ -325,6 +355,8 @@ def report(checks: list[dict[str, Any]], diff: dict[str, Any], rerun: dict[str, 
          long_line["ratio"] < 5),
         (f"claim layer < 5% of check on the {large['mb']:.0f} MB session", f"{claims['share']:.2%}",
          claims["share"] < 0.05),
+        (f"guard on a {guard['mb']:.0f} MB transcript < 2 s", f"{guard['worst']:.2f} s (worst of 3)",
+         guard["worst"] < 2),
         (f"peak memory < 2× the file size ({long_run['mb']:.0f} MB session, 200 generations)",
          f"{long_run['memory_ratio']:.2f}× ({long_run['peak_mb']:.0f} MB)", long_run["memory_ratio"] < 2),
     ]  # fmt: skip
@@ -358,11 +390,13 @@ def main() -> None:
         long_line = long_line_row(Path(scratch), large)
         print("claim layer…", flush=True)
         claims = claims_row(large["path"], large["check"])
+        print("guard…", flush=True)
+        guard = guard_row(Path(scratch))
         print("word diff…", flush=True)
         diff = diff_row()
         print("app rerun…", flush=True)
         rerun = rerun_row(large["path"])
-    body = report(checks, diff, rerun, large, long_run, long_line, claims)
+    body = report(checks, diff, rerun, large, long_run, long_line, claims, guard)
     command = f"python bench/run.py --sizes {args.sizes} --large {args.large:g}"
     header = f"# Benchmark results\n\n{started:%Y-%m-%d %H:%M} UTC on {machine()}.\n"
     header += f"Command: `{command}` (`make bench`).\n"
