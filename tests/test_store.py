@@ -176,6 +176,13 @@ def test_guard_injections_round_trip_by_session_oldest_first(store):
     assert public == {"record", "for_session"}  # append-only: no update or delete
 
 
+@pytest.mark.parametrize(("session_id", "k"), [("", 1), ("s", -1), ("s", "3"), ("s", True)])
+def test_an_injection_without_a_session_or_a_generation_is_refused(store, session_id, k):
+    with pytest.raises(ValueError, match="guard injection"):
+        store.guard.record(GuardInjection(session_id, k, "h", "2026-11-01T00:00:00+00:00", (LOST,), "printed"))
+    assert store.guard.for_session(session_id) == []
+
+
 def test_guard_injections_survive_a_reopen(url):
     Store(url).guard.record(injection("s", 2, "2026-11-01T00:00:00+00:00", LOST, CLAIM))
     assert Store(url).guard.for_session("s")[0].items == (LOST, CLAIM)

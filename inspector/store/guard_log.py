@@ -56,6 +56,12 @@ class GuardLog:
         self._sessions = sessions
 
     def record(self, injection: GuardInjection) -> None:
+        # Found by its session id and drawn at its generation: refuse an injection without either.
+        if not isinstance(injection.session_id, str) or not injection.session_id:
+            raise ValueError("a guard injection needs its session id")
+        k = injection.generation
+        if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+            raise ValueError(f"a guard injection's generation is a summary's index, not {injection.generation!r}")
         with self._sessions.begin() as session:
             row = GuardInjectionRow(session_id=injection.session_id, generation=injection.generation,
                                     content_hash=injection.content_hash, created_at=injection.created_at,
