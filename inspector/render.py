@@ -14,6 +14,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rapidfuzz.distance import Indel
 
@@ -25,6 +26,9 @@ from inspector.inert import HIDDEN, code_point, visible
 from inspector.invariants import InvariantStatus
 from inspector.model import Finding, finding_id
 from inspector.text import clip
+
+if TYPE_CHECKING:
+    from inspector.views import GuardMark
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +96,9 @@ STYLE = """
 .ci-st-unknown{background:#eceff1}
 .ci-error{background:#ffebee;color:#b71c1c;border-radius:6px;padding:0.6rem 0.8rem;font-size:0.9rem}
 .ci-caption{color:#555;font-size:0.9rem;margin:0}
+.ci-guard{border-left:4px solid #1565c0;background:#e3f2fd;color:#111;border-radius:6px;padding:0.5rem 0.8rem;
+  margin:0.4rem 0;font-size:0.9rem}
+.ci-guard ol{margin:0.3rem 0;padding-left:1.2rem}.ci-guard li{margin-bottom:0.35rem}
 .ci-hidden{background:#b71c1c;color:#fff;font-weight:600;border-radius:3px;padding:0 2px;margin:0 1px;
   font-size:0.8em;font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
 """
@@ -227,6 +234,25 @@ def findings_html(analysis: Analysis, generation: int) -> str:
     if not items:
         return '<p class="ci-findings">No findings in this generation.</p>'
     return f'<ol class="ci-findings">{"".join(items)}</ol>'
+
+
+def guard_html(mark: GuardMark) -> str:
+    """What the guard gave back at this summary, for the top of its generation view: each item in the words
+    the agent read, with the rule that found it and the record it came from, then the exact text printed."""
+    latest = mark.latest
+    runs = f" (the last of {len(mark.injections)} runs here)" if len(mark.injections) > 1 else ""
+    head = (f'<p class="ci-caption"><b>{text_html(mark.label)}</b>: source refresh performed by the guard at '
+            f"{text_html(latest.created_at)}{runs}; the agent resumed with these in its context.</p>")  # fmt: skip
+    items = []
+    for item in mark.items:
+        where = f" · record <code>{text_html(item.source_key)}</code>" if item.source_key else ""
+        when = f" · said {text_html(item.said_at)}" if item.said_at else ""
+        items.append(f"<li><code>{text_html(item.rule)}</code> · {text_html(item.kind)}{where}{when}<br>"
+                     f"{text_html(clip(item.text, EVIDENCE_CHARS))}</li>")  # fmt: skip
+    listed = f'<ol>{"".join(items)}</ol>' if items else '<p class="ci-caption">Nothing was given back.</p>'
+    printed = (f'<details><summary>What the agent read</summary><div class="ci-text">{text_html(latest.text)}</div>'
+               "</details>")  # fmt: skip
+    return f'<div class="ci-guard">{head}{listed}{printed}</div>'
 
 
 def _claim_evidence_line(finding: Finding) -> str:
@@ -372,10 +398,13 @@ def _tokens(n: int | None) -> str:
     return f"{n / 1000:.0f}k" if n >= 10_000 else f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
 
-def chain_dot(analysis: Analysis, branch: tuple[int, int, int] | None = None) -> str:
+def chain_dot(
+    analysis: Analysis, branch: tuple[int, int, int] | None = None, guard: Mapping[int, GuardMark] | None = None
+) -> str:
     """S₀ → … → Sₙ as a Graphviz digraph; events (micro-compactions) hang off the generation they follow.
 
-    `branch` = (k, corrections, records read) draws the refreshed state S′ₖ beside Sₖ.
+    `branch` = (k, corrections, records read) draws the refreshed state S′ₖ beside Sₖ. `guard`
+    (`views.guard_marks`) says on a node what the guard gave back after that compaction.
     """
     from inspector.views import generation_rows
 
@@ -396,6 +425,9 @@ def chain_dot(analysis: Analysis, branch: tuple[int, int, int] | None = None) ->
         ]
         color = "#ffcdd2" if row["errors"] else "#fff3e0" if row["warnings"] else "#e8f5e9"
         extra = ', peripheries=2' if row["refreshed"] else ""
+        if guard and k in guard:  # a refresh that was performed, not simulated: drawn as a refreshed node is
+            label.append(guard[k].label)
+            extra = ', peripheries=2'
         if row["collapsed"]:  # the next agent starts from a fraction of the session: the node says so on its face
             label.append("collapsed")
             extra += ', color="#b71c1c", penwidth=3, fontcolor="#b71c1c"'

@@ -26,7 +26,8 @@ from inspector.render import (
 )
 from inspector.review import annotation_highlights, latest_by_finding, markdown_report
 from inspector.store.annotations import Annotation
-from inspector.views import generation_rows, invariant_matrix
+from inspector.store.guard_log import GuardInjection
+from inspector.views import GuardMark, generation_rows, guard_marks, invariant_matrix
 
 _REPORT_STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2rem auto;max-width:1100px;
@@ -36,7 +37,7 @@ h1{font-size:1.5rem}h2{margin-top:2rem;border-bottom:1px solid #ddd;padding-bott
 .chain{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center}
 .node{border:1px solid #999;border-radius:8px;padding:.4rem .6rem;font-size:.8rem;line-height:1.35;min-width:7rem}
 .node.err{background:#ffcdd2}.node.warn{background:#fff3e0}.node.ok{background:#e8f5e9}
-.node.refreshed{outline:3px double #1565c0}.node.collapsed{border:3px solid #b71c1c}
+.node.refreshed,.node.guarded{outline:3px double #1565c0}.node.collapsed{border:3px solid #b71c1c}
 .arrow{color:#555}
 table.plain{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}
 table.plain td,table.plain th{border:1px solid #ddd;padding:3px 6px;vertical-align:top;text-align:left}
@@ -54,9 +55,10 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return f'<table class="plain"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def _chain(analysis: Analysis) -> str:
+def _chain(analysis: Analysis, guard: dict[int, GuardMark]) -> str:
     nodes = []
     for row in generation_rows(analysis):
+        mark = guard.get(row["generation"])
         state = "err" if row["errors"] else "warn" if row["warnings"] else "ok"
         density = "-" if row["anchor_density"] is None else f"{row['anchor_density']:.2f}"
         lines = [
@@ -64,8 +66,9 @@ def _chain(analysis: Analysis) -> str:
             f"{_e(row['trigger'] or '')} {_e(row['tokens_before'] or '?')} → {_e(row['tokens_after'] or '?')} tokens",
             f"density {density}",
             f"{row['unresolved_anchors']} unresolved · {row['invariants_lost']} lost",
-        ] + (["<b>collapsed</b>"] if row.get("collapsed") else [])
+        ] + (["<b>collapsed</b>"] if row.get("collapsed") else []) + ([f"<b>{_e(mark.label)}</b>"] if mark else [])
         refreshed = (" refreshed" if row["refreshed"] else "") + (" collapsed" if row.get("collapsed") else "")
+        refreshed += " guarded" if mark else ""
         nodes.append(f'<div class="node {state}{refreshed}" id="node-S{row["generation"]}">{"<br>".join(lines)}</div>')
     events = "".join(
         f"<li>after S{e.after_generation}: {_e(e.kind)} {_e(e.description)}</li>" for e in analysis.trace.events
@@ -74,10 +77,27 @@ def _chain(analysis: Analysis) -> str:
     return f'<div class="chain">{chain}</div>' + (f"<p>Events:</p><ul>{events}</ul>" if events else "")
 
 
+def _guard_html(injections: Sequence[GuardInjection]) -> str:
+    """Each injection: the summary it checked, when, the items given back and the exact text the agent read."""
+    parts = []
+    for injection in injections:
+        rows = [[item.rule, item.kind, item.text, item.source_key, item.said_at] for item in injection.items]
+        printed = f'<div class="ci-text">{_e(injection.text)}</div>'
+        parts.append(f"<p><b>S{injection.generation}</b> · {_e(injection.created_at)} · "
+                     f"{len(injection.items)} items restored</p>"
+                     + _table(["rule", "kind", "given back", "record", "said at"], rows)
+                     + f"<details><summary>What the agent read</summary>{printed}</details>")  # fmt: skip
+    return "".join(parts)
+
+
 def html_report(
-    analysis: Analysis, annotations: Sequence[Annotation] = (), corrections: Sequence[LedgerEntry] = ()
+    analysis: Analysis,
+    annotations: Sequence[Annotation] = (),
+    corrections: Sequence[LedgerEntry] = (),
+    guard: Sequence[GuardInjection] = (),
 ) -> str:
-    """One self-contained HTML page: chain, verdict, findings, every generation, manifest, reviews."""
+    """One self-contained HTML page: chain, verdict, findings, every generation, manifest, reviews, the guard's
+    injections (oldest first, as `GuardLog.for_session` gives them)."""
     trace = analysis.trace
     title = trace.title or trace.id
     by_finding = latest_by_finding(annotations)
@@ -107,7 +127,7 @@ def html_report(
         f"<h1>Compaction report: {_e(title)}</h1>",
         f"<p>{_e(trace.format)} · {len(trace.generations)} generations · verdict "
         f'<b class="verdict-{analysis.verdict}">{analysis.verdict.upper()}</b> · {len(analysis.findings)} findings</p>',
-        "<h2>Chain</h2>", _chain(analysis),
+        "<h2>Chain</h2>", _chain(analysis, guard_marks(analysis, guard)),
         "<h2>Findings</h2>", finding_table,
         "<h2>Generations</h2>", "".join(generations),
         "<h2>Manifest</h2>",
@@ -125,6 +145,9 @@ def html_report(
                 for c in corrections]  # fmt: skip
         sections += ["<h2>Corrections recorded by source refresh</h2>", _table(
             ["recorded", "generation", "type", "invariant", "inherited", "source", "requested by"], rows)]  # fmt: skip
+    if guard:
+        sections += ["<h2>Guard</h2>", "<p>What the guard gave back to the agent right after a compaction.</p>",
+                     _guard_html(guard)]  # fmt: skip
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         # No script, no fetch: a CSP that forbids both, for readers that honour it.
@@ -136,15 +159,21 @@ def html_report(
 
 
 def markdown_full_report(
-    analysis: Analysis, annotations: Sequence[Annotation] = (), corrections: Sequence[LedgerEntry] = ()
+    analysis: Analysis,
+    annotations: Sequence[Annotation] = (),
+    corrections: Sequence[LedgerEntry] = (),
+    guard: Sequence[GuardInjection] = (),
 ) -> str:
-    """The review report plus the chain and manifest tables, for pasting into an issue."""
+    """The review report plus the chain and manifest tables and the guard's injections, for pasting into an issue."""
     lines = [markdown_report(analysis, annotations).rstrip(), "", "## Chain", "",
              "| generation | kind | tokens | anchor density | unresolved | invariants lost |",
              "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    marks = guard_marks(analysis, guard)
     for row in generation_rows(analysis):
         density = "-" if row["anchor_density"] is None else f"{row['anchor_density']:.2f}"
         kind = markdown_text(row["kind"]) + (" (refreshed)" if row["refreshed"] else "")
+        if row["generation"] in marks:
+            kind += f" ({marks[row['generation']].label})"
         lines.append(f"| S{row['generation']} | {kind} | "
                      f"{row['tokens_before'] or '?'} → {row['tokens_after'] or '?'} | {density} | "
                      f"{row['unresolved_anchors']} | {row['invariants_lost']} |")  # fmt: skip
@@ -164,12 +193,24 @@ def markdown_full_report(
             # An adopted JSONL ledger's entries are not checked: its type and generation may be anything.
             kind, generation = markdown_text(str(c.correction.get("type"))), markdown_text(str(c.generation))
             lines.append(f"- S{generation} **{kind}** {markdown_code(wording)}")
+    if guard:
+        lines += ["", "## Guard", "", "What the guard gave back to the agent right after a compaction.", ""]
+        for injection in guard:
+            lines.append(f"- S{injection.generation} at {markdown_text(injection.created_at)}: "
+                         f"{len(injection.items)} items restored")  # fmt: skip
+            for item in injection.items:
+                record = f" (record {markdown_code(item.source_key)})" if item.source_key else ""
+                said = f" said {markdown_text(item.said_at)}" if item.said_at else ""
+                lines.append(f"  - **{markdown_text(item.rule)}** {markdown_text(item.kind)}{said}{record}: "
+                             f"{markdown_code(item.text)}")  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
 def share_report(analysis: Analysis, store: object | None, digest: str, fmt: str = "html") -> str:
-    """The report with the reviews and corrections a store holds for this trace (none without a store)."""
+    """The report with the reviews, corrections and guard injections a store holds for this trace (none without
+    a store). Reviews and corrections are keyed by the content hash; the guard's by the trace's (session) id."""
     annotations = store.annotations.for_trace(digest) if store is not None else []  # type: ignore[attr-defined]
     corrections = store.ledger.entries(digest) if store is not None else []  # type: ignore[attr-defined]
+    guard = store.guard.for_session(analysis.trace.id) if store is not None else []  # type: ignore[attr-defined]
     render = html_report if fmt == "html" else markdown_full_report
-    return render(analysis, annotations, corrections)
+    return render(analysis, annotations, corrections, guard)

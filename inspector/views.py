@@ -18,6 +18,7 @@ from inspector.invariants import PRESERVATION_WEIGHT, InvariantStatus
 from inspector.model import Finding, finding_id
 from inspector.refresh import Correction
 from inspector.store.annotations import Annotation
+from inspector.store.guard_log import GuardInjection, RestoredItem
 from inspector.text import clip
 
 _PRESENT = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
@@ -223,3 +224,45 @@ def finding_rows_with_source(analysis: Analysis) -> list[dict[str, Any]]:
         }
         for row, f in zip(finding_rows(analysis), analysis.findings, strict=True)
     ]
+
+
+# --- the guard ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GuardMark:
+    """What the guard gave back at one summary: the refresh that was performed there, not simulated."""
+
+    generation: int
+    injections: tuple[GuardInjection, ...]
+    """Every run of the guard at this summary, oldest first (normally one)."""
+
+    @property
+    def latest(self) -> GuardInjection:
+        """The last run: a repeated run re-checked the same summary, and this is what the agent read last."""
+        return self.injections[-1]
+
+    @property
+    def items(self) -> tuple[RestoredItem, ...]:
+        return self.latest.items
+
+    @property
+    def label(self) -> str:
+        n = len(self.items)
+        return f"guard restored {n} item{'' if n == 1 else 's'} at S{self.generation}"
+
+
+def guard_marks(analysis: Analysis, injections: Iterable[GuardInjection]) -> dict[int, GuardMark]:
+    """The guard's injections on this trace, by the generation each checked.
+
+    An injection belongs to the trace whose id is its session id (the transcript grows after the guard
+    ran, so its content hash does not match); one that names a generation this chain does not have
+    (the file was cut short, or another trace shares the id) marks nothing. Generations without a mark
+    keep the simulated source refresh.
+    """
+    count = len(analysis.trace.generations)
+    by_generation: dict[int, list[GuardInjection]] = {}
+    for injection in injections:
+        if injection.session_id == analysis.trace.id and 0 <= injection.generation < count:
+            by_generation.setdefault(injection.generation, []).append(injection)
+    return {k: GuardMark(k, tuple(found)) for k, found in sorted(by_generation.items())}

@@ -8,16 +8,19 @@ import streamlit as st
 
 from inspector.render import chain_dot
 from inspector.views import debt_comparison, generation_rows, survival_by_kind
-from pages.common import caption_for, refreshed_branch, require_analysis, state_params
+from pages.common import caption_for, guard_marks_of, refreshed_branch, require_analysis, show_text, state_params
 
 analysis = require_analysis()
 caption_for(analysis)
 st.header("Chain")
 branch = refreshed_branch(analysis)
+guard = guard_marks_of(analysis)
 st.graphviz_chart(
-    chain_dot(analysis, (branch[0], len(branch[1].corrections), branch[1].records_read) if branch else None),
+    chain_dot(analysis, (branch[0], len(branch[1].corrections), branch[1].records_read) if branch else None, guard),
     width="stretch",
 )
+for mark in guard.values():
+    show_text(f"{mark.label}: performed by the guard at {mark.latest.created_at}", css_class="ci-caption")
 if branch is not None:
     k, result, refreshed = branch
     st.subheader(f"What the refresh at S{k} would have cleared")

@@ -20,6 +20,7 @@ from inspector.refresh import RefreshResult, refresh_and_reanalyse
 from inspector.render import style_block, text_html
 from inspector.sized_cache import SizedCache, default_budget, trace_weight
 from inspector.store import Store, open_store
+from inspector.views import GuardMark, guard_marks
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
 
@@ -83,6 +84,11 @@ def store() -> Store:
 def trace_hash() -> str | None:
     """Content hash of the open trace: the key the ledger (and annotations) use."""
     return st.session_state.get("trace_hash")
+
+
+def guard_marks_of(analysis: Analysis) -> dict[int, GuardMark]:
+    """What the guard gave back on this trace, by generation: looked up by the trace's id (its session id)."""
+    return guard_marks(analysis, store().guard.for_session(analysis.trace.id))
 
 
 def refreshed_branch(analysis: Analysis) -> tuple[int, RefreshResult, Analysis] | None:

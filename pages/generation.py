@@ -14,6 +14,7 @@ from inspector.render import (
     evidence_html,
     finding_targets,
     findings_html,
+    guard_html,
     highlight_html,
     highlights,
     legend_html,
@@ -27,6 +28,7 @@ from inspector.views import annotation_rows, correction_rows, find_finding
 from pages.common import (
     caption_for,
     current_generation,
+    guard_marks_of,
     refreshed_branch,
     require_analysis,
     reviewer_name,
@@ -60,6 +62,9 @@ if picked != labels[k]:
 
 generation = generations[k]
 st.header(f"{generation.label} · {generation.kind}")
+guarded = guard_marks_of(analysis).get(k)
+if guarded is not None:
+    st.html(guard_html(guarded))
 
 selected = None
 finding_ref = st.session_state.get("finding")
@@ -81,7 +86,11 @@ enabled = [
 st.html(legend_html(enabled))
 
 refresh_column, note_column = st.columns([1, 3])
-if generation.kind == "summary" and refresh_column.button("Refresh from source", key="refresh_button", type="primary"):
+if guarded is not None:  # the refresh was performed here: the simulated one is for generations the guard did not see
+    with refresh_column:
+        show_text("Refresh performed by the guard (above)", css_class="ci-caption")
+elif generation.kind == "summary" and refresh_column.button("Refresh from source", key="refresh_button",
+                                                              type="primary"):  # fmt: skip
     with st.status(f"Refreshing {generation.label} from source…", expanded=True) as status:
         st.write(f"Re-reading the {len(generation.covers)} source records {generation.label} descends from…")
         result = refresh_at(analysis, k)

@@ -32,7 +32,7 @@ from inspector.model import finding_id
 from inspector.refresh import refresh_at
 from inspector.review import markdown_report
 from inspector.share import share_report
-from inspector.store import Store, Target
+from inspector.store import GuardInjection, RestoredItem, Store, Target
 from tests.helpers import SAMPLES
 
 HOSTILE = {
@@ -94,7 +94,8 @@ class Case:
 
     @cached_property
     def store(self) -> Store:
-        """Reviews and corrections carrying the payload in every text field, as each way in allows."""
+        """Reviews, corrections and a guard injection carrying the payload in every text field, as each way in
+        allows."""
         store = Store(f"sqlite:///{self.folder / 'store.db'}")
         hostile = self.payload
         finding = self.analysis.findings[0]
@@ -117,6 +118,9 @@ class Case:
                  "correction": {"type": hostile, "source": hostile, "reason": hostile}}  # fmt: skip
         old.write_text(json.dumps(entry) + "\n")
         assert adopt_jsonl_ledger(store.ledger, old) == 1
+        # What the guard recorded: its items quote the user, and the user may have written anything.
+        item = RestoredItem(hostile, hostile, hostile, hostile, hostile)
+        store.guard.record(GuardInjection(self.analysis.trace.id, 3, self.digest, hostile, (item,), hostile))
         return store
 
     def cli(self, *argv: str) -> str:
