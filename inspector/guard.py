@@ -76,12 +76,12 @@ def run_hook(stdin: TextIO, stdout: TextIO, *, max_tokens: int = MAX_TOKENS, log
 
         trace = load_trace(Path(transcript).expanduser())
         generation, restored = restored_items(trace)
-        text = manifest(trace, generation, restored, max_tokens)
+        text, shown = manifest(trace, generation, restored, max_tokens)
         if text:
             stdout.write(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
                                                             "additionalContext": text}}) + "\n")  # fmt: skip
             stdout.flush()
-            _record(trace, Path(transcript).expanduser(), generation, restored, text, log)
+            _record(trace, Path(transcript).expanduser(), generation, shown, text, log)  # what the agent read
         return 0
     except BaseException as error:  # noqa: BLE001 — the session must go on, whatever failed here (a timeout too)
         _log(log, f"{type(error).__name__}: {error}")
@@ -124,43 +124,45 @@ def _restored(finding: Finding, records: dict[str, SourceRecord], positions: dic
     return Restored(finding.rule, kind, text, key, when, order, positions.get(key, -1) if key else -1, by_user)
 
 
-def manifest(trace: Trace, generation: int, restored: list[Restored], max_tokens: int = MAX_TOKENS) -> str:
-    """What the agent reads: the user's own words first (newest first), then contradicted claims, within the cap.
+def manifest(trace: Trace, generation: int, restored: list[Restored],
+             max_tokens: int = MAX_TOKENS) -> tuple[str, list[Restored]]:  # fmt: skip
+    """What the agent reads, and the items it holds: the user's own words first (newest first), then
+    contradicted claims, within the cap; what the cap leaves out is counted in a last line.
 
     Every line is the user's wording or the log's, never a paraphrase, so the agent can weigh it
     against the summary itself. Trace text is spelled where it holds control or hidden characters.
     """
     if not restored:
-        return ""
+        return "", []
     label = trace.generations[generation].label
     said = sorted((r for r in restored if r.rule != "claim-contradicted"), key=lambda r: (-r.position, r.rule))
     claims = [r for r in restored if r.rule == "claim-contradicted"]
-    budget = max_tokens * 4
     what = [part for part, present in (("dropped or weakened what was said", said),
                                        ("states what the log contradicts", claims)) if present]  # fmt: skip
     head = (f"Compaction Inspector checked the summary you resumed from ({label}) against the session log: "
             f"it {' and '.join(what)}. From the log, verbatim:")  # fmt: skip
-    lines, used, left_out = [head], len(head), 0
-    for entry in _lines(said, claims):
-        if used + len(entry) + 1 > budget:
+    lines, shown, used, left_out = [head], [], len(head), 0
+    for item, entry in _lines(said, claims):
+        if used + len(entry) + 1 > max_tokens * 4:
             left_out += 1
             continue
         lines.append(entry)
+        shown.append(item)
         used += len(entry) + 1
     if left_out:
         lines.append(f"({left_out} more not shown: `compaction-inspector check {trace.path or trace.id}` lists them.)")
-    return "\n".join(lines) if len(lines) > 1 else ""
+    return ("\n".join(lines), shown) if shown else ("", [])
 
 
-def _lines(said: list[Restored], claims: list[Restored]) -> Iterator[str]:
+def _lines(said: list[Restored], claims: list[Restored]) -> Iterator[tuple[Restored, str]]:
     for item in said:
         when = f", {_when(item.said_at)}" if item.said_at else ""
         state = "lost" if item.rule in LOST_RULES else "weakened"
         who = "The user said" if item.by_user else "The log says"
         kind = item.kind.removeprefix("user-")
-        yield f"- {who}{when} ({kind}, {state} in the summary): “{_shown(item.text)}”"
+        yield item, f"- {who}{when} ({kind}, {state} in the summary): “{_shown(item.text)}”"
     for item in claims:
-        yield f"- {_shown(item.text)}"
+        yield item, f"- {_shown(item.text)}"
 
 
 def _shown(text: str) -> str:
