@@ -13,16 +13,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inspector.facts import TraceFacts
-from inspector.items import TRANSCRIPT, ShellRun, command_signature, failure_line
+from inspector.items import TRANSCRIPT, ShellRun, command_signature, edit_written, failure_line
 from inspector.model import Generation, SourceRecord
+from inspector.readers._transcript import is_edit_tool
 from inspector.summary_claims import FIGURE, NAMED
 from inspector.text import clip
 
 VERIFYING = re.compile(r"\b(?:test|tests|pytest|jest|vitest|ctest|build|compile|check|lint|vet|tsc|mypy)\b")
 """A command that checks the work: its last run is what a "tests pass" claim stands on."""
 _PUSH = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?push\b")
-_EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "str_replace_based_edit_tool",
-                         "str_replace_editor", "create_file", "edit_file", "write_file"})  # fmt: skip
 _SEARCH_TOOLS = frozenset({"WebSearch", "WebFetch", "web_search", "web_fetch", "browser", "fetch"})
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
@@ -80,17 +79,11 @@ def unchecked_edit(claim: str, split: Split) -> SourceRecord | None:
         return None
     for position in range(len(split.before) - 1, -1, -1):
         record = split.before[position]
-        if record.kind == "tool_call" and record.extra.get("tool") in _EDIT_TOOLS and any(
-            name in _written(record.text) for name in names
+        if record.kind == "tool_call" and is_edit_tool(record.extra.get("tool")) and any(
+            name in edit_written(record.text) for name in names
         ):
             return record if checks[-1] < position else None
     return None
-
-
-def _written(call: str) -> str:
-    """The text an edit call writes: what follows `new_string:` (an Edit), else all of it (a Write)."""
-    _, marker, new = call.partition("\nnew_string: ")
-    return new if marker else call
 
 
 def pushes(runs: Sequence[ShellRun]) -> list[ShellRun]:
@@ -167,7 +160,7 @@ def finished_step(step: str, split: Split) -> ShellRun | None:
         return None
     keys = [r.key for r in split.before]
     after_run = split.before[keys.index(last.key) + 1 :]
-    if any(r.kind == "tool_call" and r.extra.get("tool") in _EDIT_TOOLS for r in after_run):
+    if any(r.kind == "tool_call" and is_edit_tool(r.extra.get("tool")) for r in after_run):
         return None
     return last
 

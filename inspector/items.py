@@ -23,9 +23,9 @@ from dataclasses import dataclass, replace
 
 from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.model import Invariant, InvariantKind, SourceRecord
+from inspector.readers._transcript import TRANSCRIPT, is_edit_tool
 from inspector.text import Sentence, clip, content_terms, sentences
 
-TRANSCRIPT = "transcript"
 """The namespace session-log readers give raw turns (inspector.readers._transcript)."""
 
 USER_KINDS = frozenset(
@@ -409,10 +409,6 @@ _NAMED_FILE = re.compile(
 """A file a user's request names: 'documented in README', 'add it to config.go'."""
 _DONE_KINDS = (InvariantKind.USER_REQUIREMENT, InvariantKind.USER_DECISION, InvariantKind.USER_PREFERENCE)
 """Requests a change can fulfil. Constraints and corrections bind for the whole session: never retired here."""
-_EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "str_replace_based_edit_tool",
-                         "str_replace_editor", "create_file", "edit_file", "write_file"})  # fmt: skip
-
-
 def _done_by_edits(items: list[Invariant], records: Sequence[SourceRecord],
                    order: dict[str, int]) -> Iterator[Invariant]:  # fmt: skip
     """User requests that name a file, retired by the first later edit of that file writing their topic.
@@ -421,7 +417,7 @@ def _done_by_edits(items: list[Invariant], records: Sequence[SourceRecord],
     say Claude-only: a summary that no longer carries it has not lost it. The edit must write one of
     the request's other topic terms, so an unrelated change to the same file retires nothing.
     """
-    edits = [(order[r.key], r) for r in records if r.kind == "tool_call" and r.extra.get("tool") in _EDIT_TOOLS]
+    edits = [(order[r.key], r) for r in records if r.kind == "tool_call" and is_edit_tool(r.extra.get("tool"))]
     for item in items:
         named = {m.group(1).lower().rsplit(".", 1)[0] for m in _NAMED_FILE.finditer(item.text)}
         if item.kind not in _DONE_KINDS or not named or item.retired_by:
@@ -430,7 +426,7 @@ def _done_by_edits(items: list[Invariant], records: Sequence[SourceRecord],
         topic = {t for t in topic_terms(item.text) if t.rsplit(".", 1)[0] not in named}
         since = order.get(item.source_key or "", 0)
         done = next((r.key for at, r in edits if at > since and _edits_file(r.text, named)
-                     and _roots(topic) & _roots(topic_terms(_edit_written(r.text)))), None)  # fmt: skip
+                     and _roots(topic) & _roots(topic_terms(edit_written(r.text)))), None)  # fmt: skip
         yield replace(item, retired_by=done) if done else item
 
 
@@ -440,12 +436,18 @@ def _roots(terms: Iterable[str]) -> set[str]:
 
 
 def _edits_file(call: str, stems: set[str]) -> bool:
-    line = next((line for line in call.splitlines() if line.startswith(("file_path:", "path:"))), "")
-    name = line.split(":", 1)[1].strip().rsplit("/", 1)[-1].lower() if line else ""
-    return bool(name) and name.rsplit(".", 1)[0] in stems
+    path = edited_path(call)
+    return bool(path) and path.rsplit("/", 1)[-1].lower().rsplit(".", 1)[0] in stems
 
 
-def _edit_written(call: str) -> str:
+def edited_path(call: str) -> str | None:
+    """The file an edit call's text names (its `file_path:` or `path:` line), or None."""
+    line = next((line for line in call.splitlines() if line.startswith(("file_path:", "path:"))), None)
+    return line.split(":", 1)[1].strip() or None if line else None
+
+
+def edit_written(call: str) -> str:
+    """The text an edit call writes: what follows `new_string:` (an Edit), else all of it (a Write, a patch)."""
     _, marker, new = call.partition("\nnew_string: ")
     return new if marker else call
 

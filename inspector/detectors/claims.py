@@ -25,7 +25,7 @@ from inspector.claim_evidence import (
 from inspector.detectors.items import session_tracks, still, track_quote
 from inspector.facts import GenerationFacts, TraceFacts, new_keys
 from inspector.invariants import InvariantStatus
-from inspector.items import USER_KINDS, span_counts, topic_terms
+from inspector.items import USER_KINDS, edited_path, span_counts, topic_terms
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
 from inspector.rules import Hit, rule
 from inspector.summary_claims import Claim, ClaimKind
@@ -165,7 +165,8 @@ def _unsupported(claim: Claim, split: Split) -> str | None:
         return None if last_verifying_run(split) is not None else "no test, build or lint ran before it"
     if claim.kind is ClaimKind.FIXED:
         edit = unchecked_edit(claim.text, split)
-        where = _edited_file(edit.text) if edit is not None else ""
+        path = edited_path(edit.text) if edit is not None else None
+        where = f" ({clip(path, 100)})" if path else ""
         return f"no test, build or lint ran after the edit that made it{where}" if edit is not None else None
     if claim.kind is ClaimKind.VERIFIED:
         web = "web" in claim.text.lower()
@@ -177,12 +178,6 @@ def _unsupported(claim: Claim, split: Split) -> str | None:
     if pushes(split.runs) or pushes(split.runs_after) or "user" in lowered or " you " in f" {lowered} ":
         return None  # a push later is a contradiction (above); the user's own push is not the agent's to show
     return "no git push ran before it"
-
-
-def _edited_file(call: str) -> str:
-    """' (path)' of an edit call's text ("file_path: …" on its own line), or nothing."""
-    line = next((line for line in call.splitlines() if line.startswith(("file_path:", "path:"))), "")
-    return f" ({clip(line.split(':', 1)[1].strip(), 100)})" if line else ""
 
 
 def _carries(later: GenerationFacts, claim: Claim, words: str) -> bool:

@@ -49,6 +49,13 @@ _ACTION = re.compile(
 )
 
 
+def is_edit_tool(name: str | None) -> bool:
+    """Does a tool of this name write files? One test for the readers (its paths are edited files) and the
+    analyses (its calls are edits): Edit, Write, MultiEdit, apply_patch, an MCP `edit_file`, not TodoWrite."""
+    lowered = (name or "").lower()
+    return lowered in _EDIT_TOOLS or "edit" in lowered or ("write" in lowered and "todo" not in lowered)
+
+
 # --- streaming JSON lines --------------------------------------------------------------------
 
 
@@ -369,7 +376,7 @@ class Transcript:
         """Files a tool read or edited and commands it ran, as keys a summary can print."""
         name = (call.tool or "").lower()
         data = call.tool_input
-        editing = name in _EDIT_TOOLS or "edit" in name or ("write" in name and "todo" not in name)
+        editing = is_edit_tool(name)
         command: str | None = None
         patch: str | None = None
         if isinstance(data, dict):
