@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -21,18 +22,19 @@ from inspector.errors import TraceReadError
 from inspector.facts import Config
 from inspector.fleet import command as scan_command
 from inspector.inert import json_text, terminal_text
-from inspector.ledger import default_ledger
 from inspector.library import content_hash
 from inspector.model import Trace
-from inspector.policies import AdaptiveWeights, PolicyRun, compare
 from inspector.readers import format_names, load_trace
 from inspector.readers._io import FILE_SETTING, LINE_SETTING, ReadLimits
 from inspector.refresh import refresh_at
 from inspector.report import to_json, to_text
-from inspector.review import markdown_report
 from inspector.rules import all_rules
-from inspector.share import share_report
-from inspector.store import open_store
+
+if TYPE_CHECKING:
+    from inspector.policies import AdaptiveWeights, PolicyRun
+
+# The review store (SQLAlchemy, Alembic), policies and reports are imported by the commands that use them:
+# `check`, `rules`, `scan` and the guard's run never pay for them (tests/test_cli.py asserts it).
 
 EXIT_PASS, EXIT_FAIL, EXIT_UNREADABLE = 0, 1, 2
 GUARD_TOKENS = guard_hook.MAX_TOKENS
@@ -204,6 +206,8 @@ def _refresh(args: argparse.Namespace) -> int:
         return EXIT_UNREADABLE
     result = refresh_at(analyze(trace), args.at)
     if args.record:
+        from inspector.ledger import default_ledger
+
         default_ledger().append(result, trace=content_hash(Path(args.trace)), trace_label=trace.title or trace.id,
                                 trigger="cli", requested_by=args.by)  # fmt: skip
     if args.json:
@@ -223,6 +227,8 @@ def _refresh(args: argparse.Namespace) -> int:
 
 
 def _weights(text: str) -> AdaptiveWeights:
+    from inspector.policies import AdaptiveWeights
+
     values: dict[str, float] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         name, _, value = part.partition("=")
@@ -242,6 +248,8 @@ def _policies(args: argparse.Namespace) -> int:
     if args.every < 1:
         print("--every needs N ≥ 1", file=sys.stderr)
         return EXIT_UNREADABLE
+    from inspector.policies import compare
+
     runs = compare(analyze(trace), args.every, _weights(args.weights))
     if args.json:
         sys.stdout.write(orjson.dumps([_run_dict(r) for r in runs], option=orjson.OPT_INDENT_2).decode() + "\n")
@@ -286,6 +294,8 @@ def _write(output: str | None, data: bytes) -> None:
 
 
 def _annotations(args: argparse.Namespace) -> int:
+    from inspector.store import open_store
+
     store = open_store(args.db)
     annotations = store.annotations
     if args.annotations_command == "export":
@@ -311,6 +321,8 @@ def _annotations(args: argparse.Namespace) -> int:
     trace = _load(args.trace, args.trace_format)
     if trace is None:
         return EXIT_UNREADABLE
+    from inspector.review import markdown_report
+
     report = markdown_report(analyze(trace), annotations.for_trace(content_hash(Path(args.trace))))
     _write(args.output, report.encode())
     return EXIT_PASS
@@ -320,6 +332,9 @@ def _report(args: argparse.Namespace) -> int:
     trace = _load(args.trace, args.trace_format)
     if trace is None:
         return EXIT_UNREADABLE
+    from inspector.share import share_report
+    from inspector.store import open_store
+
     store = None if args.no_store else open_store(args.db)
     text = share_report(analyze(trace), store, content_hash(Path(args.trace)), args.report_format)
     _write(args.output, text.encode())
@@ -327,6 +342,8 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _ledger(args: argparse.Namespace) -> int:
+    from inspector.ledger import default_ledger
+
     default_ledger().export_jsonl(sys.stdout.buffer, args.trace)
     return EXIT_PASS
 

@@ -141,3 +141,33 @@ def test_console_script_is_installed():
     script = Path(sys.executable).parent / "compaction-inspector"
     result = subprocess.run([str(script), "rules"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "invariant-lost" in result.stdout
+
+
+_IMPORTED = """
+import sys
+from inspector.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print(" ".join(sorted({name.split(".")[0] for name in sys.modules})), file=sys.__stderr__)
+"""
+HEAVY = {"sqlalchemy", "alembic", "pandas", "streamlit", "pyarrow", "dask", "altair", "jsonschema"}
+"""What the gate, the rule list and a scan must not load: the review store, the app and its charts, and the
+native schema's validator (loaded only when a native trace is read)."""
+
+
+SESSION = REPO.parent / "shared" / "real_traces" / "claude_code_v2.1_schema_fixture_agent-sessions.jsonl"
+
+
+@pytest.mark.skipif(not SESSION.is_file(), reason="the shared real traces are not beside the repo")
+@pytest.mark.parametrize(
+    "argv", [["check", "--json", str(SESSION)], ["rules"], ["scan", str(SESSION), "--workers", "1"]],
+    ids=["check", "rules", "scan"],
+)
+def test_check_rules_and_scan_import_only_what_they_use(argv):
+    """A CI gate pays for every import on every run: `rules` once took 0.44 s, most of it SQLAlchemy and Alembic."""
+    result = subprocess.run([sys.executable, "-c", _IMPORTED, *argv], capture_output=True, text=True, cwd=REPO,
+                            timeout=120)  # fmt: skip
+    loaded = set(result.stderr.strip().splitlines()[-1].split())
+    assert "inspector" in loaded and not loaded & HEAVY, loaded & HEAVY

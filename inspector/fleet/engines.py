@@ -9,8 +9,6 @@ that drew a huge session from holding up a queue of small ones.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from multiprocessing import get_context
 from typing import Any
 
 from inspector.fleet.summary import scan_file
@@ -23,6 +21,9 @@ def run_local(paths: Sequence[str], workers: int) -> Iterator[dict[str, Any]]:
     if workers <= 1 or len(paths) <= 1:
         yield from map(scan_file, paths)
         return
+    from concurrent.futures import ProcessPoolExecutor, as_completed  # only a parallel scan pays for these
+    from multiprocessing import get_context
+
     # spawn, not fork: the app scans from a threaded server, and forking a process with threads can deadlock
     with ProcessPoolExecutor(max_workers=min(workers, len(paths)), mp_context=get_context("spawn")) as pool:
         futures = [pool.submit(scan_file, path) for path in paths]

@@ -14,8 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
 
 from inspector.errors import TraceReadError
 from inspector.model import ChainEvent, Generation, Invariant, InvariantKind, SourceRecord, Trace
@@ -40,7 +38,10 @@ def schema() -> dict[str, Any]:
 
 
 @cache
-def _validator(definition: str | None = None) -> Draft202012Validator:
+def _validator(definition: str | None = None) -> Any:
+    """A compiled validator; jsonschema is imported on first use, not by every command that loads readers."""
+    from jsonschema import Draft202012Validator
+
     root = schema()
     if definition is None:
         return Draft202012Validator(root)
@@ -48,6 +49,8 @@ def _validator(definition: str | None = None) -> Draft202012Validator:
 
 
 def _validate(document: Any, definition: str | None, path: Path, line: int | None) -> None:
+    from jsonschema.exceptions import best_match
+
     error = best_match(_validator(definition).iter_errors(document))
     if error is None:
         return
