@@ -1,6 +1,6 @@
 """The benchmark: every figure issue 7 sets a target for, measured in one run on this machine.
 
-    python bench/run.py [--sizes 1,10,100] [--large 100] [--write bench/RESULTS.md]   (make bench)
+    python bench/run.py [--sizes 1,10,30,100] [--large 100] [--write bench/RESULTS.md]   (make bench)
 
 Sessions are generated into a temporary folder (never the repository). Measured:
 
@@ -15,6 +15,9 @@ Sessions are generated into a temporary folder (never the repository). Measured:
 * app rerun: server time of a rerun of the generation view (AppTest) on an already-loaded trace of
   `--large` MB: the analysis is cached, so this is what a click costs.
 * peak memory: the check child's peak RSS (the worst of its three runs) against the file size.
+* whole processes: `compaction-inspector check --json` and the floor each as a fresh process (interpreter
+  start and imports included), best of 3: the ratio a user or CI waits for, beside the in-process one;
+  and `compaction-inspector rules`, the start-up every command pays.
 * two 50 MB lines: a session of two 50 MB records (a pasted dump and its reply), checked as above,
   next to the normal session of `--large` MB: hostile input must cost what its size costs.
 
@@ -117,6 +120,44 @@ def check(path: Path) -> dict[str, Any]:
     return timings
 
 
+_FLOOR_PROCESS = """
+import sys
+import orjson
+with open(sys.argv[1], "rb") as stream:
+    for line in stream:
+        if line.strip():
+            orjson.loads(line)
+"""
+
+
+def processes(path: Path) -> dict[str, float]:
+    """What a user or CI waits for, best of 3 each: `check --json` as a whole process (interpreter start and
+    imports included), and the floor as a whole process (start Python, parse every line, drop it)."""
+    script = Path(sys.executable).with_name("compaction-inspector")
+
+    def best(command: list[str]) -> float:
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    return {"check_process": best([str(script), "check", "--json", str(path)]),
+            "floor_process": best([sys.executable, "-c", _FLOOR_PROCESS, str(path)])}  # fmt: skip
+
+
+def rules_process() -> float:
+    """`compaction-inspector rules` as a whole process, best of 5: the start-up every command pays."""
+    script = Path(sys.executable).with_name("compaction-inspector")
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        subprocess.run([str(script), "rules"], stdout=subprocess.DEVNULL, check=True)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
 def check_rows(folder: Path, cases: list[tuple[str, float, int]]) -> list[dict[str, Any]]:
     rows = []
     for fmt, megabytes, generations in cases:
@@ -127,13 +168,16 @@ def check_rows(folder: Path, cases: list[tuple[str, float, int]]) -> list[dict[s
         runs = [check(path) for _ in range(3)]  # best of 3, like the floor; peak memory: the worst of 3
         timings = min(runs, key=lambda t: t["load"] + t["analyze"] + t["report"])
         timings["peak_mb"] = max(t["peak_mb"] for t in runs)
+        timings |= processes(path)
         total = timings["load"] + timings["analyze"] + timings["report"]
         rows.append({"format": fmt, "requested": megabytes, "requested_generations": generations, "mb": size / 1e6,
                      "generations": timings["generations"],
                      "floor": parse, "kept": holding, "load": timings["load"], "analyze": timings["analyze"],
                      "report": timings["report"], "check": total, "ratio": total / parse,
                      "peak_mb": timings["peak_mb"], "baseline_mb": timings["baseline_mb"],
-                     "memory_ratio": timings["peak_mb"] / (size / 1e6), "path": path})  # fmt: skip
+                     "memory_ratio": timings["peak_mb"] / (size / 1e6), "path": path,
+                     "check_process": timings["check_process"], "floor_process": timings["floor_process"],
+                     "process_ratio": timings["check_process"] / timings["floor_process"]})  # fmt: skip
         print(f"  {fmt} {size / 1e6:.0f} MB × {generations} gens: check {total:.2f} s, floor {parse:.2f} s", flush=True)
     return rows
 
@@ -304,7 +348,7 @@ def machine() -> str:
 
 def report(checks: list[dict[str, Any]], diff: dict[str, Any], rerun: dict[str, Any], large: dict[str, Any],
            long_run: dict[str, Any], long_line: dict[str, Any], claims: dict[str, Any],
-           guard: dict[str, Any]) -> str:  # fmt: skip
+           guard: dict[str, Any], rules_seconds: float) -> str:  # fmt: skip
     lines = ["## check (what `check --json` does: load, analyse, write the report) next to the parse-only floor", "",
              "| format | MB | gens | floor s | parse + keep s | load s | analyze s | report s | check s "
              "| check / floor | parse + keep / floor | peak RSS MB | of which imports | peak / size |",
@@ -315,7 +359,14 @@ def report(checks: list[dict[str, Any]], diff: dict[str, Any], rerun: dict[str, 
                      f"| {r['ratio']:.1f}× | {r['kept'] / r['floor']:.1f}× | "
                      f"{r['peak_mb']:.0f} | "
                      f"{r['baseline_mb']:.0f} | {r['memory_ratio']:.2f}× |")  # fmt: skip
-    lines += ["", "## word diff of two 50,000-word generations", "",
+    lines += ["", "## the same as whole processes (what a user or CI waits for: interpreter start and imports in)", "",
+              "| format | MB | gens | floor process s | check process s | in process / floor | process / process |",
+              "| --- |" + " ---: |" * 6]  # fmt: skip
+    for r in checks:
+        lines.append(f"| {r['format']} | {r['mb']:.1f} | {r['generations']} | {r['floor_process']:.3f} "
+                     f"| {r['check_process']:.3f} | {r['ratio']:.1f}× | {r['process_ratio']:.1f}× |")  # fmt: skip
+    lines += ["", f"`compaction-inspector rules` as a whole process: {rules_seconds:.3f} s (best of 5).", "",
+              "## word diff of two 50,000-word generations", "",
               "| | seconds | changed tokens (edit script length) |", "| --- | ---: | ---: |",
               f"| `word_diff` (blocks, then words) | {diff['ours']:.3f} | {diff['ours_changed']:,} |",
               f"| `difflib.SequenceMatcher` (default) | {diff['difflib']:.3f} | {diff['difflib_changed']:,} |",
@@ -355,18 +406,25 @@ def report(checks: list[dict[str, Any]], diff: dict[str, Any], rerun: dict[str, 
          long_line["ratio"] < 5),
         (f"claim layer < 5% of check on the {large['mb']:.0f} MB session", f"{claims['share']:.2%}",
          claims["share"] < 0.05),
+        ("`compaction-inspector rules` < 0.15 s as a whole process", f"{rules_seconds:.3f} s", rules_seconds < 0.15),
+        (f"check on the {large['mb']:.0f} MB session ≤ 2.5× the floor as whole processes",
+         f"{large['process_ratio']:.1f}×", large["process_ratio"] <= 2.5),
         (f"guard on a {guard['mb']:.0f} MB transcript < 2 s", f"{guard['worst']:.2f} s (worst of 3)",
          guard["worst"] < 2),
         (f"peak memory < 2× the file size ({long_run['mb']:.0f} MB session, 200 generations)",
          f"{long_run['memory_ratio']:.2f}× ({long_run['peak_mb']:.0f} MB)", long_run["memory_ratio"] < 2),
     ]  # fmt: skip
+    thirty = next((r for r in checks if r["format"] == "claude-code" and r["requested"] == 30), None)
+    if thirty is not None:
+        targets.append((f"check on a {thirty['mb']:.0f} MB session ≤ 3× the floor as whole processes",
+                        f"{thirty['process_ratio']:.1f}×", thirty["process_ratio"] <= 3))  # fmt: skip
     lines += [f"| {name} | {value} | {'yes' if met else '**no**'} |" for name, value, met in targets]
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="1,10,100", help="Claude Code session sizes in MB (default 1,10,100)")
+    parser.add_argument("--sizes", default="1,10,30,100", help="Claude Code session sizes in MB (default 1,10,30,100)")
     parser.add_argument("--large", type=float, default=100, help="size for the targets and the app rerun (MB)")
     parser.add_argument("--generations", type=int, default=4, help="generations of the sized sessions")
     parser.add_argument("--write", type=Path, default=None, help="also write the report (Markdown) to this file")
@@ -390,13 +448,15 @@ def main() -> None:
         long_line = long_line_row(Path(scratch), large)
         print("claim layer…", flush=True)
         claims = claims_row(large["path"], large["check"])
+        print("rules…", flush=True)
+        rules_seconds = rules_process()
         print("guard…", flush=True)
         guard = guard_row(Path(scratch))
         print("word diff…", flush=True)
         diff = diff_row()
         print("app rerun…", flush=True)
         rerun = rerun_row(large["path"])
-    body = report(checks, diff, rerun, large, long_run, long_line, claims, guard)
+    body = report(checks, diff, rerun, large, long_run, long_line, claims, guard, rules_seconds)
     command = f"python bench/run.py --sizes {args.sizes} --large {args.large:g}"
     header = f"# Benchmark results\n\n{started:%Y-%m-%d %H:%M} UTC on {machine()}.\n"
     header += f"Command: `{command}` (`make bench`).\n"
