@@ -13,11 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inspector.facts import TraceFacts
-from inspector.items import TRANSCRIPT, ShellRun, command_signature, edit_written, failure_line
+from inspector.items import TRANSCRIPT, ShellRun, command_signature, edit_written
 from inspector.model import Generation, SourceRecord
 from inspector.readers._transcript import is_edit_tool
 from inspector.summary_claims import FIGURE, NAMED
-from inspector.text import clip
 
 VERIFYING = re.compile(r"\b(?:test|tests|pytest|jest|vitest|ctest|build|compile|check|lint|vet|tsc|mypy)\b")
 """A command that checks the work: its last run is what a "tests pass" claim stands on."""
@@ -41,8 +40,16 @@ def split_at(facts: TraceFacts, state: Generation) -> Split:
     """The transcript records up to the last one `state` covers, and the rest.
 
     Covers are in log order, so the last cover is the cut; a state whose covers are not (a native
-    trace may list them any way) is cut after the latest of them. Shell runs are read once per log.
+    trace may list them any way) is cut after the latest of them. Shell runs are read once per log, and
+    each summary is cut once however many rules ask.
     """
+    cached = facts.log_cuts.get(state.index)
+    if cached is None:
+        cached = facts.log_cuts[state.index] = _cut(facts, state)
+    return cached
+
+
+def _cut(facts: TraceFacts, state: Generation) -> Split:
     positions = facts.log_positions
     covers = state.covers
     if not covers:
@@ -133,17 +140,6 @@ def _printed(number: str, unit: str, texts: Sequence[str]) -> bool:
                         return True
                 at = text.find(head, at + 1)
     return False
-
-
-_ERROR_LINE = re.compile(r"\b(?:error|failed|failure|fatal|timed out|exception|panic)\b", re.IGNORECASE)
-
-
-def failing_line(run: ShellRun) -> str:
-    """The line a reviewer recognises a failed check by: its crash, else its first error-looking line."""
-    if run.crash:
-        return run.crash
-    line = next((line for line in run.output.splitlines() if _ERROR_LINE.search(line)), None)
-    return clip(line.strip(), 200) if line else failure_line(run)
 
 
 def finished_step(step: str, split: Split) -> ShellRun | None:

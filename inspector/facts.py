@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import islice
+from typing import Any
 
 from inspector.anchors import Anchor, AnchorIndex, AnchorStatus, ResolvedAnchor, extract_anchors
 from inspector.claims import CompletenessClaim, find_claims
@@ -360,6 +361,11 @@ class TraceFacts:
     def shell_runs(self) -> list[ShellRun]:
         """Every shell run of the log with its outcome, read once: each summary's cut slices it."""
         return shell_runs(self.trace.sources)
+
+    @cached_property
+    def log_cuts(self) -> dict[int, Any]:
+        """Each summary's cut of the log (`claim_evidence.split_at`), made once for every rule that asks."""
+        return {}
 
     @cached_property
     def log_positions(self) -> dict[str, int]:

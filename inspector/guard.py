@@ -16,7 +16,7 @@ import datetime
 import json
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -96,23 +96,22 @@ def restored_items(trace: Trace) -> tuple[int, list[Restored]]:
     if newest < 1 or trace.generations[newest].kind != "summary":
         return newest, []
     analysis = analyze(trace)
-    positions = {record.key: position for position, record in enumerate(trace.sources)}
-    records = {record.key: record for record in trace.sources}
+    positions = analysis.facts.log_positions
     invariants = {track.invariant.id: track.invariant for track in analysis.facts.invariants}
     found = []
     for finding in analysis.findings:
         if finding.generation != newest or finding.rule not in RESTORED_RULES or finding.severity is not Severity.ERROR:
             continue
-        found.append(_restored(finding, records, positions, invariants))
+        found.append(_restored(finding, trace.sources, positions, invariants))
     return newest, found
 
 
-def _restored(finding: Finding, records: dict[str, SourceRecord], positions: dict[str, int],
+def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict[str, int],
               invariants: dict[str, Invariant]) -> Restored:  # fmt: skip
     """The item a finding is about, in the words it was stated in (the record's sentence), never the rule's."""
     invariant = invariants.get(str(finding.evidence.get("invariant")))
     key = finding.source.key if finding.source is not None else invariant.source_key if invariant else None
-    record = records.get(key) if key else None
+    record = sources[positions[key]] if key in positions else None
     if finding.rule == "claim-contradicted" or invariant is None:
         text, kind = finding.message, "claim"
     else:

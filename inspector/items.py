@@ -326,14 +326,22 @@ def shell_runs(records: Sequence[SourceRecord]) -> list[ShellRun]:
     return runs
 
 
-def failure_line(run: ShellRun) -> str:
-    """The line a reviewer recognises the failure by: the crash, else the first error-looking line."""
+_ERROR_LINE = re.compile(r"\b(?:error|failed|failure|fatal|timed out|exception)\b", re.IGNORECASE)
+
+
+def failure_line(run: ShellRun, *, from_first_line: bool = False) -> str:
+    """The line a reviewer recognises the failure by: the crash, else the first error-looking line.
+
+    A failed run's first line is skipped unless `from_first_line`: for the failures mined as items it is
+    the harness's status line; a failed check quoted as evidence is read whole ("FAIL … [build failed]").
+    """
     if run.crash:
         return run.crash
-    for line in run.output.splitlines()[1:]:
-        if re.search(r"\b(?:error|failed|failure|fatal|timed out|exception)\b", line, re.IGNORECASE):
-            return clip(line.strip(), 200)
-    return clip(run.output.splitlines()[-1].strip() if run.output.strip() else run.command, 200)
+    lines = run.output.splitlines()
+    line = next((line for line in (lines if from_first_line else lines[1:]) if _ERROR_LINE.search(line)), None)
+    if line is not None:
+        return clip(line.strip(), 200)
+    return clip(lines[-1].strip() if run.output.strip() else run.command, 200)
 
 
 _TEST_RUN = re.compile(r"\b(?:test|tests|pytest|jest|vitest|ctest|rspec|tox|nox)\b")

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 
 from inspector.claim_evidence import (
     Split,
-    failing_line,
     finished_step,
     last_verifying_run,
     pushes,
@@ -25,7 +24,7 @@ from inspector.claim_evidence import (
 from inspector.detectors.items import session_tracks, still, track_quote
 from inspector.facts import GenerationFacts, TraceFacts, new_keys
 from inspector.invariants import InvariantStatus
-from inspector.items import USER_KINDS, edited_path, span_counts, topic_terms
+from inspector.items import USER_KINDS, edited_path, failure_line, span_counts, topic_terms
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
 from inspector.rules import Hit, rule
 from inspector.summary_claims import Claim, ClaimKind
@@ -62,7 +61,7 @@ def _said(claim: Claim) -> str:
     return f"“{clip(claim.text, 140)}”"
 
 
-def _record_quote(split: Split, key: str, quote: str) -> SourceQuote:
+def _record_quote(key: str, quote: str) -> SourceQuote:
     return SourceQuote(key, clip(quote, 300))
 
 
@@ -94,14 +93,15 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
                 run = last_verifying_run(split)
                 if run is None or not run.broke:
                     continue
-                said = f"the last check before it, `{clip(run.command, 80)}`, failed: {failing_line(run)}"
-                source = _record_quote(split, run.key, failing_line(run))
+                line = failure_line(run, from_first_line=True)
+                said = f"the last check before it, `{clip(run.command, 80)}`, failed: {line}"
+                source = _record_quote(run.key, line)
             else:
                 later = pushes(split.runs_after)
                 if pushes(split.runs) or not later:
                     continue
                 said = f"no push ran before it; `{clip(later[0].command, 80)}` ran after it"
-                source = _record_quote(split, later[0].key, later[0].command)
+                source = _record_quote(later[0].key, later[0].command)
             yield Hit(generation.generation.index, f"{label} says {_said(claim)}, but {said}", claim.start,
                       claim.end, _evidence(claim, said), source=source)  # fmt: skip
 
@@ -200,7 +200,6 @@ def _carries(later: GenerationFacts, claim: Claim, words: str) -> bool:
 def summary_collapse(facts: TraceFacts) -> Iterator[Hit]:
     if not facts.session_log:
         return
-    records: dict[str, SourceRecord] | None = None
     user_tracks = session_tracks(facts, USER_KINDS)
     for generation in facts.summaries():
         state = generation.generation
@@ -210,8 +209,8 @@ def summary_collapse(facts: TraceFacts) -> Iterator[Hit]:
         claims = [c for c in generation.status_claims if c.kind in (ClaimKind.BRIEF, ClaimKind.NO_ERRORS)]
         reported = False
         if claims:  # the span is counted only for a summary that makes a claim about it
-            records = records if records is not None else {s.key: s for s in facts.trace.sources}
-            span = span_counts([records[key] for key in new_keys(state, parent_state) if key in records])
+            positions, sources = facts.log_positions, facts.trace.sources
+            span = span_counts([sources[positions[key]] for key in new_keys(state, parent_state) if key in positions])
             for claim in claims:
                 if claim.kind is ClaimKind.BRIEF and span.user_messages >= BRIEF_LIMIT:
                     said = f"{span.user_messages} user messages"
@@ -264,4 +263,4 @@ def stale_next_step(facts: TraceFacts) -> Iterator[Hit]:
                       f"{generation.generation.label} leaves {_said(claim)} to do, but `{clip(run.command, 80)}` "
                       "already ran cleanly before the compaction, with no edit after it",
                       claim.start, claim.end, _evidence(claim, "its command already ran cleanly") | {"run": run.key},
-                      source=_record_quote(split, run.key, run.command))  # fmt: skip
+                      source=_record_quote(run.key, run.command))  # fmt: skip
