@@ -346,6 +346,47 @@ def test_unknown_types_and_fields_are_counted_not_fatal(tmp_path: Path) -> None:
     assert [n.rule for n in trace.notices] == ["malformed-line"]
 
 
+@pytest.mark.parametrize("session", [STORY, VSLA], ids=["story", "vsla"])
+def test_typed_and_exact_decoding_read_the_same_session(tmp_path: Path, session: Path) -> None:
+    """Known lines take the typed decoder, lines with a field it does not know the exact dict path: a
+    session read either way must give the same turns, summaries and counts."""
+    records = [json.loads(line) for line in session.read_text().splitlines() if line.strip()]
+    drifted = write(tmp_path / "drifted.jsonl", [{**r, "laterField": 1} for r in records])
+    typed, exact = load_trace(session, format="claude-code"), load_trace(drifted, format="claude-code")
+
+    def shape(trace: Any) -> list[tuple[Any, ...]]:
+        turns = [(s.key, s.kind, s.authority, s.text, s.timestamp) for s in trace.sources]
+        return turns + [(g.index, g.text, g.covers, g.extra.get("trigger")) for g in trace.generations]
+
+    assert shape(exact) == shape(typed)
+    assert len(typed.sources) > 20
+    counted = {k: v for k, v in exact.extra.items() if k not in ("unknown_fields", "unknown_types")}
+    assert counted == {k: v for k, v in typed.extra.items() if k not in ("unknown_fields", "unknown_types")}
+    assert list(exact.extra["unknown_fields"]) == ["laterField"]
+    assert "unknown_fields" not in typed.extra or typed.extra["unknown_fields"] == {}
+    assert all(s.extra.get("fields") in (None, {"laterField": 1}) for s in exact.sources)
+
+
+def test_a_failed_tool_result_is_read_from_tool_use_result_on_both_paths(tmp_path: Path) -> None:
+    """`toolUseResult` is skipped unbuilt on the typed path; its error flag must still mark the result."""
+    lines = [
+        user("u1", None, "Run it."),
+        assistant("a1", "u1", [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}]),
+        user("r1", "a1", [{"type": "tool_result", "tool_use_id": "t1", "content": "boom"}],
+             toolUseResult="Error: make failed"),
+        assistant("a2", "r1", [{"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "ls"}}]),
+        user("r2", "a2", [{"type": "tool_result", "tool_use_id": "t2", "content": "ok"}],
+             toolUseResult={"stdout": "ok", "is_error": False}),
+        assistant("a3", "r2", [{"type": "tool_use", "id": "t3", "name": "Bash", "input": {"command": "rm x"}}]),
+        user("r3", "a3", [{"type": "tool_result", "tool_use_id": "t3", "content": "denied"}],
+             toolUseResult={"stderr": "denied", "is_error": True}),
+    ]  # fmt: skip
+    for extra in ({}, {"laterField": 1}):
+        path = write(tmp_path / f"t{len(extra)}.jsonl", [{**r, **extra} for r in lines])
+        kinds = {s.key: s.kind for s in load_trace(path, format="claude-code").sources}
+        assert (kinds["r1"], kinds["r2"], kinds["r3"]) == ("tool_error", "tool_result", "tool_error")
+
+
 def test_torn_last_line_loads_with_a_warning(tmp_path: Path) -> None:
     path = write(tmp_path / "live.jsonl", [
         user("u1", None, "Still typing?"),

@@ -33,6 +33,14 @@ from inspector.readers._transcript import (
     session_stem,
     type_of,
 )
+from inspector.readers.claude_code_records import (
+    Record,
+    decode_fast,
+    from_dict,
+    has_parent_field,
+    parent_uuid,
+    slim,
+)
 from inspector.readers.registry import Reader, register_reader
 
 NAME = "claude-code"
@@ -42,15 +50,6 @@ _KNOWN_TYPES = _DAG_TYPES | {
     "summary", "file-history-snapshot", "queue-operation", "custom-title", "ai-title", "last-prompt",
     "agent-name", "permission-mode", "mode", "pr-link", "worktree-state", "tag",
 }  # fmt: skip
-_KNOWN_FIELDS = frozenset(
-    """parentUuid logicalParentUuid isSidechain userType cwd sessionId session_id version gitBranch type
-    message uuid timestamp requestId isMeta isCompactSummary isVisibleInTranscriptOnly toolUseResult subtype
-    content level compactMetadata microcompactMetadata slug entrypoint isApiErrorMessage error agentId
-    attachment toolUseID parentToolUseID data sourceToolUseID sourceToolAssistantUUID thinkingMetadata todos
-    permissionMode promptId imagePasteIds origin promptSource sessionKind effort durationMs cause maxRetries
-    retryAttempt retryInMs messageCount hookCount hookInfos hookErrors hookAdditionalContext
-    preventedContinuation stopReason hasOutput trigger isCompactBoundary leafUuid""".split()
-)
 _TITLE_FIELDS = {"custom-title": "customTitle", "ai-title": "aiTitle", "summary": "summary"}
 _SYSTEM_TEXT = ("<local-command-stdout>", "<local-command-stderr>", "<system-reminder>", "Caveat: ")
 _ATTACHMENT_FILES = {"edited_text_file": "edit", "file": "read", "compact_file_reference": "read",
@@ -68,7 +67,7 @@ class _Node:
     logical: str | None
     sidechain: bool
     type: str
-    data: dict[str, Any] | None
+    data: Record | None
 
 
 @dataclass(slots=True)
@@ -107,11 +106,11 @@ def sniff(head: bytes) -> bool:
 class _Reader:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.lines = JsonLines(path)
+        self.lines = JsonLines(path, decode_fast)
         self.transcript = Transcript(path, NAME)
         self.nodes: list[_Node] = []
         self.by_uuid: dict[str, list[int]] = {}
-        self.points: list[tuple[int, str, dict[str, Any], _Node | None]] = []
+        self.points: list[tuple[int, str, Record, _Node | None]] = []
         self.session_id: str | None = None
         self.agent_id: str | None = None
         self.titles: dict[str, str] = {}
@@ -125,20 +124,21 @@ class _Reader:
     # -- pass over the file: keep the DAG skeleton and what main-chain turns need ---------------
 
     def parse(self) -> None:
-        for line, record in self.lines:
-            kind = record.get("type")
+        for line, decoded in self.lines:
+            record = from_dict(decoded) if type(decoded) is dict else decoded
+            kind = record.type
             if not isinstance(kind, str):
                 self.transcript.unknown_types["(no type)"] += 1
                 continue
             if kind not in _KNOWN_TYPES:
                 self.transcript.unknown_types[kind] += 1
             self._note_meta(kind, record)
-            sidechain = record.get("isSidechain") is True
-            subtype = record.get("subtype")
-            summary = kind == "user" and record.get("isCompactSummary") is True
+            sidechain = record.isSidechain is True
+            subtype = record.subtype
+            summary = kind == "user" and record.isCompactSummary is True
             if kind == "system" and subtype in ("compact_boundary", "microcompact_boundary") and not sidechain:
                 self.points.append((line, subtype, record, None))
-            uuid = record.get("uuid")
+            uuid = record.uuid
             if not isinstance(uuid, str):
                 if summary:
                     self.points.append((line, "summary", record, None))
@@ -147,13 +147,13 @@ class _Reader:
                 self._forget_sidechains()
             # A sub-agent's own log is all sidechain: keep those turns until a main record shows up.
             keep = kind in _DAG_TYPES and (not sidechain or summary or not self.main_seen)
-            parent = record.get("parentUuid")
-            logical = record.get("logicalParentUuid")
+            parent = parent_uuid(record)
+            logical = record.logicalParentUuid
             node = _Node(
                 line=line,
                 uuid=uuid,
                 parent=parent if isinstance(parent, str) else None,
-                has_parent_field="parentUuid" in record,
+                has_parent_field=has_parent_field(record),
                 logical=logical if isinstance(logical, str) else None,
                 sidechain=sidechain,
                 type=kind,
@@ -169,41 +169,38 @@ class _Reader:
     def _forget_sidechains(self) -> None:
         self.main_seen = True
         for node in self.nodes:
-            if node.sidechain and node.data is not None and node.data.get("isCompactSummary") is not True:
+            if node.sidechain and node.data is not None and node.data.isCompactSummary is not True:
                 node.data = None
 
-    def _note_meta(self, kind: str, record: dict[str, Any]) -> None:
-        version = record.get("version")
+    def _note_meta(self, kind: str, record: Record) -> None:
+        version = record.version
         if isinstance(version, str):
             self.version = version
-        if self.session_id is None and isinstance(record.get("sessionId"), str):
-            self.session_id = record["sessionId"]
-        if self.agent_id is None and isinstance(record.get("agentId"), str):
-            self.agent_id = record["agentId"]
-        if self.cwd is None and isinstance(record.get("cwd"), str):
-            self.cwd = record["cwd"]
+        if self.session_id is None and isinstance(record.sessionId, str):
+            self.session_id = record.sessionId
+        if self.agent_id is None and isinstance(record.agentId, str):
+            self.agent_id = record.agentId
+        if self.cwd is None and isinstance(record.cwd, str):
+            self.cwd = record.cwd
         title_field = _TITLE_FIELDS.get(kind)
-        if title_field is not None and isinstance(record.get(title_field), str):
-            self.titles[kind] = record[title_field]
+        fields = record.fields if type(record) is Record else None  # a fast record has no unknown field
+        title = fields.get(title_field) if title_field is not None and fields else None
+        if isinstance(title, str):
+            self.titles[kind] = title
 
-    def _slim(self, record: dict[str, Any]) -> dict[str, Any]:
-        """Drop what no turn needs (tool result payloads duplicate the message; usage, snapshots)."""
-        unknown = () if record.keys() <= _KNOWN_FIELDS else [k for k in record if k not in _KNOWN_FIELDS]
-        tool_result = record.pop("toolUseResult", None)
-        if isinstance(tool_result, str):
-            record["_tool_error"] = tool_result.startswith("Error")
-        elif isinstance(tool_result, dict):
-            record["_tool_error"] = tool_result.get("is_error") is True
-        message = record.get("message")
-        if isinstance(message, dict):
-            message.pop("usage", None)
-            content = message.get("content")
-            if isinstance(content, list):  # thinking is not a turn; its signatures are large
-                message["content"] = [b for b in content if type_of(b) not in ("thinking", "redacted_thinking")]
-        if unknown and record.get("type") in ("user", "assistant", "system"):
-            self.unknown_fields.update(unknown)
-            record["_fields"] = {k: record.pop(k) for k in unknown}
-        return record
+    def _slim(self, record: Record) -> Record:
+        """What a turn needs: the fast record copied off its line, thinking blocks (large signatures) gone;
+        unknown fields of turns counted, and kept with the turn."""
+        kept = record if type(record) is Record else slim(record)
+        message = kept.message
+        if message is not None and isinstance(message.content, list):  # thinking is not a turn
+            message.content = [b for b in message.content if type_of(b) not in ("thinking", "redacted_thinking")]
+        if kept.fields:
+            if kept.type in ("user", "assistant", "system"):
+                self.unknown_fields.update(list(kept.fields))
+            else:
+                kept.fields = None
+        return kept
 
     # -- compactions: boundaries paired with the summary that follows them ----------------------
 
@@ -215,11 +212,11 @@ class _Reader:
         index_of = {id(node): i for i, node in enumerate(self.nodes)}
         for line, kind, record, node in sorted(self.points, key=lambda p: p[0]):
             if kind == "microcompact_boundary":
-                micro.append((line, _micro_description(record), as_str(record.get("timestamp"))))
+                micro.append((line, _micro_description(record), as_str(record.timestamp)))
             elif kind == "compact_boundary":
                 pending = _boundary(line, record)
                 found.append((line, pending))
-                uuid = record.get("uuid")
+                uuid = record.uuid
                 if isinstance(uuid, str):
                     anchors.update(i for i in self.by_uuid.get(uuid, ()) if self.nodes[i].line == line)
             elif pending is not None and pending.text is None:
@@ -227,10 +224,10 @@ class _Reader:
                 pending.unavailable = None if pending.text else f"the summary record at line {line} is empty"
                 pending.extra["summary_line"] = line
                 pending = None
-            elif record.get("isSidechain") is not True and record.get("parentUuid") is None:
+            elif record.isSidechain is not True and parent_uuid(record) is None:
                 # Claude Code 1.0.x: no boundary, the summary itself is the compaction root.
                 text = _summary_text(record)
-                compaction = Compaction(text or None, line, timestamp=as_str(record.get("timestamp")))
+                compaction = Compaction(text or None, line, timestamp=as_str(record.timestamp))
                 compaction.unavailable = None if text else f"the summary record at line {line} is empty"
                 found.append((line, compaction))
                 if node is not None:
@@ -324,53 +321,52 @@ class _Reader:
 
     def _map(self, node: _Node) -> None:
         data = node.data
-        if data is None or data.get("isCompactSummary") is True:
+        if data is None or data.isCompactSummary is True:
             return
         if node.type == "user":
             self._user(node, data)
         elif node.type == "assistant":
             self._assistant(node, data)
         elif node.type == "attachment":
-            attachment = data.get("attachment")
+            attachment = data.attachment
             if isinstance(attachment, dict) and type_of(attachment) in _ATTACHMENT_FILES:
                 target = attachment.get("filename") or attachment.get("path")
                 if isinstance(target, str):
                     action = _ATTACHMENT_FILES[attachment["type"]]
-                    self.transcript.mention("file", target, action, data.get("timestamp"))
+                    self.transcript.mention("file", target, action, data.timestamp)
 
-    def _user(self, node: _Node, data: dict[str, Any]) -> None:
-        message = data.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        timestamp = data.get("timestamp")
-        fields = data.get("_fields")
+    def _user(self, node: _Node, data: Record) -> None:
+        content = data.message.content if data.message is not None else None
+        timestamp = data.timestamp
+        fields = data.fields
         blocks = content if isinstance(content, list) else [content] if isinstance(content, str) else []
         results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
         text = blocks_text([b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_result")])
         if text:
-            system = data.get("isMeta") is True or text.lstrip().startswith(_SYSTEM_TEXT)
+            system = data.isMeta is True or text.lstrip().startswith(_SYSTEM_TEXT)
             self.transcript.turn(node.uuid, "user", "harness" if system else "user", text, timestamp, fields=fields)
         for block in results:
             call_id = as_str(block.get("tool_use_id"))
             body = blocks_text(block.get("content")) or blocks_text(block.get("text"))
-            error = block.get("is_error") is True or (len(results) == 1 and data.get("_tool_error") is True)
+            error = block.get("is_error") is True or (len(results) == 1 and data.tool_error)
             self.transcript.tool_result(call_id, node.uuid, body, is_error=error, timestamp=timestamp, fields=fields)
             said, via = _user_words_in_result(body)
             if said:  # the user's own words, typed into a rejection or a question tool: a user statement
                 self.transcript.turn(node.uuid, "user", "user", said, timestamp, via=via)
 
-    def _assistant(self, node: _Node, data: dict[str, Any]) -> None:
-        message = data.get("message")
-        if not isinstance(message, dict):
+    def _assistant(self, node: _Node, data: Record) -> None:
+        message = data.message
+        if message is None:
             return
-        message_id = message.get("id")
+        message_id = message.id
         state = self.messages.get(message_id) if isinstance(message_id, str) else None
         if state is None:
             state = _Message()
             if isinstance(message_id, str):
                 self.messages[message_id] = state
-        content = message.get("content")
+        content = message.content
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-        timestamp = data.get("timestamp")
+        timestamp = data.timestamp
         for block in blocks:
             if not isinstance(block, dict):
                 continue
@@ -384,7 +380,7 @@ class _Reader:
                 if state.turn is None:
                     state.turn = self.transcript.turn(
                         node.uuid, "assistant", "assistant", block["text"], timestamp,
-                        fields=data.get("_fields"), api_error=data.get("isApiErrorMessage") or None,
+                        fields=data.fields, api_error=data.isApiErrorMessage or None,
                     )  # fmt: skip
                 else:
                     state.turn.text += "\n\n" + block["text"]
@@ -417,10 +413,10 @@ def _user_words_in_result(body: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _boundary(line: int, record: dict[str, Any]) -> Compaction:
-    metadata = record.get("compactMetadata")
+def _boundary(line: int, record: Record) -> Compaction:
+    metadata = record.compactMetadata
     metadata = metadata if isinstance(metadata, dict) else {}
-    trigger = metadata.get("trigger", record.get("trigger"))
+    trigger = metadata.get("trigger", record.trigger)
     extra = {k: v for k, v in metadata.items() if k not in ("trigger", "preTokens", "postTokens")}
     return Compaction(
         text=None,
@@ -428,19 +424,18 @@ def _boundary(line: int, record: dict[str, Any]) -> Compaction:
         trigger=as_str(trigger),
         tokens_before=as_int(metadata.get("preTokens")),
         tokens_after=as_int(metadata.get("postTokens")),
-        timestamp=as_str(record.get("timestamp")),
+        timestamp=as_str(record.timestamp),
         unavailable=f"compact_boundary at line {line} is not followed by a summary record",
         extra={"compactMetadata": extra} if extra else {},
     )
 
 
-def _summary_text(record: dict[str, Any]) -> str:
-    message = record.get("message")
-    return blocks_text(message.get("content")) if isinstance(message, dict) else ""
+def _summary_text(record: Record) -> str:
+    return blocks_text(record.message.content) if record.message is not None else ""
 
 
-def _micro_description(record: dict[str, Any]) -> str:
-    metadata = record.get("microcompactMetadata")
+def _micro_description(record: Record) -> str:
+    metadata = record.microcompactMetadata
     parts = ["tool results cleared"]
     if isinstance(metadata, dict):
         for name in ("trigger", "preTokens", "tokensSaved"):
