@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property, lru_cache
+from itertools import chain
 
 from rapidfuzz import fuzz, process
 
@@ -184,11 +185,12 @@ class IndexedText:
         Callers break ties by this order (a stable sort, `max`, a strict `>`); built by iterating a set, it
         would follow PYTHONHASHSEED and flip an item between weakened and lost from one run to the next.
         """
-        counts: dict[int, int] = defaultdict(int)
-        for term in set(terms):
-            for position in self.index.get(term, ()):
-                counts[position] += 1
-        return dict(sorted(counts.items()))
+        return dict(sorted(self.overlaps(terms).items()))
+
+    def overlaps(self, terms: Iterable[str]) -> Counter[int]:
+        """`shared_terms` unordered, for callers that break ties themselves: counted in C, not sorted."""
+        index = self.index
+        return Counter(chain.from_iterable(index.get(term, ()) for term in set(terms)))
 
     @cached_property
     def lowered(self) -> str:

@@ -18,6 +18,19 @@ def test_drift_fires_when_a_key_is_dropped_but_its_referent_is_still_described()
     assert generations_of(trace, "anchor-set-drift") == [2]
 
 
+def test_drift_points_at_the_sentence_describing_the_referent_best_and_the_first_of_equals():
+    from inspector.analysis import analyze
+
+    def described(child: str) -> str:
+        found = [f for f in analyze(chain(DRIFT_SOURCES, WITH_KEY, child)).findings if f.rule == "anchor-set-drift"]
+        return child[found[0].start : found[0].end]
+
+    vague = "Schema v7 migration still pending."
+    full = "The migration note says schema v7 moves in two phases."
+    assert described(f"{vague} {full} [[ledger:3.1]]") == full
+    assert described(f"{full} {full.replace('The', 'A')} [[ledger:3.1]]") == full
+
+
 def test_dropping_a_key_together_with_its_content_is_not_drift():
     assert generations_of(chain(DRIFT_SOURCES, WITH_KEY, "[[ledger:3.1]] Rollback: restore snapshot."),
                           "anchor-set-drift") == []  # fmt: skip

@@ -173,9 +173,10 @@ def _still_described(
     terms = content_terms(context.replace(occurrence.key, " ")) - content_terms(key)
     if len(terms) < 2:
         return None
-    best: tuple[Sentence, float] | None = None
-    for candidate, shared in child.indexed.shared_terms(terms).items():
-        share = shared / len(terms)
-        if shared >= 2 and share >= threshold and (best is None or share > best[1]):
-            best = (child.indexed.sentences[candidate], share)
-    return best
+    # The sentence sharing the most terms wins, the earliest among equals.
+    counts = child.indexed.overlaps(terms)
+    most = max(counts.values(), default=0)
+    if most < 2 or most / len(terms) < threshold:
+        return None
+    position = min(position for position, shared in counts.items() if shared == most)
+    return child.indexed.sentences[position], most / len(terms)
