@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from inspector.facts import TraceFacts
 from inspector.items import TRANSCRIPT, ShellRun, command_signature, edit_written
 from inspector.model import Generation, SourceRecord
-from inspector.readers._transcript import is_edit_tool
 from inspector.summary_claims import FIGURE, NAMED
+from inspector.tool_names import is_edit_tool
 
 VERIFYING = re.compile(r"\b(?:test|tests|pytest|jest|vitest|ctest|build|compile|check|lint|vet|tsc|mypy)\b")
 """A command that checks the work: its last run is what a "tests pass" claim stands on."""

@@ -22,11 +22,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from inspector.invariants import IndexedText, fuzzy_terms
-from inspector.model import Invariant, InvariantKind, SourceRecord
-from inspector.readers._transcript import TRANSCRIPT, is_edit_tool
+from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
 from inspector.text import Sentence, clip, content_terms, sentences
-
-"""The namespace session-log readers give raw turns (inspector.readers._transcript)."""
+from inspector.tool_names import is_edit_tool
 
 USER_KINDS = frozenset(
     {InvariantKind.USER_CONSTRAINT, InvariantKind.USER_DECISION, InvariantKind.USER_REQUIREMENT,

@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     from inspector.mentions import Mentions
 
 
+TRANSCRIPT = "transcript"
+"""The namespace session-log readers give raw turns; the analyses tell turns from other records by it."""
+
+
 class InvariantKind(StrEnum):
     """The typed classes of state that must not be lossy (third note: 'typed invariant set')."""
 

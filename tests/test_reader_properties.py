@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from inspector.errors import TraceReadError
 from inspector.readers import format_names, load_trace
-from inspector.readers._transcript import brief
+from inspector.readers.values import brief
 
 HEADER = b'{"format": "compaction-trace/1", "id": "t"}\n'
 

@@ -20,19 +20,6 @@ import orjson
 from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.readers._io import read_head
-from inspector.readers._transcript import (
-    NATIVE_TAG,
-    Compaction,
-    JsonLines,
-    Transcript,
-    Turn,
-    as_int,
-    as_str,
-    blocks_text,
-    head_records,
-    session_stem,
-    type_of,
-)
 from inspector.readers.claude_code_records import (
     Record,
     decode_fast,
@@ -41,7 +28,11 @@ from inspector.readers.claude_code_records import (
     parent_uuid,
     slim,
 )
+from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.registry import Reader, register_reader
+from inspector.readers.timeline import Compaction, Turn
+from inspector.readers.transcript import NATIVE_TAG, Transcript
+from inspector.readers.values import as_int, as_str, blocks_text, session_stem, type_of
 
 NAME = "claude-code"
 

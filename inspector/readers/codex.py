@@ -15,20 +15,12 @@ from typing import Any
 import orjson
 
 from inspector.model import Trace
-from inspector.readers._transcript import (
-    NATIVE_TAG,
-    Compaction,
-    JsonLines,
-    Transcript,
-    as_int,
-    as_str,
-    blocks_text,
-    head_records,
-    session_stem,
-    type_of,
-)
 from inspector.readers.boilerplate import CODEX_SUMMARY_OPENING
+from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.registry import Reader, register_reader
+from inspector.readers.timeline import Compaction
+from inspector.readers.transcript import NATIVE_TAG, Transcript
+from inspector.readers.values import as_int, as_str, blocks_text, session_stem, type_of
 
 NAME = "codex"
 

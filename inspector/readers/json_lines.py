@@ -1,0 +1,105 @@
+"""Streaming a JSONL session log: one record at a time, bad lines as notices, never exceptions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from inspector.errors import TraceReadError
+from inspector.model import Finding, Severity
+from inspector.readers._io import bounded_lines, open_binary, read_limits
+
+MAX_LINE_NOTICES = 20
+"""A garbage file must not turn into a million notices; the rest are counted in one."""
+
+
+class JsonLines:
+    """Stream a JSONL log as (line number, object); bad lines become notices, never exceptions.
+
+    Memory stays one line deep. A torn last line (no newline, invalid JSON) is what a session still
+    being written looks like, so it gets its own milder notice. A file with no record at all raises.
+    """
+
+    def __init__(self, path: Path, fast: Callable[[bytes | bytearray], Any] | None = None) -> None:
+        """`fast` decodes a line straight into the reader's own type, or returns None to have it read here
+        as a dict (and reported if it is not an object): typed readers skip what they never read."""
+        self.path = path
+        self.fast = fast
+        self.notices: list[Finding] = []
+        self.records = 0
+        self.malformed = 0
+        self.lines = 0
+
+    def __iter__(self) -> Iterator[tuple[int, Any]]:
+        """(line number, record): a dict, or what `fast` made of the line."""
+        number = 0
+        limits = read_limits()
+        fast = self.fast
+        with open_binary(self.path, limits) as stream:
+            try:
+                for number, raw in bounded_lines(stream, self.path, limits.max_line_bytes):  # noqa: B007
+                    if fast is not None and (typed := fast(raw)) is not None:
+                        self.records += 1
+                        yield number, typed
+                        continue
+                    try:
+                        data = orjson.loads(raw)  # surrounding whitespace is fine; no copy to strip it
+                    except orjson.JSONDecodeError as exc:
+                        line = raw.strip()
+                        if number == 1 and line.startswith(b"\xef\xbb\xbf"):
+                            line = line[3:].lstrip()
+                        if not line:
+                            continue
+                        try:
+                            data = orjson.loads(line)
+                        except orjson.JSONDecodeError:
+                            self._bad(number, f"invalid JSON ({exc.msg})", torn=not raw.endswith(b"\n"))
+                            continue
+                    if type(data) is not dict:
+                        self._bad(number, f"a JSON {type(data).__name__}, not an object", torn=False)
+                        continue
+                    self.records += 1
+                    yield number, data
+            except TraceReadError:
+                raise
+            except Exception as exc:  # corrupt zstd frames, I/O errors
+                raise TraceReadError(str(self.path), f"cannot read: {exc}", number + 1) from None
+        self.lines = number
+        if self.malformed > MAX_LINE_NOTICES:
+            hidden = self.malformed - MAX_LINE_NOTICES
+            self._notice("malformed-line", f"{self.path}: {hidden} more malformed lines not listed")
+        if self.records == 0:
+            if self.malformed == 0:
+                raise TraceReadError(str(self.path), "empty file")
+            first = self.notices[0].message.split(": ", 1)[-1] if self.notices else "unreadable"
+            raise TraceReadError(str(self.path), f"no JSON record in {self.malformed} non-empty lines ({first})")
+
+    def _bad(self, number: int, why: str, *, torn: bool) -> None:
+        if torn:
+            self._notice("torn-last-line", f"{self.path}:{number}: last line is incomplete ({why}); ignored")
+            return
+        self.malformed += 1
+        if self.malformed <= MAX_LINE_NOTICES:
+            self._notice("malformed-line", f"{self.path}:{number}: {why}; line skipped")
+
+    def _notice(self, rule: str, message: str) -> None:
+        self.notices.append(Finding(rule=rule, severity=Severity.WARNING, generation=None, message=message))
+
+
+def head_records(head: bytes, limit: int = 64) -> list[dict[str, Any]]:
+    """The complete JSON objects among the first lines of a sniffing head (the last line may be cut)."""
+    found: list[dict[str, Any]] = []
+    for piece in head.split(b"\n")[:limit]:
+        piece = piece.strip()
+        if not piece.startswith(b"{"):
+            continue
+        try:
+            data = orjson.loads(piece)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(data, dict):
+            found.append(data)
+    return found

@@ -1,0 +1,238 @@
+"""Shared mapping from agent session logs onto the compaction-chain model.
+
+Every session format reduces to one shape: an ordered timeline of raw turns (user, assistant, tool
+call, tool result) with compaction points between them. Owning that shape here means each reader only
+parses its own records, and every detector sees the same kinds, authorities and derived keys whichever
+agent wrote the log. The pieces live beside it: `timeline` (what a reader appends), `derived_keys`
+(files and commands named by tool calls), `json_lines` (streaming a JSONL log), `values` (reading
+drifting fields).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from inspector.mentions import Mentions
+from inspector.model import TRANSCRIPT, ChainEvent, Finding, Generation, KeyPrefix, Severity, SourceRecord, Trace
+from inspector.readers.boilerplate import boilerplate_spans, transcript_pointer
+from inspector.readers.derived_keys import DerivedKey, DerivedKeys
+from inspector.readers.timeline import Compaction, Event, Mention, Turn
+from inspector.readers.values import as_str, brief, input_text
+from inspector.tool_names import PATH_FIELDS, command_text
+
+NATIVE_TAG = b"compaction-trace/1"
+
+
+TURN_CHARS = 100_000
+"""How much of one prompt or reply the S0 rendering shows. Far more than anyone types or an agent
+writes in a turn; past it the turn is a pasted dump, kept whole in its record but not analysed again
+as S0 text (a 50 MB paste would cost seconds of sentence splitting for no finding)."""
+
+
+class Transcript:
+    """The timeline a reader fills in order; `build` turns it into a `Trace`.
+
+    Keys stay unique within the transcript namespace (a repeated id gets a `#n` suffix), so the
+    trace round-trips through the native format, whose loader rejects duplicates.
+    """
+
+    def __init__(self, path: Path, format_name: str) -> None:
+        self.path = path
+        self.format_name = format_name
+        self.timeline: list[Turn | Compaction | Mention | Event] = []
+        self.notices: list[Finding] = []
+        self.unknown_types: Counter[str] = Counter()
+        self._keys: set[str] = set()
+        self._calls: dict[str, Turn] = {}
+        self._results: dict[str, list[Turn]] = {}
+        self._outcomes: dict[str, bool] = {}
+
+    # -- filling ----------------------------------------------------------------------------
+
+    def unique_key(self, key: str) -> str:
+        if key not in self._keys:
+            self._keys.add(key)
+            return key
+        n = 2
+        while f"{key}#{n}" in self._keys:
+            n += 1
+        self._keys.add(f"{key}#{n}")
+        return f"{key}#{n}"
+
+    def turn(self, key: str, kind: str, authority: str, text: str, timestamp: str | None = None,
+             **extra: Any) -> Turn:  # fmt: skip
+        item = Turn(self.unique_key(key), kind, authority, text, as_str(timestamp), extra=_compact(extra))
+        self.timeline.append(item)
+        return item
+
+    def tool_call(self, key: str, tool: str, tool_input: Any, timestamp: str | None = None, **extra: Any) -> Turn:
+        item = self.turn(key, "tool_call", "assistant", input_text(tool_input), timestamp, tool=tool, **extra)
+        item.tool, item.tool_input, item.call_id = tool, tool_input, key
+        self._calls.setdefault(key, item)
+        if key in self._outcomes:
+            self._set_outcome(key, self._outcomes[key])
+        return item
+
+    def tool_result(self, call_id: str | None, key: str, text: str, *, is_error: bool,
+                    timestamp: str | None = None, **extra: Any) -> Turn:  # fmt: skip
+        call = self._calls.get(call_id) if call_id else None
+        kind = "tool_error" if is_error else "tool_result"
+        command = command_text(call.tool_input.get("command", call.tool_input.get("cmd")))[0] if (
+            call is not None and isinstance(call.tool_input, dict)) else None  # fmt: skip
+        item = self.turn(key, kind, "tool", text, timestamp, call_id=call_id,
+                         tool=call.tool if call else None, command=command, **extra)  # fmt: skip
+        item.call_id = call_id
+        if call_id:
+            self._results.setdefault(call_id, []).append(item)
+            self._set_outcome(call_id, self._outcomes.get(call_id, not is_error) and not is_error)
+        return item
+
+    def outcome(self, call_id: str, ok: bool) -> None:
+        """A side record (exit code event, patch result) says how a call ended."""
+        self._outcomes[call_id] = self._outcomes.get(call_id, True) and ok
+        self._set_outcome(call_id, self._outcomes[call_id])
+
+    def _set_outcome(self, call_id: str, ok: bool) -> None:
+        self._outcomes[call_id] = ok
+        call = self._calls.get(call_id)
+        if call is not None:
+            call.ok = ok
+        if not ok:
+            for result in self._results.get(call_id, ()):
+                result.kind = "tool_error"
+
+    def mention(self, namespace: str, key: str, action: str, timestamp: str | None = None) -> None:
+        if key.strip():
+            self.timeline.append(Mention(namespace, key.strip(), action, as_str(timestamp)))
+
+    def compaction(self, compaction: Compaction) -> None:
+        self.timeline.append(compaction)
+
+    def event(self, kind: str, description: str = "", timestamp: str | None = None) -> None:
+        self.timeline.append(Event(kind, description, as_str(timestamp)))
+
+    def notice(self, rule: str, severity: Severity, message: str, generation: int | None = None) -> None:
+        self.notices.append(Finding(rule=rule, severity=severity, generation=generation, message=message))
+
+    # -- building ---------------------------------------------------------------------------
+
+    def build(self, trace_id: str, title: str | None = None, extra: dict[str, Any] | None = None) -> Trace:
+        """Freeze the timeline: sources, S0…Sn with cumulative covers, events and notices."""
+        order: list[Turn | DerivedKey] = []
+        seen: dict[str, None] = {}
+        derived = DerivedKeys(order, seen)
+        snapshots: list[int] = []
+        compactions: list[Compaction] = []
+        events: list[ChainEvent] = []
+        rendering: list[str] = []
+        turns: list[Turn] = []
+
+        for item in self.timeline:
+            if isinstance(item, Turn):
+                order.append(item)
+                seen.setdefault(item.key)
+                if not compactions:
+                    rendering.append(_render(item))
+                if item.kind == "tool_call":
+                    derived.from_call(item)
+                turns.append(item)  # keys its text prints are found on demand (inspector.mentions)
+            elif isinstance(item, Mention):
+                derived.add(item.namespace, item.key, item.action, item.timestamp, None)
+            elif isinstance(item, Compaction):
+                compactions.append(item)
+                snapshots.append(len(seen))
+            else:
+                events.append(ChainEvent(item.kind, len(compactions), item.description, item.timestamp))
+
+        covers = KeyPrefix(tuple(seen), len(seen))
+        sources = tuple(_turn_source(e, self._calls) if isinstance(e, Turn) else e.source_record() for e in order)
+        first_time = next((t.timestamp for t in self.timeline if isinstance(t, Turn) and t.timestamp), None)
+        s0_covers = covers.prefix(snapshots[0]) if snapshots else covers
+        generations = [Generation(0, "raw", "\n".join(rendering), covers=s0_covers, timestamp=first_time)]
+        for index, (compaction, snapshot) in enumerate(zip(compactions, snapshots, strict=True), start=1):
+            gen_extra = dict(compaction.extra)
+            if compaction.line is not None:
+                gen_extra["line"] = compaction.line
+            if compaction.text is None:
+                reason = compaction.unavailable or "the log holds no summary text for this compaction"
+                gen_extra["unavailable_reason"] = reason
+                self.notice("summary-unavailable", Severity.INFO, f"S{index}: {reason}", index)
+            else:
+                gen_extra.update(_boilerplate(compaction.text, self.format_name))
+            generation = Generation(index, "summary", compaction.text, parent=index - 1, covers=covers.prefix(snapshot))
+            generations.append(
+                replace(
+                    generation,
+                    tokens_before=compaction.tokens_before,
+                    tokens_after=compaction.tokens_after,
+                    trigger=compaction.trigger,
+                    timestamp=compaction.timestamp,
+                    extra=gen_extra,
+                )
+            )
+        trace_extra = dict(extra or {})
+        trace_extra["unknown_types"] = dict(self.unknown_types)
+        return Trace(
+            id=trace_id,
+            format=self.format_name,
+            sources=sources,
+            generations=tuple(generations),
+            invariants=None,
+            events=tuple(events),
+            title=title,
+            path=str(self.path),
+            notices=tuple(self.notices),
+            extra=trace_extra,
+            mentions=Mentions([t.text for t in turns], [t.timestamp for t in turns], [t.key for t in turns]),
+        )
+
+
+def _turn_source(turn: Turn, calls: dict[str, Turn]) -> SourceRecord:
+    text = turn.text
+    call = calls.get(turn.call_id or "") if turn.kind == "tool_error" else None
+    if call is not None:
+        # The failure invariant is the record's first line: make it say what failed, not the
+        # first line of a compiler banner.
+        text = f"{call.tool or 'tool'} failed: {brief(_shown_input(call) or call.text, 200)}\n{text}"
+    return SourceRecord(key=turn.key, text=text, namespace=TRANSCRIPT, kind=turn.kind,
+                        timestamp=turn.timestamp, authority=turn.authority, extra=turn.extra)  # fmt: skip
+
+
+def _boilerplate(text: str, format_name: str) -> dict[str, Any]:
+    """The harness's fixed text in a summary, as the generation's extra keeps it (lists: JSON round-trips)."""
+    found: dict[str, Any] = {}
+    spans = boilerplate_spans(text, format_name)
+    if spans:
+        found["boilerplate"] = [[start, end] for start, end in spans]
+    pointer = transcript_pointer(text)
+    if pointer:
+        found["transcript_pointer"] = pointer
+    return found
+
+
+def _compact(extra: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in extra.items() if v is not None and v != {} and v != []}
+
+
+def _render(turn: Turn) -> str:
+    """One line of the readable S0: who said what, tool output abbreviated."""
+    if turn.kind == "tool_call":
+        return f"tool_call {turn.tool or '?'}: {brief(_shown_input(turn) or turn.text)}"
+    if turn.kind in ("tool_result", "tool_error"):
+        return f"{turn.kind}: {brief(turn.text)}"
+    text = turn.text
+    if len(text) > TURN_CHARS:
+        text = f"{text[:TURN_CHARS]} … [{len(text) - TURN_CHARS:,} more characters not shown]"
+    return f"{turn.kind}: {text}"
+
+
+def _shown_input(call: Turn) -> str | None:
+    """The part of a tool input a reader recognises a call by: its command, else its file."""
+    data = call.tool_input
+    if not isinstance(data, dict):
+        return None
+    shown = command_text(data.get("command", data.get("cmd")))[0]
+    return shown or next((data[f] for f in PATH_FIELDS if isinstance(data.get(f), str)), None)

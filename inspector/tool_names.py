@@ -1,0 +1,37 @@
+"""What a tool call's name and input say it does: one definition for the readers and the analyses.
+
+A reader derives edited files and run commands from tool calls; the analyses ask whether a call was
+an edit or which command it ran. Both read the same names here, so an `apply_patch` is an edit to
+each of them alike.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+_EDIT_TOOLS = {"write", "edit", "multiedit", "notebookedit", "apply_patch", "str_replace_based_edit_tool",
+               "str_replace_editor", "create_file", "edit_file", "write_file"}  # fmt: skip
+PATH_FIELDS = ("file_path", "notebook_path", "path", "filename")
+"""Tool input fields that name the file a call reads or writes."""
+_SHELLS = {"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash", "powershell", "pwsh"}
+
+
+def is_edit_tool(name: str | None) -> bool:
+    """Does a tool of this name write files? One test for the readers (its paths are edited files) and the
+    analyses (its calls are edits): Edit, Write, MultiEdit, apply_patch, an MCP `edit_file`, not TodoWrite."""
+    lowered = (name or "").lower()
+    return lowered in _EDIT_TOOLS or "edit" in lowered or ("write" in lowered and "todo" not in lowered)
+
+
+def command_text(value: Any) -> tuple[str | None, str | None]:
+    """(command line, patch text) from a `command` field: a string, or an argv list (`bash -lc …`)."""
+    if isinstance(value, str):
+        return (value.strip() or None), None
+    if isinstance(value, list) and value and all(isinstance(part, str) for part in value):
+        if value[0] == "apply_patch" and len(value) > 1:
+            return None, value[1]
+        if len(value) >= 3 and value[0] in _SHELLS and value[1] in ("-c", "-lc", "-Command", "-l"):
+            return value[2].strip() or None, None
+        return shlex.join(value), None
+    return None, None
