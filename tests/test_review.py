@@ -72,7 +72,8 @@ def test_markdown_report_lists_reviews_and_neutralises_trace_text(store):
     table_rows = [line for line in report.splitlines() if line.startswith("| S")]
     assert all(line.count(" | ") == 4 for line in table_rows)  # no pipe from trace text breaks a row
     title_line = report.splitlines()[0]
-    assert title_line.startswith("# Review: `") and "<script>" in title_line  # inside a code span: inert
+    # A title in prose, not a code span, with every punctuation character escaped: inert all the same.
+    assert not title_line.startswith("# Review: `") and "\\<script\\>" in title_line and "<script>" not in title_line
 
 
 @pytest.mark.parametrize("text", ["plain", "with `one` tick", "``double``", "`"])
