@@ -288,8 +288,8 @@ def _policies(args: argparse.Namespace) -> int:
               f"{_fmt(run.mean_source_fidelity):>14}{_fmt(run.drift):>8}  {marks}")  # fmt: skip
     print()
     # Each policy's block is 2 + 3×8 characters wide; the silent-drift mark sits after its source column.
-    print("gen " + "".join(f"  {r.policy:>24} " for r in runs))
-    print("    " + "".join(f"  {'refresh':>8}{'local':>8}{'source':>8} " for _ in runs))
+    print(("gen " + "".join(f"  {r.policy:>24} " for r in runs)).rstrip())
+    print(("    " + "".join(f"  {'refresh':>8}{'local':>8}{'source':>8} " for _ in runs)).rstrip())
     for k in range(len(trace.generations)):
         cells = []
         for run in runs:
@@ -297,7 +297,7 @@ def _policies(args: argparse.Namespace) -> int:
             refreshed = "yes" if step.refreshed else "-"
             mark = "*" if step.silent_drift else " "
             cells.append(f"  {refreshed:>8}{_fmt(step.local_fidelity):>8}{_fmt(step.source_fidelity):>8}{mark}")
-        print(f"S{k:<3}" + "".join(cells))
+        print((f"S{k:<3}" + "".join(cells)).rstrip())
     print("\n* local fidelity high while source fidelity is below its peak (silent drift)")
     return EXIT_PASS
 
