@@ -180,7 +180,8 @@ class _Version(argparse.Action):
             number = version("compaction-inspector")
         except PackageNotFoundError:  # run from a source tree that was never installed
             number = "(not installed)"
-        parser.exit(0, f"compaction-inspector {number}\n")
+        print(f"compaction-inspector {number}")
+        parser.exit()
 
 
 def _check(args: argparse.Namespace) -> int:
