@@ -1,6 +1,7 @@
 """`compaction-inspector`: the gate CI pipelines call, the rule list, refresh and policy comparison.
 
-Exit codes: 0 no error finding, 1 an error finding, 2 input unreadable (one line on stderr, no traceback).
+Exit codes: 0 no error finding, 1 an error finding, 2 bad input on any command: a trace unreadable, an
+option value, an output folder, the store's URL (one line on stderr naming it, no traceback; `BadInput`).
 """
 
 from __future__ import annotations
