@@ -7,7 +7,7 @@ from typing import Any
 from inspector.analysis import Analysis
 from inspector.inert import terminal_text
 from inspector.model import Severity
-from inspector.text import clip
+from inspector.text import clip, counted
 
 
 def to_json(analysis: Analysis) -> dict[str, Any]:
@@ -72,21 +72,21 @@ def to_text(analysis: Analysis, max_findings: int = 50) -> str:
     """A terminal report: chain summary, invariant matrix, findings, verdict; no control or hidden character."""
     facts = analysis.facts
     trace = facts.trace
-    lines = [f"{trace.path or trace.id}  [{trace.format}]  {len(facts.generations)} generations"]
-    lines.append("")
-    lines.append("gen  kind     density  anchors (unresolved/ambiguous)  anaphora (orphaned)  fidelity src/local")
+    lines = [f"{trace.path or trace.id}  [{trace.format}]  {counted(len(facts.generations), 'generation')}", ""]
+    header = ("gen", "kind", "density", "anchors (unresolved/ambiguous)", "anaphora (orphaned)", "fidelity src/local")
+    rows = []
     for g in facts.generations:
         k = g.generation.index
-        density = "   -  " if g.density is None else f"{g.density:6.2f}"
-        text_note = "" if g.generation.text is not None else "  (text unavailable)"
         unresolved = sum(1 for a in g.anchors if a.status.value == "unresolved")
         ambiguous = sum(1 for a in g.anchors if a.status.value == "ambiguous")
         orphaned = sum(1 for e in g.elisions if e.orphaned)
-        lines.append(
-            f"S{k:<3} {g.generation.kind:<8} {density}  {len(g.anchors):4} ({unresolved}/{ambiguous})"
-            f"{'':18}{len(g.elisions):4} ({orphaned}){'':12}{_fmt(facts.source_fidelity[k])}/"
-            f"{_fmt(facts.local_fidelity[k])}{text_note}"
-        )
+        rows.append((
+            f"S{k}", g.generation.kind, "-" if g.density is None else f"{g.density:.2f}",
+            f"{len(g.anchors)} ({unresolved}/{ambiguous})", f"{len(g.elisions)} ({orphaned})",
+            f"{_fmt(facts.source_fidelity[k])}/{_fmt(facts.local_fidelity[k])}"
+            + ("" if g.generation.text is not None else "  (text unavailable)"),
+        ))  # fmt: skip
+    lines.extend(_columns(header, rows))
     if facts.invariants:
         lines.append("")
         lines.append("invariants  (= verbatim  ~ paraphrased  ! weakened  x lost  . not yet  ? unknown  - retired)")
@@ -98,9 +98,8 @@ def to_text(analysis: Analysis, max_findings: int = 50) -> str:
             lines.append(f"  … and {len(facts.invariants) - 40} more")
     lines.append("")
     counts = {s: sum(1 for f in analysis.findings if f.severity is s) for s in Severity}
-    lines.append(
-        f"findings: {counts[Severity.ERROR]} errors, {counts[Severity.WARNING]} warnings, {counts[Severity.INFO]} info"
-    )
+    lines.append(f"findings: {counted(counts[Severity.ERROR], 'error')}, "
+                 f"{counted(counts[Severity.WARNING], 'warning')}, {counts[Severity.INFO]} info")  # fmt: skip
     for finding in analysis.findings[:max_findings]:
         where = f"S{finding.generation}" if finding.generation is not None else "--"
         lines.append(f"  {where:<4} {finding.severity.value:<7} {finding.rule}: {finding.message}")
@@ -110,6 +109,13 @@ def to_text(analysis: Analysis, max_findings: int = 50) -> str:
     lines.append(f"verdict: {analysis.verdict.upper()}")
     # Titles, paths, invariant texts and messages come from the trace: spelled, one line each.
     return "\n".join(terminal_text(line) for line in lines)
+
+
+def _columns(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    """Each column as wide as its widest cell or header, so every value starts under its header."""
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+            for row in (header, *rows)]  # fmt: skip
 
 
 def _fmt(value: float | None) -> str:

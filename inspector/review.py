@@ -84,7 +84,7 @@ def markdown_report(analysis: Analysis, annotations: Sequence[Annotation]) -> st
     trace = analysis.trace
     by_finding = latest_by_finding(annotations)
     lines = [
-        f"# Review: {markdown_code(trace.title or trace.id)}",
+        f"# Review: {markdown_text(trace.title or trace.id)}",  # prose, escaped: a heading, not code
         "",
         f"- format: {trace.format}; generations: {len(trace.generations)}; verdict: **{analysis.verdict.upper()}**",
         f"- {review_queue(analysis, annotations).progress}",

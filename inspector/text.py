@@ -1,4 +1,4 @@
-"""Small text utilities shared by the detectors: sentences, content words, normalisation."""
+"""Small text utilities shared by the detectors and the reports: sentences, content words, normalisation, counts."""
 
 from __future__ import annotations
 
@@ -98,6 +98,11 @@ def stem(word: str) -> str:
 def content_terms(text: str) -> set[str]:
     """Stemmed non-stopword terms: what a sentence is about, ignoring how it is phrased and its `[[keys]]`."""
     return {stem(w) for w in words(_BRACKET_ANCHOR.sub(" ", text)) if w not in STOPWORDS and len(w) > 1}
+
+
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """'1 finding', '2 findings': every count the command line prints is read by a person."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
 
 
 def clip(text: str, limit: int) -> str:

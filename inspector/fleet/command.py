@@ -9,9 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from inspector.cli_io import BadInput, output_file
+from inspector.cli_options import count
 from inspector.fleet import ENGINES, ScanResult, cache_path, scan, write_rows
 from inspector.fleet.views import refused_line
 from inspector.inert import terminal_text
+from inspector.text import counted
 
 SHOWN = 20
 """Rows printed to the terminal; the output file has them all."""
@@ -21,9 +24,9 @@ def add_parser(commands: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
     parser = commands.add_parser("scan", parents=list(parents),
                                  help="rank a folder of sessions by how badly their memory broke")
     parser.add_argument("dirs", nargs="+", metavar="DIR", help="folders (walked recursively) or files")
-    parser.add_argument("--out", type=Path, default=None, metavar="FILE",
+    parser.add_argument("--out", type=output_file, default=None, metavar="FILE",
                         help="write every row to FILE.parquet, .csv or .json (a cache is kept beside it)")  # fmt: skip
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N",
+    parser.add_argument("--workers", type=count, default=os.cpu_count() or 1, metavar="N",
                         help="parallel analyses (default: one per core)")  # fmt: skip
     parser.add_argument("--engine", choices=ENGINES, default="local", help="local processes or a Dask cluster")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
@@ -32,17 +35,16 @@ def add_parser(commands: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
 
 
 def run(args: argparse.Namespace) -> int:
-    """Exit 0 whatever the sessions show (a scan reports, `check` gates); 2 for unusable arguments."""
+    """Exit 0 whatever the sessions show (a scan reports, `check` gates); 2 for unusable arguments, among
+    them a folder or file that is not there (a typo, not a session that failed to read)."""
     out: Path | None = args.out
     if out is not None and out.suffix.lower() not in (".parquet", ".csv", ".json"):
-        print(f"{out}: --out must end in .parquet, .csv or .json", file=sys.stderr)
-        return 2
-    if args.workers < 1:
-        print("--workers needs N ≥ 1", file=sys.stderr)
-        return 2
+        raise BadInput(f"{out}: --out must end in .parquet, .csv or .json")
     if args.scheduler and args.engine != "dask":
-        print("--scheduler needs --engine dask", file=sys.stderr)
-        return 2
+        raise BadInput("--scheduler needs --engine dask")
+    for given in args.dirs:
+        if not os.path.lexists(given):
+            raise BadInput(f"{given}: no such file or folder")
     cache = cache_path(out) if out is not None and not args.no_cache else None
     with _progress_bar() as bar:
 
@@ -81,12 +83,12 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 def summary_line(result: ScanResult, out: Path | None) -> str:
     counts = result.counts
-    parts = [f"{len(result.rows)} files: {counts.get('fail', 0)} fail, {counts.get('pass', 0)} pass, "
+    parts = [f"{counted(len(result.rows), 'file')}: {counts.get('fail', 0)} fail, {counts.get('pass', 0)} pass, "
              f"{counts.get('unreadable', 0)} unreadable"]  # fmt: skip
     if result.cached:
         parts.append(f"{result.cached} unchanged since the last scan")
     if result.other_files:
-        parts.append(f"{result.other_files} other files skipped")
+        parts.append(f"{counted(result.other_files, 'other file')} skipped")
     if result.refused:
         parts.append(refused_line(result.refused))
     if len(result.rows) > SHOWN:

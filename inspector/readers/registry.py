@@ -71,10 +71,25 @@ def load_trace(path: str | Path, format: str = "auto") -> Trace:
     try:
         with paused_gc():
             return reader.read(path)
-    except TraceReadError:
-        raise
+    except TraceReadError as error:
+        raise error if format == "auto" else _named_wrongly(path, name, error) from None
     except RecursionError:
         raise TraceReadError(str(path), "nesting too deep to read") from None
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:
         # A reader bug on odd input must still surface as one line naming the file.
         raise TraceReadError(str(path), f"unreadable {name} trace: {exc}") from None
+
+
+def _named_wrongly(path: Path, name: str, error: TraceReadError) -> TraceReadError:
+    """A format given by hand that fails on a file another reader recognises: say what the file is, since
+    the reader's own complaint ("no JSON record in 91 lines") describes the wrong format."""
+    try:
+        actual = detect_format(path)
+    except TraceReadError:
+        return error
+    if actual == name:
+        return error
+    return TraceReadError(
+        str(path), f"not a {_READERS[name].description}; it looks like a {actual} trace, "
+        f"{_READERS[actual].description}, which auto-detection reads",
+    )  # fmt: skip

@@ -1,0 +1,109 @@
+"""The command line's edges: the files it writes, the traces it names and the store it opens.
+
+Each is checked before any work is done and fails as `BadInput`: one line naming what is wrong, exit 2
+(`inspector.cli`), never a traceback. Nothing here creates a folder: a typo in a folder name should fail
+where the user can see it, not scatter files into a new tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from inspector.library import content_hash
+
+if TYPE_CHECKING:
+    from inspector.store import Store
+
+DB_SETTING = "INSPECTOR_DB_URL"
+_HASH = re.compile(r"[0-9a-f]{32}")
+"""A trace's content hash as `content_hash` spells it (BLAKE2b, 16 bytes, hex)."""
+
+
+class BadInput(Exception):
+    """Something the user gave cannot be used; the message is the whole line they will read."""
+
+
+def output_file(value: str) -> Path:
+    """`-o`/`--out` as argparse reads it: the folder it goes in must exist, and it must not be a folder."""
+    path = Path(value)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{value}: is a folder; give a file name inside it")
+    folder = path.parent
+    if not folder.exists():
+        raise argparse.ArgumentTypeError(f"{value}: the folder {folder} does not exist")
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"{value}: {folder} is not a folder")
+    return path
+
+
+def existing_folder(value: str) -> Path:
+    """A folder the command reads or writes inside (`guard --project`): it must already be there."""
+    path = Path(value)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{value}: no such folder")
+    return path
+
+
+def trace_ref(value: str) -> str:
+    """`--trace` wherever it filters a store: a trace file, or the content hash the store keys it by."""
+    if Path(value).is_file():
+        return content_hash(Path(value))
+    if _HASH.fullmatch(value):
+        return value
+    raise argparse.ArgumentTypeError(f"{value}: no such file, and not a trace's content hash")
+
+
+def write_output(path: Path | None, data: bytes) -> None:
+    """To the file (checked by `output_file`) or, without one, to standard output."""
+    if path is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    try:
+        path.write_bytes(data)
+    except OSError as error:  # permissions, a full disk: checked paths can still refuse a write
+        raise BadInput(f"{path}: cannot write: {error.strerror or error}") from None
+
+
+def open_store(url: str | None) -> Store:
+    """The review store, or `BadInput` naming where its URL came from (never its password)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+
+    from inspector.store import open_store as open_migrated
+
+    given = url or os.environ.get(DB_SETTING, "")
+    source = "--db" if url else DB_SETTING
+    try:
+        kind = make_url(given).drivername if given else "sqlite"
+    except ArgumentError:  # unparsable, so its password cannot be hidden: the value is not repeated
+        raise BadInput(f"{source}: not a database URL (e.g. postgresql://user@host/db, {_SQLITE_EXAMPLE})") from None
+    where = f"{source} {shown_url(given)}" if given else "the default review store"
+    try:
+        return open_migrated(url)
+    except NoSuchModuleError:
+        raise BadInput(f"{where}: unknown database kind {kind!r} (e.g. postgresql, sqlite)") from None
+    except (SQLAlchemyError, ImportError, OSError) as error:
+        raise BadInput(f"{where}: cannot open the review store: {_first_line(error)}") from None
+
+
+_SQLITE_EXAMPLE = "sqlite:///path/inspector.db"
+
+
+def shown_url(url: str) -> str:
+    """The store's URL with its password hidden, for messages."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def _first_line(error: BaseException) -> str:
+    """The driver's own words (`orig`) when there are some; SQLAlchemy's wrapper adds a link and the SQL."""
+    cause = getattr(error, "orig", None) or error
+    text = str(cause).strip() or type(cause).__name__
+    return text.splitlines()[0]
