@@ -42,6 +42,9 @@ PRESERVATION_WEIGHT: dict[InvariantStatus, float] = {
 }
 """How much of an invariant's meaning a status keeps; the fidelity measures are built on it."""
 
+PRESENT = frozenset({InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED})
+"""Statuses in which a state still carries the item: weakened too, since its topic is there to be checked."""
+
 # --- extraction ----------------------------------------------------------------------------
 
 _RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(

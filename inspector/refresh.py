@@ -16,6 +16,7 @@ from inspector.analysis import Analysis, analyze
 from inspector.facts import Config, InvariantTrack
 from inspector.invariants import IndexedText, InvariantStatus, constraint_kind, match_invariant, values_in
 from inspector.model import Invariant, SourceRecord, Trace
+from inspector.text import estimate_tokens
 
 
 class CorrectionType(StrEnum):
@@ -55,11 +56,7 @@ class RefreshResult:
     corrections: tuple[Correction, ...]
     records_read: int
     tokens_read: int
-    """Estimated tokens of the records re-read (characters / 4)."""
-
-
-def _tokens(text: str) -> int:
-    return max(1, len(text) // 4)
+    """Estimated tokens of the records re-read (`text.estimate_tokens`)."""
 
 
 def refresh_at(analysis: Analysis, k: int) -> RefreshResult:
@@ -85,7 +82,7 @@ def refresh_at(analysis: Analysis, k: int) -> RefreshResult:
         corrections.extend(_unsupported(analysis, k, records))
     relevant = {inv.source_key for inv in rebuilt}
     read = [s for s in records if s.key in relevant]
-    return RefreshResult(k, rebuilt, tuple(corrections), len(read), sum(_tokens(s.text) for s in read))
+    return RefreshResult(k, rebuilt, tuple(corrections), len(read), sum(estimate_tokens(s.text) for s in read))
 
 
 def _superseded(analysis: Analysis, k: int) -> Iterator[Correction]:

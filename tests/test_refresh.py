@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from inspector import analyze, load_trace
+from inspector import Config, analyze, load_trace
 from inspector.policies import AdaptiveWeights, adaptive, compare, every, never, simulate
 from inspector.refresh import CorrectionType, refresh_and_reanalyse, refresh_at, with_refresh
 from tests.helpers import REAL_TRACES, REPO, SAMPLES, chain, record
@@ -73,9 +73,27 @@ def test_the_refreshed_branch_resets_debt_and_leaves_history_alone():
 def test_no_refresh_shows_silent_drift_and_every_n_reads_more_to_remove_it():
     runs = {r.policy: r for r in compare(analysis_of("five_item_synthetic.json"), n=2)}
     none, periodic = runs["no refresh"], runs["every 2"]
-    assert none.records_read == 0 and [s.generation for s in none.steps if s.silent_drift] == [2, 3, 4]
+    assert none.records_read == 0 and [s.generation for s in none.steps if s.silent_drift] == [4]
     assert [s.generation for s in periodic.steps if s.refreshed] == [2, 4]
     assert periodic.records_read == 12 and periodic.drift < none.drift
+
+
+@pytest.mark.parametrize("config", [Config(), Config(source_fidelity_drop=0.1), Config(high_local_fidelity=0.95)])
+def test_the_policies_mark_silent_drift_where_the_findings_report_it(config):
+    """One definition of silent drift: without refresh, the policy table marks what `silent-drift` reports."""
+    analysis = analyze(load_trace(SAMPLES / "five_item_synthetic.json"), config)
+    reported = [f.generation for f in analysis.findings if f.rule == "silent-drift"]
+    marked = [s.generation for s in simulate(analysis, never()).steps if s.silent_drift]
+    assert marked == reported
+
+
+def test_the_depth_signal_counts_debt_as_recompaction_depth_does():
+    """A summary with no text checks nothing: debt runs on through it in the findings and in the policies."""
+    port = "The API listens on port 8443."
+    analysis = analyze(chain([record("f:0", port, kind="fact")], port, None, port, port))
+    assert [f.generation for f in analysis.findings if f.rule == "recompaction-depth"] == [3]  # 3 > limit 2
+    limit = analysis.facts.config.max_unchecked_depth
+    assert [s.signals["depth"] * limit for s in simulate(analysis, never()).steps] == [0, 1, 0, 3, 4]
 
 
 def test_adaptive_refreshes_when_its_weighted_signals_reach_the_threshold():

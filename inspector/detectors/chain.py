@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from inspector.drift import silent_drift as find_silent_drift
 from inspector.facts import TraceFacts
 from inspector.model import Severity
 from inspector.rules import Hit, rule
@@ -17,25 +18,14 @@ from inspector.rules import Hit, rule
 )
 def silent_drift(facts: TraceFacts) -> Iterator[Hit]:
     config = facts.config
-    peak: float | None = None
-    quiet = True  # every step since the peak kept parent→child fidelity high
-    for generation in facts.generations:
-        k = generation.generation.index
-        source, local = facts.source_fidelity[k], facts.local_fidelity[k]
-        if source is None:
-            continue
-        if peak is None or source >= peak:
-            peak, quiet = source, True
-            continue
-        quiet = quiet and local is not None and local >= config.high_local_fidelity
-        if quiet and peak - source >= config.source_fidelity_drop - 1e-9:  # 1.0 - 0.8 < 0.2 in floats
-            yield Hit(
-                k,
-                f"source→current fidelity fell from {peak:.2f} to {source:.2f} while every step kept "
-                f"parent→child fidelity ≥ {config.high_local_fidelity:.2f}",
-                evidence={"source_fidelity": source, "peak": peak, "local_fidelity": local},
-            )
-            return
+    drift = find_silent_drift(facts.source_fidelity, facts.local_fidelity, config)
+    if drift is not None:
+        yield Hit(
+            drift.generation,
+            f"source→current fidelity fell from {drift.peak:.2f} to {drift.source:.2f} while every step kept "
+            f"parent→child fidelity ≥ {config.high_local_fidelity:.2f}",
+            evidence={"source_fidelity": drift.source, "peak": drift.peak, "local_fidelity": drift.local},
+        )
 
 
 @rule(

@@ -6,12 +6,10 @@ import re
 from collections.abc import Iterator
 
 from inspector.facts import InvariantTrack, TraceFacts
-from inspector.invariants import InvariantStatus
+from inspector.invariants import PRESENT, InvariantStatus
 from inspector.model import Severity
 from inspector.rules import Hit, rule
 from inspector.text import content_terms
-
-_PRESENT = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
 
 
 def _transitions(track: InvariantTrack, target: InvariantStatus) -> Iterator[int]:
@@ -118,7 +116,7 @@ def recompaction_depth(facts: TraceFacts) -> Iterator[Hit]:
         return
     for track in facts.invariants:
         for k, depth in enumerate(track.depths):
-            if depth is not None and depth > limit and track.statuses[k] in _PRESENT:
+            if depth is not None and depth > limit and track.statuses[k] in PRESENT:
                 yield Hit(
                     k,
                     f"{_describe(track)} is {depth} summaries from its source (limit {limit})",
@@ -133,7 +131,7 @@ def _session_debt(facts: TraceFacts, limit: int) -> Iterator[Hit]:
     """On a session log, debt is advice: one note per summary, listing the items past the limit."""
     for generation in facts.summaries():
         k = generation.generation.index
-        deep = [t for t in facts.invariants if (t.depths[k] or 0) > limit and t.statuses[k] in _PRESENT]
+        deep = [t for t in facts.invariants if (t.depths[k] or 0) > limit and t.statuses[k] in PRESENT]
         if deep:
             yield Hit(
                 k,
