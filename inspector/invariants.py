@@ -112,8 +112,9 @@ def constraint_kind(sentence: str) -> InvariantKind | None:
 
 
 def values_in(text: str) -> set[str]:
-    """Numbers, versions, dates and ports a text states: what 'value lost' and 'contradicted' compare."""
-    return set(_VALUE.findall(text))
+    """The values a text states (`_VALUE`), lower-cased: what 'value lost', 'contradicted' and a superseded value
+    coming back compare."""
+    return {value.lower() for value in _VALUE.findall(text)}
 
 
 def _mine(record: SourceRecord) -> Iterator[Invariant]:
@@ -139,7 +140,9 @@ _FORCE_MARKERS: dict[str, frozenset[str]] = {
 }
 _FORCE_STEMS = frozenset(stem(m) for group in _FORCE_MARKERS.values() for m in group)
 _WEAK_MODALS = frozenset("should may might could consider prefer ideally try probably optionally perhaps".split())
-_VALUE = re.compile(r"\b\d[\w.:/-]*\b")
+_VALUE = re.compile(r"\b(?:[\w.:/-]*\d[\w.:/-]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b")
+"""A value: a token with a digit (8443, v3, 2026-12-01, pg15) or an upper-case identifier with an underscore
+(DATABASE_URL). Not emphasis or acronyms (NEVER, API), nor quoting: summaries recase and requote freely."""
 _TOPIC_CANDIDATES = 5
 
 

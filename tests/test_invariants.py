@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 from inspector.facts import first_covered
 from inspector.invariants import IndexedText, InvariantStatus, extract_invariants, match_invariant
 from inspector.model import Generation, InvariantKind
-from tests.helpers import chain, generations_of, record
+from tests.helpers import chain, findings, generations_of, record
 
 RULE = "Never run migrations against the staging database; it is read-only until the release job releases the lock."
 
@@ -117,6 +117,19 @@ def test_superseded_fact_resurfaced_fires_only_when_the_old_value_returns():
     assert generations_of(chain(sources, "Batch size: 250 records, not 500.", "Batch size is 500 records."),
                           "superseded-fact-resurfaced") == [2]  # fmt: skip
     assert generations_of(chain(sources, "The batch size is 250 records."), "superseded-fact-resurfaced") == []
+
+
+def test_a_value_is_one_idea_for_weakening_and_for_a_superseded_value():
+    """'v3' is a value when a summary drops it from a rule and when a corrected version comes back."""
+    rule = [record("r", "Pin the client to API v3 before each release.", kind="rule")]
+    dropped = chain(rule, "Pin the client to the API before each release.")
+    assert [m for g, m in findings(dropped, "invariant-weakened") if g == 1] == [
+        "procedural-rule “Pin the client to API v3 before each release.” weakened (value v3 missing)"
+    ]
+    versions = [record("a", "The client uses API v2.", kind="fact"),
+                record("b", "Correction: the client uses API v3.", supersedes="a")]  # fmt: skip
+    assert generations_of(chain(versions, "The client uses API v3.", "The client uses API v2."),
+                          "superseded-fact-resurfaced") == [2]  # fmt: skip
 
 
 def test_a_superseded_fact_is_retired_not_lost():

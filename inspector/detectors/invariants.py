@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from inspector.facts import InvariantTrack, TraceFacts
-from inspector.invariants import PRESENT, InvariantStatus
+from inspector.invariants import PRESENT, InvariantStatus, values_in
 from inspector.model import Severity
 from inspector.rules import Hit, rule
 from inspector.text import content_terms
@@ -60,13 +59,6 @@ def invariant_lost(facts: TraceFacts) -> Iterator[Hit]:
                 yield Hit(k, f"{_describe(track)} is gone", evidence={"invariant": track.invariant.id})
 
 
-_VALUE_TOKEN = re.compile(r"`[^`]+`|\"[^\"]+\"|\b[\w.:/-]*\d[\w.:/-]*\b|\b[A-Z][A-Z0-9_]{2,}\b")
-
-
-def _values(text: str) -> set[str]:
-    return {v.strip("`\"").lower() for v in _VALUE_TOKEN.findall(text)}
-
-
 @rule(
     "superseded-fact-resurfaced",
     Severity.ERROR,
@@ -80,8 +72,8 @@ def superseded_fact_resurfaced(facts: TraceFacts) -> Iterator[Hit]:
             continue
         # A correction often repeats the old value ("250, not 500"), so stale = the old record's values
         # and fresh = what only the correction says; a sentence with stale and no fresh value is a relapse.
-        fresh = _values(correction.text) - _values(old.text)
-        stale = _values(old.text) - fresh
+        fresh = values_in(correction.text) - values_in(old.text)
+        stale = values_in(old.text) - fresh
         topic = content_terms(old.text) & content_terms(correction.text)
         if not stale or not fresh:
             continue
@@ -89,7 +81,7 @@ def superseded_fact_resurfaced(facts: TraceFacts) -> Iterator[Hit]:
             if correction.key not in generation.generation.covers or generation.indexed is None:
                 continue
             for position, sentence in enumerate(generation.indexed.sentences):
-                found = _values(sentence.text)
+                found = values_in(sentence.text)
                 on_topic = not topic or topic & generation.indexed.terms[position]
                 if found & stale and not found & fresh and on_topic:
                     value = sorted(found & stale)[0]
