@@ -120,6 +120,8 @@ def anchor_density_collapse(facts: TraceFacts) -> Iterator[Hit]:
     if not measured:
         return
     baseline = measured[0].density or 0.0
+    if baseline == 0.0:
+        return  # a first summary with no anchors has no density to lose: every later one would "collapse" from 0
     limit = baseline * facts.config.collapse_ratio
     collapsed_before = False
     for generation in measured[1:]:
