@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from inspector import Config, analyze, load_trace
+from inspector.model import Generation, SourceRecord, Trace
 from inspector.policies import AdaptiveWeights, adaptive, compare, every, never, simulate
 from inspector.refresh import CorrectionType, refresh_and_reanalyse, refresh_at, with_refresh
 from tests.helpers import REAL_TRACES, REPO, SAMPLES, chain, record
@@ -50,6 +51,25 @@ def test_contradicted_and_unsupported():
                   "The API rate limit is 400 requests per minute. Never deploy on Fridays.")  # fmt: skip
     types = {c.type for c in refresh_at(analyze(trace), 2).corrections}
     assert types == {CorrectionType.CONTRADICTED, CorrectionType.UNSUPPORTED}
+
+
+def test_a_weakening_that_names_another_value_is_a_contradiction_whatever_the_matcher_said():
+    """The user's 'never before 18:00' carried as 'after 20:00': the session matcher explains the lost prohibition,
+    not the value; the correction is still typed by what the state says."""
+    said = SourceRecord("u1", "Never deploy the billing service before 18:00.", namespace="transcript", kind="user",
+                        authority="user")  # fmt: skip
+    generations = (Generation(0, "raw", said.text, covers=("u1",)),
+                   Generation(1, "summary", "The user wants the billing service deployed after 20:00.", parent=0,
+                              covers=("u1",)))  # fmt: skip
+    log = Trace("s", "claude-code", (said,), generations, extra={"meta": {"session_log": True}})
+    [correction] = refresh_at(analyze(log), 1).corrections
+    assert (correction.type, correction.source_key) == (CorrectionType.CONTRADICTED, "u1")
+
+
+def test_the_refreshed_branch_is_analysed_with_the_thresholds_of_the_analysis_it_refreshes():
+    strict = analyze(load_trace(SAMPLES / "five_item_synthetic.json"), Config(max_unchecked_depth=0))
+    _, refreshed = refresh_and_reanalyse(strict, 3)
+    assert [f.generation for f in refreshed.findings if f.rule == "recompaction-depth"] == [1] * 6  # limit 0, not 2
 
 
 def test_the_refreshed_branch_resets_debt_and_leaves_history_alone():
