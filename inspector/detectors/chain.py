@@ -58,7 +58,16 @@ def confidence_inflation(facts: TraceFacts) -> Iterator[Hit]:
 
 @rule("summary-unavailable", Severity.INFO, "A compaction happened but its summary text is not in the log.")
 def summary_unavailable(facts: TraceFacts) -> Iterator[Hit]:
+    """One finding per summary with no text: the reader's own notice where it raised one (it read the log and
+    knows why), else the reason the trace records (`unavailable_reason`, as a native file may carry it)."""
+    noticed = {n.generation: n for n in facts.trace.notices if n.rule == "summary-unavailable"}
     for generation in facts.summaries():
-        if generation.generation.text is None:
+        if generation.generation.text is not None:
+            continue
+        k = generation.generation.index
+        notice = noticed.get(k)
+        if notice is not None:
+            yield Hit(k, notice.message, notice.start, notice.end, dict(notice.evidence))
+        else:
             reason = generation.generation.extra.get("unavailable_reason", "no summary text in the log")
-            yield Hit(generation.generation.index, f"{generation.generation.label}: {reason}")
+            yield Hit(k, f"{generation.generation.label}: {reason}")
