@@ -1,5 +1,6 @@
 from dataclasses import replace
 
+from inspector import analyze
 from inspector.facts import Config, compute_facts
 from inspector.model import Invariant, InvariantKind
 from tests.helpers import chain, generations_of, record
@@ -16,6 +17,12 @@ WITH_KEY = "[[ledger:2.4]] Migration note: schema v7 moves in two phases. [[ledg
 def test_drift_fires_when_a_key_is_dropped_but_its_referent_is_still_described():
     trace = chain(DRIFT_SOURCES, WITH_KEY, "The earlier migration note: schema v7 moves in two phases. [[ledger:3.1]]")
     assert generations_of(trace, "anchor-set-drift") == [2]
+
+
+def test_drift_points_at_the_child_sentence_that_still_describes_the_referent():
+    child = "Rollback is covered by [[ledger:3.1]]. Then the earlier migration note: schema v7 moves in two phases."
+    [finding] = [f for f in analyze(chain(DRIFT_SOURCES, WITH_KEY, child)).findings if f.rule == "anchor-set-drift"]
+    assert child[finding.start : finding.end] == "Then the earlier migration note: schema v7 moves in two phases."
 
 
 def test_dropping_a_key_together_with_its_content_is_not_drift():

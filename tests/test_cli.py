@@ -74,6 +74,16 @@ def test_json_report_has_exactly_the_documented_shape():
     assert {"rule", "severity", "generation", "message"} <= set(report["findings"][0])
 
 
+def test_json_fidelities_are_source_then_local_per_generation():
+    """Source→current falls step by step while each step keeps 11/12 of its parent: silent drift's two measures."""
+    report = check_json("five_item_synthetic.json")
+    assert [g["source_fidelity"] for g in report["generations"]] == pytest.approx([1, 1, 11 / 12, 10 / 12, 9 / 12,
+                                                                                   7 / 12])  # fmt: skip
+    assert report["generations"][0]["local_fidelity"] is None  # S0 has no parent
+    assert [g["local_fidelity"] for g in report["generations"][1:]] == pytest.approx([1, 11 / 12, 11 / 12, 11 / 12,
+                                                                                      9 / 12])  # fmt: skip
+
+
 def test_anaphora_entries_carry_spans_into_the_text():
     report = check_json("anchor_decay.json")
     text = json.loads((SAMPLES / "anchor_decay.json").read_text())["generations"][3]["text"]

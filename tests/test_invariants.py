@@ -132,6 +132,20 @@ def test_a_value_is_one_idea_for_weakening_and_for_a_superseded_value():
                           "superseded-fact-resurfaced") == [2]  # fmt: skip
 
 
+def test_a_superseded_value_in_a_state_that_does_not_cover_the_correction_is_no_relapse():
+    """Before the correction is in the log, 500 is simply the value: only a state that covers it can relapse."""
+    from dataclasses import replace
+
+    sources = [
+        record("a", "The batch size is 500 records.", kind="fact"),
+        record("b", "Correction: the batch size is 250 records, not 500.", supersedes="a"),
+    ]
+    trace = chain(sources, "The batch size is 500 records.", "The batch size is 500 records.")
+    generations = list(trace.generations)
+    generations[:2] = [replace(g, covers=("a",)) for g in generations[:2]]  # S0 and S1 predate the correction
+    assert generations_of(replace(trace, generations=tuple(generations)), "superseded-fact-resurfaced") == [2]
+
+
 def test_a_superseded_fact_is_retired_not_lost():
     sources = [
         record("a", "The batch size is 500 records.", kind="fact"),
