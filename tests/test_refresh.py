@@ -9,7 +9,7 @@ import pytest
 from inspector import Config, analyze, load_trace
 from inspector.model import Generation, SourceRecord, Trace
 from inspector.policies import AdaptiveWeights, adaptive, compare, every, never, simulate
-from inspector.refresh import CorrectionType, refresh_and_reanalyse, refresh_at, with_refresh
+from inspector.refresh import CorrectionType, refresh_and_reanalyse, refresh_at
 from tests.helpers import REAL_TRACES, REPO, SAMPLES, chain, record
 
 
@@ -81,7 +81,6 @@ def test_the_refreshed_branch_resets_debt_and_leaves_history_alone():
     assert (depth(analysis), depth(refreshed)) == (4, 1)
     rules = lambda a: sorted((f.rule, f.generation) for f in a.findings)  # noqa: E731
     assert ("recompaction-depth", 3) in rules(analysis) and ("recompaction-depth", 3) not in rules(refreshed)
-    assert with_refresh(analysis.trace, 3, result) is not analysis.trace
 
 
 # --- ledger (the store-backed ledger's own tests are in test_store.py) --------------------------
