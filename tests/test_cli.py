@@ -1,12 +1,15 @@
 """The `check` gate as CI pipelines call it: a real subprocess, exit codes, stderr, JSON shape."""
 
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from inspector.model import Finding, Severity, finding_id
 from tests.helpers import REPO, SAMPLES
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -45,12 +48,37 @@ def test_failing_samples_exit_1_and_name_the_expected_rules_at_the_expected_gene
     assert EXPECTED[sample] <= found
 
 
-@pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.glob("*.json")))
-def test_findings_match_the_golden_file(sample):
-    """The full (rule, severity, generation) list, so any change in what a sample shows is a reviewed change."""
-    report = check_json(sample)
-    found = sorted([f["rule"], f["severity"], f["generation"]] for f in report["findings"])
-    golden = GOLDEN / (Path(sample).stem + ".findings.json")
+GOLDEN_TRACES = sorted([*SAMPLES.glob("*.json"), *(REPO / "tests" / "fixtures").glob("*/*.jsonl")])
+"""Only traces in the repository: a golden file is a copy of what a trace shows, reviewed in its diffs."""
+
+
+def pinned(finding: dict) -> dict:
+    """What a golden file pins of a finding: rule, severity, place, message, span, and the key reviews attach to."""
+    severity, start, end = Severity(finding["severity"]), finding["start"], finding["end"]
+    key = finding_id(Finding(finding["rule"], severity, finding["generation"], finding["message"], start, end))
+    return {"rule": finding["rule"], "severity": finding["severity"], "generation": finding["generation"],
+            "message": finding["message"], "key": key, "span": None if start is None else [start, end]}  # fmt: skip
+
+
+def golden_path(trace: Path) -> Path:
+    return GOLDEN / f"{trace.parent.name}.{trace.stem}.findings.json" if trace.suffix == ".jsonl" else \
+        GOLDEN / f"{trace.stem}.findings.json"  # fmt: skip
+
+
+@pytest.mark.parametrize("trace", GOLDEN_TRACES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_findings_match_the_golden_file(trace):
+    """Every finding as reviewed, so any change in what a trace shows is a change a reviewer reads in a diff.
+
+    After a deliberate change: UPDATE_GOLDEN=1 pytest tests/test_cli.py -k golden, then read `git diff tests/golden`.
+    """
+    result = run("check", "--json", str(trace))
+    found = sorted((pinned(f) for f in json.loads(result.stdout)["findings"]),
+                   key=lambda f: (f["generation"] if f["generation"] is not None else -1, f["rule"],
+                                  f["span"] or [-1], f["message"]))  # fmt: skip
+    golden = golden_path(trace)
+    if os.environ.get("UPDATE_GOLDEN"):
+        text = json.dumps(found, indent=2, ensure_ascii=False)
+        golden.write_text(re.sub(r"\[\s+(\d+),\s+(\d+)\s+\]", r"[\1, \2]", text) + "\n")  # a span on one line
     assert found == json.loads(golden.read_text())
 
 
