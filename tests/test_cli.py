@@ -130,6 +130,13 @@ def test_min_anchor_density_option_moves_the_floor():
     assert (floor(loose), floor(strict)) == ([3], [1, 2, 3])
 
 
+def test_rule_explanations_cite_nothing_a_user_cannot_read():
+    """`rules` is where a user learns why a rule matters; the design notes behind the rules are not theirs to read."""
+    result = run("rules")
+    assert result.returncode == 0 and "anchor-density-collapse" in result.stdout
+    assert not re.search(r"\b(?:first|second|third) note\b", result.stdout)
+
+
 def test_text_report_is_readable():
     result = run("check", str(SAMPLES / "staging_db_constraint.json"))
     assert result.returncode == 1

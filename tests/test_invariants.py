@@ -109,6 +109,13 @@ def test_an_invariant_not_yet_covered_is_not_lost():
     assert generations_of(trace, "invariant-lost") == [2]  # introduced at S2, missing there
 
 
+def test_a_lost_invariant_that_comes_back_weakened_is_reported_weakened_there():
+    never = "Never deploy on Fridays before 18:00."
+    trace = chain([record("r", never, kind="rule")], never, "Lunch was at noon.", "Deploy on Fridays before 18:00.")
+    assert generations_of(trace, "invariant-lost") == [2]
+    assert generations_of(trace, "invariant-weakened") == [3]  # LOST → WEAKENED is a transition too
+
+
 def test_superseded_fact_resurfaced_fires_only_when_the_old_value_returns():
     sources = [
         record("a", "The batch size is 500 records.", kind="fact"),

@@ -12,7 +12,11 @@ from inspector.text import content_terms
 
 
 def _transitions(track: InvariantTrack, target: InvariantStatus) -> Iterator[int]:
-    """Generations where the invariant enters `target` from a better known status (or on arrival)."""
+    """Generations where the invariant enters `target` from any other known status, or on arrival.
+
+    Any: a lost item that comes back weakened is reported weakened there (LOST → WEAKENED), as is a kept one
+    that weakens. Unknown, not-yet-introduced and retired states are skipped: they neither end nor start a run.
+    """
     previous: InvariantStatus | None = None
     for k, status in enumerate(track.statuses):
         if status in (InvariantStatus.NOT_INTRODUCED, InvariantStatus.UNKNOWN, InvariantStatus.RETIRED):
