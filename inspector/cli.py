@@ -300,7 +300,7 @@ def _policies(args: argparse.Namespace) -> int:
             mark = "*" if step.silent_drift else " "
             cells.append(f"  {refreshed:>8}{_fmt(step.local_fidelity):>8}{_fmt(step.source_fidelity):>8}{mark}")
         print((f"S{k:<3}" + "".join(cells)).rstrip())
-    print("\n* local fidelity high while source fidelity is below its peak (silent drift)")
+    print("\n* silent drift: every step since the peak kept local fidelity high while source fidelity fell")
     return EXIT_PASS
 
 

@@ -248,7 +248,9 @@ def track_invariant(
             continue
         match = _match_in_generation(invariant, generation_facts, start, session_items)
         matches.append(match)
-        depths.append(_depth(match, generation_facts.generation, depths))
+        generation = generation_facts.generation
+        parent_depth = depths[generation.parent] if generation.parent is not None else None
+        depths.append(next_depth(parent_depth, match.status, generation.kind == "raw" or generation.refreshed))
     return InvariantTrack(invariant, tuple(matches), tuple(depths))
 
 
@@ -292,14 +294,17 @@ def _same_item(item: Invariant, invariant: Invariant) -> bool:
     return item.id == invariant.id or (item.source_key is not None and item.source_key == invariant.source_key)
 
 
-def _depth(match: InvariantMatch, generation: Generation, earlier: list[int | None]) -> int | None:
-    """Generation depth since the item was last grounded: raw and refreshed states are grounded."""
-    if match.status in (InvariantStatus.NOT_INTRODUCED, InvariantStatus.LOST, InvariantStatus.RETIRED):
+def next_depth(parent_depth: int | None, status: InvariantStatus, grounded: bool) -> int | None:
+    """Generation depth since the item was last grounded (raw and refreshed states are), given its parent's.
+
+    None where the state does not hold the item; an unknown status (text unavailable) keeps counting, since
+    nothing checked the item there. The refresh-policy simulation steps depths with this same function.
+    """
+    if status in (InvariantStatus.NOT_INTRODUCED, InvariantStatus.LOST, InvariantStatus.RETIRED):
         return None
-    if generation.kind == "raw" or generation.refreshed:
+    if grounded:
         return 0
-    previous = earlier[generation.parent] if generation.parent is not None else None
-    return 1 if previous is None else previous + 1
+    return 1 if parent_depth is None else parent_depth + 1
 
 
 def _weight(status: InvariantStatus) -> float | None:

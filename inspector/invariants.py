@@ -43,6 +43,9 @@ PRESERVATION_WEIGHT: dict[InvariantStatus, float] = {
 }
 """How much of an invariant's meaning a status keeps; the fidelity measures are built on it."""
 
+PRESENT = frozenset({InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED})
+"""Statuses in which a state still carries the item: weakened too, since its topic is there to be checked."""
+
 # --- extraction ----------------------------------------------------------------------------
 
 _RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
@@ -110,8 +113,9 @@ def constraint_kind(sentence: str) -> InvariantKind | None:
 
 
 def values_in(text: str) -> set[str]:
-    """Numbers, versions, dates and ports a text states: what 'value lost' and 'contradicted' compare."""
-    return set(_VALUE.findall(text))
+    """The values a text states (`_VALUE`), lower-cased: what 'value lost', 'contradicted' and a superseded value
+    coming back compare."""
+    return {value.lower() for value in _VALUE.findall(text)}
 
 
 def _mine(record: SourceRecord) -> Iterator[Invariant]:
@@ -137,7 +141,9 @@ _FORCE_MARKERS: dict[str, frozenset[str]] = {
 }
 _FORCE_STEMS = frozenset(stem(m) for group in _FORCE_MARKERS.values() for m in group)
 _WEAK_MODALS = frozenset("should may might could consider prefer ideally try probably optionally perhaps".split())
-_VALUE = re.compile(r"\b\d[\w.:/-]*\b")
+_VALUE = re.compile(r"\b(?:[\w.:/-]*\d[\w.:/-]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b")
+"""A value: a token with a digit (8443, v3, 2026-12-01, pg15) or an upper-case identifier with an underscore
+(DATABASE_URL). Not emphasis or acronyms (NEVER, API), nor quoting: summaries recase and requote freely."""
 _TOPIC_CANDIDATES = 5
 
 

@@ -4,21 +4,22 @@ Model (stated so the numbers can be judged): a refresh at Sₖ rebuilds every in
 from its source record and re-injects them as a typed sidecar that later states carry, so an
 invariant is intact from its last refresh on even where the prose lost it; invariants introduced
 after the last refresh depend on the prose alone. Cost is what a refresh re-reads: the source
-records behind the rebuilt invariants and their tokens (characters / 4). Nothing is tuned to make
+records behind the rebuilt invariants and their tokens (`text.estimate_tokens`). Nothing is tuned to make
 one policy win; the report is whatever the chain gives.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from inspector.analysis import Analysis
-from inspector.facts import InvariantTrack, fidelity_to_parent, fidelity_to_source
-from inspector.invariants import InvariantStatus
+from inspector.drift import silent_drift
+from inspector.facts import InvariantTrack, fidelity_to_parent, fidelity_to_source, next_depth
+from inspector.invariants import PRESENT, InvariantStatus
 from inspector.model import InvariantKind, SourceRecord
+from inspector.text import estimate_tokens
 
-_PRESENT = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
 _BROKEN = (InvariantStatus.WEAKENED, InvariantStatus.LOST)
 _HIGH_AUTHORITY_KINDS = {InvariantKind.PROHIBITION, InvariantKind.PRECONDITION, InvariantKind.PROCEDURAL_RULE}
 _IRREVERSIBLE_KINDS = {InvariantKind.PROHIBITION, InvariantKind.COMPLETED_ACTION}
@@ -50,7 +51,7 @@ class PolicyStep:
     local_fidelity: float | None
     source_fidelity: float | None
     silent_drift: bool
-    """Parent→child fidelity high while source→current fidelity is below its peak."""
+    """The state where this run drifts silently (`inspector.drift`, the `silent-drift` rule's definition)."""
     score: float | None = None
     signals: dict[str, float] = field(default_factory=dict)
 
@@ -105,7 +106,7 @@ def adaptive(weights: AdaptiveWeights = AdaptiveWeights()) -> tuple[str, Decide]
     return "adaptive", decide
 
 
-def simulate(analysis: Analysis, policy: tuple[str, Decide], *, high_local: float = 0.85) -> PolicyRun:
+def simulate(analysis: Analysis, policy: tuple[str, Decide]) -> PolicyRun:
     """Run the chain under one policy; see the module docstring for the model."""
     name, decide = policy
     facts = analysis.facts
@@ -115,7 +116,6 @@ def simulate(analysis: Analysis, policy: tuple[str, Decide], *, high_local: floa
     sidecar: set[int] = set()  # positions of invariants the last refresh re-injected
     depths: list[int | None] = [None] * len(tracks)
     previous: list[InvariantStatus] | None = None
-    peak: float | None = None
     steps: list[PolicyStep] = []
     for generation_facts in facts.generations:
         generation = generation_facts.generation
@@ -123,7 +123,7 @@ def simulate(analysis: Analysis, policy: tuple[str, Decide], *, high_local: floa
         observed = [t.statuses[k] for t in tracks]
         effective = [_carried(status, i in sidecar) for i, status in enumerate(observed)]
         grounded = generation.kind == "raw" or generation.refreshed
-        tentative = [_next_depth(d, s, grounded) for d, s in zip(depths, effective, strict=True)]
+        tentative = [next_depth(d, s, grounded) for d, s in zip(depths, effective, strict=True)]
         signals = _signals(tracks, effective, tentative, k, sources, limit, analysis)
         refresh, score = (False, None) if generation.kind == "raw" else decide(k, signals)
         records = tokens = 0
@@ -135,29 +135,20 @@ def simulate(analysis: Analysis, policy: tuple[str, Decide], *, high_local: floa
             tentative = [0 if i in sidecar else d for i, d in enumerate(tentative)]
             keys = {tracks[i].invariant.source_key for i in covered} - {None}
             records = len(keys)
-            tokens = sum(max(1, len(sources[key].text) // 4) for key in keys if key in sources)
+            tokens = sum(estimate_tokens(sources[key].text) for key in keys if key in sources)
         depths = tentative
-        source = fidelity_to_source(effective)
         local = fidelity_to_parent(previous, effective) if previous is not None else None
-        if source is not None and (peak is None or source > peak):
-            peak = source
-        quiet = local is not None and local >= high_local and source is not None and peak is not None
-        steps.append(PolicyStep(k, refresh, records, tokens, local, source,
-                                bool(quiet and source < peak - 1e-9), score, signals))  # type: ignore[operator]  # fmt: skip
+        steps.append(PolicyStep(k, refresh, records, tokens, local, fidelity_to_source(effective), False, score,
+                                signals))  # fmt: skip
         previous = effective
+    drift = silent_drift([s.source_fidelity for s in steps], [s.local_fidelity for s in steps], facts.config)
+    if drift is not None:
+        steps[drift.generation] = replace(steps[drift.generation], silent_drift=True)
     return PolicyRun(name, tuple(steps))
 
 
 def _carried(status: InvariantStatus, in_sidecar: bool) -> InvariantStatus:
     return InvariantStatus.VERBATIM if in_sidecar and status in (*_BROKEN, InvariantStatus.UNKNOWN) else status
-
-
-def _next_depth(depth: int | None, status: InvariantStatus, grounded: bool) -> int | None:
-    if status not in _PRESENT:
-        return None
-    if grounded:
-        return 0
-    return 1 if depth is None else depth + 1
 
 
 def _signals(
@@ -181,12 +172,12 @@ def _signals(
     authority = [i for i in introduced if tracks[i].invariant.kind in _HIGH_AUTHORITY_KINDS
                  or _authority(tracks[i], sources) in ("user", "system")]  # fmt: skip
     volatile = [i for i in introduced if _volatility(tracks[i], sources) == "volatile"]
-    present_depths = [d for d in depths if d is not None]
+    present_depths = [d for d, s in zip(depths, effective, strict=True) if d is not None and s in PRESENT]
     return {
         "depth": max(present_depths, default=0) / limit,
         "corrections": 1.0 if relapsed else share(corrections, lambda i: effective[i] in _BROKEN),
         "authority": share(authority, lambda i: effective[i] in _BROKEN),
-        "volatility": share(volatile, lambda i: (depths[i] or 0) >= 1),
+        "volatility": share(volatile, lambda i: effective[i] in PRESENT and (depths[i] or 0) >= 1),
         "irreversible": float(any(tracks[i].invariant.kind in _IRREVERSIBLE_KINDS and effective[i] in _BROKEN
                                   for i in introduced)),  # fmt: skip
     }

@@ -16,6 +16,7 @@ from inspector.analysis import Analysis, analyze
 from inspector.facts import Config, InvariantTrack
 from inspector.invariants import IndexedText, InvariantStatus, constraint_kind, match_invariant, values_in
 from inspector.model import Invariant, SourceRecord, Trace
+from inspector.text import estimate_tokens
 
 
 class CorrectionType(StrEnum):
@@ -55,11 +56,7 @@ class RefreshResult:
     corrections: tuple[Correction, ...]
     records_read: int
     tokens_read: int
-    """Estimated tokens of the records re-read (characters / 4)."""
-
-
-def _tokens(text: str) -> int:
-    return max(1, len(text) // 4)
+    """Estimated tokens of the records re-read (`text.estimate_tokens`)."""
 
 
 def refresh_at(analysis: Analysis, k: int) -> RefreshResult:
@@ -85,7 +82,7 @@ def refresh_at(analysis: Analysis, k: int) -> RefreshResult:
         corrections.extend(_unsupported(analysis, k, records))
     relevant = {inv.source_key for inv in rebuilt}
     read = [s for s in records if s.key in relevant]
-    return RefreshResult(k, rebuilt, tuple(corrections), len(read), sum(_tokens(s.text) for s in read))
+    return RefreshResult(k, rebuilt, tuple(corrections), len(read), sum(estimate_tokens(s.text) for s in read))
 
 
 def _superseded(analysis: Analysis, k: int) -> Iterator[Correction]:
@@ -109,15 +106,21 @@ def _compare(track: InvariantTrack, k: int) -> Correction | None:
     if match.status is InvariantStatus.LOST:
         return Correction(CorrectionType.OMITTED, inherited=None, source=invariant.text, reason=match.reason, **base)
     if match.status is InvariantStatus.WEAKENED:
-        kind = CorrectionType.WEAKENED
-        if "value" in match.reason and _has_other_value(match.matched_text or "", invariant.text):
-            kind = CorrectionType.CONTRADICTED
+        replaced = _replaced_value(match.matched_text, invariant.text)
+        kind = CorrectionType.CONTRADICTED if replaced else CorrectionType.WEAKENED
         return Correction(kind, inherited=match.matched_text, source=invariant.text, reason=match.reason, **base)
     return None
 
 
-def _has_other_value(wording: str, source: str) -> bool:
-    return bool(values_in(wording) - values_in(source))
+def _replaced_value(wording: str | None, source: str) -> bool:
+    """The state names a value of its own where the source's is missing: it says something else, not less.
+
+    Decided from the values themselves, whatever matcher judged the item weakened and however it worded why.
+    """
+    if wording is None:
+        return False
+    said, stated = values_in(wording), values_in(source)
+    return bool(stated - said) and bool(said - stated)
 
 
 def _unsupported(analysis: Analysis, k: int, records: list[SourceRecord]) -> list[Correction]:
@@ -152,8 +155,9 @@ def with_refresh(trace: Trace, k: int, result: RefreshResult) -> Trace:
 
 
 def refresh_and_reanalyse(analysis: Analysis, k: int, config: Config | None = None) -> tuple[RefreshResult, Analysis]:
+    """Refresh at Sₖ and analyse the refreshed branch with `config`, else with the thresholds `analysis` used."""
     result = refresh_at(analysis, k)
-    return result, analyze(with_refresh(analysis.trace, k, result), config)
+    return result, analyze(with_refresh(analysis.trace, k, result), config or analysis.facts.config)
 
 
 __all__ = [

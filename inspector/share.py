@@ -77,6 +77,14 @@ def _chain(analysis: Analysis, guard: dict[int, GuardMark]) -> str:
     return f'<div class="chain">{chain}</div>' + (f"<p>Events:</p><ul>{events}</ul>" if events else "")
 
 
+def _review(annotation: Annotation | None) -> str:
+    """A finding's review as the findings table shows it: label, reviewer and the reviewer's comment."""
+    if annotation is None:
+        return ""
+    comment = annotation.current.comment
+    return f"{annotation.label} ({annotation.current.reviewer})" + (f": {comment}" if comment else "")
+
+
 def _guard_html(injections: Sequence[GuardInjection]) -> str:
     """Each injection: the summary it checked, when, the items given back and the exact text the agent read."""
     parts = []
@@ -105,7 +113,7 @@ def html_report(
         ["generation", "severity", "rule", "finding", "review"],
         [
             [f"S{f.generation}" if f.generation is not None else "-", f.severity.value, f.rule, f.message,
-             (lambda a: f"{a.label} ({a.current.reviewer})" if a else "")(by_finding.get(finding_id(f)))]
+             _review(by_finding.get(finding_id(f)))]
             for f in analysis.findings
         ],
     )  # fmt: skip

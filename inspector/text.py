@@ -25,6 +25,11 @@ STOPWORDS = frozenset(
 )
 """Function words plus the meta-verbs summaries use to talk *about* a topic without stating it."""
 
+def estimate_tokens(text: str) -> int:
+    """Tokens a text costs to re-read, estimated as characters / 4 (at least one): what refresh costs are in."""
+    return max(1, len(text) // 4)
+
+
 _BRACKET_ANCHOR = re.compile(r"\[\[[^\]]*\]\]")
 
 

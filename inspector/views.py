@@ -14,14 +14,12 @@ from inspector.analysis import Analysis
 from inspector.anchors import AnchorStatus
 from inspector.facts import InvariantTrack
 from inspector.inert import visible
-from inspector.invariants import PRESERVATION_WEIGHT, InvariantStatus
+from inspector.invariants import PRESENT, PRESERVATION_WEIGHT, InvariantStatus
 from inspector.model import Finding, finding_id
 from inspector.refresh import Correction
 from inspector.store.annotations import Annotation
 from inspector.store.guard_log import GuardInjection, RestoredItem
 from inspector.text import clip
-
-_PRESENT = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
 
 
 def generation_rows(analysis: Analysis) -> list[dict[str, Any]]:
@@ -30,7 +28,7 @@ def generation_rows(analysis: Analysis) -> list[dict[str, Any]]:
     rows = []
     for g in facts.generations:
         k = g.generation.index
-        present = [t for t in facts.invariants if t.statuses[k] in _PRESENT]
+        present = [t for t in facts.invariants if t.statuses[k] in PRESENT]
         depths = [d for t in facts.invariants if (d := t.depths[k]) is not None]
         rows.append(
             {
@@ -152,7 +150,7 @@ def _change(before: InvariantStatus | None, after: InvariantStatus) -> str | Non
         return None if before is InvariantStatus.RETIRED else "retired"
     if after is InvariantStatus.NOT_INTRODUCED or after is InvariantStatus.UNKNOWN:
         return None
-    was_present = before in _PRESENT
+    was_present = before in PRESENT
     if after is InvariantStatus.LOST:
         return "lost" if was_present else None
     if not was_present:

@@ -60,6 +60,7 @@ with right:
         shape="triangle-down", size=140, color="#c62828", filled=True
     ).encode(x="generation:O", y="value:Q", tooltip=["policy", "generation"])
     st.altair_chart((lines + marks).properties(height=260), width="stretch")
-    st.caption("Red triangles: silent drift — parent→child fidelity high while source→current is below its peak.")
+    st.caption("Red triangles: silent drift, as the findings report it — source→current fell from its peak by the "
+               "configured drop while every step since kept parent→child fidelity high.")
 st.subheader("Per generation")
 st.dataframe(steps, hide_index=True, key="policy_steps")

@@ -189,6 +189,7 @@ def test_policy_page_compares_three_policies_and_reacts_to_settings():
     assert not at.exception
     summary = at.dataframe[0].value
     assert list(summary["policy"]) == ["no refresh", "every 2", "adaptive"]
+    assert summary["silent drift at"].iloc[0] == "S4"  # where the silent-drift finding is, and only there
     at.number_input(key="policy_n").set_value(1).run()
     summary = at.dataframe[0].value
     assert list(summary["policy"])[1] == "every 1" and summary["refreshes"].iloc[1] == 5

@@ -1,5 +1,6 @@
 from dataclasses import replace
 
+from inspector import analyze
 from inspector.facts import Config, compute_facts
 from inspector.model import Invariant, InvariantKind
 from tests.helpers import chain, generations_of, record
@@ -19,8 +20,6 @@ def test_drift_fires_when_a_key_is_dropped_but_its_referent_is_still_described()
 
 
 def test_drift_points_at_the_sentence_describing_the_referent_best_and_the_first_of_equals():
-    from inspector.analysis import analyze
-
     def described(child: str) -> str:
         found = [f for f in analyze(chain(DRIFT_SOURCES, WITH_KEY, child)).findings if f.rule == "anchor-set-drift"]
         return child[found[0].start : found[0].end]
@@ -29,6 +28,12 @@ def test_drift_points_at_the_sentence_describing_the_referent_best_and_the_first
     full = "The migration note says schema v7 moves in two phases."
     assert described(f"{vague} {full} [[ledger:3.1]]") == full
     assert described(f"{full} {full.replace('The', 'A')} [[ledger:3.1]]") == full
+
+
+def test_drift_points_at_the_child_sentence_that_still_describes_the_referent():
+    child = "Rollback is covered by [[ledger:3.1]]. Then the earlier migration note: schema v7 moves in two phases."
+    [finding] = [f for f in analyze(chain(DRIFT_SOURCES, WITH_KEY, child)).findings if f.rule == "anchor-set-drift"]
+    assert child[finding.start : finding.end] == "Then the earlier migration note: schema v7 moves in two phases."
 
 
 def test_dropping_a_key_together_with_its_content_is_not_drift():

@@ -1,12 +1,15 @@
 """The `check` gate as CI pipelines call it: a real subprocess, exit codes, stderr, JSON shape."""
 
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from inspector.model import Finding, Severity, finding_id
 from tests.helpers import REPO, SAMPLES
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -45,12 +48,37 @@ def test_failing_samples_exit_1_and_name_the_expected_rules_at_the_expected_gene
     assert EXPECTED[sample] <= found
 
 
-@pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.glob("*.json")))
-def test_findings_match_the_golden_file(sample):
-    """The full (rule, severity, generation) list, so any change in what a sample shows is a reviewed change."""
-    report = check_json(sample)
-    found = sorted([f["rule"], f["severity"], f["generation"]] for f in report["findings"])
-    golden = GOLDEN / (Path(sample).stem + ".findings.json")
+GOLDEN_TRACES = sorted([*SAMPLES.glob("*.json"), *(REPO / "tests" / "fixtures").glob("*/*.jsonl")])
+"""Only traces in the repository: a golden file is a copy of what a trace shows, reviewed in its diffs."""
+
+
+def pinned(finding: dict) -> dict:
+    """What a golden file pins of a finding: rule, severity, place, message, span, and the key reviews attach to."""
+    severity, start, end = Severity(finding["severity"]), finding["start"], finding["end"]
+    key = finding_id(Finding(finding["rule"], severity, finding["generation"], finding["message"], start, end))
+    return {"rule": finding["rule"], "severity": finding["severity"], "generation": finding["generation"],
+            "message": finding["message"], "key": key, "span": None if start is None else [start, end]}  # fmt: skip
+
+
+def golden_path(trace: Path) -> Path:
+    return GOLDEN / f"{trace.parent.name}.{trace.stem}.findings.json" if trace.suffix == ".jsonl" else \
+        GOLDEN / f"{trace.stem}.findings.json"  # fmt: skip
+
+
+@pytest.mark.parametrize("trace", GOLDEN_TRACES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_findings_match_the_golden_file(trace):
+    """Every finding as reviewed, so any change in what a trace shows is a change a reviewer reads in a diff.
+
+    After a deliberate change: UPDATE_GOLDEN=1 pytest tests/test_cli.py -k golden, then read `git diff tests/golden`.
+    """
+    result = run("check", "--json", str(trace))
+    found = sorted((pinned(f) for f in json.loads(result.stdout)["findings"]),
+                   key=lambda f: (f["generation"] if f["generation"] is not None else -1, f["rule"],
+                                  f["span"] or [-1], f["message"]))  # fmt: skip
+    golden = golden_path(trace)
+    if os.environ.get("UPDATE_GOLDEN"):
+        text = json.dumps(found, indent=2, ensure_ascii=False)
+        golden.write_text(re.sub(r"\[\s+(\d+),\s+(\d+)\s+\]", r"[\1, \2]", text) + "\n")  # a span on one line
     assert found == json.loads(golden.read_text())
 
 
@@ -74,6 +102,16 @@ def test_json_report_has_exactly_the_documented_shape():
     assert {"rule", "severity", "generation", "message"} <= set(report["findings"][0])
 
 
+def test_json_fidelities_are_source_then_local_per_generation():
+    """Source→current falls step by step while each step keeps 11/12 of its parent: silent drift's two measures."""
+    report = check_json("five_item_synthetic.json")
+    assert [g["source_fidelity"] for g in report["generations"]] == pytest.approx([1, 1, 11 / 12, 10 / 12, 9 / 12,
+                                                                                   7 / 12])  # fmt: skip
+    assert report["generations"][0]["local_fidelity"] is None  # S0 has no parent
+    assert [g["local_fidelity"] for g in report["generations"][1:]] == pytest.approx([1, 11 / 12, 11 / 12, 11 / 12,
+                                                                                      9 / 12])  # fmt: skip
+
+
 def test_anaphora_entries_carry_spans_into_the_text():
     report = check_json("anchor_decay.json")
     text = json.loads((SAMPLES / "anchor_decay.json").read_text())["generations"][3]["text"]
@@ -90,6 +128,13 @@ def test_min_anchor_density_option_moves_the_floor():
         return sorted(f["generation"] for f in report["findings"] if f["rule"] == "anchor-density-floor")
 
     assert (floor(loose), floor(strict)) == ([3], [1, 2, 3])
+
+
+def test_rule_explanations_cite_nothing_a_user_cannot_read():
+    """`rules` is where a user learns why a rule matters; the design notes behind the rules are not theirs to read."""
+    result = run("rules")
+    assert result.returncode == 0 and "anchor-density-collapse" in result.stdout
+    assert not re.search(r"\b(?:first|second|third) note\b", result.stdout)
 
 
 def test_text_report_is_readable():

@@ -57,6 +57,12 @@ def test_density_collapse_fires_once_when_density_halves_from_the_first_summary(
     assert generations_of(chain(SOURCES, DENSE, MIDDLE, MIDDLE), "anchor-density-collapse") == []
 
 
+def test_no_collapse_from_a_first_summary_that_had_no_anchors():
+    """0.00 cannot fall: a chain that never printed a key has nothing to collapse from."""
+    unkeyed = chain(SOURCES, "Done as noted earlier.", "The above holds, etc.", DENSE, SPARSE)
+    assert generations_of(unkeyed, "anchor-density-collapse") == []
+
+
 def test_offsets_stay_true_when_lower_casing_changes_the_text_length():
     """'İ' lower-cases to two characters; the phrase after it must still be cut from the right place."""
     text = "İstanbul: AS NOTED EARLIER, done. Etc."

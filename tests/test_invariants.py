@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 from inspector.facts import first_covered
 from inspector.invariants import IndexedText, InvariantStatus, extract_invariants, match_invariant
 from inspector.model import Generation, InvariantKind
-from tests.helpers import chain, generations_of, record
+from tests.helpers import chain, findings, generations_of, record
 
 RULE = "Never run migrations against the staging database; it is read-only until the release job releases the lock."
 
@@ -109,6 +109,13 @@ def test_an_invariant_not_yet_covered_is_not_lost():
     assert generations_of(trace, "invariant-lost") == [2]  # introduced at S2, missing there
 
 
+def test_a_lost_invariant_that_comes_back_weakened_is_reported_weakened_there():
+    never = "Never deploy on Fridays before 18:00."
+    trace = chain([record("r", never, kind="rule")], never, "Lunch was at noon.", "Deploy on Fridays before 18:00.")
+    assert generations_of(trace, "invariant-lost") == [2]
+    assert generations_of(trace, "invariant-weakened") == [3]  # LOST → WEAKENED is a transition too
+
+
 def test_superseded_fact_resurfaced_fires_only_when_the_old_value_returns():
     sources = [
         record("a", "The batch size is 500 records.", kind="fact"),
@@ -117,6 +124,33 @@ def test_superseded_fact_resurfaced_fires_only_when_the_old_value_returns():
     assert generations_of(chain(sources, "Batch size: 250 records, not 500.", "Batch size is 500 records."),
                           "superseded-fact-resurfaced") == [2]  # fmt: skip
     assert generations_of(chain(sources, "The batch size is 250 records."), "superseded-fact-resurfaced") == []
+
+
+def test_a_value_is_one_idea_for_weakening_and_for_a_superseded_value():
+    """'v3' is a value when a summary drops it from a rule and when a corrected version comes back."""
+    rule = [record("r", "Pin the client to API v3 before each release.", kind="rule")]
+    dropped = chain(rule, "Pin the client to the API before each release.")
+    assert [m for g, m in findings(dropped, "invariant-weakened") if g == 1] == [
+        "procedural-rule “Pin the client to API v3 before each release.” weakened (value v3 missing)"
+    ]
+    versions = [record("a", "The client uses API v2.", kind="fact"),
+                record("b", "Correction: the client uses API v3.", supersedes="a")]  # fmt: skip
+    assert generations_of(chain(versions, "The client uses API v3.", "The client uses API v2."),
+                          "superseded-fact-resurfaced") == [2]  # fmt: skip
+
+
+def test_a_superseded_value_in_a_state_that_does_not_cover_the_correction_is_no_relapse():
+    """Before the correction is in the log, 500 is simply the value: only a state that covers it can relapse."""
+    from dataclasses import replace
+
+    sources = [
+        record("a", "The batch size is 500 records.", kind="fact"),
+        record("b", "Correction: the batch size is 250 records, not 500.", supersedes="a"),
+    ]
+    trace = chain(sources, "The batch size is 500 records.", "The batch size is 500 records.")
+    generations = list(trace.generations)
+    generations[:2] = [replace(g, covers=("a",)) for g in generations[:2]]  # S0 and S1 predate the correction
+    assert generations_of(replace(trace, generations=tuple(generations)), "superseded-fact-resurfaced") == [2]
 
 
 def test_a_superseded_fact_is_retired_not_lost():

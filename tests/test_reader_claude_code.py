@@ -206,8 +206,7 @@ def test_trace_round_trips_through_the_native_format(tmp_path: Path) -> None:
 
 
 def test_analysis_sees_weakened_lost_and_unresolved() -> None:
-    analysis = pytest.importorskip("inspector.analysis")
-    findings = analysis.analyze(load_trace(STORY)).findings
+    findings = analyze(load_trace(STORY)).findings
     rules = {(f.rule, f.generation) for f in findings}
     assert ("user-statement-weakened", 2) in rules  # the user's "never" is paraphrased away in S2
     assert ("user-statement-lost", 3) in rules

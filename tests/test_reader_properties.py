@@ -1,4 +1,8 @@
-"""Readers on arbitrary bytes raise nothing but their own error type."""
+"""Each reader, called directly, raises nothing but its own error type on arbitrary input.
+
+Directly, not through `load_trace`: its safety net turns a reader's ValueError, KeyError… into a
+`TraceReadError`, which would hide the very bug these tests look for.
+"""
 
 import json
 from pathlib import Path
@@ -8,27 +12,40 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inspector.errors import TraceReadError
-from inspector.readers import format_names, load_trace
+from inspector.readers import detect_format, readers
 from inspector.readers.values import brief
 
 HEADER = b'{"format": "compaction-trace/1", "id": "t"}\n'
+READERS = {reader.name: reader for reader in readers()}
 
 
-def load_or_error(data: bytes, fmt: str) -> None:
+def read_or_error(data: bytes, name: str) -> None:
     with TemporaryDirectory() as folder:
         path = Path(folder) / "trace.jsonl"
         path.write_bytes(data)
         try:
-            load_trace(path, fmt)
+            READERS[name].read(path)
         except TraceReadError as error:
             assert str(error).startswith(str(path))
             assert "\n" not in error.message
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.binary(max_size=2048), fmt=st.sampled_from(format_names()))
-def test_arbitrary_bytes(data, fmt):
-    load_or_error(data, fmt)
+@given(data=st.binary(max_size=2048), name=st.sampled_from(sorted(READERS)))
+def test_arbitrary_bytes(data, name):
+    read_or_error(data, name)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.binary(max_size=2048))
+def test_detection_of_arbitrary_bytes_names_a_format_or_raises_its_error(data):
+    with TemporaryDirectory() as folder:
+        path = Path(folder) / "trace.jsonl"
+        path.write_bytes(data)
+        try:
+            assert detect_format(path) in READERS
+        except TraceReadError as error:
+            assert str(error).startswith(str(path))
 
 
 json_values = st.recursive(
@@ -39,9 +56,9 @@ json_values = st.recursive(
 
 
 @settings(max_examples=300, deadline=None)
-@given(records=st.lists(json_values, max_size=6), fmt=st.sampled_from(format_names()))
-def test_well_formed_json_of_the_wrong_shape(records, fmt):
-    load_or_error(HEADER + "\n".join(json.dumps(r) for r in records).encode(), fmt)
+@given(records=st.lists(json_values, max_size=6), name=st.sampled_from(sorted(READERS)))
+def test_well_formed_json_of_the_wrong_shape(records, name):
+    read_or_error(HEADER + "\n".join(json.dumps(r) for r in records).encode(), name)
 
 
 @settings(max_examples=200, deadline=None)
@@ -56,7 +73,7 @@ def test_near_valid_native_records(key, index, kind, supersedes):
         {"record": "source", "key": key, "text": "t", "supersedes": supersedes},
         {"record": "generation", "index": index, "kind": kind, "text": "[[x]]"},
     ]
-    load_or_error(HEADER + "\n".join(json.dumps(line) for line in lines).encode(), "native")
+    read_or_error(HEADER + "\n".join(json.dumps(line) for line in lines).encode(), "native")
 
 
 @settings(max_examples=300, deadline=None)

@@ -6,9 +6,10 @@ import sys
 
 import pytest
 
-from inspector import analyze, load_trace
+from inspector import Config, analyze, load_trace
+from inspector.model import Generation, SourceRecord, Trace
 from inspector.policies import AdaptiveWeights, adaptive, compare, every, never, simulate
-from inspector.refresh import CorrectionType, refresh_and_reanalyse, refresh_at, with_refresh
+from inspector.refresh import CorrectionType, refresh_and_reanalyse, refresh_at
 from tests.helpers import REAL_TRACES, REPO, SAMPLES, chain, record
 
 
@@ -52,6 +53,25 @@ def test_contradicted_and_unsupported():
     assert types == {CorrectionType.CONTRADICTED, CorrectionType.UNSUPPORTED}
 
 
+def test_a_weakening_that_names_another_value_is_a_contradiction_whatever_the_matcher_said():
+    """The user's 'never before 18:00' carried as 'after 20:00': the session matcher explains the lost prohibition,
+    not the value; the correction is still typed by what the state says."""
+    said = SourceRecord("u1", "Never deploy the billing service before 18:00.", namespace="transcript", kind="user",
+                        authority="user")  # fmt: skip
+    generations = (Generation(0, "raw", said.text, covers=("u1",)),
+                   Generation(1, "summary", "The user wants the billing service deployed after 20:00.", parent=0,
+                              covers=("u1",)))  # fmt: skip
+    log = Trace("s", "claude-code", (said,), generations, extra={"meta": {"session_log": True}})
+    [correction] = refresh_at(analyze(log), 1).corrections
+    assert (correction.type, correction.source_key) == (CorrectionType.CONTRADICTED, "u1")
+
+
+def test_the_refreshed_branch_is_analysed_with_the_thresholds_of_the_analysis_it_refreshes():
+    strict = analyze(load_trace(SAMPLES / "five_item_synthetic.json"), Config(max_unchecked_depth=0))
+    _, refreshed = refresh_and_reanalyse(strict, 3)
+    assert [f.generation for f in refreshed.findings if f.rule == "recompaction-depth"] == [1] * 6  # limit 0, not 2
+
+
 def test_the_refreshed_branch_resets_debt_and_leaves_history_alone():
     analysis = analysis_of("five_item_synthetic.json")
     result, refreshed = refresh_and_reanalyse(analysis, 3)
@@ -61,7 +81,6 @@ def test_the_refreshed_branch_resets_debt_and_leaves_history_alone():
     assert (depth(analysis), depth(refreshed)) == (4, 1)
     rules = lambda a: sorted((f.rule, f.generation) for f in a.findings)  # noqa: E731
     assert ("recompaction-depth", 3) in rules(analysis) and ("recompaction-depth", 3) not in rules(refreshed)
-    assert with_refresh(analysis.trace, 3, result) is not analysis.trace
 
 
 # --- ledger (the store-backed ledger's own tests are in test_store.py) --------------------------
@@ -73,9 +92,27 @@ def test_the_refreshed_branch_resets_debt_and_leaves_history_alone():
 def test_no_refresh_shows_silent_drift_and_every_n_reads_more_to_remove_it():
     runs = {r.policy: r for r in compare(analysis_of("five_item_synthetic.json"), n=2)}
     none, periodic = runs["no refresh"], runs["every 2"]
-    assert none.records_read == 0 and [s.generation for s in none.steps if s.silent_drift] == [2, 3, 4]
+    assert none.records_read == 0 and [s.generation for s in none.steps if s.silent_drift] == [4]
     assert [s.generation for s in periodic.steps if s.refreshed] == [2, 4]
     assert periodic.records_read == 12 and periodic.drift < none.drift
+
+
+@pytest.mark.parametrize("config", [Config(), Config(source_fidelity_drop=0.1), Config(high_local_fidelity=0.95)])
+def test_the_policies_mark_silent_drift_where_the_findings_report_it(config):
+    """One definition of silent drift: without refresh, the policy table marks what `silent-drift` reports."""
+    analysis = analyze(load_trace(SAMPLES / "five_item_synthetic.json"), config)
+    reported = [f.generation for f in analysis.findings if f.rule == "silent-drift"]
+    marked = [s.generation for s in simulate(analysis, never()).steps if s.silent_drift]
+    assert marked == reported
+
+
+def test_the_depth_signal_counts_debt_as_recompaction_depth_does():
+    """A summary with no text checks nothing: debt runs on through it in the findings and in the policies."""
+    port = "The API listens on port 8443."
+    analysis = analyze(chain([record("f:0", port, kind="fact")], port, None, port, port))
+    assert [f.generation for f in analysis.findings if f.rule == "recompaction-depth"] == [3]  # 3 > limit 2
+    limit = analysis.facts.config.max_unchecked_depth
+    assert [s.signals["depth"] * limit for s in simulate(analysis, never()).steps] == [0, 1, 0, 3, 4]
 
 
 def test_adaptive_refreshes_when_its_weighted_signals_reach_the_threshold():

@@ -3,6 +3,7 @@
 import re
 
 from inspector import analyze, load_trace
+from inspector.model import Invariant, InvariantKind
 from inspector.render import (
     DiffOp,
     Highlight,
@@ -15,7 +16,7 @@ from inspector.render import (
     word_diff,
 )
 from inspector.views import invariant_matrix
-from tests.helpers import SAMPLES, MarkupCollector
+from tests.helpers import SAMPLES, MarkupCollector, chain, record
 
 HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(2)> \"q\" & 'a'"
 
@@ -93,11 +94,20 @@ def test_chain_dot_has_a_node_per_generation_and_escapes_labels():
     assert "<" not in dot.split("digraph", 1)[1] and "E0 [label=" in dot  # the event label is neutralised
 
 
-def test_matrix_html_escapes_invariant_text():
+def test_matrix_html_shows_each_status_in_its_cell():
     analysis = analyze(load_trace(SAMPLES / "staging_db_constraint.json"))
     html = matrix_html(invariant_matrix(analysis), 4)
     assert html.count("<tr>") == 2
     assert '<td class="ci-st-weakened">weakened</td>' in html
+
+
+def test_matrix_html_escapes_invariant_text():
+    rule = "Never paste <script>alert(1)</script> & <img src=x onerror=alert(2)> into the chat."
+    trace = chain([record("u:1", rule)], rule, invariants=[Invariant("<b>id</b>", InvariantKind.PROHIBITION, rule)])
+    html = matrix_html(invariant_matrix(analyze(trace)), 2)
+    assert MarkupCollector(html).tags == {"table", "thead", "tbody", "tr", "th", "td", "code"}
+    assert "<td>Never paste &lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(2)&gt;" in html
+    assert "<code>&lt;b&gt;id&lt;/b&gt;</code>" in html
 
 
 def test_paginated_diff_parts_rebuild_the_script():

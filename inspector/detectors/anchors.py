@@ -112,7 +112,7 @@ def anchor_density_floor(facts: TraceFacts) -> Iterator[Hit]:
 @rule(
     "anchor-density-collapse",
     Severity.ERROR,
-    "Anchor density fell to half or less of the first summary's: a hard stop in the first note.",
+    "Anchor density fell to half or less of the first summary's: keys are traded for prose wholesale.",
     session_severity=Severity.INFO,
 )
 def anchor_density_collapse(facts: TraceFacts) -> Iterator[Hit]:
@@ -120,6 +120,8 @@ def anchor_density_collapse(facts: TraceFacts) -> Iterator[Hit]:
     if not measured:
         return
     baseline = measured[0].density or 0.0
+    if baseline == 0.0:
+        return  # a first summary with no anchors has no density to lose: every later one would "collapse" from 0
     limit = baseline * facts.config.collapse_ratio
     collapsed_before = False
     for generation in measured[1:]:
@@ -137,7 +139,8 @@ def anchor_density_collapse(facts: TraceFacts) -> Iterator[Hit]:
 @rule(
     "anchor-set-drift",
     Severity.ERROR,
-    "Re-compaction dropped a key whose referent is still described in prose: the pointer decayed into a description.",
+    "Re-compaction dropped a key the parent printed, yet a child sentence still says what the parent's sentence "
+    "around that key said: the pointer decayed into a description.",
     session_severity=Severity.INFO,
 )
 def anchor_set_drift(facts: TraceFacts) -> Iterator[Hit]:
@@ -162,7 +165,8 @@ def anchor_set_drift(facts: TraceFacts) -> Iterator[Hit]:
 def _still_described(
     key: str, parent: GenerationFacts, child: GenerationFacts, threshold: float
 ) -> tuple[Sentence, float] | None:
-    """The child sentence that describes what the dropped key pointed at, if any."""
+    """The child sentence sharing most of the parent's sentence around the dropped key (its terms, less the key's
+    own), if it shares at least two and `threshold` of them: the parent's wording, not the record, is compared."""
     if parent.indexed is None or child.indexed is None:
         return None
     occurrence = next(a.anchor for a in parent.anchors if a.anchor.key == key)

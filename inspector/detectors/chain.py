@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from inspector.drift import silent_drift as find_silent_drift
 from inspector.facts import TraceFacts
 from inspector.model import Severity
 from inspector.rules import Hit, rule
@@ -17,25 +18,14 @@ from inspector.rules import Hit, rule
 )
 def silent_drift(facts: TraceFacts) -> Iterator[Hit]:
     config = facts.config
-    peak: float | None = None
-    quiet = True  # every step since the peak kept parent→child fidelity high
-    for generation in facts.generations:
-        k = generation.generation.index
-        source, local = facts.source_fidelity[k], facts.local_fidelity[k]
-        if source is None:
-            continue
-        if peak is None or source >= peak:
-            peak, quiet = source, True
-            continue
-        quiet = quiet and local is not None and local >= config.high_local_fidelity
-        if quiet and peak - source >= config.source_fidelity_drop - 1e-9:  # 1.0 - 0.8 < 0.2 in floats
-            yield Hit(
-                k,
-                f"source→current fidelity fell from {peak:.2f} to {source:.2f} while every step kept "
-                f"parent→child fidelity ≥ {config.high_local_fidelity:.2f}",
-                evidence={"source_fidelity": source, "peak": peak, "local_fidelity": local},
-            )
-            return
+    drift = find_silent_drift(facts.source_fidelity, facts.local_fidelity, config)
+    if drift is not None:
+        yield Hit(
+            drift.generation,
+            f"source→current fidelity fell from {drift.peak:.2f} to {drift.source:.2f} while every step kept "
+            f"parent→child fidelity ≥ {config.high_local_fidelity:.2f}",
+            evidence={"source_fidelity": drift.source, "peak": drift.peak, "local_fidelity": drift.local},
+        )
 
 
 @rule(
@@ -68,7 +58,16 @@ def confidence_inflation(facts: TraceFacts) -> Iterator[Hit]:
 
 @rule("summary-unavailable", Severity.INFO, "A compaction happened but its summary text is not in the log.")
 def summary_unavailable(facts: TraceFacts) -> Iterator[Hit]:
+    """One finding per summary with no text: the reader's own notice where it raised one (it read the log and
+    knows why), else the reason the trace records (`unavailable_reason`, as a native file may carry it)."""
+    noticed = {n.generation: n for n in facts.trace.notices if n.rule == "summary-unavailable"}
     for generation in facts.summaries():
-        if generation.generation.text is None:
+        if generation.generation.text is not None:
+            continue
+        k = generation.generation.index
+        notice = noticed.get(k)
+        if notice is not None:
+            yield Hit(k, notice.message, notice.start, notice.end, dict(notice.evidence))
+        else:
             reason = generation.generation.extra.get("unavailable_reason", "no summary text in the log")
-            yield Hit(generation.generation.index, f"{generation.generation.label}: {reason}")
+            yield Hit(k, f"{generation.generation.label}: {reason}")

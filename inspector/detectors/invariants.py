@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from inspector.facts import InvariantTrack, TraceFacts
-from inspector.invariants import InvariantStatus
+from inspector.invariants import PRESENT, InvariantStatus, values_in
 from inspector.model import Severity
 from inspector.rules import Hit, rule
 from inspector.text import content_terms
 
-_PRESENT = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
-
 
 def _transitions(track: InvariantTrack, target: InvariantStatus) -> Iterator[int]:
-    """Generations where the invariant enters `target` from a better known status (or on arrival)."""
+    """Generations where the invariant enters `target` from any other known status, or on arrival.
+
+    Any: a lost item that comes back weakened is reported weakened there (LOST → WEAKENED), as is a kept one
+    that weakens. Unknown, not-yet-introduced and retired states are skipped: they neither end nor start a run.
+    """
     previous: InvariantStatus | None = None
     for k, status in enumerate(track.statuses):
         if status in (InvariantStatus.NOT_INTRODUCED, InvariantStatus.UNKNOWN, InvariantStatus.RETIRED):
@@ -62,13 +63,6 @@ def invariant_lost(facts: TraceFacts) -> Iterator[Hit]:
                 yield Hit(k, f"{_describe(track)} is gone", evidence={"invariant": track.invariant.id})
 
 
-_VALUE_TOKEN = re.compile(r"`[^`]+`|\"[^\"]+\"|\b[\w.:/-]*\d[\w.:/-]*\b|\b[A-Z][A-Z0-9_]{2,}\b")
-
-
-def _values(text: str) -> set[str]:
-    return {v.strip("`\"").lower() for v in _VALUE_TOKEN.findall(text)}
-
-
 @rule(
     "superseded-fact-resurfaced",
     Severity.ERROR,
@@ -82,8 +76,8 @@ def superseded_fact_resurfaced(facts: TraceFacts) -> Iterator[Hit]:
             continue
         # A correction often repeats the old value ("250, not 500"), so stale = the old record's values
         # and fresh = what only the correction says; a sentence with stale and no fresh value is a relapse.
-        fresh = _values(correction.text) - _values(old.text)
-        stale = _values(old.text) - fresh
+        fresh = values_in(correction.text) - values_in(old.text)
+        stale = values_in(old.text) - fresh
         topic = content_terms(old.text) & content_terms(correction.text)
         if not stale or not fresh:
             continue
@@ -91,7 +85,7 @@ def superseded_fact_resurfaced(facts: TraceFacts) -> Iterator[Hit]:
             if correction.key not in generation.generation.covers or generation.indexed is None:
                 continue
             for position, sentence in enumerate(generation.indexed.sentences):
-                found = _values(sentence.text)
+                found = values_in(sentence.text)
                 on_topic = not topic or topic & generation.indexed.terms[position]
                 if found & stale and not found & fresh and on_topic:
                     value = sorted(found & stale)[0]
@@ -118,7 +112,7 @@ def recompaction_depth(facts: TraceFacts) -> Iterator[Hit]:
         return
     for track in facts.invariants:
         for k, depth in enumerate(track.depths):
-            if depth is not None and depth > limit and track.statuses[k] in _PRESENT:
+            if depth is not None and depth > limit and track.statuses[k] in PRESENT:
                 yield Hit(
                     k,
                     f"{_describe(track)} is {depth} summaries from its source (limit {limit})",
@@ -133,7 +127,7 @@ def _session_debt(facts: TraceFacts, limit: int) -> Iterator[Hit]:
     """On a session log, debt is advice: one note per summary, listing the items past the limit."""
     for generation in facts.summaries():
         k = generation.generation.index
-        deep = [t for t in facts.invariants if (t.depths[k] or 0) > limit and t.statuses[k] in _PRESENT]
+        deep = [t for t in facts.invariants if (t.depths[k] or 0) > limit and t.statuses[k] in PRESENT]
         if deep:
             yield Hit(
                 k,
