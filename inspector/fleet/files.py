@@ -23,10 +23,12 @@ import orjson
 
 from inspector.fleet.summary import COLUMNS
 from inspector.inert import csv_cell, from_csv_cell
+from inspector.readers import readers
 from inspector.readers._io import read_limits
 from inspector.rules import all_rules
 
 TRACE_SUFFIXES = (".json", ".jsonl", ".json.zst", ".jsonl.zst")
+"""Names every text-log reader reads; readers of containers add their own (`Reader.suffixes`)."""
 CACHE_SUFFIX = ".cache.json"
 _JSON_COLUMNS = ("errors_by_rule", "warnings_by_rule")
 """Columns holding a {rule: count} mapping: JSON text in CSV and Parquet, objects in JSON."""
@@ -62,6 +64,10 @@ def candidates(roots: Iterable[str | Path], skip: Iterable[Path] = ()) -> Candid
             found.setdefault(root.resolve())  # a missing path still gets a row saying so
             continue
         inside = root.resolve()
+        suffixes = trace_suffixes()
+        if is_session_folder(root):
+            found.setdefault(inside)
+            continue
         for folder, dirs, files in os.walk(root):
             for name in dirs:
                 if name.startswith(".") or not os.path.islink(Path(folder) / name):
@@ -69,10 +75,16 @@ def candidates(roots: Iterable[str | Path], skip: Iterable[Path] = ()) -> Candid
                 if not (Path(folder) / name).resolve().is_relative_to(inside):
                     refused[LINK_OUT] = refused.get(LINK_OUT, 0) + 1
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            sessions = [d for d in dirs if is_session_folder(Path(folder) / d)]
+            for name in sessions:  # a session stored as a folder of event files: one trace, not walked into
+                path = (Path(folder) / name).resolve()
+                if path.is_relative_to(inside) and path not in skipped:
+                    found.setdefault(path)
+            dirs[:] = [d for d in dirs if d not in sessions]
             for name in sorted(files):
                 if name.endswith(CACHE_SUFFIX):
                     continue
-                if not name.endswith(TRACE_SUFFIXES):
+                if not name.endswith(suffixes):
                     others += 1
                     continue
                 path = (Path(folder) / name).resolve()
@@ -84,6 +96,18 @@ def candidates(roots: Iterable[str | Path], skip: Iterable[Path] = ()) -> Candid
                 else:
                     found.setdefault(path)
     return Candidates(list(found), others, dict(sorted(refused.items())))
+
+
+def trace_suffixes() -> tuple[str, ...]:
+    """File name endings a scan reads: the text logs', and those of every registered container reader."""
+    return TRACE_SUFFIXES + tuple(s for r in readers() for s in r.suffixes if s not in TRACE_SUFFIXES)
+
+
+def is_session_folder(path: Path) -> bool:
+    """A folder that a reader takes as one session (OpenHands keeps a conversation as event files)."""
+    if path.is_symlink() or not path.is_dir():
+        return False
+    return any(r.claims is not None and r.claims(path) for r in readers())
 
 
 def _refusal(path: Path, inside: Path) -> str | None:

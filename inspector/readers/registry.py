@@ -25,6 +25,18 @@ class Reader:
     """Given up to the first 64 KiB of the (decompressed) file, say whether it is this format."""
     read: Callable[[Path], Trace]
     """Load the whole file; raise only `TraceReadError`."""
+    claims: Callable[[Path], bool] | None = None
+    """For a format that is not a text file to sniff (a folder of event files, an SQLite database, a zip):
+    say from the path itself whether it is this format. Asked before any head is read."""
+    sessions: Callable[[Path], list[str]] | None = None
+    """For a container of several sessions (a database, an eval log): their ids, newest first. `read`
+    loads the newest and says how many others there are; `FILE#ID` names one (`split_session`)."""
+    read_session: Callable[[Path, str], Trace] | None = None
+    """A container's one session by id; raise `TraceReadError` for an id it does not hold."""
+    suffixes: tuple[str, ...] = ()
+    """File name endings a fleet scan should read besides the JSON/JSONL ones (".db", ".eval")."""
+    tested_on: str = ""
+    """The tool versions this reader was checked against, and what is exact or inferred (the README's table)."""
 
 
 _READERS: dict[str, Reader] = {}
@@ -48,6 +60,11 @@ def format_names() -> list[str]:
 
 def detect_format(path: Path) -> str:
     """Name the registered format whose sniffer accepts the file's first records."""
+    for reader in _READERS.values():
+        if reader.claims is not None and reader.claims(path):
+            return reader.name
+    if path.is_dir():
+        raise TraceReadError(str(path), "a folder, not a trace file (no reader recognises it as a session folder)")
     head = read_head(path)
     if not head.strip():
         raise TraceReadError(str(path), "empty file")
@@ -61,16 +78,33 @@ def detect_format(path: Path) -> str:
     )
 
 
+def split_session(path: str | Path) -> tuple[Path, str | None]:
+    """`FILE#ID` → (FILE, ID) when FILE exists and FILE#ID does not: one session of a container."""
+    text = str(path)
+    base, sep, session = text.rpartition("#")
+    if sep and session and not Path(text).exists() and Path(base).exists():
+        return Path(base), session
+    return Path(text), None
+
+
 def load_trace(path: str | Path, format: str = "auto") -> Trace:
-    """Load any supported trace; the only exception that escapes is `TraceReadError`."""
-    path = Path(path)
+    """Load any supported trace; the only exception that escapes is `TraceReadError`.
+
+    `FILE#ID` loads session ID of a container format (a database or eval log holding several)."""
+    path, session = split_session(path)
+    return _load(path, format, session)
+
+
+def _load(path: Path, format: str, session: str | None) -> Trace:
     name = detect_format(path) if format == "auto" else format
     reader = _READERS.get(name)
     if reader is None:
         raise TraceReadError(str(path), f"unknown format {name!r} (known: {', '.join(_READERS)})")
+    if session is not None and reader.read_session is None:
+        raise TraceReadError(str(path), f"#{session}: a {name} file holds one session, not several")
     try:
         with paused_gc():
-            return reader.read(path)
+            return reader.read(path) if session is None else reader.read_session(path, session)  # type: ignore[misc]
     except TraceReadError as error:
         raise error if format == "auto" else _named_wrongly(path, name, error) from None
     except RecursionError:
