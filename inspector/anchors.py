@@ -14,13 +14,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
-from inspector.model import SourceRecord
+from inspector.model import MentionIndex, SourceRecord
 from inspector.text import word_end, word_start
-
-if TYPE_CHECKING:
-    from inspector.mentions import Mentions
 
 _CODE_EXTENSIONS = (
     "py|pyi|ipynb|js|jsx|ts|tsx|mjs|cjs|json|jsonl|yaml|yml|toml|ini|cfg|conf|env|md|rst|txt|csv|tsv|sql|sh|"
@@ -168,7 +164,7 @@ class AnchorIndex:
     prints — but are looked up only for the keys asked about; `prepare` batches those look-ups.
     """
 
-    def __init__(self, sources: Iterable[SourceRecord], mentions: Mentions | None = None) -> None:
+    def __init__(self, sources: Iterable[SourceRecord], mentions: MentionIndex | None = None) -> None:
         self._by_key: dict[str, set[str]] = defaultdict(set)
         self._by_basename: dict[str, set[str]] = defaultdict(set)
         self._mentions = mentions

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from inspector.text import caseless_spans
 
-_CLAIM = re.compile(
+CLAIM = re.compile(
     r"\b(?:fully (?:preserved|captured|retained|intact|complete)|"
     r"(?:all|every) (?:\w+ ){0,3}(?:is|are|was|were|has been|have been) (?:preserved|complete|completed|"
     r"captured|retained|intact|kept|covered|accounted for|included)|"
@@ -27,4 +27,4 @@ class CompletenessClaim:
 
 
 def find_claims(text: str) -> list[CompletenessClaim]:
-    return [CompletenessClaim(text[start:end], start, end) for start, end in caseless_spans(_CLAIM, text)]
+    return [CompletenessClaim(text[start:end], start, end) for start, end in caseless_spans(CLAIM, text)]

@@ -8,14 +8,28 @@ compactions has n+1 generations. Readers build these objects; analyses never ope
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import islice
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, Protocol, overload
 
-if TYPE_CHECKING:
-    from inspector.mentions import Mentions
+
+class MentionIndex(Protocol):
+    """A transcript's turns, searchable for the keys they print (built by `inspector.mentions.Mentions`).
+
+    Declared here so a trace can hold one without the model importing the search that builds it.
+    """
+
+    def __len__(self) -> int: ...
+
+    def containing(self, wanted: Iterable[str]) -> dict[str, frozenset[tuple[str, str]]]:
+        """For each needle, every (namespace, key) mention whose key contains it."""
+        ...
+
+    def records(self) -> list[SourceRecord]:
+        """Every mention as a derived source record (for writing the trace out)."""
+        ...
 
 
 TRANSCRIPT = "transcript"
@@ -203,7 +217,7 @@ class Trace:
     notices: tuple[Finding, ...] = ()
     """Findings the reader itself raised (unavailable summaries, skipped lines…)."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
-    mentions: Mentions | None = field(default=None, compare=False, repr=False)
+    mentions: MentionIndex | None = field(default=None, compare=False, repr=False)
     """Keys the transcript's turns print, looked up on demand (session logs); None: only `sources`."""
 
     def source(self, key: str) -> SourceRecord | None:

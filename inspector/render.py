@@ -14,7 +14,6 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from rapidfuzz.distance import Indel
 
@@ -26,9 +25,7 @@ from inspector.inert import HIDDEN, code_point, visible
 from inspector.invariants import InvariantStatus
 from inspector.model import Finding, finding_id
 from inspector.text import clip
-
-if TYPE_CHECKING:
-    from inspector.views import GuardMark
+from inspector.views import GuardMark, generation_rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,9 +59,12 @@ HIGHLIGHT_CLASSES: dict[str, str] = {
 }
 """Every highlight class with its legend text; pages build their toggles from this."""
 
-
-"""The rules of `inspector.detectors.claims`: a summary saying what its log does not. Their findings are
-marked as `claim-status` and show the log's side beside them."""
+FINDING_HIGHLIGHTS: dict[str, str] = {
+    "anchor-set-drift": "anchor-unresolved",  # the sentence that still describes what a dropped key named
+    **{rule_id: "claim-status" for rule_id in CLAIM_RULES},  # a summary saying what its log does not
+}
+"""Findings whose span is marked in the text, by rule, with the highlight class that marks them; the
+claim rules' findings also show the log's side beside them."""
 
 STYLE = """
 .ci-text{white-space:pre-wrap;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:0.86rem;
@@ -158,10 +158,9 @@ def highlights(analysis: Analysis, generation: int) -> list[Highlight]:
     for finding in analysis.findings_for(generation):
         if finding.start is None or finding.end is None:
             continue
-        if finding.rule == "anchor-set-drift":
-            marks.append(Highlight(finding.start, finding.end, "anchor-unresolved", finding.message))
-        elif finding.rule in CLAIM_RULES:
-            marks.append(Highlight(finding.start, finding.end, "claim-status", finding.message))
+        kind = FINDING_HIGHLIGHTS.get(finding.rule)
+        if kind is not None:
+            marks.append(Highlight(finding.start, finding.end, kind, finding.message))
     for claim in facts.claims:
         marks.append(Highlight(claim.start, claim.end, "claim", "completeness claim"))
     return marks
@@ -406,8 +405,6 @@ def chain_dot(
     `branch` = (k, corrections, records read) draws the refreshed state S′ₖ beside Sₖ. `guard`
     (`views.guard_marks`) says on a node what the guard gave back after that compaction.
     """
-    from inspector.views import generation_rows
-
     lines = [
         "digraph chain {",
         '  rankdir=LR; nodesep=0.2; ranksep=0.3;',

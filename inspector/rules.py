@@ -1,87 +1,22 @@
 """The rule registry: every detector is an entry (id, severity, explanation, check function).
 
-The CLI's `rules` command and the app list rules from here; built-in detectors register through
-`@rule` exactly as an outside plug-in would.
+The CLI's `rules` command and the app list rules from here. Built-in detectors register through `@rule`
+(`inspector.rule_registry`) exactly as an outside plug-in would; listing the rules loads them first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any
-
-from inspector.facts import TraceFacts
-from inspector.model import Finding, Severity, SourceQuote
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """What a check reports; the registry turns it into a `Finding` with the rule's id and severity."""
-
-    generation: int | None
-    message: str
-    start: int | None = None
-    end: int | None = None
-    evidence: dict[str, Any] = field(default_factory=dict)
-    source: SourceQuote | None = None
-    """The log record the hit is about and the sentence there that states it."""
-    severity: Severity | None = None
-    """This hit's severity when it differs from the rule's: an unsupported claim the next summary carries on."""
-
-
-Check = Callable[[TraceFacts], Iterable[Hit]]
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    id: str
-    severity: Severity
-    explanation: str
-    """One line a reviewer reads to learn why this matters."""
-    check: Check
-    session_severity: Severity | None = None
-    """Severity on an agent's session log, when confidence differs there: the log is the whole record of
-    what was said and done, but not of the files, stores and pointers a summary may name (None: as above)."""
-
-    def severity_for(self, facts: TraceFacts) -> Severity:
-        return self.session_severity if facts.session_log and self.session_severity else self.severity
-
-    def run(self, facts: TraceFacts) -> list[Finding]:
-        severity = self.severity_for(facts)
-        return [
-            Finding(self.id, hit.severity or severity, hit.generation, hit.message, hit.start, hit.end, hit.evidence,
-                    excerpt=facts.excerpt(hit.generation, hit.start), source=hit.source)
-            for hit in self.check(facts)
-        ]  # fmt: skip
-
-
-_RULES: dict[str, Rule] = {}
-
-
-def register_rule(entry: Rule) -> Rule:
-    if entry.id in _RULES:
-        raise ValueError(f"a rule with id {entry.id!r} is already registered")
-    _RULES[entry.id] = entry
-    return entry
-
-
-def rule(
-    rule_id: str, severity: Severity, explanation: str, session_severity: Severity | None = None
-) -> Callable[[Check], Check]:
-    """Decorator form of `register_rule` for a check function."""
-
-    def decorate(check: Check) -> Check:
-        register_rule(Rule(rule_id, severity, explanation, check, session_severity))
-        return check
-
-    return decorate
+from inspector.rule_registry import Check, Hit, Rule, register_rule, registered_rules, rule, unregister_rule
 
 
 def all_rules() -> list[Rule]:
     import inspector.detectors  # noqa: F401  (registers the built-in rules on first use)
 
-    return list(_RULES.values())
+    return registered_rules()
 
 
 def get_rule(rule_id: str) -> Rule | None:
     return next((r for r in all_rules() if r.id == rule_id), None)
+
+
+__all__ = ["Check", "Hit", "Rule", "all_rules", "get_rule", "register_rule", "rule", "unregister_rule"]

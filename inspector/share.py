@@ -9,10 +9,10 @@ become a link, an image or markup.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from inspector.analysis import Analysis
 from inspector.inert import markdown_code, markdown_text
-from inspector.ledger import LedgerEntry
 from inspector.model import finding_id
 from inspector.render import (
     STYLE,
@@ -27,6 +27,7 @@ from inspector.render import (
 from inspector.review import annotation_highlights, latest_by_finding, markdown_report
 from inspector.store.annotations import Annotation
 from inspector.store.guard_log import GuardInjection
+from inspector.store.ledger import LedgerEntry
 from inspector.views import GuardMark, generation_rows, guard_marks, invariant_matrix
 
 _REPORT_STYLE = """
@@ -214,11 +215,37 @@ def markdown_full_report(
     return "\n".join(lines) + "\n"
 
 
-def share_report(analysis: Analysis, store: object | None, digest: str, fmt: str = "html") -> str:
+class _Annotations(Protocol):
+    def for_trace(self, trace_hash: str) -> list[Annotation]: ...
+
+
+class _Ledger(Protocol):
+    def entries(self, trace: str | None = None) -> list[LedgerEntry]: ...
+
+
+class _GuardLog(Protocol):
+    def for_session(self, session_id: str) -> list[GuardInjection]: ...
+
+
+class ReviewRecords(Protocol):
+    """What a report reads of a review store: `inspector.store.Store` is one; a test may pass its own.
+    Typed by what is read, not by the class, so the report does not depend on how records are kept."""
+
+    @property
+    def annotations(self) -> _Annotations: ...
+
+    @property
+    def ledger(self) -> _Ledger: ...
+
+    @property
+    def guard(self) -> _GuardLog: ...
+
+
+def share_report(analysis: Analysis, store: ReviewRecords | None, digest: str, fmt: str = "html") -> str:
     """The report with the reviews, corrections and guard injections a store holds for this trace (none without
     a store). Reviews and corrections are keyed by the content hash; the guard's by the trace's (session) id."""
-    annotations = store.annotations.for_trace(digest) if store is not None else []  # type: ignore[attr-defined]
-    corrections = store.ledger.entries(digest) if store is not None else []  # type: ignore[attr-defined]
-    guard = store.guard.for_session(analysis.trace.id) if store is not None else []  # type: ignore[attr-defined]
+    annotations = store.annotations.for_trace(digest) if store is not None else []
+    corrections = store.ledger.entries(digest) if store is not None else []
+    guard = store.guard.for_session(analysis.trace.id) if store is not None else []
     render = html_report if fmt == "html" else markdown_full_report
     return render(analysis, annotations, corrections, guard)

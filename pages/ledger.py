@@ -7,7 +7,7 @@ import io
 import pandas as pd
 import streamlit as st
 
-from inspector.ledger import entries_as_rows
+from inspector.store.ledger import entries_as_rows
 from pages.common import open_analysis, show_text, store, sync_state, trace_hash
 
 sync_state()

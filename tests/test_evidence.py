@@ -10,7 +10,7 @@ import pytest
 from inspector import analyze, load_trace
 from inspector.model import Finding, Severity, SourceQuote
 from inspector.render import evidence_html
-from inspector.rules import _RULES, Hit, Rule
+from inspector.rules import Hit, Rule, register_rule, unregister_rule
 from inspector.views import finding_rows, finding_rows_with_source
 from tests.helpers import SAMPLES, MarkupCollector
 from tests.test_app import app, html_of, page
@@ -67,8 +67,19 @@ def test_a_long_quote_is_clipped():
     assert "x" * 999 + "…" in html and "x" * 1000 not in html and "y" * 1000 not in html
 
 
-def test_the_findings_table_gains_the_source_key_and_a_clipped_quote(monkeypatch):
-    monkeypatch.setitem(_RULES, "test-quoted", Rule("test-quoted", Severity.WARNING, "test", _quoting("q" * 300)))
+@pytest.fixture
+def quoting_rule():  # type: ignore[no-untyped-def]
+    """Registers the test's own rule (as a plug-in would) for one test, whose quote it is given."""
+
+    def register(quote: str) -> None:
+        register_rule(Rule("test-quoted", Severity.WARNING, "test", _quoting(quote)))
+
+    yield register
+    unregister_rule("test-quoted")
+
+
+def test_the_findings_table_gains_the_source_key_and_a_clipped_quote(quoting_rule):
+    quoting_rule("q" * 300)
     analysis = analyze(load_trace(SAMPLES / "staging_db_constraint.json"))
     rows = finding_rows_with_source(analysis)
     assert [{k: v for k, v in r.items() if not k.startswith("source ")} for r in rows] == finding_rows(analysis)
@@ -82,14 +93,14 @@ def _quoting(quote: str):  # type: ignore[no-untyped-def]
     return lambda facts: [Hit(2, "the user's statement is gone", source=SourceQuote("turn:1", quote))]
 
 
-def test_findings_page_shows_the_picked_findings_source_quote(tmp_path, monkeypatch):
+def test_findings_page_shows_the_picked_findings_source_quote(tmp_path, monkeypatch, quoting_rule):
     # A trace of its own: the app caches analyses by content hash, and this one must include the test rule.
     document = json.loads((SAMPLES / "staging_db_constraint.json").read_text())
     document["title"] = "evidence test"
     (tmp_path / "quoted.json").write_text(json.dumps(document))
     monkeypatch.setenv("INSPECTOR_TRACES_DIR", str(tmp_path))
     monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setitem(_RULES, "test-quoted", Rule("test-quoted", Severity.WARNING, "test", _quoting(HOSTILE)))
+    quoting_rule(HOSTILE)
 
     at = page(app(trace="path:quoted.json"), "findings")
     assert not at.exception

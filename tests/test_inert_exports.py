@@ -26,13 +26,13 @@ from inspector import analyze, load_trace
 from inspector.analysis import Analysis
 from inspector.cli import main
 from inspector.fleet import COLUMNS, read_rows, scan, write_rows
-from inspector.ledger import adopt_jsonl_ledger
 from inspector.library import content_hash
 from inspector.model import finding_id
 from inspector.refresh import refresh_at
 from inspector.review import markdown_report
 from inspector.share import share_report
 from inspector.store import GuardInjection, RestoredItem, Store, Target
+from inspector.store.ledger import adopt_jsonl_ledger
 from tests.helpers import SAMPLES
 
 HOSTILE = {

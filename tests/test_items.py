@@ -20,7 +20,7 @@ from inspector.items import (
     user_items,
 )
 from inspector.model import Invariant, InvariantKind, SourceRecord
-from inspector.readers.claude_code import _user_words_in_result
+from inspector.readers.claude_code import user_words_in_result
 from tests.helpers import REAL_TRACES
 
 LABELLED = REAL_TRACES / "labelled"
@@ -160,7 +160,7 @@ def test_text_after_got_this_feedback_is_a_paste() -> None:
 
 
 def test_a_question_tool_answer_is_a_decision() -> None:
-    said, via = _user_words_in_result(ANSWERED)
+    said, via = user_words_in_result(ANSWERED)
     assert items_of(said or "", via=via) == [(InvariantKind.USER_DECISION, "Entirely new git repo.")]
 
 
@@ -168,7 +168,7 @@ def test_a_question_tool_answer_is_a_decision() -> None:
 
 
 def test_rejection_feedback_is_what_the_user_said() -> None:
-    assert _user_words_in_result(REJECTED) == (
+    assert user_words_in_result(REJECTED) == (
         "there is already scoped transcript functionality and summarisation code in explain, "
         "let's avoid code duplication",
         "rejection",
@@ -176,21 +176,21 @@ def test_rejection_feedback_is_what_the_user_said() -> None:
 
 
 def test_rejection_without_feedback_says_nothing() -> None:
-    said, _ = _user_words_in_result(REJECTED_SILENTLY)
+    said, _ = user_words_in_result(REJECTED_SILENTLY)
     assert said is None
 
 
 def test_question_tool_answers_are_what_the_user_said() -> None:
-    assert _user_words_in_result(ANSWERED) == ("Entirely new git repo.", "question-tool")
+    assert user_words_in_result(ANSWERED) == ("Entirely new git repo.", "question-tool")
 
 
 def test_each_question_tool_answer_is_its_own_sentence() -> None:
     two = 'User has answered your questions: "Which repo?"="Entirely new git repo", "Which branch?"="main, for now"'
-    assert _user_words_in_result(two) == ("Entirely new git repo.\nmain, for now.", "question-tool")
+    assert user_words_in_result(two) == ("Entirely new git repo.\nmain, for now.", "question-tool")
 
 
 def test_rejection_feedback_is_a_constraint() -> None:
-    said, via = _user_words_in_result(REJECTED)
+    said, via = user_words_in_result(REJECTED)
     assert [kind for kind, _ in items_of(said or "", via=via)] == [InvariantKind.USER_CONSTRAINT]
 
 

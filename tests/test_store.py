@@ -17,10 +17,10 @@ from alembic.migration import MigrationContext
 from sqlalchemy import text
 
 from inspector import analyze, load_trace
-from inspector.ledger import read_jsonl_ledger
 from inspector.refresh import refresh_at
 from inspector.store import GuardInjection, RestoredItem, Store, Target, open_store, reanchor
 from inspector.store.engine import MIGRATIONS, make_engine
+from inspector.store.ledger import read_jsonl_ledger
 from inspector.store.schema import Base
 from tests.helpers import REPO, SAMPLES
 from tests.stores import BACKENDS, fresh_store_url

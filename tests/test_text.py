@@ -5,8 +5,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.claims import _CLAIM, find_claims
-from inspector.text import _WORD, words
+from inspector.claims import CLAIM, find_claims
+from inspector.text import WORD, words
 
 PIECES = ["Never", "RUN", "it's", "v1.2", "a.b.", "'quoted'", "İstanbul", "K", "ß", " ", "\n", ".", "100 %",
           "Fully Preserved", "ALL items ARE complete", "nothing was lost", "Comprehensively", "é"]  # fmt: skip
@@ -16,13 +16,13 @@ text = st.lists(st.sampled_from(PIECES), max_size=30).map(" ".join)
 @settings(max_examples=300, deadline=None)
 @given(text)
 def test_words_are_the_lower_cased_words_of_the_text(sample):
-    assert words(sample) == [w.lower() for w in _WORD.findall(sample)]
+    assert words(sample) == [w.lower() for w in WORD.findall(sample)]
 
 
 @settings(max_examples=300, deadline=None)
 @given(text)
 def test_claims_match_case_insensitively_at_their_true_offsets(sample):
-    reference = re.compile(_CLAIM.pattern, re.IGNORECASE)
+    reference = re.compile(CLAIM.pattern, re.IGNORECASE)
     expected = [(m.group(0), m.start(), m.end()) for m in reference.finditer(sample)]
     assert [(c.text, c.start, c.end) for c in find_claims(sample)] == expected
     assert all(sample[c.start : c.end] == c.text for c in find_claims(sample))

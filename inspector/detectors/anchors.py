@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from inspector.anchors import AnchorStatus, ResolvedAnchor
 from inspector.facts import GenerationFacts, TraceFacts
 from inspector.model import Severity
-from inspector.rules import Hit, rule
+from inspector.rule_registry import Hit, rule
 from inspector.text import Sentence, content_terms
 
 

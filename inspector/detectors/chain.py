@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from inspector.drift import silent_drift as find_silent_drift
 from inspector.facts import TraceFacts
 from inspector.model import Severity
-from inspector.rules import Hit, rule
+from inspector.rule_registry import Hit, rule
 
 
 @rule(

@@ -26,7 +26,7 @@ from inspector.facts import GenerationFacts, TraceFacts, new_keys
 from inspector.invariants import InvariantStatus
 from inspector.items import USER_KINDS, edited_path, failure_line, span_counts, topic_terms
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
-from inspector.rules import Hit, rule
+from inspector.rule_registry import Hit, rule
 from inspector.summary_claims import Claim, ClaimKind
 from inspector.text import clip, sentences
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from inspector.facts import TraceFacts
 from inspector.inert import code_point, hidden_characters, terminal_text
 from inspector.model import Severity
-from inspector.rules import Hit, rule
+from inspector.rule_registry import Hit, rule
 from inspector.text import clip
 
 _NAMED = 3

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from inspector.facts import InvariantTrack, TraceFacts
 from inspector.invariants import PRESENT, InvariantStatus, values_in
 from inspector.model import Severity
-from inspector.rules import Hit, rule
+from inspector.rule_registry import Hit, rule
 from inspector.text import content_terms
 
 

@@ -14,7 +14,7 @@ from inspector.facts import InvariantTrack, TraceFacts
 from inspector.invariants import InvariantStatus
 from inspector.items import USER_KINDS
 from inspector.model import InvariantKind, Severity, SourceQuote
-from inspector.rules import Hit, rule
+from inspector.rule_registry import Hit, rule
 from inspector.text import clip
 
 _FAILURES = (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from inspector.facts import TraceFacts
 from inspector.model import Severity
-from inspector.rules import Check, Hit, rule
+from inspector.rule_registry import Check, Hit, rule
 
 
 def _passthrough(rule_id: str) -> Check:

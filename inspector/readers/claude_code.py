@@ -341,7 +341,7 @@ class _Reader:
             body = blocks_text(block.get("content")) or blocks_text(block.get("text"))
             error = block.get("is_error") is True or (len(results) == 1 and data.tool_error)
             self.transcript.tool_result(call_id, node.uuid, body, is_error=error, timestamp=timestamp, fields=fields)
-            said, via = _user_words_in_result(body)
+            said, via = user_words_in_result(body)
             if said:  # the user's own words, typed into a rejection or a question tool: a user statement
                 self.transcript.turn(node.uuid, "user", "user", said, timestamp, via=via)
 
@@ -391,7 +391,7 @@ _ANSWERED = re.compile(r"^User has answered your questions?:\s*(?P<pairs>.+?)(?:
 _ANSWER_PAIR = re.compile(r'"(?P<question>(?:[^"\\]|\\.)*)"\s*=\s*"(?P<answer>(?:[^"\\]|\\.)*)"')
 
 
-def _user_words_in_result(body: str) -> tuple[str | None, str | None]:
+def user_words_in_result(body: str) -> tuple[str | None, str | None]:
     """What the user typed inside a tool result: rejection feedback, or the answers to a question tool."""
     rejected = _REJECTED_WITH_FEEDBACK.match(body)
     if rejected:

@@ -64,7 +64,7 @@ def detect_format(path: Path) -> str:
         if reader.claims is not None and reader.claims(path):
             return reader.name
     if path.is_dir():
-        raise TraceReadError(str(path), "a folder, not a trace file (no reader recognises it as a session folder)")
+        raise TraceReadError(str(path), "a directory, not a trace file (no reader takes it as a session folder)")
     head = read_head(path)
     if not head.strip():
         raise TraceReadError(str(path), "empty file")

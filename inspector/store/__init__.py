@@ -9,6 +9,7 @@ from sqlalchemy.orm import sessionmaker
 from inspector.store.annotations import LABELS, Annotation, Annotations, ImportLineError, Revision, Target, reanchor
 from inspector.store.engine import database_url, make_engine, migrate
 from inspector.store.guard_log import GuardInjection, GuardLog, RestoredItem
+from inspector.store.ledger import CorrectionsLedger, LedgerEntry, adopt_jsonl_ledger, entries_as_rows
 
 
 class Store:
@@ -25,9 +26,7 @@ class Store:
         return Annotations(self.sessions)
 
     @cached_property
-    def ledger(self):  # type: ignore[no-untyped-def]
-        from inspector.ledger import CorrectionsLedger
-
+    def ledger(self) -> CorrectionsLedger:
         return CorrectionsLedger(self.sessions)
 
     @cached_property
@@ -43,12 +42,12 @@ def open_store(url: str | None = None) -> Store:
     """Open (and migrate) the store; on the default store, adopt a JSONL ledger left by older versions."""
     store = Store(url)
     if url is None:
-        from inspector.ledger import adopt_jsonl_ledger
         from inspector.library import data_dir
 
         adopt_jsonl_ledger(store.ledger, data_dir() / "corrections.jsonl")
     return store
 
 
-__all__ = ["LABELS", "Annotation", "Annotations", "GuardInjection", "GuardLog", "ImportLineError", "RestoredItem",
-           "Revision", "Store", "Target", "open_store", "reanchor"]  # fmt: skip
+__all__ = ["LABELS", "Annotation", "Annotations", "CorrectionsLedger", "GuardInjection", "GuardLog", "ImportLineError",
+           "LedgerEntry", "RestoredItem", "Revision", "Store", "Target", "entries_as_rows", "open_store",
+           "reanchor"]  # fmt: skip

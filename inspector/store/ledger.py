@@ -121,12 +121,6 @@ def _entry(row: CorrectionRow) -> LedgerEntry:
                        row.requested_by, correction)  # fmt: skip
 
 
-def default_ledger() -> CorrectionsLedger:
-    from inspector.store import open_store
-
-    return open_store().ledger
-
-
 def entries_as_rows(entries: Iterable[LedgerEntry]) -> list[dict[str, Any]]:
     return [
         {"recorded_at": e.recorded_at, "trace": e.trace_label, "generation": e.generation, "trigger": e.trigger,
