@@ -414,6 +414,19 @@ def report(checks: list[dict[str, Any]], diff: dict[str, Any], rerun: dict[str, 
         (f"peak memory < 2× the file size ({long_run['mb']:.0f} MB session, 200 generations)",
          f"{long_run['memory_ratio']:.2f}× ({long_run['peak_mb']:.0f} MB)", long_run["memory_ratio"] < 2),
     ]  # fmt: skip
+    native = {r["requested_generations"]: r for r in checks if r["format"] == "native" and r["requested"] == 10}
+    if 50 in native:
+        targets.append((f"native {native[50]['generations']} generations × {native[50]['mb']:.1f} MB ≤ 10× the floor",
+                        f"{native[50]['ratio']:.0f}×", native[50]["ratio"] <= 10))  # fmt: skip
+    if 5 in native and 100 in native:
+        growth = native[100]["check"] / native[5]["check"]
+        targets.append((f"native: the same {native[5]['mb']:.1f} MB in 100 generations costs ≤ 1.5× what it costs in 5 "
+                        "(linear in the text, not in generations × text)",
+                        f"{growth:.2f}× ({native[100]['check']:.2f} s vs {native[5]['check']:.2f} s)", growth <= 1.5))
+    one = next((r for r in checks if r["format"] == "claude-code" and r["requested"] == 1), None)
+    if one is not None:
+        targets.append((f"check of a {one['mb']:.1f} MB session < 0.3 s as a whole process",
+                        f"{one['check_process']:.3f} s", one["check_process"] < 0.3))  # fmt: skip
     thirty = next((r for r in checks if r["format"] == "claude-code" and r["requested"] == 30), None)
     if thirty is not None:
         targets.append((f"check on a {thirty['mb']:.0f} MB session ≤ 3× the floor as whole processes",
@@ -436,6 +449,8 @@ def main() -> None:
     # A long-running agent's shape at the large size: a compaction every ~0.5 MB of log (the real
     # 1.0.x session in shared/real_traces compacts after 1.6 MB), where per-state costs add up.
     cases += [("claude-code", args.large, 200), ("native", 10, 50), ("native", 10, 1)]
+    # The same native text cut into more generations: cost must follow the text, not generations × text.
+    cases += [("native", 10, 5), ("native", 10, 100)]
     started = datetime.datetime.now(datetime.UTC)
     print(f"machine: {machine()}")
     with tempfile.TemporaryDirectory(prefix="inspector-bench-") as scratch:
