@@ -13,6 +13,8 @@ from inspector.readers.registry import (
 # isort: off
 from inspector.readers import claude_code as claude_code  # after native: registry order is sniffing order
 from inspector.readers import codex as codex
+from inspector.readers import openhands as openhands
+from inspector.readers import inspect_ai as inspect_ai
 # isort: on
 
 __all__ = ["Reader", "detect_format", "format_names", "load_trace", "native", "readers", "register_reader"]

@@ -18,6 +18,9 @@ Span = tuple[int, int]
 CODEX_SUMMARY_OPENING = "Another language model started to solve this problem"
 """How Codex opens the summary message it puts back into the history after a local compaction."""
 
+INSPECT_SUMMARY_OPENING = "[CONTEXT COMPACTION SUMMARY]"
+"""How Inspect AI's CompactionSummary opens the user message that carries a summary."""
+
 _TRANSCRIPT_POINTER = re.compile(
     r"^[ \t]*If you need specific details from before\b[^\n]*?read the full transcript at:"
     r"[ \t]*(?P<path>[^\n]*?)[ \t]*$",
@@ -49,6 +52,12 @@ _PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"(?:the user messages:|$)",
             re.MULTILINE,
         ),
+    ),
+    "inspect-ai": (
+        # inspect_ai/model/_compaction/summary.py (0.3.285) wraps the summariser's text in three lines of its own.
+        re.compile(rf"^[ \t]*{re.escape(INSPECT_SUMMARY_OPENING)}[^\n]*", re.MULTILINE),
+        re.compile(r"^[ \t]*The following is a summary of work completed on this task so far\b[^\n]*", re.MULTILINE),
+        re.compile(r"^[ \t]*Please continue working on this task from where you left off\b[^\n]*", re.MULTILINE),
     ),
 }
 

@@ -1,0 +1,435 @@
+"""Reader for Inspect AI eval logs: `.eval` (a zip of `samples/<id>_epoch_<n>.json`) and `.json` logs.
+
+Each sample is one session. Its `messages[]` is the whole history; a summarising compaction appends
+a user message with `metadata.summary = true` ("[CONTEXT COMPACTION SUMMARY] …"), which is the summary,
+not a turn. Its `events[]` hold a `compaction` event per compaction (`type` summary|edit|trim,
+`tokens_before`, `tokens_after`, `metadata.trigger`). An event is placed among the messages after the
+last message any earlier event (a model call's input or output, a tool call's result) referred to.
+Edit and trim compactions drop or shorten messages without writing a summary: their text is
+unavailable. Long texts may be stored once as `attachment://<hash>` in `sample.attachments`.
+A log with several samples is a container: `FILE#<id>_epoch_<n>` names one.
+"""
+
+from __future__ import annotations
+
+import struct
+import zipfile
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from inspector.errors import TraceReadError
+from inspector.model import Trace
+from inspector.readers._io import open_regular, read_all, read_head, read_limits
+from inspector.readers.boilerplate import INSPECT_SUMMARY_OPENING
+from inspector.readers.registry import Reader, register_reader
+from inspector.readers.timeline import Compaction
+from inspector.readers.transcript import Transcript
+from inspector.readers.values import as_int, as_str, blocks_text, input_text
+
+NAME = "inspect-ai"
+_ZIP_MAGIC = b"PK\x03\x04"
+_ZSTD_METHOD = 93
+"""inspect_ai writes `.eval` members zstd-compressed (ZIP method 93), which zipfile reads only from Python 3.14."""
+_ATTACHMENT = "attachment://"
+_CONTINUE = "Please proceed to the next step using your best judgement."
+"""The react() agent's prompt when the model stops calling tools: the harness speaking, not the user."""
+_TEXT_TYPES = ("text", "reasoning")
+
+
+# -- recognising --------------------------------------------------------------------------------
+
+
+def sniff(head: bytes) -> bool:
+    """A `.json` log: one object opening with Inspect's `version`, `status` and `eval` header fields."""
+    start = head.lstrip()[:400]
+    return start.startswith(b"{") and b'"version"' in start and b'"eval"' in head[:4096] and (
+        b'"eval_id"' in head or b'"task_id"' in head)  # fmt: skip
+
+
+def claims(path: Path) -> bool:
+    """An `.eval` log: a zip holding `header.json` or `samples/` members. Cheap: the central directory only."""
+    try:
+        if path.is_dir() or read_head(path, 4) != _ZIP_MAGIC:
+            return False
+        with open_regular(path) as raw, zipfile.ZipFile(raw) as archive:
+            return any(n == "header.json" or n.startswith("samples/") for n in archive.namelist())
+    except Exception:  # a torn zip, a FIFO, a missing file: not ours, never an error here
+        return False
+
+
+# -- reading the log ----------------------------------------------------------------------------
+
+
+class _Log:
+    """One log's samples, by session id (`<id>_epoch_<n>`), read lazily from a zip or all at once from JSON."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.version: str | None = None
+        self.task: str | None = None
+        self.zip_members: dict[str, zipfile.ZipInfo] = {}
+        self.samples: dict[str, dict[str, Any]] = {}
+        self.order: list[str] = []
+        if read_head(path, 4) == _ZIP_MAGIC:
+            self._open_zip()
+        else:
+            self._open_json()
+
+    def _open_json(self) -> None:
+        try:
+            log = orjson.loads(read_all(self.path))
+        except orjson.JSONDecodeError as exc:
+            raise TraceReadError(str(self.path), f"not a JSON eval log ({exc})") from None
+        if not isinstance(log, dict):
+            raise TraceReadError(str(self.path), "not an Inspect eval log (not a JSON object)")
+        self._header(log)
+        samples = log.get("samples")
+        for sample in samples if isinstance(samples, list) else ():
+            if isinstance(sample, dict):
+                session = _session_id(sample.get("id"), sample.get("epoch"))
+                self.samples.setdefault(session, sample)
+        self.order = _newest_first([(k, v) for k, v in self.samples.items()])
+
+    def _open_zip(self) -> None:
+        try:
+            with open_regular(self.path) as raw, zipfile.ZipFile(raw) as archive:
+                infos = archive.infolist()
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+            raise TraceReadError(str(self.path), f"not a readable .eval zip ({exc})") from None
+        names = {info.filename: info for info in infos}
+        header = self._member_json(names["header.json"]) if "header.json" in names else None
+        if isinstance(header, dict):
+            self._header(header)
+        for info in infos:
+            name = info.filename
+            if name.startswith("samples/") and name.endswith(".json"):
+                self.zip_members[name.removeprefix("samples/").removesuffix(".json")] = info
+        summaries = self._member_json(names["summaries.json"]) if "summaries.json" in names else None
+        listed = [(_session_id(s.get("id"), s.get("epoch")), s) for s in summaries if isinstance(s, dict)] if (
+            isinstance(summaries, list)) else []  # fmt: skip
+        known = [(k, s) for k, s in listed if k in self.zip_members]
+        self.order = _newest_first(known)
+        self.order += [k for k in reversed(self.zip_members) if k not in self.order]
+
+    def _header(self, log: dict[str, Any]) -> None:
+        evaluation = log.get("eval") if isinstance(log.get("eval"), dict) else {}
+        packages = evaluation.get("packages")
+        self.version = as_str(packages.get("inspect_ai")) if isinstance(packages, dict) else None
+        self.task = as_str(evaluation.get("task"))
+
+    def _member_json(self, info: zipfile.ZipInfo) -> Any:
+        data = self._member(info)
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            raise TraceReadError(str(self.path), f"{info.filename}: not JSON ({exc})") from None
+
+    def _member(self, info: zipfile.ZipInfo) -> bytes:
+        """A member's bytes, refusing one that would decompress past the per-file bound (a zip bomb)."""
+        limit = read_limits().max_file_bytes
+        if info.file_size > limit:
+            raise TraceReadError(str(self.path), f"{info.filename} is larger than the per-file limit")
+        try:
+            with open_regular(self.path) as raw:
+                if info.compress_type == _ZSTD_METHOD:
+                    data = _zstd_member(raw, info, limit)
+                else:
+                    with zipfile.ZipFile(raw) as archive, archive.open(info) as stream:
+                        data = stream.read(limit + 1)
+        except TraceReadError:
+            raise
+        except (zipfile.BadZipFile, NotImplementedError, OSError, ValueError, EOFError, RuntimeError) as exc:
+            raise TraceReadError(str(self.path), f"{info.filename}: cannot read ({exc})") from None
+        if len(data) > limit:
+            raise TraceReadError(str(self.path), f"{info.filename} decompresses past the per-file limit")
+        return data
+
+    def sample(self, session: str) -> dict[str, Any]:
+        if session in self.samples:
+            return self.samples[session]
+        info = self.zip_members.get(session)
+        if info is None:
+            known = ", ".join(self.order[:5]) + (" …" if len(self.order) > 5 else "")
+            raise TraceReadError(str(self.path), f"no sample {session!r} in this log (it holds: {known or 'none'})")
+        sample = self._member_json(info)
+        if not isinstance(sample, dict):
+            raise TraceReadError(str(self.path), f"{info.filename}: not a sample object")
+        return sample
+
+
+def _zstd_member(raw: IO[bytes], info: zipfile.ZipInfo, limit: int) -> bytes:
+    """Decompress a zstd member by hand: its local header gives where the compressed bytes start."""
+    import zstandard
+
+    raw.seek(info.header_offset)
+    local = raw.read(30)
+    if len(local) < 30 or local[:4] != _ZIP_MAGIC:
+        raise ValueError("bad local file header")
+    name_length, extra_length = struct.unpack("<HH", local[26:30])
+    raw.seek(info.header_offset + 30 + name_length + extra_length)
+    compressed = raw.read(info.compress_size)
+    reader = zstandard.ZstdDecompressor().stream_reader(compressed, read_across_frames=True)
+    try:
+        return reader.read(limit + 1)  # one byte past the bound: the caller refuses what reaches it
+    except zstandard.ZstdError as exc:
+        raise ValueError(f"zstd: {exc}") from None
+
+
+def _session_id(sample_id: Any, epoch: Any) -> str:
+    return f"{sample_id if isinstance(sample_id, (str, int)) else '?'}_epoch_{as_int(epoch) or 1}"
+
+
+def _newest_first(samples: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """Sessions by start time, newest first; a sample without one keeps its place after those with."""
+    order = list(dict.fromkeys(k for k, _ in samples))
+    started = {k: as_str(s.get("started_at")) or "" for k, s in samples}
+    return sorted(reversed(order), key=lambda k: started.get(k, ""), reverse=True)
+
+
+# -- one sample: the session --------------------------------------------------------------------
+
+
+class _Sample:
+    def __init__(self, path: Path, log: _Log, session: str, sample: dict[str, Any]) -> None:
+        self.path = path
+        self.log = log
+        self.session = session
+        self.sample = sample
+        attachments = sample.get("attachments")
+        self.attachments: dict[str, Any] = attachments if isinstance(attachments, dict) else {}
+        self.transcript = Transcript(path, NAME)
+        self.instructions = 0
+
+    def build(self) -> Trace:
+        raw = self.sample.get("messages")
+        messages = [m for m in raw if isinstance(m, dict)] if isinstance(raw, list) else []
+        placed = self._placed_compactions(messages)
+        used: set[int] = set()
+        for index, message in enumerate(messages):
+            for compaction in placed.get(index, ()):
+                self._compaction(compaction, messages, index, used)
+            if index not in used:
+                self._message(index, message)
+        for compaction in placed.get(len(messages), ()):
+            self._compaction(compaction, messages, len(messages), used)
+        extra: dict[str, Any] = {"sample": self.session, "messages": len(messages),
+                                 "system_messages": self.instructions}  # fmt: skip
+        for name, value in (("version", self.log.version), ("task", self.log.task)):
+            if value:
+                extra[name] = value
+        others = [s for s in self.log.order if s != self.session]
+        if others:
+            extra["other_samples"] = len(others)
+        title = f"{self.log.task} · {self.session}" if self.log.task else self.session
+        return self.transcript.build(self.session, title, extra)
+
+    # The compactions' places among the messages ------------------------------------------------
+
+    def _placed_compactions(self, messages: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+        """Each compaction event, at the index of the first message after everything seen before it."""
+        position = {m["id"]: i for i, m in enumerate(messages) if isinstance(m.get("id"), str)}
+        raw = self.sample.get("events")
+        events = [e for e in raw if isinstance(e, dict)] if isinstance(raw, list) else []
+        seen = -1
+        placed: dict[int, list[dict[str, Any]]] = {}
+        summarizer_output: str | None = None
+        for event in events:
+            kind = event.get("event")
+            if kind == "model":
+                refs = [m.get("id") for m in self._model_input(event) if isinstance(m, dict)]
+                output = _output_message(event)
+                refs.append(output.get("id"))
+                hits = [position[r] for r in refs if isinstance(r, str) and r in position]
+                if hits:
+                    seen = max(seen, *hits)
+                    summarizer_output = None
+                else:  # a call on none of the sample's messages' ids: a summariser's
+                    summarizer_output = self._text(output.get("content"))
+            elif kind == "tool" and isinstance(event.get("message_id"), str):
+                seen = max(seen, position.get(event["message_id"], seen))
+            elif kind == "compaction":
+                event = dict(event, _summarizer_output=summarizer_output)
+                placed.setdefault(seen + 1, []).append(event)
+                summarizer_output = None
+        if not position and placed:  # no ids to place by: pair summaries in order, the rest at the end
+            return self._placed_by_summaries(messages, [e for p in sorted(placed) for e in placed[p]])
+        return placed
+
+    def _model_input(self, event: dict[str, Any]) -> list[Any]:
+        """A model call's input: inline, or (.eval logs) `input_refs` ranges into `events_data.messages`."""
+        inline = event.get("input")
+        if isinstance(inline, list) and inline:
+            return inline
+        refs = event.get("input_refs")
+        data = self.sample.get("events_data")
+        pool = data.get("messages") if isinstance(data, dict) else None
+        if not isinstance(refs, list) or not isinstance(pool, list):
+            return []
+        found: list[Any] = []
+        for ref in refs:
+            if isinstance(ref, list) and len(ref) == 2 and all(as_int(n) is not None for n in ref):
+                found.extend(pool[max(ref[0], 0) : max(ref[1], 0)])
+        return found
+
+    def _placed_by_summaries(self, messages: list[dict[str, Any]],
+                             events: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:  # fmt: skip
+        summaries = iter(i for i, m in enumerate(messages) if _is_summary(m))
+        placed: dict[int, list[dict[str, Any]]] = {}
+        for event in events:
+            at = next(summaries, len(messages)) if event.get("type") == "summary" else len(messages)
+            placed.setdefault(at, []).append(event)
+        return placed
+
+    # Turns ----------------------------------------------------------------------------------------
+
+    def _message(self, index: int, message: dict[str, Any]) -> None:
+        role = message.get("role")
+        key = as_str(message.get("id")) or f"message:{index}"
+        if _is_summary(message):
+            # A summary with no compaction event: the log lost the event, the summary is still one.
+            self.transcript.compaction(Compaction(self._text(message.get("content")), line=index,
+                                                  extra={"message_id": key, "compaction_event": False}))  # fmt: skip
+            return
+        text = self._text(message.get("content"))
+        if role == "system":
+            self.instructions += 1
+        elif role == "user":
+            if text:
+                harness = message.get("source") not in (None, "input") or text.lstrip().startswith(_CONTINUE)
+                self.transcript.turn(key, "user", "harness" if harness else "user", text,
+                                     source=as_str(message.get("source")))  # fmt: skip
+        elif role == "assistant":
+            if text:
+                self.transcript.turn(key, "assistant", "assistant", text, model=as_str(message.get("model")))
+            calls = message.get("tool_calls")
+            for n, call in enumerate(calls if isinstance(calls, list) else ()):
+                if isinstance(call, dict):
+                    call_id = as_str(call.get("id")) or f"{key}:call:{n}"
+                    tool = as_str(call.get("function")) or "tool"
+                    self.transcript.tool_call(call_id, tool, self._resolve(call.get("arguments", {})))
+        elif role == "tool":
+            error = message.get("error")
+            failed = isinstance(error, dict) or (error is not None and error is not False)
+            if isinstance(error, dict) and not text:
+                text = input_text(error)
+            self.transcript.tool_result(as_str(message.get("tool_call_id")), key, text, is_error=failed)
+        else:
+            self.transcript.unknown_types[f"message {role}"] += 1
+
+    def _compaction(self, event: dict[str, Any], messages: list[dict[str, Any]], index: int, used: set[int]) -> None:
+        kind = as_str(event.get("type")) or "?"
+        metadata = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
+        extra: dict[str, Any] = {"type": kind, "source": as_str(event.get("source")),
+                                 "strategy": as_str(metadata.get("strategy")),
+                                 "messages_before": as_int(metadata.get("messages_before")),
+                                 "messages_after": as_int(metadata.get("messages_after"))}  # fmt: skip
+        extra = {k: v for k, v in extra.items() if v is not None}
+        text: str | None = None
+        reason: str | None = None
+        if kind == "summary":
+            at = next((i for i in range(index, len(messages)) if i not in used and _is_summary(messages[i])), None)
+            if at is not None and at <= index + 1:
+                used.add(at)
+                text = self._text(messages[at].get("content")) or None
+                extra["message_id"] = as_str(messages[at].get("id"))
+            if text is None and event.get("_summarizer_output"):
+                text, extra["summary_source"] = event["_summarizer_output"], "summarizer model call"
+            if text is None:
+                reason = "summary compaction whose summary message is not in the sample's messages"
+        else:
+            reason = f"a {kind} compaction removes or shortens messages without writing a summary"
+        trigger = as_str(metadata.get("trigger"))
+        self.transcript.compaction(Compaction(
+            text=text, line=index, trigger=trigger, tokens_before=as_int(event.get("tokens_before")),
+            tokens_after=as_int(event.get("tokens_after")), timestamp=as_str(event.get("timestamp")),
+            unavailable=reason, extra={k: v for k, v in extra.items() if v is not None},
+        ))  # fmt: skip
+
+    def _text(self, content: Any) -> str:
+        return blocks_text(self._resolve(content), _TEXT_TYPES)
+
+    def _resolve(self, value: Any, depth: int = 0) -> Any:
+        """`attachment://<hash>` strings replaced by the text the sample's attachments hold for them."""
+        if isinstance(value, str):
+            if value.startswith(_ATTACHMENT):
+                stored = self.attachments.get(value.removeprefix(_ATTACHMENT))
+                return stored if isinstance(stored, str) else value
+            return value
+        if depth > 20:
+            return value
+        if isinstance(value, list):
+            return [self._resolve(v, depth + 1) for v in value]
+        if isinstance(value, dict):
+            resolved = {k: self._resolve(v, depth + 1) for k, v in value.items()}
+            if resolved.get("type") == "reasoning" and isinstance(resolved.get("reasoning"), str):
+                resolved.setdefault("text", resolved["reasoning"])
+            return resolved
+        return value
+
+
+def _is_summary(message: dict[str, Any]) -> bool:
+    metadata = message.get("metadata")
+    if isinstance(metadata, dict) and "summary" in metadata:
+        return True
+    content = message.get("content")
+    return message.get("role") == "user" and isinstance(content, str) and content.startswith(INSPECT_SUMMARY_OPENING)
+
+
+def _output_message(event: dict[str, Any]) -> dict[str, Any]:
+    output = event.get("output")
+    choices = output.get("choices") if isinstance(output, dict) else None
+    first = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+    message = first.get("message")
+    return message if isinstance(message, dict) else {}
+
+
+# -- entry points ---------------------------------------------------------------------------------
+
+
+def sessions(path: Path) -> list[str]:
+    return list(_Log(path).order)
+
+
+def read_session(path: Path, session: str) -> Trace:
+    log = _Log(path)
+    return _Sample(path, log, session, log.sample(session)).build()
+
+
+def read(path: Path) -> Trace:
+    log = _Log(path)
+    if not log.order:
+        raise TraceReadError(str(path), "the eval log holds no samples (a header-only log)")
+    trace = _Sample(path, log, log.order[0], log.sample(log.order[0])).build()
+    if len(log.order) > 1:
+        from inspector.model import Severity
+
+        trace = _with_notice(trace, Severity.INFO, (
+            f"this log holds {len(log.order)} samples; loaded the newest, {log.order[0]}; "
+            f"{path}#<sample>_epoch_<n> loads another ({', '.join(log.order[1:4])}"
+            f"{' …' if len(log.order) > 4 else ''})"))  # fmt: skip
+    return trace
+
+
+def _with_notice(trace: Trace, severity: Any, message: str) -> Trace:
+    from dataclasses import replace
+
+    from inspector.model import Finding
+
+    return replace(trace, notices=(*trace.notices, Finding("several-sessions", severity, None, message)))
+
+
+READER = register_reader(Reader(
+    name=NAME,
+    description="Inspect AI eval log (.eval zip or .json)",
+    sniff=sniff,
+    read=read,
+    claims=claims,
+    sessions=sessions,
+    read_session=read_session,
+    suffixes=(".eval",),
+    tested_on="inspect_ai 0.3.285 (react agent, CompactionSummary and CompactionTrim): compaction type, tokens "
+              "before/after and trigger exact from compaction events; summary text exact from the summary message; "
+              "a compaction's place among the messages inferred from the message ids earlier events name",
+))  # fmt: skip

@@ -1,0 +1,283 @@
+"""Reader for OpenHands V1 SDK conversations: a folder `<conversation>/events/event-NNNNN-<id>.json`.
+
+The SDK's file store (`openhands/sdk/conversation/event_store.py`) writes one JSON event per file, named
+by its index and id, with `kind` as the type. `MessageEvent`s hold the user's and the agent's words
+(`llm_message`), `ActionEvent`s the tool calls, `ObservationEvent`s their results. A `Condensation`
+event is a compaction: the events in `forgotten_event_ids` leave the model's view and `summary` (put back
+at `summary_offset`) replaces them, so what the summary covers is exact. Events not forgotten stay in the
+view verbatim; they are named in the generation's `kept_keys`. The view is recomputed from the events,
+never re-listed, so there is no kept tail to de-duplicate.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from inspector.errors import TraceReadError
+from inspector.model import Severity, Trace
+from inspector.readers._io import read_all
+from inspector.readers.registry import Reader, register_reader
+from inspector.readers.timeline import Compaction
+from inspector.readers.transcript import Transcript
+from inspector.readers.values import as_int, as_str, blocks_text, type_of
+
+NAME = "openhands"
+EVENTS_DIR = "events"
+BASE_STATE = "base_state.json"
+_EVENT_FILE = re.compile(r"^event-(?P<index>\d{5,})-(?P<id>[0-9A-Za-z\-]{8,})\.json$")
+"""The SDK's EVENT_NAME_RE (persistence_const.py), widened to any id characters."""
+MAX_EVENTS = 1_000_000
+"""More event files than any conversation holds: past it the folder is refused, not listed into memory."""
+
+_DEFAULT_REJECTION = "User rejected the action"
+"""UserRejectObservation's default reason: the harness's words, not the user's."""
+_IGNORED = frozenset({"SystemPromptEvent", "CondensationSummaryEvent", "PauseEvent", "InterruptEvent",
+                      "ConversationStateUpdateEvent", "TokenEvent", "LLMCompletionLogEvent", "StreamingDeltaEvent",
+                      "SecurityAnalysisEvent", "HookExecutionEvent", "ACPToolCallEvent"})  # fmt: skip
+
+
+def _events_dir(path: Path) -> Path | None:
+    """The `events` folder of a conversation folder, or the folder itself when it is one."""
+    try:
+        if path.is_symlink() or not path.is_dir():
+            return None
+        inner = path / EVENTS_DIR
+        if inner.is_dir() and not inner.is_symlink():
+            return inner
+        return path if path.name == EVENTS_DIR else None
+    except (OSError, ValueError):
+        return None
+
+
+def claims(path: Path) -> bool:
+    """A conversation folder (or its `events` folder) holding at least one `event-NNNNN-<id>.json`."""
+    folder = _events_dir(path)
+    if folder is None:
+        return False
+    try:
+        with os.scandir(folder) as entries:
+            return any(_EVENT_FILE.match(entry.name) for entry in entries)
+    except (OSError, ValueError):
+        return False
+
+
+def _event_files(folder: Path) -> list[tuple[int, str, Path]]:
+    found: list[tuple[int, str, Path]] = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                match = _EVENT_FILE.match(entry.name)
+                if match:
+                    found.append((int(match["index"]), match["id"], Path(entry.path)))
+                    if len(found) > MAX_EVENTS:
+                        raise TraceReadError(str(folder), f"more than {MAX_EVENTS:,} event files")
+    except OSError as exc:
+        raise TraceReadError(str(folder), f"cannot list: {exc.strerror or exc}") from None
+    return sorted(found, key=lambda item: item[0])
+
+
+class _Reader:
+    def __init__(self, path: Path) -> None:
+        folder = _events_dir(path)
+        if folder is None:
+            raise TraceReadError(str(path), "not an OpenHands conversation folder (no events/ folder of event files)")
+        self.path = path
+        self.folder = folder
+        self.transcript = Transcript(path, NAME)
+        self.turn_keys: dict[str, list[str]] = {}
+        """Event id → the transcript keys its turns got (a forgotten id names them)."""
+        self.forgotten: set[str] = set()
+        self.requested = False
+        self.instructions = 0
+        self.malformed = 0
+
+    def build(self) -> Trace:
+        files = _event_files(self.folder)
+        if not files:
+            raise TraceReadError(str(self.folder), "no event files (event-NNNNN-<id>.json)")
+        for index, _event_id, file in files:
+            event = self._load(file)
+            if event is not None:
+                self._event(index, file, event)
+        extra: dict[str, Any] = {"events": len(files), "malformed_events": self.malformed,
+                                 "system_prompts": self.instructions}  # fmt: skip
+        conversation = self.folder.parent.name if self.folder.name == EVENTS_DIR else self.folder.name
+        state = self._base_state()
+        trace_id = as_str(state.get("id")) or conversation
+        title = as_str(state.get("title"))
+        return self.transcript.build(trace_id, title, extra)
+
+    def _base_state(self) -> dict[str, Any]:
+        base = (self.folder.parent if self.folder.name == EVENTS_DIR else self.folder) / BASE_STATE
+        if not base.is_file():
+            return {}
+        try:
+            state = orjson.loads(read_all(base))
+        except (TraceReadError, orjson.JSONDecodeError):
+            return {}
+        return state if isinstance(state, dict) else {}
+
+    def _load(self, file: Path) -> dict[str, Any] | None:
+        try:
+            event = orjson.loads(read_all(file))
+        except orjson.JSONDecodeError as exc:
+            self._malformed(file, f"not JSON ({exc})")
+            return None
+        if not isinstance(event, dict):
+            self._malformed(file, "not a JSON object")
+            return None
+        return event
+
+    def _malformed(self, file: Path, why: str) -> None:
+        self.malformed += 1
+        self.transcript.notice("malformed-line", Severity.WARNING, f"{file}:1: {why}; event skipped")
+
+    # -- events -----------------------------------------------------------------------------------
+
+    def _event(self, index: int, file: Path, event: dict[str, Any]) -> None:
+        kind = as_str(event.get("kind"))
+        event_id = as_str(event.get("id")) or f"event-{index}"
+        timestamp = as_str(event.get("timestamp"))
+        if kind == "MessageEvent":
+            self._message(event_id, event, timestamp)
+        elif kind == "ActionEvent":
+            self._action(event_id, event, timestamp)
+        elif kind in ("ObservationEvent", "AgentErrorEvent", "UserRejectObservation"):
+            self._observation(kind, event_id, event, timestamp)
+        elif kind == "Condensation":
+            self._condensation(index, file, event_id, event, timestamp)
+        elif kind == "CondensationRequest":
+            self.requested = True
+            self.transcript.event("condensation-request", "a condensation of the history was requested", timestamp)
+        elif kind == "SystemPromptEvent":
+            self.instructions += 1
+        elif kind not in _IGNORED:
+            self.transcript.unknown_types[kind or "(no kind)"] += 1
+
+    def _remember(self, event_id: str, key: str) -> None:
+        self.turn_keys.setdefault(event_id, []).append(key)
+
+    def _message(self, event_id: str, event: dict[str, Any], timestamp: str | None) -> None:
+        message = event.get("llm_message")
+        message = message if isinstance(message, dict) else {}
+        text = blocks_text(message.get("content"))
+        if not text:
+            return
+        role, source = message.get("role"), event.get("source")
+        if role == "assistant" or source == "agent":
+            turn = self.transcript.turn(event_id, "assistant", "assistant", text, timestamp)
+        elif source == "user":
+            turn = self.transcript.turn(event_id, "user", "user", text, timestamp)
+        else:  # user-role text another component put in (a hook, a sub-agent): not the user's words
+            turn = self.transcript.turn(event_id, "user", "harness", text, timestamp, source=as_str(source))
+        self._remember(event_id, turn.key)
+
+    def _action(self, event_id: str, event: dict[str, Any], timestamp: str | None) -> None:
+        thought = blocks_text(event.get("thought"))
+        if thought:
+            self._remember(event_id, self.transcript.turn(f"{event_id}:thought", "assistant", "assistant",
+                                                          thought, timestamp).key)  # fmt: skip
+        call = event.get("tool_call") if isinstance(event.get("tool_call"), dict) else {}
+        call_id = as_str(event.get("tool_call_id")) or as_str(call.get("id")) or event_id
+        tool = as_str(event.get("tool_name")) or as_str(call.get("name")) or "tool"
+        turn = self.transcript.tool_call(call_id, tool, _call_input(call, event.get("action")), timestamp)
+        self._remember(event_id, turn.key)
+
+    def _observation(self, kind: str, event_id: str, event: dict[str, Any], timestamp: str | None) -> None:
+        call_id = as_str(event.get("tool_call_id"))
+        if kind == "AgentErrorEvent":
+            text, failed = as_str(event.get("error")) or "", True
+        elif kind == "UserRejectObservation":
+            reason = as_str(event.get("rejection_reason")) or _DEFAULT_REJECTION
+            text, failed = f"Action rejected: {reason}", True
+            if event.get("rejection_source", "user") == "user" and reason.strip() != _DEFAULT_REJECTION:
+                # Words typed when rejecting a call are the user's, like a typed message.
+                self._remember(event_id, self.transcript.turn(f"{event_id}:reason", "user", "user", reason,
+                                                              timestamp).key)  # fmt: skip
+        else:
+            observation = event.get("observation") if isinstance(event.get("observation"), dict) else {}
+            text = blocks_text(observation.get("content"))
+            code = as_int(observation.get("exit_code"))
+            failed = observation.get("is_error") is True or (code is not None and code not in (0, -1))
+        turn = self.transcript.tool_result(call_id, event_id, text, is_error=failed, timestamp=timestamp)
+        self._remember(event_id, turn.key)
+
+    def _condensation(self, index: int, file: Path, event_id: str, event: dict[str, Any],
+                      timestamp: str | None) -> None:  # fmt: skip
+        ids = event.get("forgotten_event_ids")
+        forgotten = [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+        self.forgotten.update(forgotten)
+        summary = as_str(event.get("summary"))
+        kept = [key for eid, keys in self.turn_keys.items() if eid not in self.forgotten for key in keys]
+        extra: dict[str, Any] = {
+            "event_index": index,
+            "event_id": event_id,
+            "forgotten_events": len(forgotten),
+            "forgotten_turns": sum(len(self.turn_keys.get(i, ())) for i in forgotten),
+            "kept_keys": kept,
+        }
+        offset = as_int(event.get("summary_offset"))
+        if offset is not None:
+            extra["summary_offset"] = offset
+        previous = [i.removesuffix("-summary") for i in forgotten if i.endswith("-summary")]
+        if previous:
+            extra["replaces_summary_of"] = previous
+        if self.requested:
+            extra["requested"] = True
+            self.requested = False
+        reason = None if summary and summary.strip() else (
+            f"{file.name}: the condensation forgot {len(forgotten)} events without a summary")  # fmt: skip
+        self.transcript.compaction(Compaction(
+            text=summary if reason is None else None, line=index, timestamp=timestamp, unavailable=reason,
+            extra=extra,
+        ))  # fmt: skip
+
+
+def _call_input(call: dict[str, Any], action: Any) -> Any:
+    """The tool's arguments as the model sent them (JSON text decoded), else the parsed action."""
+    arguments = call.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            decoded = orjson.loads(arguments)
+        except orjson.JSONDecodeError:
+            return arguments
+        if isinstance(decoded, dict):
+            return _editor_input(as_str(call.get("name")), decoded)
+        return decoded
+    if isinstance(action, dict):
+        return _editor_input(type_of(action) or as_str(action.get("kind")), {k: v for k, v in action.items()
+                                                                            if k != "kind"})  # fmt: skip
+    return {}
+
+
+def _editor_input(tool: str | None, data: dict[str, Any]) -> dict[str, Any]:
+    """The file editor's `command` is a sub-command (view, create, str_replace), not a shell command."""
+    if tool and "editor" in tool.lower() and "command" in data and "path" in data:
+        data = dict(data)
+        data["operation"] = data.pop("command")
+    return data
+
+
+def read(path: Path) -> Trace:
+    return _Reader(path).build()
+
+
+def _never(head: bytes) -> bool:
+    """A conversation is a folder: no single file's head is one (`claims` recognises the folder)."""
+    return False
+
+
+READER = register_reader(Reader(
+    name=NAME,
+    description="OpenHands V1 SDK conversation folder (events/event-NNNNN-<id>.json)",
+    sniff=_never,
+    read=read,
+    claims=claims,
+    tested_on="openhands-sdk 1.58.2 (LLMSummarizingCondenser): forgotten events, summary and summary offset "
+              "exact from Condensation events; no token counts in the log",
+))  # fmt: skip

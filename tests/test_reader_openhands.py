@@ -1,0 +1,120 @@
+"""OpenHands reader: a conversation folder written by openhands-sdk 1.58.2 with two Condensation events."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspector.analysis import analyze
+from inspector.errors import TraceReadError
+from inspector.readers import detect_format, load_trace, openhands, readers
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CONVERSATION = FIXTURES / "openhands" / "conversation"
+
+
+def test_conversation_loads_into_three_generations_with_exact_forgotten_events() -> None:
+    assert detect_format(CONVERSATION) == "openhands"
+    assert detect_format(CONVERSATION / "events") == "openhands"
+    trace = load_trace(CONVERSATION)
+    assert trace.format == "openhands" and trace.id == "91d64d3e-84c6-443e-a80f-6961fa49a39b"
+    s0, s1, s2 = trace.generations
+    assert s1.text is not None and s1.text.startswith("SUMMARY #1:")
+    assert s2.text is not None and s2.text.startswith("SUMMARY #3:")
+    assert [g.extra["line"] for g in (s1, s2)] == [10, 17]
+    assert [g.extra["forgotten_events"] for g in (s1, s2)] == [7, 7]
+    assert s2.extra["replaces_summary_of"] == ["344cfed2-84b3-47ac-b193-6463c515f071"]
+    # keep_first=2 keeps the first user message in the view; the newest user message is kept too.
+    assert s1.extra["kept_keys"] == ["c4e57049-434c-448a-8098-a65b27da3b6e", "337558a6-096c-43c1-95d5-6f9acd9597ca"]
+    assert not trace.notices
+    users = [s.text for s in trace.sources if s.kind == "user" and s.authority == "user"]
+    assert users[0] == "First: list the build steps. Remember my constraint: never delete files." and len(users) == 6
+    assert any(s.namespace == "command" and s.key == "echo step-1-output" for s in trace.sources)
+
+
+def test_the_lost_statement_and_the_kept_one() -> None:
+    findings = [f for f in analyze(load_trace(CONVERSATION)).findings if f.rule == "user-statement-lost"]
+    assert [f.generation for f in findings] == [1, 2]
+    assert all("zeta-cli" in f.message for f in findings)  # forgotten at S1, not in the summary
+    assert not any("never delete files" in f.message for f in analyze(load_trace(CONVERSATION)).findings)
+
+
+def test_check_exits_zero_or_one() -> None:
+    done = subprocess.run([sys.executable, "-m", "inspector", "check", str(CONVERSATION)], capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_garbled_and_truncated_events_are_notices_not_tracebacks(tmp_path: Path) -> None:
+    copy = tmp_path / "conv"
+    shutil.copytree(CONVERSATION, copy)
+    events = sorted((copy / "events").iterdir())
+    events[3].write_bytes(events[3].read_bytes()[:40])
+    events[5].write_text("[1, 2]")
+    trace = load_trace(copy)
+    assert [n.rule for n in trace.notices] == ["malformed-line", "malformed-line"]
+    assert str(events[3]) + ":1:" in trace.notices[0].message
+    assert len(trace.generations) == 3
+
+
+def test_not_a_conversation(tmp_path: Path) -> None:
+    (tmp_path / "events").mkdir()
+    assert not openhands.claims(tmp_path) and not openhands.claims(tmp_path / "missing")
+    (tmp_path / "x.json").write_text("{}")
+    assert not openhands.claims(tmp_path / "x.json")
+    try:
+        openhands.read(tmp_path)
+    except TraceReadError as error:
+        assert "event files" in error.message
+    else:
+        raise AssertionError("an empty events folder must not load")
+
+
+def test_claims_no_other_format_and_others_do_not_claim_it() -> None:
+    for other in (FIXTURES / "claude_code" / "three_compactions.jsonl", FIXTURES / "codex" / "three_compactions.jsonl",
+                  FIXTURES / "inspect_ai" / "two-samples.eval", FIXTURES / "inspect_ai" / "two-samples.json",
+                  FIXTURES / "claude_code", FIXTURES):  # fmt: skip
+        assert not openhands.claims(other)
+    for reader in readers():
+        if reader.name != "openhands" and reader.claims is not None:
+            assert not reader.claims(CONVERSATION) and not reader.claims(CONVERSATION / "events")
+    head = (CONVERSATION / "events" / sorted(p.name for p in (CONVERSATION / "events").iterdir())[1]).read_bytes()
+    assert [r.name for r in readers() if r.sniff(head)] == []
+
+
+_leaf = st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from(["user", "agent", "", "x-summary", "{}"])
+_value = st.recursive(_leaf, lambda c: st.lists(c, max_size=3) | st.dictionaries(
+    st.sampled_from(["role", "content", "type", "text", "arguments", "name", "id", "exit_code", "is_error"]),
+    c, max_size=3), max_leaves=8)  # fmt: skip
+_event = st.fixed_dictionaries(
+    {"kind": st.sampled_from(["MessageEvent", "ActionEvent", "ObservationEvent", "Condensation", "AgentErrorEvent",
+                              "UserRejectObservation", "CondensationRequest", "Zzz"]) | _value},
+    optional={"id": _value, "source": _value, "timestamp": _value, "llm_message": _value, "tool_call": _value,
+              "tool_call_id": _value, "tool_name": _value, "action": _value, "thought": _value,
+              "observation": _value, "forgotten_event_ids": st.lists(_value, max_size=3) | _value,
+              "summary": _value, "summary_offset": _value, "rejection_reason": _value, "error": _value},
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(events=st.lists(_event | _value, max_size=6), torn=st.booleans())
+def test_reader_raises_only_trace_read_error(events: list, torn: bool) -> None:
+    with TemporaryDirectory() as folder:
+        root = Path(folder) / "conv"
+        (root / "events").mkdir(parents=True)
+        for n, event in enumerate(events):
+            data = json.dumps(event).encode()
+            name = f"event-{n:05d}-{'0' * 7}{n:x}-aaaa.json"
+            (root / "events" / name).write_bytes(data[: len(data) // 2] if torn and n == len(events) - 1 else data)
+        try:
+            openhands.read(root)
+        except TraceReadError as error:
+            assert str(error).startswith(str(root)) and "\n" not in error.message
