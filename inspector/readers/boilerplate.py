@@ -50,6 +50,10 @@ _PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             re.MULTILINE,
         ),
     ),
+    "langchain": (
+        # SummarizationMiddleware's prefix (langchain/agents/middleware/summarization.py, 1.x).
+        re.compile(r"^[ \t]*Here is a summary of the conversation to date:[ \t]*$", re.MULTILINE),
+    ),
 }
 
 
