@@ -11,7 +11,7 @@ treats as a no-op (an event, no generation).
 
 Each request re-sends the whole history (or, after a compaction, may start from the compaction block), so a
 message already read is not read again: a request's messages are aligned on what was read before, and only
-the rest are new turns. Messages have no ids; they are compared by role and content, nulls dropped.
+the rest are new turns (`resent_history`). Messages have no ids; they are compared by role and content.
 """
 
 from __future__ import annotations
@@ -19,11 +19,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from inspector.model import Trace
 from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.registry import Reader, register_reader
+from inspector.readers.resent_history import ResentHistory
 from inspector.readers.timeline import Compaction
 from inspector.readers.transcript import NATIVE_TAG, Transcript
 from inspector.readers.values import as_int, as_str, blocks_text, session_stem, type_of
@@ -66,11 +65,9 @@ class _Reader:
         self.path = path
         self.lines = JsonLines(path)
         self.transcript = Transcript(path, NAME)
-        self.done: list[bytes] = []
-        """Fingerprints of the messages read so far, in conversation order."""
+        self.history = ResentHistory(_UNCOMPARED)
         self.model: str | None = None
         self.calls = 0
-        self.rewrites = 0
 
     def build(self) -> Trace:
         for line, record in self.lines:
@@ -89,29 +86,21 @@ class _Reader:
         self.transcript.notices[:0] = self.lines.notices
         extra: dict[str, Any] = {"lines": self.lines.lines, "records": self.lines.records,
                                  "malformed_lines": self.lines.malformed, "calls": self.calls,
-                                 "history_rewrites": self.rewrites}  # fmt: skip
+                                 "history_rewrites": self.history.rewrites}  # fmt: skip
         if self.model:
             extra["model"] = self.model
         return self.transcript.build(session_stem(self.path), None, extra)
 
     def _request(self, line: int, request: dict[str, Any]) -> None:
         messages = [m for m in request["messages"] if isinstance(m, dict)]
-        prints = [_fingerprint(m.get("role"), m.get("content")) for m in messages]
-        start = _aligned(self.done, prints)
-        if start is None:  # the client rewrote its history: what was never read is new
-            self.rewrites += 1
-            known = set(self.done)
-            fresh = [i for i, p in enumerate(prints) if p not in known]
-        else:
-            fresh = list(range(start, len(messages)))
-        for index in fresh:
+        for index in self.history.fresh([_sent(m.get("role"), m.get("content")) for m in messages]):
             message = messages[index]
             role = as_str(message.get("role")) or "user"
             self._message(line, role, message.get("content"), f"line{line}:m{index}", request, None)
 
     def _message(self, line: int, role: str, content: Any, key: str | None, request: dict[str, Any] | None,
                  response: dict[str, Any] | None) -> None:  # fmt: skip
-        self.done.append(_fingerprint(role, content))
+        self.history.add(_sent(role, content))
         key = key or f"line{line}"
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
@@ -200,36 +189,9 @@ def _iteration_usage(response: dict[str, Any]) -> tuple[dict[str, int] | None, i
     return used, None
 
 
-def _aligned(done: list[bytes], prints: list[bytes]) -> int | None:
-    """Where the new messages of a request start: after the whole history read so far, or after the part
-    of it the request still holds (a client may drop what precedes a compaction); None if neither."""
-    count = len(done)
-    if prints[:count] == done:
-        return count
-    if prints:
-        for start in range(count - 1, -1, -1):
-            if done[start] == prints[0] and prints[: count - start] == done[start:]:
-                return count - start
-    return None if prints else 0
-
-
-def _fingerprint(role: Any, content: Any) -> bytes:
-    """A message as sent back: role and content, a string as one text block, nulls and response-only fields
-    dropped (the SDK leaves unset fields out of a request)."""
-    if isinstance(content, str):
-        content = [{"type": "text", "text": content}]
-    try:
-        return orjson.dumps([role, _clean(content)], option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # an integer past 64 bits: still a value, compared as text
-        return repr([role, content]).encode()
-
-
-def _clean(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items() if v is not None and k not in _UNCOMPARED}
-    if isinstance(value, list):
-        return [_clean(v) for v in value]
-    return value
+def _sent(role: Any, content: Any) -> list[Any]:
+    """A message as it is sent back: a string content is one text block."""
+    return [role, [{"type": "text", "text": content}] if isinstance(content, str) else content]
 
 
 def read(path: Path) -> Trace:
