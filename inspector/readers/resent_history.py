@@ -42,8 +42,16 @@ class ResentHistory:
             if self.read[start] == prints[0] and prints[: count - start] == self.read[start:]:
                 return list(range(count - start, len(prints)))
         self.rewrites += 1
+        return self.unseen(messages)
+
+    def unseen(self, messages: list[Any]) -> list[int]:
+        """Indexes of the messages never read, whatever their order (a compaction listing some again)."""
         known = set(self.read)
-        return [i for i, p in enumerate(prints) if p not in known]
+        return [i for i, m in enumerate(messages) if self.fingerprint(m) not in known]
+
+    def replace(self, messages: list[Any]) -> None:
+        """The client's history is now these messages (a compaction's output it sends from now on)."""
+        self.read = [self.fingerprint(m) for m in messages]
 
     def fingerprint(self, message: Any) -> bytes:
         cleaned = self._clean(message)
