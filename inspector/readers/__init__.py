@@ -15,6 +15,9 @@ from inspector.readers import claude_code as claude_code  # after native: regist
 from inspector.readers import codex as codex
 from inspector.readers import openhands as openhands
 from inspector.readers import inspect_ai as inspect_ai
+from inspector.readers import langchain as langchain
+from inspector.readers import anthropic_api as anthropic_api
+from inspector.readers import openai_responses as openai_responses
 # isort: on
 
 __all__ = ["Reader", "detect_format", "format_names", "load_trace", "native", "readers", "register_reader"]

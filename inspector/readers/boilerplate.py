@@ -59,6 +59,10 @@ _PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"^[ \t]*The following is a summary of work completed on this task so far\b[^\n]*", re.MULTILINE),
         re.compile(r"^[ \t]*Please continue working on this task from where you left off\b[^\n]*", re.MULTILINE),
     ),
+    "langchain": (
+        # SummarizationMiddleware's prefix (langchain/agents/middleware/summarization.py, 1.x).
+        re.compile(r"^[ \t]*Here is a summary of the conversation to date:[ \t]*$", re.MULTILINE),
+    ),
 }
 
 

@@ -108,8 +108,10 @@ class Transcript:
         if key.strip():
             self.timeline.append(Mention(namespace, key.strip(), action, as_str(timestamp)))
 
-    def compaction(self, compaction: Compaction) -> None:
-        self.timeline.append(compaction)
+    def compaction(self, compaction: Compaction, before: int | None = None) -> None:
+        """A compaction here, or `before` the timeline item at that index: when the log lists the kept tail
+        first and the summary after it, the kept messages are not what the summary replaced."""
+        self.timeline.insert(len(self.timeline) if before is None else before, compaction)
 
     def event(self, kind: str, description: str = "", timestamp: str | None = None) -> None:
         self.timeline.append(Event(kind, description, as_str(timestamp)))

@@ -1,0 +1,211 @@
+"""Reader for logs of Anthropic Messages API calls with server-side compaction.
+
+The API keeps no session; a user who logs calls writes one JSONL line per call, as the `anthropic` SDK
+serialises it: `{"request": <the create() body>, "response": response.model_dump(mode="json")}` (a bare
+response `{"type": "message", "role": "assistant", "content": [...]}` per line is read too). With
+`context_management.edits[{"type": "compact_20260112", ...}]` (or a `compaction` request) the API summarises
+the conversation and the response's content opens with a `compaction` block: `content` is the summary,
+`encrypted_content` opaque state to send back. A block with only `encrypted_content` is a compaction whose
+summary the log cannot show (summary-unavailable); one with neither is a failed compaction, which the API
+treats as a no-op (an event, no generation).
+
+Each request re-sends the whole history (or, after a compaction, may start from the compaction block), so a
+message already read is not read again: a request's messages are aligned on what was read before, and only
+the rest are new turns (`resent_history`). Messages have no ids; they are compared by role and content.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from inspector.model import Trace
+from inspector.readers.json_lines import JsonLines, head_records
+from inspector.readers.registry import Reader, register_reader
+from inspector.readers.resent_history import ResentHistory
+from inspector.readers.timeline import Compaction
+from inspector.readers.transcript import NATIVE_TAG, Transcript
+from inspector.readers.values import as_int, as_str, blocks_text, session_stem, type_of
+
+NAME = "anthropic-api"
+
+_UNCOMPARED = frozenset({"citations", "cache_control"})
+"""Block fields the SDK adds to a response but drops when the block is sent back."""
+_IGNORED_BLOCKS = frozenset({"thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result",
+                             "code_execution_tool_result", "mcp_tool_use", "mcp_tool_result", "container_upload",
+                             "tool_addition", "tool_removal"})  # fmt: skip
+
+
+def _response(value: Any) -> dict[str, Any] | None:
+    """An Anthropic Message: `type: "message"`, `role: "assistant"`, a content list."""
+    if isinstance(value, dict) and value.get("type") == "message" and value.get("role") == "assistant":
+        return value if isinstance(value.get("content"), list) else None
+    return None
+
+
+def _request(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) and isinstance(value.get("messages"), list) else None
+
+
+def sniff(head: bytes) -> bool:
+    """Call logs whose responses are Anthropic Messages (or whose requests ask for context management)."""
+    if NATIVE_TAG in head:
+        return False
+    for record in head_records(head)[:16]:
+        if _response(record) or _response(record.get("response")):
+            return True
+        request = _request(record.get("request"))
+        if request is not None and ("context_management" in request or "compaction" in request):
+            return True
+    return False
+
+
+class _Reader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lines = JsonLines(path)
+        self.transcript = Transcript(path, NAME)
+        self.history = ResentHistory(_UNCOMPARED)
+        self.model: str | None = None
+        self.calls = 0
+
+    def build(self) -> Trace:
+        for line, record in self.lines:
+            request = _request(record.get("request"))
+            response = _response(record) or _response(record.get("response"))
+            if request is None and response is None:
+                self.transcript.unknown_types["(no request or response)"] += 1
+                continue
+            self.calls += 1
+            if request is not None:
+                self.model = as_str(request.get("model")) or self.model
+                self._request(line, request)
+            if response is not None:
+                self._message(line, "assistant", response.get("content"), as_str(response.get("id")),
+                              request, response)  # fmt: skip
+        self.transcript.notices[:0] = self.lines.notices
+        extra: dict[str, Any] = {"lines": self.lines.lines, "records": self.lines.records,
+                                 "malformed_lines": self.lines.malformed, "calls": self.calls,
+                                 "history_rewrites": self.history.rewrites}  # fmt: skip
+        if self.model:
+            extra["model"] = self.model
+        return self.transcript.build(session_stem(self.path), None, extra)
+
+    def _request(self, line: int, request: dict[str, Any]) -> None:
+        messages = [m for m in request["messages"] if isinstance(m, dict)]
+        for index in self.history.fresh([_sent(m.get("role"), m.get("content")) for m in messages]):
+            message = messages[index]
+            role = as_str(message.get("role")) or "user"
+            self._message(line, role, message.get("content"), f"line{line}:m{index}", request, None)
+
+    def _message(self, line: int, role: str, content: Any, key: str | None, request: dict[str, Any] | None,
+                 response: dict[str, Any] | None) -> None:  # fmt: skip
+        self.history.add(_sent(role, content))
+        key = key or f"line{line}"
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        for number, block in enumerate(content if isinstance(content, list) else ()):
+            kind = type_of(block)
+            if kind is None:
+                continue
+            block_key = f"{key}:{number}"
+            if kind == "compaction":
+                self._compaction(line, block, request, response)
+            elif kind in ("text", "image", "document"):
+                text = blocks_text([block]) or f"[{kind}]"
+                if role == "assistant":
+                    self.transcript.turn(block_key, "assistant", "assistant", text)
+                else:
+                    self.transcript.turn(block_key, "user", "user", text)
+            elif kind == "tool_use":
+                call_id = as_str(block.get("id")) or block_key
+                self.transcript.tool_call(call_id, as_str(block.get("name")) or "tool", block.get("input", {}))
+            elif kind == "tool_result":
+                call_id = as_str(block.get("tool_use_id"))
+                failed = block.get("is_error") is True
+                self.transcript.tool_result(call_id, f"{call_id}:result" if call_id else block_key,
+                                            blocks_text(block.get("content")), is_error=failed)  # fmt: skip
+            elif kind not in _IGNORED_BLOCKS:
+                self.transcript.unknown_types[f"block {kind}"] += 1
+
+    def _compaction(self, line: int, block: dict[str, Any], request: dict[str, Any] | None,
+                    response: dict[str, Any] | None) -> None:  # fmt: skip
+        summary = block.get("content") if isinstance(block.get("content"), str) else None
+        encrypted = isinstance(block.get("encrypted_content"), str) and bool(block["encrypted_content"])
+        if not summary and not encrypted:
+            self.transcript.event("compaction-failed", f"line {line}: a compaction block with no summary "
+                                  "(the API treats it as a no-op)")  # fmt: skip
+            return
+        extra: dict[str, Any] = {"encrypted_content": encrypted, "in": "response" if response else "request"}
+        trigger = None
+        if request is not None:
+            trigger, threshold = _trigger(request)
+            if threshold is not None:
+                extra["trigger_tokens"] = threshold
+        tokens_after = None
+        if response is not None:
+            used, tokens_after = _iteration_usage(response)
+            if used is not None:
+                extra["compaction_usage"] = used
+        self.transcript.compaction(Compaction(
+            text=summary or None,
+            line=line,
+            trigger=trigger,
+            tokens_after=tokens_after,
+            unavailable=None if summary else f"line {line}: the compaction block carries only encrypted_content",
+            extra=extra,
+        ))  # fmt: skip
+
+
+def _trigger(request: dict[str, Any]) -> tuple[str | None, int | None]:
+    """"auto" for a compact_* context-management edit (with its input-token threshold), "manual" for a
+    request that asks for a compaction outright."""
+    if isinstance(request.get("compaction"), dict):
+        return "manual", None
+    management = request.get("context_management")
+    edits = management.get("edits") if isinstance(management, dict) else None
+    for edit in edits if isinstance(edits, list) else ():
+        kind = type_of(edit)
+        if kind and kind.startswith("compact"):
+            trigger = edit.get("trigger")
+            return "auto", as_int(trigger.get("value")) if isinstance(trigger, dict) else None
+    return None, None
+
+
+def _iteration_usage(response: dict[str, Any]) -> tuple[dict[str, int] | None, int | None]:
+    """The compaction's own usage, and the input tokens of the first sampling after it (the new context).
+
+    A compaction entry's tokens are those of the summarising call, not the size of what was compacted."""
+    usage = response.get("usage")
+    iterations = usage.get("iterations") if isinstance(usage, dict) else None
+    used: dict[str, int] | None = None
+    for entry in iterations if isinstance(iterations, list) else ():
+        if type_of(entry) == "compaction" and used is None:
+            used = {k: v for k in ("input_tokens", "output_tokens") if (v := as_int(entry.get(k))) is not None}
+        elif type_of(entry) == "message" and used is not None:
+            parts = [as_int(entry.get(k)) for k in ("input_tokens", "cache_creation_input_tokens",
+                                                    "cache_read_input_tokens")]  # fmt: skip
+            return used, sum(p for p in parts if p) or None
+    return used, None
+
+
+def _sent(role: Any, content: Any) -> list[Any]:
+    """A message as it is sent back: a string content is one text block."""
+    return [role, [{"type": "text", "text": content}] if isinstance(content, str) else content]
+
+
+def read(path: Path) -> Trace:
+    return _Reader(path).build()
+
+
+READER = register_reader(
+    Reader(
+        name=NAME,
+        description="Anthropic Messages API call log (request/response JSONL)",
+        sniff=sniff,
+        read=read,
+        tested_on="anthropic SDK 2.14.0 types (BetaMessage, BetaCompactionBlock; compact_20260112), log written by "
+        "the SDK against a scripted fake API: summaries and turns exact; the context before a compaction is "
+        "inferred from the re-sent history; tokens after from usage.iterations",
+    )
+)
