@@ -289,4 +289,10 @@ def read(path: Path) -> Trace:
     return _Reader(path).build()
 
 
-READER = register_reader(Reader(name=NAME, description="Codex CLI rollout (JSONL)", sniff=sniff, read=read))
+READER = register_reader(
+    Reader(
+        name=NAME, description="Codex CLI rollout (JSONL)", sniff=sniff, read=read,
+        tested_on="Codex CLI 0.146 rollouts (a public fixture of real record shapes): turns and compactions exact; "
+        "a server-side summary is encrypted in the log (summary-unavailable)",
+    )
+)  # fmt: skip
