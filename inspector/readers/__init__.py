@@ -14,6 +14,7 @@ from inspector.readers.registry import (
 from inspector.readers import claude_code as claude_code  # after native: registry order is sniffing order
 from inspector.readers import codex as codex
 from inspector.readers import gemini_cli as gemini_cli
+from inspector.readers import opencode as opencode
 # isort: on
 
 __all__ = ["Reader", "detect_format", "format_names", "load_trace", "native", "readers", "register_reader"]
