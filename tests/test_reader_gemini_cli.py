@@ -19,6 +19,7 @@ from tests.helpers import REPO, read_raises_only_its_error
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SESSION = FIXTURES / "gemini_cli" / "session-2026-12-01T01-55-e4477968.jsonl"
+LEGACY = FIXTURES / "gemini_cli" / "session-legacy-0.20.2.json"
 
 
 def records() -> list[dict[str, Any]]:
@@ -101,17 +102,17 @@ def test_rewind_drops_the_message_and_all_after_it(tmp_path: Path) -> None:
     assert [e.kind for e in load_trace(path).events] == ["rewind"]
 
 
-def test_legacy_json_document_loads(tmp_path: Path) -> None:
-    """Older builds wrote the ConversationRecord as one pretty-printed document (parseLegacyRecordFallback)."""
-    messages = [r for r in records() if isinstance(r.get("id"), str)][:4]
-    document = {"sessionId": "s-legacy", "projectHash": "p", "startTime": "t", "lastUpdated": "t",
-                "messages": messages}  # fmt: skip
-    path = tmp_path / "session-legacy.json"
-    path.write_text(json.dumps(document, indent=2))
-    assert detect_format(path) == "gemini-cli"
-    trace = load_trace(path)
-    assert trace.id == "s-legacy" and trace.extra["legacy_json"] is True and len(trace.generations) == 1
-    assert [s.text[:6] for s in trace.sources if s.kind == "user"] == ["First:", "Second"]
+def test_legacy_json_document_loads_and_says_compressions_are_not_in_it() -> None:
+    """0.20.2 rewrote one pretty-printed document; its two compressions (runs 3 and 4) left no trace in it."""
+    assert detect_format(LEGACY) == "gemini-cli"
+    trace = load_trace(LEGACY)
+    assert trace.id == "fcbc0759-0b84-4079-b9e6-9ffed3ea8b36" and trace.extra["legacy_json"] is True
+    assert len(trace.generations) == 1
+    said = [s.text.split(":")[0] for s in trace.sources if s.kind == "user" and s.authority == "user"]
+    assert said == ["First", "Second", "Third", "Fourth", "Fifth"]
+    assert [s.kind for s in trace.sources].count("tool_result") == 2  # results only inside the calls here
+    assert [(n.rule, n.severity.value) for n in trace.notices] == [("compactions-not-recorded", "info")]
+    assert [f.rule for f in analyze(trace).findings] == ["compactions-not-recorded"]
 
 
 def test_ui_messages_and_slash_commands_are_not_user_statements(tmp_path: Path) -> None:

@@ -9,7 +9,9 @@ message, the model's fixed acknowledgement, then the kept tail. But every `--res
 so a compression is told by a summary/acknowledgement pair not seen before, and the kept tail it
 re-lists (with new ids for some turns) is matched by id or content, never read as new turns.
 
-Older builds wrote the same ConversationRecord as one JSON document; it loads as a single record.
+Older builds (0.36 and before) wrote the ConversationRecord as one JSON document, rewritten whole; it loads
+as a single record. Those builds never wrote a compression to it (a compressed chat went on appending to the
+same file, or a new one), so such a file has one generation and says so.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 import orjson
 
 from inspector.errors import TraceReadError
-from inspector.model import Trace
+from inspector.model import Severity, Trace
 from inspector.readers._io import read_all, read_head
 from inspector.readers.boilerplate import GEMINI_ACKNOWLEDGEMENT
 from inspector.readers.json_lines import JsonLines, head_records
@@ -39,6 +41,10 @@ _COMMAND_TEXT = ("/", "?")
 _UI_TYPES = frozenset({"info", "error", "warning"})
 """Messages shown in the terminal only; the CLI drops them when it rebuilds the model's history."""
 _FAILED = frozenset({"error", "cancelled"})
+_LEGACY_NOTICE = (
+    "{path}: a Gemini CLI .json session (the builds before the JSONL log, 0.36 and older) does not record "
+    "compressions: the summary never reaches this file, so any compression that happened is not in the chain"
+)
 
 
 def sniff(head: bytes) -> bool:
@@ -102,6 +108,8 @@ class _Reader:
             notices = lines.notices
             extra = {"lines": lines.lines, "records": lines.records, "malformed_lines": lines.malformed}
         self._flush()
+        if lines is None and not self.summaries:
+            self.transcript.notice("compactions-not-recorded", Severity.INFO, _LEGACY_NOTICE.format(path=self.path))
         self.transcript.notices[:0] = notices
         extra.update(self.counts)
         extra.update({k: v for k, v in self.meta.items() if isinstance(v, str) and k != "summary"})
