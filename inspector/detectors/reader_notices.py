@@ -22,6 +22,7 @@ _NOTICES: dict[str, tuple[Severity, str]] = {
     "malformed-line": (Severity.WARNING, "A line of the log could not be parsed; the rest was loaded."),
     "torn-last-line": (Severity.WARNING, "The log ends mid-record (still being written?); the rest was loaded."),
     "several-sessions": (Severity.INFO, "The file holds several sessions; the newest was loaded (FILE#ID: another)."),
+    "compactions-not-recorded": (Severity.INFO, "This log format does not record compactions; any are missing."),
 }
 
 for _rule_id, (_severity, _explanation) in _NOTICES.items():

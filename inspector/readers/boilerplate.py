@@ -21,6 +21,10 @@ CODEX_SUMMARY_OPENING = "Another language model started to solve this problem"
 INSPECT_SUMMARY_OPENING = "[CONTEXT COMPACTION SUMMARY]"
 """How Inspect AI's CompactionSummary opens the user message that carries a summary."""
 
+GEMINI_ACKNOWLEDGEMENT = "Got it. Thanks for the additional context!"
+"""The model turn Gemini CLI writes after its summary (chatCompressionService): how a compression is told
+from the history rewrite every resume also writes."""
+
 _TRANSCRIPT_POINTER = re.compile(
     r"^[ \t]*If you need specific details from before\b[^\n]*?read the full transcript at:"
     r"[ \t]*(?P<path>[^\n]*?)[ \t]*$",

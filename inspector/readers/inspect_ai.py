@@ -401,23 +401,7 @@ def read(path: Path) -> Trace:
     log = _Log(path)
     if not log.order:
         raise TraceReadError(str(path), "the eval log holds no samples (a header-only log)")
-    trace = _Sample(path, log, log.order[0], log.sample(log.order[0])).build()
-    if len(log.order) > 1:
-        from inspector.model import Severity
-
-        trace = _with_notice(trace, Severity.INFO, (
-            f"this log holds {len(log.order)} samples; loaded the newest, {log.order[0]}; "
-            f"{path}#<sample>_epoch_<n> loads another ({', '.join(log.order[1:4])}"
-            f"{' …' if len(log.order) > 4 else ''})"))  # fmt: skip
-    return trace
-
-
-def _with_notice(trace: Trace, severity: Any, message: str) -> Trace:
-    from dataclasses import replace
-
-    from inspector.model import Finding
-
-    return replace(trace, notices=(*trace.notices, Finding("several-sessions", severity, None, message)))
+    return _Sample(path, log, log.order[0], log.sample(log.order[0])).build()  # the registry names the others
 
 
 READER = register_reader(Reader(

@@ -6,12 +6,12 @@ Built-in readers register exactly as a third-party one would: `register_reader(R
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from inspector.bulk import paused_gc
 from inspector.errors import TraceReadError
-from inspector.model import Trace
+from inspector.model import Finding, Severity, Trace
 from inspector.readers._io import read_head
 
 
@@ -104,7 +104,9 @@ def _load(path: Path, format: str, session: str | None) -> Trace:
         raise TraceReadError(str(path), f"#{session}: a {name} file holds one session, not several")
     try:
         with paused_gc():
-            return reader.read(path) if session is None else reader.read_session(path, session)  # type: ignore[misc]
+            if session is not None:
+                return reader.read_session(path, session)  # type: ignore[misc]
+            return _with_other_sessions(reader.read(path), reader, path)
     except TraceReadError as error:
         raise error if format == "auto" else _named_wrongly(path, name, error) from None
     except RecursionError:
@@ -112,6 +114,17 @@ def _load(path: Path, format: str, session: str | None) -> Trace:
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:
         # A reader bug on odd input must still surface as one line naming the file.
         raise TraceReadError(str(path), f"unreadable {name} trace: {exc}") from None
+
+
+def _with_other_sessions(trace: Trace, reader: Reader, path: Path) -> Trace:
+    """A container loads its newest session; say so, and how to load another (one notice, for every reader)."""
+    ids = reader.sessions(path) if reader.sessions is not None else []
+    if len(ids) < 2:
+        return trace
+    others = f" (others: {', '.join(ids[2:5])}{' …' if len(ids) > 5 else ''})" if len(ids) > 2 else ""
+    message = (f"{path} holds {len(ids)} sessions; the newest, {ids[0]}, was loaded. "
+               f"Load another as FILE#ID, e.g. {path}#{ids[1]}{others}")  # fmt: skip
+    return replace(trace, notices=(*trace.notices, Finding("several-sessions", Severity.INFO, None, message)))
 
 
 def _named_wrongly(path: Path, name: str, error: TraceReadError) -> TraceReadError:

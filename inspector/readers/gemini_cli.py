@@ -1,0 +1,392 @@
+"""Reader for Gemini CLI sessions (`~/.gemini/tmp/<project>/chats/session-<time>-<id>.jsonl`).
+
+The file is append-only (packages/core/src/services/chatRecordingService.ts): a metadata line
+`{sessionId, projectHash, startTime, …}` (written again on every resume), message records `{id, type,
+content, …}` (a later line with the same id replaces the message), `{"$set": {…}}` metadata updates and
+`{"$rewindTo": id}` (that message and all after it are gone). A `$set` holding `messages` replaces the
+whole history. A compression writes one: the `<session_context>` bootstrap turn, the summary as a user
+message, the model's fixed acknowledgement, then the kept tail. But every `--resume` writes one too,
+so a compression is told by a summary/acknowledgement pair not seen before, and the kept tail it
+re-lists (with new ids for some turns) is matched by id or content, never read as new turns.
+
+Older builds (0.36 and before) wrote the ConversationRecord as one JSON document, rewritten whole; it loads
+as a single record. Those builds never wrote a compression to it (a compressed chat went on appending to the
+same file, or a new one), so such a file has one generation and says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from inspector.errors import TraceReadError
+from inspector.model import Severity, Trace
+from inspector.readers._io import read_all, read_head
+from inspector.readers.boilerplate import GEMINI_ACKNOWLEDGEMENT
+from inspector.readers.json_lines import JsonLines, head_records
+from inspector.readers.registry import Reader, register_reader
+from inspector.readers.timeline import Compaction
+from inspector.readers.transcript import NATIVE_TAG, Transcript
+from inspector.readers.values import as_int, as_str, dumps, session_stem
+
+NAME = "gemini-cli"
+
+_HARNESS_TEXT = ("<session_context>", "<hook_context>", "<state_snapshot>")
+"""User-role text the CLI writes itself: the bootstrap context, hook output, a summary put back."""
+_COMMAND_TEXT = ("/", "?")
+"""What the CLI handles itself (slash commands, help) and never sends to the model as the user's words."""
+_UI_TYPES = frozenset({"info", "error", "warning"})
+"""Messages shown in the terminal only; the CLI drops them when it rebuilds the model's history."""
+_FAILED = frozenset({"error", "cancelled"})
+_LEGACY_NOTICE = (
+    "{path}: a Gemini CLI .json session (the builds before the JSONL log, 0.36 and older) does not record "
+    "compressions: the summary never reaches this file, so any compression that happened is not in the chain"
+)
+
+
+def sniff(head: bytes) -> bool:
+    """Gemini CLI records: a `{sessionId, projectHash}` line, `$set`/`$rewindTo`, or a `gemini` message."""
+    if NATIVE_TAG in head:
+        return False
+    records = head_records(head)
+    for record in records[:16]:
+        if "payload" in record or "uuid" in record:
+            return False
+        if isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str):
+            return True
+        if isinstance(record.get("$set"), dict) or isinstance(record.get("$rewindTo"), str):
+            return True
+        if isinstance(record.get("id"), str) and record.get("type") == "gemini" and "content" in record:
+            return True
+    # One (legacy, pretty-printed) document, or a first line longer than the head.
+    start = head.lstrip()
+    return (not records and start.startswith(b"{") and b'"sessionId"' in start[:2000]
+            and b'"projectHash"' in start[:2000] and b'"parentUuid"' not in start)  # fmt: skip
+
+
+@dataclass(slots=True)
+class _Written:
+    """A message already on the transcript: what of it was read, so a later rewrite adds only what is new."""
+
+    calls: set[str] = field(default_factory=set)
+
+
+class _Reader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.transcript = Transcript(path, NAME)
+        self.pending: dict[str, tuple[int, dict[str, Any]]] = {}
+        """Messages since the last compaction, by id in first-written order; the latest write wins."""
+        self.written: dict[str, _Written] = {}
+        self.fingerprints: set[Any] = set()
+        """Content identity of every message read, to know a kept-tail copy under a new id."""
+        self.summaries: set[str] = set()
+        self.results: set[str] = set()
+        """Call ids whose result is on the transcript (the result is written twice: in the call, as a reply)."""
+        self.session_id: str | None = None
+        self.title: str | None = None
+        self.meta: dict[str, Any] = {}
+        self.last_tokens: int | None = None
+        self.awaiting_after: Compaction | None = None
+        self.counts: dict[str, int] = {"resumes": 0, "rewinds": 0, "ui_messages": 0, "history_rewrites": 0,
+                                       "kept_messages": 0, "late_updates": 0}  # fmt: skip
+
+    # -- records -------------------------------------------------------------------------------
+
+    def build(self) -> Trace:
+        lines: JsonLines | None = None
+        if _is_document(self.path):
+            self._record(1, _document(self.path))
+            notices, extra = [], {"lines": 1, "records": 1, "malformed_lines": 0, "legacy_json": True}
+        else:
+            lines = JsonLines(self.path)
+            for line, record in lines:
+                self._record(line, record)
+            notices = lines.notices
+            extra = {"lines": lines.lines, "records": lines.records, "malformed_lines": lines.malformed}
+        self._flush()
+        if lines is None and not self.summaries:
+            self.transcript.notice("compactions-not-recorded", Severity.INFO, _LEGACY_NOTICE.format(path=self.path))
+        self.transcript.notices[:0] = notices
+        extra.update(self.counts)
+        extra.update({k: v for k, v in self.meta.items() if isinstance(v, str) and k != "summary"})
+        return self.transcript.build(self.session_id or session_stem(self.path), self.title, extra)
+
+    def _record(self, line: int, record: dict[str, Any]) -> None:
+        if isinstance(record.get("$rewindTo"), str):
+            self._rewind(record["$rewindTo"], as_str(record.get("timestamp")))
+        elif isinstance(record.get("id"), str):
+            self._message(line, record)
+        elif isinstance(record.get("$set"), dict):
+            update = record["$set"]
+            self._metadata(update)
+            if isinstance(update.get("messages"), list):
+                self._history(line, update["messages"])
+        elif isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str):
+            self.counts["resumes"] += self.session_id is not None
+            self._metadata(record)
+            if isinstance(record.get("messages"), list):  # the legacy document, or a partial one
+                self._history(line, record["messages"])
+        else:
+            self.transcript.unknown_types[_shape(record)] += 1
+
+    def _metadata(self, values: dict[str, Any]) -> None:
+        if self.session_id is None and isinstance(values.get("sessionId"), str):
+            self.session_id = values["sessionId"]
+        if isinstance(values.get("summary"), str) and values["summary"].strip():
+            self.title = values["summary"]
+        for name in ("projectHash", "startTime", "kind"):
+            if name not in self.meta and isinstance(values.get(name), str):
+                self.meta[name] = values[name]
+
+    def _message(self, line: int, record: dict[str, Any]) -> None:
+        message_id, kind = record["id"], as_str(record.get("type"))
+        if kind == "gemini":
+            self._tokens(record)
+        if kind in _UI_TYPES:
+            self.counts["ui_messages"] += 1
+            return
+        if kind not in ("user", "gemini"):
+            self.transcript.unknown_types[f"message {kind}"] += 1
+            return
+        self.fingerprints.add(_fingerprint(record))
+        if message_id in self.written:  # rewritten after a compaction put it on the transcript
+            self._late_update(record)
+            return
+        self.pending[message_id] = (line, record)
+
+    def _rewind(self, message_id: str, timestamp: str | None) -> None:
+        """Drop that message and every later one, as the CLI does when the user rewinds."""
+        self.counts["rewinds"] += 1
+        ids = list(self.pending)
+        cut = ids.index(message_id) if message_id in ids else (0 if message_id not in self.written else len(ids))
+        for dropped in ids[cut:]:
+            del self.pending[dropped]
+        self.transcript.event("rewind", f"rewound to before message {message_id}; {len(ids) - cut} dropped",
+                              timestamp)  # fmt: skip
+
+    def _tokens(self, record: dict[str, Any]) -> None:
+        tokens = record.get("tokens")
+        prompt = as_int(tokens.get("input")) if isinstance(tokens, dict) else None
+        if not prompt:
+            return
+        self.last_tokens = prompt
+        if self.awaiting_after is not None:
+            self.awaiting_after.tokens_after = prompt
+            self.awaiting_after = None
+
+    # -- a whole history written at once: a resume, or a compression ----------------------------
+
+    def _history(self, line: int, messages: list[Any]) -> None:
+        self.counts["history_rewrites"] += 1
+        records = [m for m in messages if isinstance(m, dict) and isinstance(m.get("id"), str)]
+        summary_at = _summary_index(records)
+        pair = records[summary_at : summary_at + 2] if summary_at is not None else []
+        for known in pair:  # the summary and its acknowledgement are never turns
+            self.fingerprints.add(_fingerprint(known))
+        if pair and pair[0]["id"] not in self.summaries:
+            self.summaries.add(pair[0]["id"])
+            self._compaction(line, pair[0], records[:summary_at])
+        tail = [r for r in records if not any(r is known for known in pair)]
+        for record in tail:
+            message_id = record["id"]
+            if message_id in self.pending or message_id in self.written:
+                continue
+            print_ = _fingerprint(record)
+            if print_ in self.fingerprints:  # a kept message re-listed under a new id
+                self.counts["kept_messages"] += 1
+                self.written.setdefault(message_id, _Written())
+                continue
+            self._message(line, record)
+
+    def _compaction(self, line: int, summary: dict[str, Any], before: list[dict[str, Any]]) -> None:
+        for record in before:  # the bootstrap context, if this history is the first the file shows
+            if record["id"] not in self.pending and record["id"] not in self.written \
+                    and _fingerprint(record) not in self.fingerprints:  # fmt: skip
+                self._message(line, record)
+        last_user = next((r for _, r in reversed(self.pending.values()) if r.get("type") == "user"), None)
+        manual = last_user is not None and _text(last_user.get("content")).strip().startswith("/compress")
+        self._flush()
+        text = _text(summary.get("content")).strip()
+        compaction = Compaction(
+            text=text or None,
+            line=line,
+            trigger="manual" if manual else "auto",
+            tokens_before=self.last_tokens,
+            timestamp=as_str(summary.get("timestamp")),
+            unavailable=None if text else f"line {line}: the summary message is empty",
+            extra={"summary_id": summary["id"]},
+        )
+        self.transcript.compaction(compaction)
+        self.awaiting_after = compaction
+        self.last_tokens = None
+
+    # -- messages onto the transcript -----------------------------------------------------------
+
+    def _flush(self) -> None:
+        for message_id, (_, record) in self.pending.items():
+            written = self.written.setdefault(message_id, _Written())
+            if record.get("type") == "user":
+                self._user(message_id, record)
+            else:
+                self._gemini(message_id, record, written)
+        self.pending.clear()
+
+    def _late_update(self, record: dict[str, Any]) -> None:
+        """A message rewritten after it went on the transcript: only calls it gained are new."""
+        if record.get("type") == "gemini":
+            written = self.written[record["id"]]
+            before = len(written.calls)
+            self._calls(record["id"], record, written)
+            self.counts["late_updates"] += len(written.calls) > before
+
+    def _user(self, message_id: str, record: dict[str, Any]) -> None:
+        content = record.get("content")
+        timestamp = as_str(record.get("timestamp"))
+        shown = record.get("displayContent")
+        text = _text(shown if shown is not None and _text(shown).strip() else content)
+        if text.strip():
+            stripped = text.lstrip()
+            harness = stripped.startswith(_HARNESS_TEXT) or stripped.startswith(_COMMAND_TEXT)
+            self.transcript.turn(message_id, "user", "harness" if harness else "user", text, timestamp)
+        for part in _parts(content):
+            response = part.get("functionResponse")
+            if isinstance(response, dict):
+                call_id = as_str(response.get("id")) or as_str(response.get("name"))
+                if call_id and call_id in self.results:
+                    continue
+                self._result(call_id, message_id, response, failed=False, timestamp=timestamp)
+
+    def _gemini(self, message_id: str, record: dict[str, Any], written: _Written) -> None:
+        text = _text(record.get("content"))
+        timestamp = as_str(record.get("timestamp"))
+        if text.strip():
+            self.transcript.turn(message_id, "assistant", "assistant", text, timestamp, model=record.get("model"))
+        self._calls(message_id, record, written)
+
+    def _calls(self, message_id: str, record: dict[str, Any], written: _Written) -> None:
+        timestamp = as_str(record.get("timestamp"))
+        calls = record.get("toolCalls")
+        for call in calls if isinstance(calls, list) else ():
+            if not isinstance(call, dict):
+                continue
+            call_id = as_str(call.get("id")) or f"{message_id}:{len(written.calls)}"
+            if call_id in written.calls:
+                continue
+            written.calls.add(call_id)
+            name = as_str(call.get("name")) or "tool"
+            self.transcript.tool_call(call_id, name, call.get("args"), as_str(call.get("timestamp")) or timestamp)
+            failed = as_str(call.get("status")) in _FAILED
+            responses = [p["functionResponse"] for p in _parts(call.get("result"))
+                         if isinstance(p.get("functionResponse"), dict)]  # fmt: skip
+            if responses:
+                self._result(call_id, call_id, responses[0], failed=failed, timestamp=timestamp)
+            elif failed:
+                self.transcript.outcome(call_id, False)
+        for part in _parts(record.get("content")):  # a history-only message holds calls as parts
+            call = part.get("functionCall")
+            if isinstance(call, dict):
+                call_id = as_str(call.get("id")) or f"{message_id}:{len(written.calls)}"
+                if call_id not in written.calls:
+                    written.calls.add(call_id)
+                    self.transcript.tool_call(call_id, as_str(call.get("name")) or "tool", call.get("args"), timestamp)
+
+    def _result(self, call_id: str | None, key: str, response: dict[str, Any], *, failed: bool,
+                timestamp: str | None) -> None:  # fmt: skip
+        body = response.get("response")
+        error = isinstance(body, dict) and "error" in body and "output" not in body
+        text = _response_text(body)
+        if call_id:
+            self.results.add(call_id)
+        self.transcript.tool_result(call_id, f"{key}:result", text, is_error=failed or error, timestamp=timestamp)
+
+
+# --- values -------------------------------------------------------------------------------------
+
+
+def _parts(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, dict):
+        return [content]
+    return [p for p in content if isinstance(p, dict)] if isinstance(content, list) else []
+
+
+def _text(content: Any) -> str:
+    """A PartListUnion's text: a string, a part, or a list of them; thought parts are not said."""
+    if isinstance(content, str):
+        return content
+    pieces = [p if isinstance(p, str) else p.get("text") for p in (content if isinstance(content, list) else [content])
+              if isinstance(p, str) or (isinstance(p, dict) and p.get("thought") is not True)]  # fmt: skip
+    return "\n".join(p for p in pieces if isinstance(p, str) and p)
+
+
+def _response_text(body: Any) -> str:
+    if isinstance(body, dict):
+        for name in ("output", "error", "llmContent", "content"):
+            if isinstance(body.get(name), str):
+                return body[name]
+    return body if isinstance(body, str) else dumps(body)
+
+
+def _fingerprint(record: dict[str, Any]) -> Any:
+    """What a message says, whatever its id: the same words, calls and replies are the same message.
+
+    A call is the same whether the record lists it in `toolCalls` or a history holds it as a part."""
+    listed = record.get("toolCalls")
+    calls = {f"functionCall:{c.get('id') or c.get('name')}" for c in listed if isinstance(c, dict)} if isinstance(
+        listed, list) else set()  # fmt: skip
+    for part in _parts(record.get("content")):
+        for name in ("functionCall", "functionResponse"):
+            if isinstance(part.get(name), dict):
+                calls.add(f"{name}:{part[name].get('id') or part[name].get('name')}")
+    return as_str(record.get("type")), _text(record.get("content")).strip(), tuple(sorted(calls))
+
+
+def _summary_index(records: list[dict[str, Any]]) -> int | None:
+    """Where a history holds a compression's summary: a user message the model acknowledges with the CLI's
+    fixed words (chatCompressionService builds [summary, acknowledgement, …kept])."""
+    for index in range(len(records) - 1):
+        first, second = records[index], records[index + 1]
+        if first.get("type") == "user" and second.get("type") == "gemini" \
+                and _text(second.get("content")).strip() == GEMINI_ACKNOWLEDGEMENT:  # fmt: skip
+            return index
+    return None
+
+
+def _shape(record: dict[str, Any]) -> str:
+    keys = sorted(k for k in record if isinstance(k, str))[:3]
+    return "record {" + ", ".join(keys) + "}"
+
+
+def _is_document(path: Path) -> bool:
+    """The legacy `.json` checkpoint: one document, pretty-printed (`JSON.stringify(record, null, 2)`)."""
+    return read_head(path, 64).lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"{\n", b"{\r\n"))
+
+
+def _document(path: Path) -> dict[str, Any]:
+    try:
+        data = orjson.loads(read_all(path))
+    except orjson.JSONDecodeError as exc:
+        raise TraceReadError(str(path), f"not valid JSON ({exc.msg})", getattr(exc, "lineno", None)) from None
+    if not isinstance(data, dict):
+        raise TraceReadError(str(path), f"a JSON {type(data).__name__}, not a Gemini CLI session")
+    return data
+
+
+def read(path: Path) -> Trace:
+    return _Reader(path).build()
+
+
+READER = register_reader(
+    Reader(
+        name=NAME,
+        description="Gemini CLI session (JSONL with $set/$rewindTo; legacy .json)",
+        sniff=sniff,
+        read=read,
+        tested_on="Gemini CLI 0.61.0 (JSONL) and 0.20.2 (legacy .json). JSONL: before and after each compression are "
+        "exact, from the file's own history rewrite; the trigger (auto, or manual after /compress) is inferred. "
+        "Legacy .json: compressions are not recorded, so only the raw turns load.",
+    )
+)

@@ -1,0 +1,406 @@
+"""Reader for opencode sessions: its SQLite store (`~/.local/share/opencode/opencode.db`) and `opencode export`.
+
+Since 1.2 opencode keeps sessions in SQLite: tables `session`, `message` and `part`, each row's `data`
+column one JSON object (message ids `msg_…` sort in time order). `opencode export <id>` prints the same
+objects as `{info, messages: [{info, parts}]}`. A compaction is three messages: a user message whose part
+is `{type: "compaction", auto, overflow}`, an assistant message with `mode: "compaction"` and `summary:
+true` whose text part is the summary, and (when automatic) a synthetic "Continue if you have next
+steps…" user message. The model goes on from the summary and what follows it. Pruning clears old tool
+outputs without a summary: those parts carry `state.time.compacted`.
+
+The database is opened read-only; it is never written to.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from contextlib import closing
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+
+from inspector.errors import TraceReadError
+from inspector.model import Trace
+from inspector.readers._io import open_regular, read_all, read_limits
+from inspector.readers.registry import Reader, register_reader
+from inspector.readers.timeline import Compaction
+from inspector.readers.transcript import NATIVE_TAG, Transcript
+from inspector.readers.values import as_int, as_str, dumps, type_of
+from inspector.tool_names import is_edit_tool
+
+NAME = "opencode"
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_TABLES = frozenset({"session", "message", "part"})
+_QUIET_PARTS = frozenset({"step-start", "step-finish", "snapshot", "reasoning", "agent", "retry"})
+"""Parts that hold no words of the conversation (token counts are read from the message)."""
+_FILE_FIELDS = ("filePath", "file_path", "path")
+
+Message = tuple[dict[str, Any], list[dict[str, Any]]]
+
+
+# --- recognising ------------------------------------------------------------------------------
+
+
+def sniff(head: bytes) -> bool:
+    """An `opencode export` document: `{"info": {…session…}, "messages": [{"info", "parts"}]}`."""
+    if NATIVE_TAG in head:
+        return False
+    start = head.lstrip()[:4096]
+    return (start.startswith(b"{") and start[1:].lstrip().startswith(b'"info"') and b'"messages"' in head
+            and b'"projectID"' in start and (b'"ses_' in start or b'"slug"' in start))  # fmt: skip
+
+
+def claims(path: Path) -> bool:
+    """An SQLite file with opencode's session, message and part tables (never raises)."""
+    try:
+        if not path.is_file():
+            return False
+        with open_regular(path) as stream:
+            if stream.read(16) != _SQLITE_MAGIC:
+                return False
+        with closing(_connect(path)) as db:
+            names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return _TABLES <= names
+    except (TraceReadError, OSError, sqlite3.Error):
+        return False
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """The database read-only: reading a session never changes the user's store.
+
+    opencode keeps it in WAL mode. While a `-wal` file exists it may hold committed rows, so the database is
+    opened `mode=ro` through it; without one, `immutable=1`, since a read-only open of a WAL database would
+    otherwise create the `-wal` and `-shm` files beside it."""
+    size = path.stat().st_size
+    if size > read_limits().max_file_bytes:
+        raise TraceReadError(str(path), "is larger than the per-file limit (raise it with --max-file-mb)")
+    wal = path.with_name(path.name + "-wal").exists()
+    return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro{'' if wal else '&immutable=1'}", uri=True)
+
+
+# --- the database --------------------------------------------------------------------------------
+
+
+def sessions(path: Path) -> list[str]:
+    """Session ids in the database, most recently updated first; none for an export (one session)."""
+    if not claims(path):
+        return []
+    with closing(_database(path)) as db:
+        return [row[0] for row in _query(path, db, "SELECT id FROM session ORDER BY time_updated DESC, id DESC")
+                if isinstance(row[0], str)]  # fmt: skip
+
+
+def read(path: Path) -> Trace:
+    if not claims(path):  # an export document
+        return _read_export(path)
+    ids = sessions(path)
+    if not ids:
+        raise TraceReadError(str(path), "an opencode database with no session in it")
+    return _read_session(path, ids[0]).build()  # the registry names the others
+
+
+def read_session(path: Path, session_id: str) -> Trace:
+    return _read_session(path, session_id).build()
+
+
+def _read_session(path: Path, session_id: str) -> _Reader:
+    with closing(_database(path)) as db:
+        found = _query(path, db, "SELECT * FROM session WHERE id = ?", (session_id,), named=True)
+        if not found:
+            raise TraceReadError(str(path), f"#{session_id}: no such session in this opencode database")
+        rows = _query(path, db, "SELECT id, data FROM message WHERE session_id = ? ORDER BY id", (session_id,))
+        parts: dict[str, list[dict[str, Any]]] = {}
+        bad_parts = 0
+        part_rows = _query(path, db, "SELECT id, message_id, data FROM part WHERE session_id = ? "
+                                     "ORDER BY message_id, id", (session_id,))  # fmt: skip
+        for part_id, message_id, data in part_rows:
+            part = _decoded(data)
+            if part is None:
+                bad_parts += 1
+                continue
+            part.setdefault("id", part_id)  # as `opencode export` adds it
+            parts.setdefault(message_id, []).append(part)
+    session = found[0]
+    reader = _Reader(path, session_id)
+    reader.bad_rows = bad_parts
+    reader.title = as_str(session.get("title"))
+    reader.extra.update({"version": as_str(session.get("version")), "directory": as_str(session.get("directory")),
+                         "source": "sqlite"})  # fmt: skip
+    messages: list[Message] = []
+    for message_id, data in rows:
+        info = _decoded(data)
+        if info is None:
+            reader.bad_rows += 1
+            continue
+        info.setdefault("id", message_id)
+        messages.append((info, parts.get(message_id, [])))
+    reader.messages(messages)
+    return reader
+
+
+def _database(path: Path) -> sqlite3.Connection:
+    try:
+        return _connect(path)
+    except (sqlite3.Error, OSError) as exc:
+        raise TraceReadError(str(path), f"cannot open the opencode database: {exc}") from None
+
+
+def _query(path: Path, db: sqlite3.Connection, sql: str, args: tuple[Any, ...] = (), *,
+           named: bool = False) -> list[Any]:  # fmt: skip
+    """Rows as tuples, or as dicts by column name (`named`: columns vary between opencode versions)."""
+    try:
+        cursor = db.execute(sql, args)
+        rows = cursor.fetchall()
+    except sqlite3.Error as exc:
+        raise TraceReadError(str(path), f"unreadable opencode database: {exc}") from None
+    if not named:
+        return rows
+    columns = [column[0] for column in cursor.description or ()]
+    return [dict(zip(columns, row, strict=False)) for row in rows]
+
+
+def _decoded(data: Any) -> dict[str, Any] | None:
+    if isinstance(data, bytes | str):
+        try:
+            value = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return None
+        return value if isinstance(value, dict) else None
+    return None
+
+
+# --- the export document ------------------------------------------------------------------------
+
+
+def _read_export(path: Path) -> Trace:
+    try:
+        document = orjson.loads(read_all(path))
+    except orjson.JSONDecodeError as exc:
+        raise TraceReadError(str(path), f"not valid JSON ({exc.msg})") from None
+    if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
+        raise TraceReadError(str(path), "not an opencode export: no `messages` list")
+    info = document.get("info") if isinstance(document.get("info"), dict) else {}
+    reader = _Reader(path, as_str(info.get("id")) or path.stem)
+    reader.title = as_str(info.get("title"))
+    reader.extra.update({"version": as_str(info.get("version")), "directory": as_str(info.get("directory")),
+                         "source": "export"})  # fmt: skip
+    messages: list[Message] = []
+    for entry in document["messages"]:
+        message = entry.get("info") if isinstance(entry, dict) else None
+        if not isinstance(message, dict):
+            reader.bad_rows += 1
+            continue
+        parts = entry.get("parts")
+        messages.append((message, [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []))
+    reader.messages(messages)
+    return reader.build()
+
+
+# --- messages onto the transcript ------------------------------------------------------------------
+
+
+class _Reader:
+    def __init__(self, path: Path, session_id: str) -> None:
+        self.path = path
+        self.session_id = session_id
+        self.title: str | None = None
+        self.extra: dict[str, Any] = {}
+        self.transcript = Transcript(path, NAME)
+        self.bad_rows = 0
+        self.pruned = 0
+        self.requested: dict[str, Any] | None = None
+        """The compaction part of the user message that asked for the summary now awaited."""
+        self.last_tokens: int | None = None
+        self.awaiting_after: Compaction | None = None
+
+    def build(self) -> Trace:
+        extra = {k: v for k, v in self.extra.items() if v is not None}
+        extra.update({"bad_rows": self.bad_rows, "pruned_tool_outputs": self.pruned})
+        return self.transcript.build(self.session_id, self.title, extra)
+
+    def messages(self, messages: Iterable[Message]) -> None:
+        prunes = sorted({t for _, parts in messages for t in _pruned_times(parts)})
+        for info, parts in messages:
+            created = _time(info, "created")
+            while prunes and created is not None and prunes[0] <= created:
+                self._prune_event(prunes.pop(0))
+            role = info.get("role")
+            if role == "user":
+                self._user(info, parts)
+            elif role == "assistant":
+                self._assistant(info, parts)
+            else:
+                self.transcript.unknown_types[f"message role {role}"] += 1
+        for moment in prunes:
+            self._prune_event(moment)
+        if self.requested is not None:
+            self.transcript.event("compaction-requested", "a compaction was asked for; no summary message followed")
+
+    def _prune_event(self, moment: int) -> None:
+        self.transcript.event("microcompaction", "old tool outputs pruned (state.time.compacted)", _iso(moment))
+
+    def _user(self, info: dict[str, Any], parts: list[dict[str, Any]]) -> None:
+        message_id = as_str(info.get("id")) or "user"
+        timestamp = _iso(_time(info, "created"))
+        for index, part in enumerate(parts):
+            kind = type_of(part)
+            key = as_str(part.get("id")) or f"{message_id}:{index}"
+            if kind == "text" and isinstance(part.get("text"), str) and part["text"].strip():
+                if part.get("ignored") is True:
+                    continue
+                authority = "harness" if part.get("synthetic") is True else "user"
+                self.transcript.turn(key, "user", authority, part["text"], timestamp, message=message_id)
+            elif kind == "compaction":
+                self.requested = {k: v for k, v in part.items() if k in ("auto", "overflow", "tail_start_id",
+                                                                         "anchor_id")}  # fmt: skip
+            elif kind == "file":
+                target = as_str(part.get("filename")) or as_str(part.get("url"))
+                if target:
+                    self.transcript.mention("file", target.removeprefix("file://"), "read", timestamp)
+            elif kind not in _QUIET_PARTS and kind != "text":
+                self.transcript.unknown_types[f"user part {kind}"] += 1
+
+    def _assistant(self, info: dict[str, Any], parts: list[dict[str, Any]]) -> None:
+        message_id = as_str(info.get("id")) or "assistant"
+        timestamp = _iso(_time(info, "created"))
+        if info.get("summary") is True or info.get("mode") == "compaction" or info.get("agent") == "compaction":
+            self._summary(info, parts, timestamp)
+            return
+        self._tokens(info)
+        texts = [p["text"] for p in parts if p.get("type") == "text" and isinstance(p.get("text"), str)
+                 and p["text"].strip() and p.get("synthetic") is not True]  # fmt: skip
+        if texts:
+            self.transcript.turn(message_id, "assistant", "assistant", "\n\n".join(texts), timestamp)
+        for part in parts:
+            kind = type_of(part)
+            if kind == "tool":
+                self._tool(message_id, part, timestamp)
+            elif kind == "patch":
+                for target in part.get("files") if isinstance(part.get("files"), list) else ():
+                    if isinstance(target, str):
+                        self.transcript.mention("file", target, "edit", timestamp)
+            elif kind not in _QUIET_PARTS and kind not in ("text", "file"):
+                self.transcript.unknown_types[f"assistant part {kind}"] += 1
+        error = info.get("error")
+        if isinstance(error, dict) and not texts:
+            self.transcript.event("error", _error_text(error), timestamp)
+
+    def _tool(self, message_id: str, part: dict[str, Any], timestamp: str | None) -> None:
+        state = part.get("state") if isinstance(part.get("state"), dict) else {}
+        call_id = as_str(part.get("callID")) or as_str(part.get("id")) or f"{message_id}:tool"
+        name = as_str(part.get("tool")) or "tool"
+        tool_input = state.get("input") if state.get("input") is not None else {}
+        times = state.get("time") if isinstance(state.get("time"), dict) else {}
+        self.transcript.tool_call(call_id, name, tool_input, _iso(as_int(times.get("start"))) or timestamp)
+        if isinstance(tool_input, dict):
+            target = next((tool_input[f] for f in _FILE_FIELDS if isinstance(tool_input.get(f), str)), None)
+            if target:
+                self.transcript.mention("file", target, "edit" if is_edit_tool(name) else "read", timestamp)
+        status = state.get("status")
+        if status not in ("completed", "error"):
+            return
+        pruned = as_int(times.get("compacted"))
+        self.pruned += pruned is not None
+        if status == "error":
+            text = as_str(state.get("error")) or dumps(state.get("error"))
+        else:
+            text = as_str(state.get("output")) or ""
+        metadata = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
+        exit_code = as_int(metadata.get("exit"))
+        failed = status == "error" or (exit_code is not None and exit_code != 0)
+        self.transcript.tool_result(call_id, f"{call_id}:output", text, is_error=failed,
+                                    timestamp=_iso(as_int(times.get("end"))) or timestamp,
+                                    pruned_at=_iso(pruned))  # fmt: skip
+
+    def _summary(self, info: dict[str, Any], parts: list[dict[str, Any]], timestamp: str | None) -> None:
+        text = "\n\n".join(p["text"] for p in parts if p.get("type") == "text" and isinstance(p.get("text"), str)
+                           and p["text"].strip())  # fmt: skip
+        requested = self.requested or {}
+        self.requested = None
+        error = info.get("error")
+        reason = None
+        if not text:
+            why = _error_text(error) if isinstance(error, dict) else "it has no text part"
+            reason = f"summary message {info.get('id')}: {why}"
+        extra = {k: v for k, v in requested.items() if k in ("overflow", "tail_start_id", "anchor_id")}
+        extra["summary_message"] = info.get("id")
+        auto = requested.get("auto")
+        compaction = Compaction(
+            text=text or None,
+            trigger="auto" if auto is True else "manual" if auto is False else None,
+            tokens_before=self.last_tokens,
+            timestamp=timestamp,
+            unavailable=reason,
+            extra=extra,
+        )
+        self.transcript.compaction(compaction)
+        self.awaiting_after = compaction
+        self.last_tokens = None
+
+    def _tokens(self, info: dict[str, Any]) -> None:
+        """The prompt size of an assistant turn: fresh input plus cached input."""
+        tokens = info.get("tokens")
+        if not isinstance(tokens, dict):
+            return
+        cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
+        prompt = sum(as_int(v) or 0 for v in (tokens.get("input"), cache.get("read"), cache.get("write")))
+        if not prompt:
+            return
+        self.last_tokens = prompt
+        if self.awaiting_after is not None:
+            self.awaiting_after.tokens_after = prompt
+            self.awaiting_after = None
+
+
+def _pruned_times(parts: list[dict[str, Any]]) -> list[int]:
+    found = []
+    for part in parts:
+        state = part.get("state") if part.get("type") == "tool" else None
+        times = state.get("time") if isinstance(state, dict) else None
+        moment = as_int(times.get("compacted")) if isinstance(times, dict) else None
+        if moment is not None:
+            found.append(moment)
+    return found
+
+
+def _time(info: dict[str, Any], name: str) -> int | None:
+    times = info.get("time")
+    return as_int(times.get(name)) if isinstance(times, dict) else None
+
+
+def _iso(milliseconds: int | None) -> str | None:
+    if milliseconds is None:
+        return None
+    try:
+        moment = datetime.fromtimestamp(milliseconds / 1000, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _error_text(error: dict[str, Any]) -> str:
+    data = error.get("data") if isinstance(error.get("data"), dict) else {}
+    message = as_str(data.get("message")) or as_str(error.get("message"))
+    name = as_str(error.get("name")) or "error"
+    return f"{name}: {message}" if message else name
+
+
+READER = register_reader(
+    Reader(
+        name=NAME,
+        description="opencode session (opencode.db SQLite store, or `opencode export` JSON)",
+        sniff=sniff,
+        read=read,
+        claims=claims,
+        sessions=sessions,
+        read_session=read_session,
+        suffixes=(".db",),
+        tested_on="opencode 1.18.33 (SQLite store and export). Before and after each compaction are exact: the "
+        "summary is its own message and the model continues from it; pruned tool outputs are marked by the log.",
+    )
+)
