@@ -25,7 +25,7 @@ from inspector.readers._io import open_regular, read_all, read_head, read_limits
 from inspector.readers.boilerplate import INSPECT_SUMMARY_OPENING
 from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction
-from inspector.readers.transcript import Transcript
+from inspector.readers.transcript import Transcript, several_sessions
 from inspector.readers.values import as_int, as_str, blocks_text, input_text
 
 NAME = "inspect-ai"
@@ -403,21 +403,11 @@ def read(path: Path) -> Trace:
         raise TraceReadError(str(path), "the eval log holds no samples (a header-only log)")
     trace = _Sample(path, log, log.order[0], log.sample(log.order[0])).build()
     if len(log.order) > 1:
-        from inspector.model import Severity
-
-        trace = _with_notice(trace, Severity.INFO, (
+        trace = several_sessions(trace, (
             f"this log holds {len(log.order)} samples; loaded the newest, {log.order[0]}; "
             f"{path}#<sample>_epoch_<n> loads another ({', '.join(log.order[1:4])}"
             f"{' …' if len(log.order) > 4 else ''})"))  # fmt: skip
     return trace
-
-
-def _with_notice(trace: Trace, severity: Any, message: str) -> Trace:
-    from dataclasses import replace
-
-    from inspector.model import Finding
-
-    return replace(trace, notices=(*trace.notices, Finding("several-sessions", severity, None, message)))
 
 
 READER = register_reader(Reader(

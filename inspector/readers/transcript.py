@@ -192,6 +192,12 @@ class Transcript:
         )
 
 
+
+def several_sessions(trace: Trace, message: str) -> Trace:
+    """A container's newest session, with the notice that the file holds others (`FILE#ID` loads one)."""
+    return replace(trace, notices=(*trace.notices, Finding("several-sessions", Severity.INFO, None, message)))
+
+
 def _turn_source(turn: Turn, calls: dict[str, Turn]) -> SourceRecord:
     text = turn.text
     call = calls.get(turn.call_id or "") if turn.kind == "tool_error" else None
