@@ -18,6 +18,7 @@ from inspector.readers import inspect_ai as inspect_ai
 from inspector.readers import langchain as langchain
 from inspector.readers import anthropic_api as anthropic_api
 from inspector.readers import openai_responses as openai_responses
+from inspector.readers import otel_genai as otel_genai
 # isort: on
 
 __all__ = ["Reader", "detect_format", "format_names", "load_trace", "native", "readers", "register_reader"]
