@@ -55,7 +55,7 @@ def test_a_log_of_several_samples_is_a_container() -> None:
     trace = load_trace(EVAL)
     assert trace.id == "trim_epoch_1"
     [notice] = [n for n in trace.notices if n.rule == "several-sessions"]
-    assert "2 sessions" in notice.message and f"{EVAL}#summary_epoch_1" in notice.message
+    assert "2 sessions" in notice.message and f"{EVAL.name}#summary_epoch_1" in notice.message
     with pytest.raises(TraceReadError, match="no sample 'nope'"):
         load_trace(f"{EVAL}#nope")
 

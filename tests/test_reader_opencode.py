@@ -121,7 +121,7 @@ def test_the_newest_session_loads_and_names_the_others(tmp_path: Path) -> None:
     assert opencode.sessions(path) == [SESSION, "ses_older"]
     trace = load_trace(path)
     assert trace.id == SESSION
-    assert [(n.rule, f"{path}#ses_older" in n.message) for n in trace.notices] == [("several-sessions", True)]
+    assert [(n.rule, f"{path.name}#ses_older" in n.message) for n in trace.notices] == [("several-sessions", True)]
     assert [f.rule for f in analyze(trace).findings if f.rule == "several-sessions"] == ["several-sessions"]
     older = load_trace(f"{path}#ses_older")
     assert older.id == "ses_older" and [s.text for s in older.sources] == ["Use tabs."]

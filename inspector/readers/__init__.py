@@ -20,6 +20,7 @@ from inspector.readers import anthropic_api as anthropic_api
 from inspector.readers import openai_responses as openai_responses
 from inspector.readers import gemini_cli as gemini_cli
 from inspector.readers import opencode as opencode
+from inspector.readers import otel_genai as otel_genai
 # isort: on
 
 __all__ = ["Reader", "detect_format", "format_names", "load_trace", "native", "readers", "register_reader"]

@@ -103,3 +103,14 @@ def head_records(head: bytes, limit: int = 64) -> list[dict[str, Any]]:
         if isinstance(data, dict):
             found.append(data)
     return found
+
+
+def is_json_document(head: bytes) -> bool:
+    """One JSON document (a list, or an object spread over several lines), not a line per record."""
+    start = head.lstrip()
+    if start.startswith(b"["):
+        return True
+    first, newline, _ = start.partition(b"\n")
+    # A pretty-printed document opens with a line that is not a whole object; a JSONL line too long for
+    # the head is cut before its newline, and is still a line of its own.
+    return start.startswith(b"{") and bool(newline) and not first.rstrip().endswith(b"}")

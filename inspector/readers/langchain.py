@@ -31,7 +31,7 @@ import orjson
 from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.readers._io import read_all, read_head
-from inspector.readers.json_lines import JsonLines, head_records
+from inspector.readers.json_lines import JsonLines, head_records, is_json_document
 from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction
 from inspector.readers.transcript import NATIVE_TAG, Transcript
@@ -118,7 +118,7 @@ class _Reader:
 
     def build(self) -> Trace:
         extra: dict[str, Any]
-        if _is_document(read_head(self.path)):
+        if is_json_document(read_head(self.path)):
             extra = self._document()
         else:
             lines = JsonLines(self.path)
@@ -251,17 +251,6 @@ def _identity_of(value: Any) -> str | None:
 def _identity(kind: str, fields: dict[str, Any]) -> str:
     """A message without an id is known by what it says (a values stream repeats it every step)."""
     return f"{kind}:{dumps([fields.get('content'), fields.get('tool_calls'), fields.get('tool_call_id')])}"
-
-
-def _is_document(head: bytes) -> bool:
-    """One JSON document (a list, or a state spread over several lines), not a line per chunk."""
-    start = head.lstrip()
-    if start.startswith(b"["):
-        return True
-    first, newline, _ = start.partition(b"\n")
-    # A pretty-printed state opens with a line that is not a whole object; a stream line too long for
-    # the head is cut before its newline, and is still a stream line.
-    return start.startswith(b"{") and bool(newline) and not first.rstrip().endswith(b"}")
 
 
 def read(path: Path) -> Trace:

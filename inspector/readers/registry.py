@@ -122,8 +122,9 @@ def _with_other_sessions(trace: Trace, reader: Reader, path: Path) -> Trace:
     if len(ids) < 2:
         return trace
     others = f" (others: {', '.join(ids[2:5])}{' …' if len(ids) > 5 else ''})" if len(ids) > 2 else ""
-    message = (f"{path} holds {len(ids)} sessions; the newest, {ids[0]}, was loaded. "
-               f"Load another as FILE#ID, e.g. {path}#{ids[1]}{others}")  # fmt: skip
+    # The file's name, not its path: a report must read the same wherever the file was checked out.
+    message = (f"{path.name} holds {len(ids)} sessions; the newest, {ids[0]}, was loaded. "
+               f"Load another as FILE#ID, e.g. {path.name}#{ids[1]}{others}")  # fmt: skip
     return replace(trace, notices=(*trace.notices, Finding("several-sessions", Severity.INFO, None, message)))
 
 

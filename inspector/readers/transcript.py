@@ -192,6 +192,7 @@ class Transcript:
         )
 
 
+
 def _turn_source(turn: Turn, calls: dict[str, Turn]) -> SourceRecord:
     text = turn.text
     call = calls.get(turn.call_id or "") if turn.kind == "tool_error" else None
