@@ -25,3 +25,13 @@ def test_readme_pictures_are_the_screenshots_the_browser_tests_refresh():
         assert (REPO / picture).is_file(), picture
     for name in DOC_PICTURES:  # each is taken by a browser test (the loop over manifest/findings included)
         assert f'"{name}"' in browser_tests, name
+
+
+def test_the_readme_lists_every_reader_with_what_it_was_tested_on():
+    from inspector.readers import readers
+
+    readme = (REPO / "README.md").read_text()
+    for reader in readers():
+        where = ", ".join(f"`{location}`" for location in reader.default_locations) or "wherever you write it"
+        assert f"| `{reader.name}` | {reader.description} | {where} | {reader.tested_on} |" in readme, reader.name
+        assert reader.tested_on, f"{reader.name} does not say what it was tested on"

@@ -14,6 +14,7 @@ from inspector.cli_options import count
 from inspector.fleet import ENGINES, ScanResult, cache_path, scan, write_rows
 from inspector.fleet.views import refused_line
 from inspector.inert import terminal_text
+from inspector.readers.registry import default_locations
 from inspector.text import counted
 
 SHOWN = 20
@@ -23,7 +24,10 @@ SHOWN = 20
 def add_parser(commands: Any, parents: Sequence[argparse.ArgumentParser] = ()) -> None:
     parser = commands.add_parser("scan", parents=list(parents),
                                  help="rank a folder of sessions by how badly their memory broke")
-    parser.add_argument("dirs", nargs="+", metavar="DIR", help="folders (walked recursively) or files")
+    parser.add_argument("dirs", nargs="*", metavar="DIR", help="folders (walked recursively) or files")
+    parser.add_argument("--defaults", action="store_true",
+                        help="also every agent's usual session folder on this machine (~/.claude/projects, "
+                             "~/.codex/sessions, ~/.gemini/tmp, opencode's database, ./logs of Inspect)")  # fmt: skip
     parser.add_argument("--out", type=output_file, default=None, metavar="FILE",
                         help="write every row to FILE.parquet, .csv or .json (a cache is kept beside it)")  # fmt: skip
     parser.add_argument("--workers", type=count, default=os.cpu_count() or 1, metavar="N",
@@ -45,6 +49,16 @@ def run(args: argparse.Namespace) -> int:
     for given in args.dirs:
         if not os.path.lexists(given):
             raise BadInput(f"{given}: no such file or folder")
+    roots = list(args.dirs)
+    if args.defaults:
+        found = default_locations()
+        for name, path in found:
+            print(f"scanning {name}'s sessions: {terminal_text(str(path))}", file=sys.stderr)
+        if not found:
+            print("no agent's usual session folder exists on this machine", file=sys.stderr)
+        roots += [str(path) for _, path in found if str(path) not in roots]
+    elif not roots:
+        raise BadInput("give at least one DIR (a folder or file), or --defaults for every agent's usual session folder")
     cache = cache_path(out) if out is not None and not args.no_cache else None
     with _progress_bar() as bar:
 
@@ -53,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             bar.n = done
             bar.refresh()
 
-        result = scan(args.dirs, workers=args.workers, engine=args.engine, scheduler=args.scheduler,
+        result = scan(roots, workers=args.workers, engine=args.engine, scheduler=args.scheduler,
                       cache=cache, skip=[p for p in (out, cache) if p is not None], progress=progress)  # fmt: skip
     if out is not None:
         write_rows(result.rows, out)

@@ -487,6 +487,7 @@ def _is_agent_log(path: Path) -> bool:
 READER = register_reader(
     Reader(
         name=NAME, description="Claude Code session log (JSONL, 1.0.x and 2.x)", sniff=sniff, read=read,
+        default_locations=("$CLAUDE_CONFIG_DIR/projects", "~/.claude/projects"),
         tested_on="real sessions of Claude Code 1.0.53, 2.0.76 and 2.1.5 to 2.1.49: the surviving branch, "
         "compaction boundaries, summaries and token counts exact; sub-agent sidechains set aside",
     )  # fmt: skip

@@ -292,6 +292,7 @@ def read(path: Path) -> Trace:
 READER = register_reader(
     Reader(
         name=NAME, description="Codex CLI rollout (JSONL)", sniff=sniff, read=read,
+        default_locations=("$CODEX_HOME/sessions", "~/.codex/sessions"),
         tested_on="Codex CLI 0.146 rollouts (a public fixture of real record shapes): turns and compactions exact; "
         "a server-side summary is encrypted in the log (summary-unavailable)",
     )

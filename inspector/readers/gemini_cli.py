@@ -385,6 +385,7 @@ READER = register_reader(
         description="Gemini CLI session (JSONL with $set/$rewindTo; legacy .json)",
         sniff=sniff,
         read=read,
+        default_locations=("$GEMINI_CLI_HOME/.gemini/tmp", "~/.gemini/tmp"),
         tested_on="Gemini CLI 0.61.0 (JSONL) and 0.20.2 (legacy .json). JSONL: before and after each compression are "
         "exact, from the file's own history rewrite; the trigger (auto, or manual after /compress) is inferred. "
         "Legacy .json: compressions are not recorded, so only the raw turns load.",

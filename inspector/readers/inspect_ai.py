@@ -413,6 +413,7 @@ READER = register_reader(Reader(
     sessions=sessions,
     read_session=read_session,
     suffixes=(".eval",),
+    default_locations=("$INSPECT_LOG_DIR", "./logs"),
     tested_on="inspect_ai 0.3.285 (react agent, CompactionSummary and CompactionTrim): compaction type, tokens "
               "before/after and trigger exact from compaction events; summary text exact from the summary message; "
               "a compaction's place among the messages inferred from the message ids earlier events name",

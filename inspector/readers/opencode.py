@@ -400,6 +400,7 @@ READER = register_reader(
         sessions=sessions,
         read_session=read_session,
         suffixes=(".db",),
+        default_locations=("$XDG_DATA_HOME/opencode/opencode.db", "~/.local/share/opencode/opencode.db"),
         tested_on="opencode 1.18.33 (SQLite store and export). Before and after each compaction are exact: the "
         "summary is its own message and the model continues from it; pruned tool outputs are marked by the log.",
     )

@@ -5,6 +5,7 @@ Built-in readers register exactly as a third-party one would: `register_reader(R
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,6 +36,9 @@ class Reader:
     """A container's one session by id; raise `TraceReadError` for an id it does not hold."""
     suffixes: tuple[str, ...] = ()
     """File name endings a fleet scan should read besides the JSON/JSONL ones (".db", ".eval")."""
+    default_locations: tuple[str, ...] = ()
+    """Where the tool keeps its sessions unless told otherwise (`~` and `$VAR` expanded): `scan --defaults`
+    reads the ones that exist on this machine."""
     tested_on: str = ""
     """The tool versions this reader was checked against, and what is exact or inferred (the README's table)."""
 
@@ -76,6 +80,21 @@ def detect_format(path: Path) -> str:
     raise TraceReadError(
         str(path), f"not a recognised trace format (known: {', '.join(_READERS)})", 1
     )
+
+
+def default_locations() -> list[tuple[str, Path]]:
+    """(format, existing path) for every reader's usual session folder or file on this machine, in registry
+    order; a `$VAR` that is not set leaves its location out rather than guess."""
+    found: list[tuple[str, Path]] = []
+    for reader in _READERS.values():
+        for location in reader.default_locations:
+            expanded = os.path.expanduser(os.path.expandvars(location))
+            if "$" in expanded:
+                continue
+            path = Path(expanded)
+            if path.exists() and (reader.name, path) not in found:
+                found.append((reader.name, path))
+    return found
 
 
 def split_session(path: str | Path) -> tuple[Path, str | None]:

@@ -1,0 +1,83 @@
+"""A fleet scan over sessions of every agent the inspector reads, and over each agent's usual folder.
+
+One folder holds one session of each format (a file, an SQLite database, a zip, a folder of events): the
+scan must rank them all in one table, each read by its own reader and none unreadable.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from inspector.fleet import scan
+from inspector.readers import readers
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
+ONE_OF_EACH = {
+    "native": SAMPLES / "staging_db_constraint.json",
+    "claude-code": FIXTURES / "claude_code" / "three_compactions.jsonl",
+    "codex": FIXTURES / "codex" / "three_compactions.jsonl",
+    "gemini-cli": FIXTURES / "gemini_cli" / "session-2026-12-01T01-55-e4477968.jsonl",
+    "opencode": FIXTURES / "opencode" / "opencode.db",
+    "openhands": FIXTURES / "openhands" / "conversation",
+    "inspect-ai": FIXTURES / "inspect_ai" / "two-samples.eval",
+    "langchain": FIXTURES / "langchain" / "stream-values.jsonl",
+    "anthropic-api": FIXTURES / "anthropic_api" / "messages.jsonl",
+    "openai-responses": FIXTURES / "openai_responses" / "responses.jsonl",
+    "otel-genai": FIXTURES / "otel_genai" / "traces.jsonl",
+}
+
+
+def one_of_each(folder: Path) -> Path:
+    for name, source in ONE_OF_EACH.items():
+        target = folder / name / source.name
+        target.parent.mkdir(parents=True)
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, target)
+    return folder
+
+
+def test_every_reader_has_a_session_in_the_folder() -> None:
+    assert sorted(ONE_OF_EACH) == sorted(r.name for r in readers())
+
+
+def test_a_scan_of_one_session_of_every_format_ranks_them_in_one_table(tmp_path: Path) -> None:
+    result = scan([one_of_each(tmp_path)], workers=1)
+    assert sorted(row["format"] for row in result.rows) == sorted(ONE_OF_EACH)
+    assert all(row["verdict"] in ("pass", "fail") and row["error"] is None for row in result.rows), result.rows
+    assert {row["verdict"] for row in result.rows} == {"fail", "pass"}  # ranked: worst first
+    order = [row["verdict"] for row in result.rows]
+    assert order == sorted(order, key=lambda verdict: verdict != "fail")
+
+
+def run_scan(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME",
+                                                            "XDG_DATA_HOME", "INSPECT_LOG_DIR")}  # fmt: skip
+    return subprocess.run([sys.executable, "-m", "inspector", "scan", *args, "--workers", "1"], cwd=home,
+                          env={**env, "HOME": str(home)}, capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+def test_scan_defaults_reads_each_agents_usual_folder(tmp_path: Path) -> None:
+    usual = {
+        "claude-code": tmp_path / ".claude" / "projects" / "-srv-app",
+        "codex": tmp_path / ".codex" / "sessions" / "2026" / "11" / "30",
+        "gemini-cli": tmp_path / ".gemini" / "tmp" / "app" / "chats",
+        "opencode": tmp_path / ".local" / "share" / "opencode",
+        "inspect-ai": tmp_path / "logs",
+    }
+    for name, folder in usual.items():
+        folder.mkdir(parents=True)
+        shutil.copy(ONE_OF_EACH[name], folder)
+    done = run_scan("--defaults", home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for name in usual:
+        assert f"scanning {name}'s sessions: " in done.stderr
+    assert "5 files: " in done.stdout and "0 unreadable" in done.stdout
+
+
+def test_scan_with_no_folder_says_how_to_name_one(tmp_path: Path) -> None:
+    done = run_scan(home=tmp_path)
+    assert done.returncode == 2 and "--defaults" in done.stderr and "Traceback" not in done.stderr
