@@ -64,6 +64,48 @@ def generation_rows(analysis: Analysis) -> list[dict[str, Any]]:
     return rows
 
 
+@dataclass(frozen=True, slots=True)
+class ChainChart:
+    """One line chart across the chain: long-form points, or the sentence shown when there are none."""
+
+    points: list[dict[str, Any]]
+    """(generation, measure, value) rows; generations where a measure is undefined are left out."""
+    nothing_to_chart: str
+    """What an empty chart would have meant, said in words instead of drawn as bare axes."""
+
+
+_CHAIN_CHARTS: dict[str, tuple[dict[str, str], str]] = {
+    "debt": (
+        {"max_depth": "deepest invariant", "mean_depth": "mean"},
+        "Nothing to chart: compaction debt counts how many summaries an invariant has passed through since it "
+        "was last read from source, and no generation of this trace carries an invariant.",
+    ),
+    "density": (
+        {"anchor_density": "anchor density"},
+        "Nothing to chart: anchor density is anchors ÷ (anchors + vague references) in a generation's text, "
+        "and no generation of this trace has text with either.",
+    ),
+    "fidelity": (
+        {"local_fidelity": "parent→child", "source_fidelity": "source→current"},
+        "Nothing to chart: fidelity is the share of invariants a generation keeps (of its parent's, and of "
+        "the source's), and no generation of this trace carries an invariant to keep.",
+    ),
+}
+"""The chain view's line charts: generation_rows columns (with the legend's name for each) and their empty case."""
+
+
+def chain_chart(rows: Iterable[dict[str, Any]], chart: str) -> ChainChart:
+    """Points of one chain chart ("debt", "density" or "fidelity") from `generation_rows`."""
+    measures, nothing = _CHAIN_CHARTS[chart]
+    points = [
+        {"generation": row["generation"], "measure": name, "value": row[column]}
+        for row in rows
+        for column, name in measures.items()
+        if row[column] is not None
+    ]
+    return ChainChart(points, nothing)
+
+
 def survival_by_kind(analysis: Analysis) -> list[dict[str, Any]]:
     """Long-form rows (generation, kind, status, count) for the invariant-survival chart."""
     counts: dict[tuple[int, str, str], int] = {}
