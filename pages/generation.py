@@ -77,12 +77,11 @@ if finding_ref:
         if finding.start is not None and finding.end is not None:
             selected = (finding.start, finding.end)
 
-st.write("Highlight classes")
-toggles = st.columns(len(HIGHLIGHT_CLASSES))
-enabled = [
-    css for column, css in zip(toggles, HIGHLIGHT_CLASSES, strict=True)
-    if column.toggle(HIGHLIGHT_LABELS[css], value=True, key=f"show_{css}", help=HIGHLIGHT_CLASSES[css])
-]  # fmt: skip
+# Pills wrap onto a second line where ten toggles in ten columns cut their labels to "reso…" at 1400 px;
+# the legend below says what each class means.
+enabled = st.pills("Highlight classes", list(HIGHLIGHT_CLASSES), selection_mode="multi",
+                   default=list(HIGHLIGHT_CLASSES), format_func=HIGHLIGHT_LABELS.__getitem__,
+                   key="highlight_classes")  # fmt: skip
 st.html(legend_html(enabled))
 
 refresh_column, note_column = st.columns([1, 3])

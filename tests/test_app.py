@@ -6,6 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from inspector import analyze, load_trace
+from inspector.render import HIGHLIGHT_CLASSES
 from inspector.views import finding_rows
 from tests.helpers import REPO, SAMPLES
 
@@ -66,7 +67,8 @@ def test_selecting_a_generation_with_next_and_previous():
 def test_toggling_a_highlight_class_removes_its_marks():
     at = page(app(trace="sample:anchor_decay.json", gen="3"), "generation")
     assert 'class="anchor-unresolved"' in html_of(at)
-    at.toggle(key="show_anchor-unresolved").set_value(False).run()
+    shown = [css for css in HIGHLIGHT_CLASSES if css != "anchor-unresolved"]
+    at.button_group(key="highlight_classes").set_value(shown).run()
     text = html_of(at)
     assert 'class="anchor-unresolved"' not in text and 'class="elision-orphaned"' in text
 
