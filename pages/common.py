@@ -17,7 +17,7 @@ from inspector.errors import TraceReadError
 from inspector.library import TraceRef, TraceRefError, content_hash, data_dir, trace_file
 from inspector.readers import load_trace
 from inspector.refresh import RefreshResult, refresh_and_reanalyse
-from inspector.render import style_block, text_html
+from inspector.render import text_html
 from inspector.sized_cache import SizedCache, default_budget, trace_weight
 from inspector.store import Store, open_store
 from inspector.views import GuardMark, guard_marks
@@ -186,7 +186,6 @@ def show_text(text: str, tag: str = "p", css_class: str = "") -> None:
 def require_analysis() -> Analysis:
     """For views: stop with a pointer to the home page when no trace is open."""
     sync_state()
-    st.html(style_block())
     analysis = open_analysis()
     if analysis is None:
         st.info("No trace is open yet.")

@@ -7,7 +7,7 @@ import streamlit as st
 
 from inspector.library import TraceRef
 from inspector.refresh import refresh_at
-from inspector.render import chain_dot, highlight_html, highlights, matrix_html, style_block
+from inspector.render import chain_dot, highlight_html, highlights, matrix_html
 from inspector.review import latest_by_finding
 from inspector.store import Target
 from inspector.story import SAMPLE, story
@@ -16,7 +16,6 @@ from pages.common import open_analysis, reviewer_name, set_state, show_text, sto
 from pages.review_widgets import trace_annotations
 
 sync_state()
-st.html(style_block())
 if st.session_state.get("trace") != f"sample:{SAMPLE}":
     set_state(trace=TraceRef("sample", SAMPLE), gen=None, inv=None, finding=None, refresh=None)
 analysis = open_analysis()

@@ -277,3 +277,12 @@ def test_a_bad_traces_folder_path_shows_one_error_line(tmp_path, monkeypatch, na
     errors = [e for e in at.get("html") if 'role="alert"' in str(e.proto.body)]
     assert len(errors) == 1 and says in str(errors[0].proto.body)
     assert "\n" not in str(errors[0].proto.body)
+
+
+def test_a_pasted_sample_link_shows_that_sample_in_the_picker():
+    at = app(trace="sample:staging_db_constraint.json")
+    assert at.selectbox(key="sample_choice").value == "staging_db_constraint.json"
+    at.selectbox(key="sample_choice").select("healthy_chain.json").run()  # picked, not yet opened: it stays
+    assert at.selectbox(key="sample_choice").value == "healthy_chain.json"
+    assert at.query_params["trace"] == "sample:staging_db_constraint.json"
+

@@ -1,7 +1,7 @@
 import pytest
 
 from inspector import analyze, load_trace
-from inspector.library import TraceRef, TraceRefError, confined, resolve, store_upload
+from inspector.library import TraceRef, TraceRefError, confined, resolve, sample_index, store_upload
 from inspector.views import (
     chain_chart,
     find_finding,
@@ -102,3 +102,11 @@ def test_chain_chart_points_leave_out_undefined_generations(five):
     assert all(p["value"] is not None for p in fidelity.points)
     debt = chain_chart(generation_rows(five), "debt")
     assert max(p["value"] for p in debt.points if p["measure"] == "deepest invariant") == 5
+
+
+def test_the_sample_picker_starts_on_the_open_sample():
+    samples = ["anchor_decay.json", "healthy_chain.json", "staging_db_constraint.json"]
+    assert sample_index("sample:staging_db_constraint.json", samples) == 2
+    assert sample_index("upload:abc/staging_db_constraint.json", samples) == 0  # not a sample
+    assert sample_index("sample:gone.json", samples) == 0
+    assert sample_index(None, samples) == 0
