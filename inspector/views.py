@@ -306,3 +306,29 @@ def guard_marks(analysis: Analysis, injections: Iterable[GuardInjection]) -> dic
         if injection.session_id == analysis.trace.id and 0 <= injection.generation < count:
             by_generation.setdefault(injection.generation, []).append(injection)
     return {k: GuardMark(k, tuple(found)) for k, found in sorted(by_generation.items())}
+
+
+CELL_CHAR_PX = 8
+"""A generous width of one character in the app's tables (14 px Source Sans): a column sized by it is not cut."""
+CELL_PADDING_PX = 28
+LONG_TEXT_PX = 440
+"""The widest a text column is drawn; a longer value wraps onto the lines of a taller row instead."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableLayout:
+    """How wide to draw each text column of a table so its values can be read, and whether rows must wrap."""
+
+    widths: dict[str, int]
+    wraps: bool
+    """Some value is wider than LONG_TEXT_PX: rows must be tall enough to wrap it."""
+
+
+def table_layout(columns: dict[str, list[object]]) -> TableLayout:
+    """Widths for text columns (header → values): the longest value or header whole, at most LONG_TEXT_PX."""
+    widths, wraps = {}, False
+    for header, values in columns.items():
+        needed = max([len(header), *(len(str(v)) for v in values if v is not None)]) * CELL_CHAR_PX + CELL_PADDING_PX
+        widths[header] = min(needed, LONG_TEXT_PX)
+        wraps = wraps or needed > LONG_TEXT_PX
+    return TableLayout(widths, wraps)

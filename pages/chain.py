@@ -8,7 +8,15 @@ import streamlit as st
 
 from inspector.render import chain_dot, chain_width
 from inspector.views import ChainChart, chain_chart, debt_comparison, generation_rows, survival_by_kind
-from pages.common import caption_for, guard_marks_of, refreshed_branch, require_analysis, show_text, state_params
+from pages.common import (
+    caption_for,
+    guard_marks_of,
+    refreshed_branch,
+    require_analysis,
+    show_table,
+    show_text,
+    state_params,
+)
 
 analysis = require_analysis()
 caption_for(analysis)
@@ -25,7 +33,7 @@ for mark in guard.values():
 if branch is not None:
     k, result, refreshed = branch
     st.subheader(f"What the refresh at S{k} would have cleared")
-    st.dataframe(pd.DataFrame(debt_comparison(analysis, refreshed)), hide_index=True, key="debt_comparison")
+    show_table(pd.DataFrame(debt_comparison(analysis, refreshed)), key="debt_comparison")
 
 generations = generation_rows(analysis)
 with drawing:  # each link under its node: the links share the graph's width
@@ -76,8 +84,5 @@ with right:
 
 if analysis.trace.events:
     st.subheader("Events on the chain")
-    st.dataframe(
-        pd.DataFrame([{"after": f"S{e.after_generation}", "kind": e.kind, "description": e.description}
-                      for e in analysis.trace.events]),
-        hide_index=True,
-    )  # fmt: skip
+    show_table(pd.DataFrame([{"after": f"S{e.after_generation}", "kind": e.kind, "description": e.description}
+                             for e in analysis.trace.events]))  # fmt: skip

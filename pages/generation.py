@@ -33,6 +33,7 @@ from pages.common import (
     require_analysis,
     reviewer_name,
     set_state,
+    show_table,
     show_text,
     store,
     trace_hash,
@@ -109,7 +110,7 @@ if branch is not None and branch[0] == k:
         "on the refreshed branch."
     )
     if result.corrections:
-        st.dataframe(pd.DataFrame(correction_rows(result.corrections)), hide_index=True, key="corrections_table")
+        show_table(pd.DataFrame(correction_rows(result.corrections)), key="corrections_table")
     else:
         st.success("Nothing to correct: this state matches its sources.")
 
@@ -191,4 +192,4 @@ with review_tab:
     mine = [a for a in reviews if a.target.generation == k]
     if mine:
         st.subheader("Annotations on this generation")
-        st.dataframe(pd.DataFrame(annotation_rows(mine)), hide_index=True, key=f"annotations_{k}")
+        show_table(pd.DataFrame(annotation_rows(mine)), key=f"annotations_{k}")

@@ -3,6 +3,9 @@ import pytest
 from inspector import analyze, load_trace
 from inspector.library import TraceRef, TraceRefError, confined, resolve, sample_index, store_upload
 from inspector.views import (
+    CELL_CHAR_PX,
+    CELL_PADDING_PX,
+    LONG_TEXT_PX,
     chain_chart,
     find_finding,
     finding_rows,
@@ -10,6 +13,7 @@ from inspector.views import (
     lineage,
     manifest_diff,
     survival_by_kind,
+    table_layout,
 )
 from tests.helpers import REPO, SAMPLES
 
@@ -110,3 +114,13 @@ def test_the_sample_picker_starts_on_the_open_sample():
     assert sample_index("upload:abc/staging_db_constraint.json", samples) == 0  # not a sample
     assert sample_index("sample:gone.json", samples) == 0
     assert sample_index(None, samples) == 0
+
+
+def test_a_text_column_is_as_wide_as_its_longest_value_and_long_text_wraps():
+    message = "counterexample “Counterexample: the dedupe rule fails for events with a null session_id” is lost"
+    layout = table_layout({"id": ["ca6a6a8d7d00", None], "rule": ["invariant-weakened"], "message": [message]})
+    assert layout.widths["id"] == len("ca6a6a8d7d00") * CELL_CHAR_PX + CELL_PADDING_PX
+    assert layout.widths["rule"] == len("invariant-weakened") * CELL_CHAR_PX + CELL_PADDING_PX
+    assert layout.widths["message"] == LONG_TEXT_PX and layout.wraps  # too long for one line: rows wrap
+    short = table_layout({"verdict": ["pass"]})
+    assert short.widths["verdict"] == len("verdict") * CELL_CHAR_PX + CELL_PADDING_PX and not short.wraps
