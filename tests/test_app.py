@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from inspector import analyze, load_trace
 from inspector.render import HIGHLIGHT_CLASSES
-from inspector.views import finding_rows
+from inspector.views import CELL_CHAR_PX, LONG_TEXT_PX, finding_rows
 from tests.helpers import REPO, SAMPLES
 
 APP = str(REPO / "app.py")
@@ -286,3 +288,12 @@ def test_a_pasted_sample_link_shows_that_sample_in_the_picker():
     assert at.selectbox(key="sample_choice").value == "healthy_chain.json"
     assert at.query_params["trace"] == "sample:staging_db_constraint.json"
 
+
+
+def test_the_findings_table_is_wide_enough_to_read_its_messages_and_ids():
+    at = page(app(trace="sample:five_item_synthetic.json"), "findings")
+    table = at.dataframe[0]
+    widths = {name: config.get("width") for name, config in json.loads(table.proto.columns).items()}
+    ids = list(table.value["id"])
+    assert widths["id"] >= max(map(len, ids)) * CELL_CHAR_PX  # was "small": the id was cut
+    assert widths["message"] == LONG_TEXT_PX and table.proto.row_height > 64  # 4rem: Streamlit wraps above it
