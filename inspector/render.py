@@ -90,7 +90,8 @@ STYLE = """
 .ci-sev-error{color:#b71c1c;font-weight:600}.ci-sev-warning{color:#e65100;font-weight:600}
 .ci-sev-info{color:#455a64;font-weight:600}
 .ci-matrix{border-collapse:collapse}.ci-matrix td,.ci-matrix th{padding:2px 6px;border:1px solid #ddd;font-size:0.8rem}
-.ci-matrix td:nth-child(3){min-width:18rem}.ci-matrix-scroll{overflow-x:auto;max-width:100%}.ci-matrix td:first-child{font-size:0.72rem}
+.ci-matrix td:nth-child(3){min-width:18rem}.ci-matrix td:first-child{font-size:0.72rem}
+.ci-matrix-scroll{overflow-x:auto;max-width:100%}
 .ci-st-verbatim,.ci-st-paraphrased{background:#c8e6c9}.ci-st-weakened{background:#ffe0b2}
 .ci-st-lost{background:#ffcdd2}.ci-st-not-yet-introduced{color:#999}.ci-st-retired{color:#999;font-style:italic}
 .ci-st-unknown{background:#eceff1}
