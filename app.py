@@ -4,6 +4,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from inspector.render import style_block
+
 ICON = Path(__file__).parent / "assets" / "icon.png"  # a local file: a material-icon favicon is fetched from a CDN
 st.set_page_config(page_title="Compaction Inspector", page_icon=str(ICON), layout="wide")
 
@@ -20,4 +22,6 @@ PAGES = [
     st.Page("pages/story.py", title="Guided story", icon=":material/slideshow:", url_path="story"),
 ]
 
-st.navigation(PAGES).run()
+page = st.navigation(PAGES)
+st.html(style_block())  # once for every page: the home page's error line and the sessions' captions are styled too
+page.run()

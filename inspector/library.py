@@ -133,6 +133,13 @@ def list_samples(samples: Path) -> list[str]:
     return sorted(p.name for p in samples.iterdir() if p.suffix in (".json", ".jsonl") and p.is_file())
 
 
+def sample_index(ref_text: str | None, samples: list[str]) -> int:
+    """Where the sample picker starts: on the open trace when it is one of `samples` (a pasted
+    `?trace=sample:NAME` link), else on the first."""
+    kind, _, name = (ref_text or "").partition(":")
+    return samples.index(name) if kind == "sample" and name in samples else 0
+
+
 def store_upload(data: bytes, filename: str) -> TraceRef:
     """Keep an uploaded trace under its content hash, so its link works after a restart."""
     digest = hashlib.sha256(data).hexdigest()

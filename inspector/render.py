@@ -90,7 +90,8 @@ STYLE = """
 .ci-sev-error{color:#b71c1c;font-weight:600}.ci-sev-warning{color:#e65100;font-weight:600}
 .ci-sev-info{color:#455a64;font-weight:600}
 .ci-matrix{border-collapse:collapse}.ci-matrix td,.ci-matrix th{padding:2px 6px;border:1px solid #ddd;font-size:0.8rem}
-.ci-matrix td:nth-child(3){min-width:24rem}.ci-matrix td:first-child{font-size:0.72rem}
+.ci-matrix td:nth-child(3){min-width:18rem}.ci-matrix td:first-child{font-size:0.72rem}
+.ci-matrix-scroll{overflow-x:auto;max-width:100%}
 .ci-st-verbatim,.ci-st-paraphrased{background:#c8e6c9}.ci-st-weakened{background:#ffe0b2}
 .ci-st-lost{background:#ffcdd2}.ci-st-not-yet-introduced{color:#999}.ci-st-retired{color:#999;font-style:italic}
 .ci-st-unknown{background:#eceff1}
@@ -391,10 +392,30 @@ def _dot(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("<", "‹").replace(">", "›")
 
 
-def _tokens(n: int | None) -> str:
-    if n is None:
-        return "?"
+def _tokens(n: int) -> str:
     return f"{n / 1000:.0f}k" if n >= 10_000 else f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def token_change(before: int | None, after: int | None) -> str:
+    """'168k→9.8k' for a node; what the log did not record is left out rather than drawn as '?'."""
+    if before is not None and after is not None:
+        return f"{_tokens(before)}→{_tokens(after)}"
+    if before is not None:
+        return f"from {_tokens(before)} tokens"
+    if after is not None:
+        return f"to {_tokens(after)} tokens"
+    return ""
+
+
+CHAIN_NODE_PX = 230
+"""Drawn width of one node of the chain: sized by its generations, a two-generation chain stays two modest
+boxes instead of being stretched to fill the page."""
+
+
+def chain_width(generations: int) -> int:
+    """Pixels for the chain graph (the page caps it at its own width): one node per generation in a row; a
+    refreshed S′ₖ and an event sit below or beside a generation's node, not in a column of their own."""
+    return CHAIN_NODE_PX * generations
 
 
 def chain_dot(
@@ -415,7 +436,7 @@ def chain_dot(
         density = "-" if row["anchor_density"] is None else f"{row['anchor_density']:.2f}"
         label = [
             f"S{k}" + (" refreshed" if row["refreshed"] else "") + ("" if row["text_available"] else " (no text)"),
-            f"{row['trigger'] or row['kind']} {_tokens(row['tokens_before'])}→{_tokens(row['tokens_after'])}",
+            f"{row['trigger'] or row['kind']} {token_change(row['tokens_before'], row['tokens_after'])}".strip(),
             f"density {density}",
             f"{row['unresolved_anchors']} unresolved",
             f"{row['invariants_lost']} lost",
@@ -460,8 +481,9 @@ def matrix_html(rows: Sequence[dict], generations: int) -> str:
             f"<td>{text_html(text)}</td>{cells}</tr>"
         )
     return (
-        f'<table class="ci-matrix"><thead><tr><th>id</th><th>kind</th><th>invariant</th>{head}</tr></thead>'
-        f'<tbody>{"".join(body)}</tbody></table>'
+        # A long chain's status columns scroll into view rather than being cut at the page's edge.
+        f'<div class="ci-matrix-scroll"><table class="ci-matrix"><thead><tr><th>id</th><th>kind</th>'
+        f'<th>invariant</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
     )
 
 

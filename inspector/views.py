@@ -64,6 +64,48 @@ def generation_rows(analysis: Analysis) -> list[dict[str, Any]]:
     return rows
 
 
+@dataclass(frozen=True, slots=True)
+class ChainChart:
+    """One line chart across the chain: long-form points, or the sentence shown when there are none."""
+
+    points: list[dict[str, Any]]
+    """(generation, measure, value) rows; generations where a measure is undefined are left out."""
+    nothing_to_chart: str
+    """What an empty chart would have meant, said in words instead of drawn as bare axes."""
+
+
+_CHAIN_CHARTS: dict[str, tuple[dict[str, str], str]] = {
+    "debt": (
+        {"max_depth": "deepest invariant", "mean_depth": "mean"},
+        "Nothing to chart: compaction debt counts how many summaries an invariant has passed through since it "
+        "was last read from source, and no generation of this trace carries an invariant.",
+    ),
+    "density": (
+        {"anchor_density": "anchor density"},
+        "Nothing to chart: anchor density is anchors ÷ (anchors + vague references) in a generation's text, "
+        "and no generation of this trace has text with either.",
+    ),
+    "fidelity": (
+        {"local_fidelity": "parent→child", "source_fidelity": "source→current"},
+        "Nothing to chart: fidelity is the share of invariants a generation keeps (of its parent's, and of "
+        "the source's), and no generation of this trace carries an invariant to keep.",
+    ),
+}
+"""The chain view's line charts: generation_rows columns (with the legend's name for each) and their empty case."""
+
+
+def chain_chart(rows: Iterable[dict[str, Any]], chart: str) -> ChainChart:
+    """Points of one chain chart ("debt", "density" or "fidelity") from `generation_rows`."""
+    measures, nothing = _CHAIN_CHARTS[chart]
+    points = [
+        {"generation": row["generation"], "measure": name, "value": row[column]}
+        for row in rows
+        for column, name in measures.items()
+        if row[column] is not None
+    ]
+    return ChainChart(points, nothing)
+
+
 def survival_by_kind(analysis: Analysis) -> list[dict[str, Any]]:
     """Long-form rows (generation, kind, status, count) for the invariant-survival chart."""
     counts: dict[tuple[int, str, str], int] = {}
@@ -264,3 +306,29 @@ def guard_marks(analysis: Analysis, injections: Iterable[GuardInjection]) -> dic
         if injection.session_id == analysis.trace.id and 0 <= injection.generation < count:
             by_generation.setdefault(injection.generation, []).append(injection)
     return {k: GuardMark(k, tuple(found)) for k, found in sorted(by_generation.items())}
+
+
+CELL_CHAR_PX = 8
+"""A generous width of one character in the app's tables (14 px Source Sans): a column sized by it is not cut."""
+CELL_PADDING_PX = 28
+LONG_TEXT_PX = 440
+"""The widest a text column is drawn; a longer value wraps onto the lines of a taller row instead."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableLayout:
+    """How wide to draw each text column of a table so its values can be read, and whether rows must wrap."""
+
+    widths: dict[str, int]
+    wraps: bool
+    """Some value is wider than LONG_TEXT_PX: rows must be tall enough to wrap it."""
+
+
+def table_layout(columns: dict[str, list[object]]) -> TableLayout:
+    """Widths for text columns (header → values): the longest value or header whole, at most LONG_TEXT_PX."""
+    widths, wraps = {}, False
+    for header, values in columns.items():
+        needed = max([len(header), *(len(str(v)) for v in values if v is not None)]) * CELL_CHAR_PX + CELL_PADDING_PX
+        widths[header] = min(needed, LONG_TEXT_PX)
+        wraps = wraps or needed > LONG_TEXT_PX
+    return TableLayout(widths, wraps)

@@ -6,16 +6,25 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from inspector.render import chain_dot
-from inspector.views import debt_comparison, generation_rows, survival_by_kind
-from pages.common import caption_for, guard_marks_of, refreshed_branch, require_analysis, show_text, state_params
+from inspector.render import chain_dot, chain_width
+from inspector.views import ChainChart, chain_chart, debt_comparison, generation_rows, survival_by_kind
+from pages.common import (
+    caption_for,
+    guard_marks_of,
+    refreshed_branch,
+    require_analysis,
+    show_table,
+    show_text,
+    state_params,
+)
 
 analysis = require_analysis()
 caption_for(analysis)
 st.header("Chain")
 branch = refreshed_branch(analysis)
 guard = guard_marks_of(analysis)
-st.graphviz_chart(
+drawing = st.container(width=chain_width(len(analysis.trace.generations)))
+drawing.graphviz_chart(
     chain_dot(analysis, (branch[0], len(branch[1].corrections), branch[1].records_read) if branch else None, guard),
     width="stretch",
 )
@@ -24,12 +33,31 @@ for mark in guard.values():
 if branch is not None:
     k, result, refreshed = branch
     st.subheader(f"What the refresh at S{k} would have cleared")
-    st.dataframe(pd.DataFrame(debt_comparison(analysis, refreshed)), hide_index=True, key="debt_comparison")
+    show_table(pd.DataFrame(debt_comparison(analysis, refreshed)), key="debt_comparison")
 
-rows = pd.DataFrame(generation_rows(analysis))
-links = st.columns(min(len(rows), 8))
-for column, row in zip(links, rows.itertuples(), strict=False):
-    column.page_link("pages/generation.py", label=f"Open {row.label}", query_params=state_params(gen=row.generation))
+generations = generation_rows(analysis)
+with drawing:  # each link under its node: the links share the graph's width
+    for column, row in zip(st.columns(min(len(generations), 8)), generations, strict=False):
+        column.page_link("pages/generation.py", label=f"Open {row['label']}",
+                         query_params=state_params(gen=row["generation"]))  # fmt: skip
+
+
+def line_chart(title: str, chart: ChainChart, axis: str, unit_interval: bool = False) -> None:
+    """One chart across the chain, or the sentence that says why there is nothing to draw."""
+    st.subheader(title)
+    if not chart.points:
+        show_text(chart.nothing_to_chart, css_class="ci-caption ci-nothing-to-chart")
+        return
+    scale = alt.Scale(domain=[0, 1]) if unit_interval else alt.Scale(zero=True)
+    measures = {point["measure"] for point in chart.points}
+    st.altair_chart(
+        alt.Chart(pd.DataFrame(chart.points)).mark_line(point=True).encode(
+            x=alt.X("generation:O", title="generation"), y=alt.Y("value:Q", scale=scale, title=axis),
+            color=alt.Color("measure:N", title=None, legend=alt.Legend() if len(measures) > 1 else None),
+        ).properties(height=220),
+        width="stretch",
+    )  # fmt: skip
+
 
 left, right = st.columns(2)
 with left:
@@ -41,42 +69,20 @@ with left:
         st.altair_chart(
             alt.Chart(survival).mark_bar().encode(
                 x=alt.X("generation:O", title="generation"),
-                y=alt.Y("sum(count):Q", title="invariants"),
+                y=alt.Y("sum(count):Q", title="invariants", axis=alt.Axis(tickMinStep=1, format="d")),
                 color=alt.Color("status:N", scale=alt.Scale(
                     domain=["verbatim", "paraphrased", "weakened", "lost", "not-yet-introduced", "retired", "unknown"],
                     range=["#2e7d32", "#81c784", "#ef6c00", "#c62828", "#cfd8dc", "#b0bec5", "#eceff1"])),
                 tooltip=["kind", "status", "count"],
             ).properties(width=130, height=100).facet(facet=alt.Facet("kind:N", title=None), columns=2)
         )  # fmt: skip
-    st.subheader("Compaction debt")
-    debt = rows.melt(id_vars=["generation"], value_vars=["max_depth", "mean_depth"], var_name="measure")
-    st.altair_chart(
-        alt.Chart(debt.dropna()).mark_line(point=True).encode(
-            x="generation:O", y=alt.Y("value:Q", title="summaries since source"), color="measure:N"
-        ).properties(height=220),
-        width="stretch",
-    )  # fmt: skip
+    line_chart("Compaction debt", chain_chart(generations, "debt"), "summaries since source")
 with right:
-    st.subheader("Anchor density")
-    st.altair_chart(
-        alt.Chart(rows.dropna(subset=["anchor_density"])).mark_line(point=True).encode(
-            x="generation:O", y=alt.Y("anchor_density:Q", scale=alt.Scale(domain=[0, 1]), title="density")
-        ).properties(height=220),
-        width="stretch",
-    )  # fmt: skip
-    st.subheader("Fidelity: parent→child vs source→current")
-    fidelity = rows.melt(id_vars=["generation"], value_vars=["local_fidelity", "source_fidelity"], var_name="measure")
-    st.altair_chart(
-        alt.Chart(fidelity.dropna()).mark_line(point=True).encode(
-            x="generation:O", y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1])), color="measure:N"
-        ).properties(height=220),
-        width="stretch",
-    )  # fmt: skip
+    line_chart("Anchor density", chain_chart(generations, "density"), "density", unit_interval=True)
+    line_chart("Fidelity: parent→child vs source→current", chain_chart(generations, "fidelity"), "fidelity",
+               unit_interval=True)  # fmt: skip
 
 if analysis.trace.events:
     st.subheader("Events on the chain")
-    st.dataframe(
-        pd.DataFrame([{"after": f"S{e.after_generation}", "kind": e.kind, "description": e.description}
-                      for e in analysis.trace.events]),
-        hide_index=True,
-    )  # fmt: skip
+    show_table(pd.DataFrame([{"after": f"S{e.after_generation}", "kind": e.kind, "description": e.description}
+                             for e in analysis.trace.events]))  # fmt: skip

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from inspector.analysis import Analysis, analyze
@@ -17,10 +19,10 @@ from inspector.errors import TraceReadError
 from inspector.library import TraceRef, TraceRefError, content_hash, data_dir, trace_file
 from inspector.readers import load_trace
 from inspector.refresh import RefreshResult, refresh_and_reanalyse
-from inspector.render import style_block, text_html
+from inspector.render import text_html
 from inspector.sized_cache import SizedCache, default_budget, trace_weight
 from inspector.store import Store, open_store
-from inspector.views import GuardMark, guard_marks
+from inspector.views import GuardMark, guard_marks, table_layout
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
 
@@ -168,7 +170,7 @@ def open_analysis() -> Analysis | None:
     except TraceRefError as error:
         show_error(str(error))
     except OSError as error:  # the file vanished or changed under us between the check and the read
-        show_error(f"{ref_text}: cannot read ({error.strerror or error})")
+        show_error(f"{ref.shown}: cannot read ({error.strerror or error})")
     return None
 
 
@@ -186,7 +188,6 @@ def show_text(text: str, tag: str = "p", css_class: str = "") -> None:
 def require_analysis() -> Analysis:
     """For views: stop with a pointer to the home page when no trace is open."""
     sync_state()
-    st.html(style_block())
     analysis = open_analysis()
     if analysis is None:
         st.info("No trace is open yet.")
@@ -210,3 +211,21 @@ def caption_for(analysis: Analysis) -> None:
         f"verdict {analysis.verdict.upper()}",
         css_class="ci-caption",
     )
+
+
+WRAPPED_ROW_PX = 72
+"""Streamlit wraps the text of a cell only in rows taller than 4rem: three lines of a long message."""
+
+
+def show_table(frame: pd.DataFrame, **options: Any) -> Any:
+    """`st.dataframe` with each text column wide enough to read (`views.table_layout`), long text wrapped in
+    taller rows, and a missing value shown as "—" rather than "None". Explicit `column_config` entries win."""
+    shown = options.get("column_order") or list(frame.columns)
+    text = [c for c in shown if c in frame and (frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c]))]
+    layout = table_layout({c: frame[c].tolist() for c in text})
+    config: dict[str, Any] = {c: st.column_config.Column(width=w) for c, w in layout.widths.items()}
+    config.update(options.pop("column_config", None) or {})
+    options.setdefault("hide_index", True)
+    if layout.wraps:
+        options.setdefault("row_height", WRAPPED_ROW_PX)
+    return st.dataframe(frame, column_config=config, placeholder="—", **options)

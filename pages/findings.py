@@ -9,7 +9,7 @@ from inspector.render import evidence_html
 from inspector.review import latest_by_finding
 from inspector.store import Target
 from inspector.views import find_finding, finding_rows_with_source
-from pages.common import caption_for, require_analysis, state_params
+from pages.common import caption_for, require_analysis, show_table, state_params
 from pages.review_widgets import annotate_form, trace_annotations
 
 analysis = require_analysis()
@@ -37,13 +37,11 @@ if generations:
     shown = shown[shown["generation"].isin(generations)]
 st.write(f"{len(shown)} of {len(rows)} findings")
 
-event = st.dataframe(
+event = show_table(
     shown[["generation", "severity", "rule", "message", "source key", "source quote", "review", "id"]],
-    hide_index=True,
     on_select="rerun",
     selection_mode="single-row",
     key="findings_table",
-    column_config={"id": st.column_config.TextColumn("id", width="small")},
 )
 
 

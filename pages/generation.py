@@ -33,6 +33,7 @@ from pages.common import (
     require_analysis,
     reviewer_name,
     set_state,
+    show_table,
     show_text,
     store,
     trace_hash,
@@ -77,12 +78,11 @@ if finding_ref:
         if finding.start is not None and finding.end is not None:
             selected = (finding.start, finding.end)
 
-st.write("Highlight classes")
-toggles = st.columns(len(HIGHLIGHT_CLASSES))
-enabled = [
-    css for column, css in zip(toggles, HIGHLIGHT_CLASSES, strict=True)
-    if column.toggle(HIGHLIGHT_LABELS[css], value=True, key=f"show_{css}", help=HIGHLIGHT_CLASSES[css])
-]  # fmt: skip
+# Pills wrap onto a second line where ten toggles in ten columns cut their labels to "reso…" at 1400 px;
+# the legend below says what each class means.
+enabled = st.pills("Highlight classes", list(HIGHLIGHT_CLASSES), selection_mode="multi",
+                   default=list(HIGHLIGHT_CLASSES), format_func=HIGHLIGHT_LABELS.__getitem__,
+                   key="highlight_classes")  # fmt: skip
 st.html(legend_html(enabled))
 
 refresh_column, note_column = st.columns([1, 3])
@@ -110,7 +110,7 @@ if branch is not None and branch[0] == k:
         "on the refreshed branch."
     )
     if result.corrections:
-        st.dataframe(pd.DataFrame(correction_rows(result.corrections)), hide_index=True, key="corrections_table")
+        show_table(pd.DataFrame(correction_rows(result.corrections)), key="corrections_table")
     else:
         st.success("Nothing to correct: this state matches its sources.")
 
@@ -192,4 +192,4 @@ with review_tab:
     mine = [a for a in reviews if a.target.generation == k]
     if mine:
         st.subheader("Annotations on this generation")
-        st.dataframe(pd.DataFrame(annotation_rows(mine)), hide_index=True, key=f"annotations_{k}")
+        show_table(pd.DataFrame(annotation_rows(mine)), key=f"annotations_{k}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from inspector.library import TraceRef, list_samples, store_upload, traces_dir
+from inspector.library import TraceRef, list_samples, sample_index, store_upload, traces_dir
 from inspector.share import share_report
 from inspector.views import finding_rows
 from pages.common import (
@@ -26,7 +26,10 @@ st.write("See what happened to an agent's memory as its context was compacted, a
 sample_tab, upload_tab, path_tab = st.tabs(["Bundled sample", "Upload", "Traces folder"])
 with sample_tab:
     samples = list_samples(SAMPLES)
-    chosen = st.selectbox("Sample trace", samples, key="sample_choice")
+    # A keyed widget takes `index` only when it has no state of its own: on a pasted link, and on coming
+    # back from another page; a sample picked here but not yet opened stays picked.
+    chosen = st.selectbox("Sample trace", samples, index=sample_index(st.session_state.get("trace"), samples),
+                          key="sample_choice")  # fmt: skip
     if st.button("Open sample", key="open_sample", type="primary") and chosen:
         set_state(trace=TraceRef("sample", chosen), gen=None, inv=None, finding=None)
 with upload_tab:

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector.store.ledger import entries_as_rows
-from pages.common import open_analysis, show_text, store, sync_state, trace_hash
+from pages.common import open_analysis, show_table, show_text, store, sync_state, trace_hash
 
 sync_state()
 st.header("Corrections ledger")
@@ -22,7 +22,7 @@ entries = ledger.entries(trace_hash() if only_this else None)
 if not entries:
     st.info("No corrections recorded yet. Use “Refresh from source” on a generation.")
 else:
-    st.dataframe(pd.DataFrame(entries_as_rows(entries)), hide_index=True, key="ledger_table")
+    show_table(pd.DataFrame(entries_as_rows(entries)), key="ledger_table")
     buffer = io.BytesIO()
     ledger.export_jsonl(buffer, trace_hash() if only_this else None)
     st.download_button("Export JSONL", buffer.getvalue(), file_name="corrections.jsonl",

@@ -8,7 +8,7 @@ import streamlit as st
 from inspector.render import matrix_html
 from inspector.store import Target
 from inspector.views import annotation_rows, invariant_matrix, lineage, manifest_diff
-from pages.common import caption_for, current_generation, require_analysis, set_state, show_text
+from pages.common import caption_for, current_generation, require_analysis, set_state, show_table, show_text
 from pages.review_widgets import annotate_form, trace_annotations
 
 analysis = require_analysis()
@@ -28,11 +28,8 @@ k = current_generation(analysis)
 picked = st.selectbox("Generation", labels, index=k, key="manifest_gen")
 changes = manifest_diff(analysis, labels.index(picked))
 if changes:
-    st.dataframe(
-        pd.DataFrame([{"change": c.change, "invariant": c.invariant_id, "kind": c.kind, "before": c.before,
-                       "after": c.after, "text": c.text} for c in changes]),
-        hide_index=True,
-    )  # fmt: skip
+    show_table(pd.DataFrame([{"change": c.change, "invariant": c.invariant_id, "kind": c.kind, "before": c.before,
+                              "after": c.after, "text": c.text} for c in changes]))  # fmt: skip
 else:
     st.write("No change to the manifest in this generation.")
 
@@ -52,15 +49,13 @@ steps = lineage(track)
 broken = next((s for s in steps if s.first_break), None)
 if broken is not None:
     show_text(f"First weakened or lost in S{broken.generation} ({broken.status}).", "div", "ci-error")
-st.dataframe(
-    pd.DataFrame([{"generation": f"S{s.generation}", "status": s.status, "first break": "◀" if s.first_break else "",
-                   "wording": s.wording or "", "why": s.reason, "depth": s.depth} for s in steps]),
-    hide_index=True,
-)  # fmt: skip
+show_table(pd.DataFrame([{"generation": f"S{s.generation}", "status": s.status,
+                          "first break": "◀" if s.first_break else "", "wording": s.wording or "", "why": s.reason,
+                          "depth": s.depth} for s in steps]))  # fmt: skip
 
 st.subheader("Review this invariant")
 notes = [a for a in trace_annotations() if a.target.kind == "invariant" and a.target.invariant_id == chosen]
 if notes:
-    st.dataframe(pd.DataFrame(annotation_rows(notes)), hide_index=True, key="invariant_annotations")
+    show_table(pd.DataFrame(annotation_rows(notes)), key="invariant_annotations")
 label, latest = analysis.trace.title or analysis.trace.id, notes[-1] if notes else None
 annotate_form(Target("invariant", invariant_id=chosen), "invariant", trace_label=label, existing=latest)

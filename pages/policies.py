@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector.policies import AdaptiveWeights, compare
-from pages.common import caption_for, require_analysis
+from pages.common import caption_for, require_analysis, show_table
 
 analysis = require_analysis()
 caption_for(analysis)
@@ -31,7 +31,7 @@ summary = pd.DataFrame(
       "mean source fidelity": r.mean_source_fidelity, "drift": r.drift,
       "silent drift at": ", ".join(f"S{s.generation}" for s in r.steps if s.silent_drift) or "-"} for r in runs]
 )  # fmt: skip
-st.dataframe(summary, hide_index=True, key="policy_summary")
+show_table(summary, key="policy_summary")
 
 steps = pd.DataFrame(
     [{"policy": r.policy, "generation": s.generation, "refreshed": s.refreshed, "records read": s.records_read,
@@ -63,4 +63,4 @@ with right:
     st.caption("Red triangles: silent drift, as the findings report it — source→current fell from its peak by the "
                "configured drop while every step since kept parent→child fidelity high.")
 st.subheader("Per generation")
-st.dataframe(steps, hide_index=True, key="policy_steps")
+show_table(steps, key="policy_steps")

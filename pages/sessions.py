@@ -13,7 +13,7 @@ import streamlit as st
 from inspector.fleet import findings_by_rule, scan
 from inspector.fleet.views import filter_sessions, refused_line, rules_seen, session_rows
 from inspector.library import data_dir, ref_for, traces_dir
-from pages.common import SAMPLES, set_state, show_error, show_text, state_params, sync_state
+from pages.common import SAMPLES, set_state, show_error, show_table, show_text, state_params, sync_state
 
 sync_state()
 st.header("Sessions")
@@ -54,8 +54,8 @@ shown = filter_sessions(rows, verdicts, rules, text)
 show_text(f"{len(shown)} of {len(rows)} sessions, worst first", css_class="ci-caption")
 
 table = pd.DataFrame(shown, columns=list(rows[0]))
-event = st.dataframe(
-    table, hide_index=True, on_select="rerun", selection_mode="single-row", key="sessions_table",
+event = show_table(
+    table, on_select="rerun", selection_mode="single-row", key="sessions_table",
     column_order=[c for c in table.columns if c != "path"],
     column_config={"density trend": st.column_config.NumberColumn(format="%.3f")},
 )  # fmt: skip
@@ -87,8 +87,8 @@ if chart.empty:
 else:
     st.altair_chart(
         alt.Chart(chart).mark_bar().encode(
-            x=alt.X("findings:Q", title="findings"),
-            y=alt.Y("rule:N", sort="-x", title=None),
+            x=alt.X("findings:Q", title="findings", axis=alt.Axis(tickMinStep=1, format="d")),  # a count: no 0.5
+            y=alt.Y("rule:N", sort="-x", title=None, axis=alt.Axis(labelLimit=0)),  # rule names whole, never "…"
             color=alt.Color("severity:N", scale=alt.Scale(domain=["error", "warning"], range=["#c62828", "#ef6c00"])),
             tooltip=["rule", "severity", "findings", "sessions"],
         ),

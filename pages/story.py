@@ -7,16 +7,15 @@ import streamlit as st
 
 from inspector.library import TraceRef
 from inspector.refresh import refresh_at
-from inspector.render import chain_dot, highlight_html, highlights, matrix_html, style_block
+from inspector.render import chain_dot, highlight_html, highlights, matrix_html
 from inspector.review import latest_by_finding
 from inspector.store import Target
 from inspector.story import SAMPLE, story
 from inspector.views import correction_rows, invariant_matrix, lineage
-from pages.common import open_analysis, reviewer_name, set_state, show_text, store, sync_state, trace_hash
+from pages.common import open_analysis, reviewer_name, set_state, show_table, show_text, store, sync_state, trace_hash
 from pages.review_widgets import trace_annotations
 
 sync_state()
-st.html(style_block())
 if st.session_state.get("trace") != f"sample:{SAMPLE}":
     set_state(trace=TraceRef("sample", SAMPLE), gen=None, inv=None, finding=None, refresh=None)
 analysis = open_analysis()
@@ -52,14 +51,14 @@ if step.view == "generation" and step.generation is not None:
 elif step.view == "manifest":
     st.caption("Manifest view")
     st.html(matrix_html(invariant_matrix(analysis), len(analysis.trace.generations)))
-    st.dataframe(pd.DataFrame([{"generation": f"S{s.generation}", "status": s.status,
-                                "first break": "◀" if s.first_break else "", "wording": s.wording or ""}
-                               for s in lineage(track)]), hide_index=True)  # fmt: skip
+    show_table(pd.DataFrame([{"generation": f"S{s.generation}", "status": s.status,
+                              "first break": "◀" if s.first_break else "", "wording": s.wording or ""}
+                             for s in lineage(track)]))  # fmt: skip
 elif step.view == "refresh" and step.generation is not None:
     result = refresh_at(analysis, step.generation)
     st.caption(f"Refresh from source at S{step.generation} · chain view")
     st.graphviz_chart(chain_dot(analysis, (step.generation, len(result.corrections), result.records_read)))
-    st.dataframe(pd.DataFrame(correction_rows(result.corrections)), hide_index=True)
+    show_table(pd.DataFrame(correction_rows(result.corrections)))
 elif step.view == "review":
     reviews = latest_by_finding(trace_annotations())
     existing = reviews.get(step.finding or "")

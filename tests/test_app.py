@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from inspector import analyze, load_trace
-from inspector.views import finding_rows
+from inspector.render import HIGHLIGHT_CLASSES
+from inspector.views import CELL_CHAR_PX, LONG_TEXT_PX, finding_rows
 from tests.helpers import REPO, SAMPLES
 
 APP = str(REPO / "app.py")
@@ -66,7 +69,8 @@ def test_selecting_a_generation_with_next_and_previous():
 def test_toggling_a_highlight_class_removes_its_marks():
     at = page(app(trace="sample:anchor_decay.json", gen="3"), "generation")
     assert 'class="anchor-unresolved"' in html_of(at)
-    at.toggle(key="show_anchor-unresolved").set_value(False).run()
+    shown = [css for css in HIGHLIGHT_CLASSES if css != "anchor-unresolved"]
+    at.button_group(key="highlight_classes").set_value(shown).run()
     text = html_of(at)
     assert 'class="anchor-unresolved"' not in text and 'class="elision-orphaned"' in text
 
@@ -275,3 +279,21 @@ def test_a_bad_traces_folder_path_shows_one_error_line(tmp_path, monkeypatch, na
     errors = [e for e in at.get("html") if 'role="alert"' in str(e.proto.body)]
     assert len(errors) == 1 and says in str(errors[0].proto.body)
     assert "\n" not in str(errors[0].proto.body)
+
+
+def test_a_pasted_sample_link_shows_that_sample_in_the_picker():
+    at = app(trace="sample:staging_db_constraint.json")
+    assert at.selectbox(key="sample_choice").value == "staging_db_constraint.json"
+    at.selectbox(key="sample_choice").select("healthy_chain.json").run()  # picked, not yet opened: it stays
+    assert at.selectbox(key="sample_choice").value == "healthy_chain.json"
+    assert at.query_params["trace"] == "sample:staging_db_constraint.json"
+
+
+
+def test_the_findings_table_is_wide_enough_to_read_its_messages_and_ids():
+    at = page(app(trace="sample:five_item_synthetic.json"), "findings")
+    table = at.dataframe[0]
+    widths = {name: config.get("width") for name, config in json.loads(table.proto.columns).items()}
+    ids = list(table.value["id"])
+    assert widths["id"] >= max(map(len, ids)) * CELL_CHAR_PX  # was "small": the id was cut
+    assert widths["message"] == LONG_TEXT_PX and table.proto.row_height > 64  # 4rem: Streamlit wraps above it

@@ -6,7 +6,11 @@ from urllib.parse import urlparse
 
 import pytest
 
+from inspector import analyze, load_trace
+from inspector.render import HIGHLIGHT_LABELS, chain_width
+from inspector.views import finding_rows
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, save_screenshot, streamlit_server
+from tests.helpers import REPO, SAMPLES
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -205,3 +209,101 @@ def test_an_uploaded_zstd_bomb_is_one_error_line(page, server, tmp_path):
                                  "(raise it with --max-line-mb or INSPECTOR_MAX_LINE_MB)")  # fmt: skip
     assert page.get_by_test_id("stException").count() == 0
     save_screenshot(page, "upload-bomb")
+
+
+# --- issue 19: what a newcomer trips over in the app; each case is pictured in test-artifacts/ ------------------
+
+NOTHING_TO_CHART = REPO / "tests" / "fixtures" / "native" / "two_generations_nothing_to_chart.json"
+
+
+def upload(page, server, path) -> None:  # type: ignore[no-untyped-def]
+    page.goto(server)
+    wait_for_app(page)
+    page.get_by_role("tab", name="Upload").click()
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(path))
+    page.get_by_role("button", name="Open upload").click()
+
+
+def test_a_chain_with_nothing_to_chart_says_so_and_draws_two_modest_boxes(page, server):
+    upload(page, server, NOTHING_TO_CHART)
+    page.get_by_role("link", name="Chain view").click()
+    graph = page.locator('[data-testid="stGraphVizChart"] svg')
+    graph.wait_for()
+    page.locator(".ci-nothing-to-chart").first.wait_for()
+    wait_for_app(page)
+    said = page.locator(".ci-nothing-to-chart").all_inner_texts()
+    assert len(said) == 3 and all(s.startswith("Nothing to chart: ") for s in said), said
+    assert any("compaction debt" in s for s in said) and any("fidelity" in s for s in said)
+    assert page.locator('[data-testid="stVegaLiteChart"]').count() == 0  # no bare axes, no 0.000000 tick
+    assert "0.000000" not in page.locator('[data-testid="stMain"]').inner_text()
+    nodes = graph.locator("g.node")
+    assert nodes.count() == 2
+    labels = nodes.all_text_contents()
+    assert not any("?" in label for label in labels), labels  # no "raw ?→?"
+    assert graph.bounding_box()["width"] <= chain_width(2) + 1  # not two boxes stretched across the page
+    save_screenshot(page, "issue19-chain-nothing-to-chart")
+
+
+def test_the_highlight_class_labels_are_not_cut(page, server):
+    page.goto(f"{server}/generation?trace=sample:anchor_decay.json&gen=3")
+    pills = page.locator('[data-testid="stButtonGroup"] button')
+    pills.first.wait_for()
+    wait_for_app(page)
+    assert pills.all_inner_texts() == list(HIGHLIGHT_LABELS.values())  # whole words, not "reso…", "unre…"
+    cut = pills.evaluate_all("buttons => buttons.flatMap(b => [b, ...b.querySelectorAll('*')])"
+                             ".filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)")  # fmt: skip
+    assert cut == []
+    save_screenshot(page, "issue19-generation-highlight-pills")
+
+
+def test_a_pasted_sample_link_shows_that_sample_in_the_picker(page, server):
+    page.goto(f"{server}/?trace=sample:staging_db_constraint.json")
+    page.get_by_text("Top findings").wait_for()
+    wait_for_app(page)
+    assert page.get_by_role("combobox", name="Sample trace").input_value() == "staging_db_constraint.json"
+    save_screenshot(page, "issue19-home-picker-follows-the-link")
+
+
+def test_an_unrecognised_upload_is_a_styled_error_naming_only_the_file(page, server, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello world\nthis is not a trace\n")
+    upload(page, server, notes)
+    alert = page.locator('[role="alert"].ci-error')
+    alert.wait_for()
+    wait_for_app(page)
+    text = alert.inner_text().strip()
+    assert text == "notes.txt:1: not a recognised trace format (known: native, claude-code, codex)"
+    assert alert.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(255, 235, 238)"  # styled, not bare
+    assert "uploads" not in page.locator('[data-testid="stMain"]').inner_text()  # no server path anywhere
+    save_screenshot(page, "issue19-upload-unrecognised")
+
+
+def test_the_sessions_page_has_dashes_whole_counts_and_whole_rule_names(page, server):
+    page.goto(f"{server}/sessions")
+    chart = page.locator('[data-testid="stVegaLiteChart"]')
+    chart.wait_for()
+    wait_for_app(page)
+    headers = page.locator('[data-testid="stDataFrame"] th').all_inner_texts()
+    column = headers.index("worst rule") + 1
+    cells = page.locator(f'[data-testid="stDataFrame"] td[aria-colindex="{column}"]').all_inner_texts()
+    verdicts = page.locator(f'[data-testid="stDataFrame"] td[aria-colindex="{headers.index("verdict") + 1}"]')
+    passing = [rule for rule, verdict in zip(cells, verdicts.all_inner_texts(), strict=True) if verdict == "pass"]
+    assert passing and set(passing) == {"—"}, cells  # healthy_chain.json: no worst rule, and not "None"
+    chart.scroll_into_view_if_needed()
+    ticks = chart.locator(".role-axis-label text").all_text_contents()
+    counts = [t for t in ticks if t.replace(",", "").isdigit() or "." in t]
+    assert counts and all(t.isdigit() for t in counts), ticks  # whole findings: no 0.5 tick
+    rules = [t for t in ticks if not t.isdigit()]
+    assert rules and not any(t.endswith("…") for t in rules), rules
+    save_screenshot(page, "issue19-sessions")
+
+
+def test_a_wide_findings_table_wraps_its_messages(page, server):
+    page.goto(f"{server}/findings?trace=sample:five_item_synthetic.json")
+    table = page.locator('[data-testid="stDataFrame"]')
+    table.wait_for()
+    wait_for_app(page)
+    analysis = analyze(load_trace(SAMPLES / "five_item_synthetic.json"))
+    longest = max((r["message"] for r in finding_rows(analysis)), key=len)
+    assert longest in table.locator("td").all_inner_texts()
+    save_screenshot(page, "issue19-findings-wide-table")

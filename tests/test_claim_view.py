@@ -10,6 +10,7 @@ from inspector.analysis import Analysis
 from inspector.model import Finding, Severity, Trace, finding_id
 from inspector.readers import native
 from inspector.render import (
+    HIGHLIGHT_CLASSES,
     HIGHLIGHT_LABELS,
     Highlight,
     chain_dot,
@@ -153,7 +154,8 @@ def test_the_generation_page_shows_the_claim_mark_and_its_evidence(tmp_path, mon
     assert '<mark class="claim-status" title="S1 says “`go test` &lt;script&gt;alert(1)&lt;/script&gt;' in shown
     assert "<script>alert(1)" not in shown and "<img src=x" not in shown
     assert "log, record <code>r2</code>: “FAIL" in shown  # beside the text, without selecting anything
-    at.toggle(key="show_claim-status").set_value(False).run()
+    others = [css for css in HIGHLIGHT_CLASSES if css != "claim-status"]
+    at.button_group(key="highlight_classes").set_value(others).run()
     assert 'class="claim-status"' not in html_of(at)
 
     at = page(app(trace="path:claims.json", gen="1", finding=finding_id(finding)), "generation")

@@ -8,11 +8,13 @@ from inspector.render import (
     DiffOp,
     Highlight,
     chain_dot,
+    chain_width,
     diff_html,
     findings_html,
     highlight_html,
     highlights,
     matrix_html,
+    token_change,
     word_diff,
 )
 from inspector.views import invariant_matrix
@@ -105,7 +107,7 @@ def test_matrix_html_escapes_invariant_text():
     rule = "Never paste <script>alert(1)</script> & <img src=x onerror=alert(2)> into the chat."
     trace = chain([record("u:1", rule)], rule, invariants=[Invariant("<b>id</b>", InvariantKind.PROHIBITION, rule)])
     html = matrix_html(invariant_matrix(analyze(trace)), 2)
-    assert MarkupCollector(html).tags == {"table", "thead", "tbody", "tr", "th", "td", "code"}
+    assert MarkupCollector(html).tags == {"div", "table", "thead", "tbody", "tr", "th", "td", "code"}
     assert "<td>Never paste &lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(2)&gt;" in html
     assert "<code>&lt;b&gt;id&lt;/b&gt;</code>" in html
 
@@ -126,3 +128,18 @@ def test_the_raw_context_shows_where_each_kept_invariant_sits():
     text = analysis.trace.generations[0].text or ""
     kept = [text[m.start : m.end] for m in highlights(analysis, 0) if m.css_class == "invariant-kept"]
     assert any("Never run migrations against the staging database" in span for span in kept), kept
+
+
+def test_a_chain_node_leaves_out_token_counts_the_log_did_not_record():
+    assert token_change(168_000, 9_800) == "168k→9.8k"
+    assert token_change(120_000, None) == "from 120k tokens"
+    assert token_change(None, 900) == "to 900 tokens"
+    assert token_change(None, None) == ""
+    trace = chain([record("u:1", "Never deploy on Fridays.")], "Never deploy on Fridays.")  # no token counts
+    dot = chain_dot(analyze(trace))
+    assert "?" not in dot and "raw\\ndensity" in dot and "summary\\ndensity" in dot
+
+
+def test_a_short_chain_is_drawn_at_its_own_size():
+    assert chain_width(2) < chain_width(4) < chain_width(8)
+    assert chain_width(2) <= 500  # two modest boxes, not two stretched across a 1400 px page

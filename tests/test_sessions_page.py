@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from inspector.views import CELL_CHAR_PX
 from tests.helpers import SAMPLES
 from tests.test_app import app, html_of, page
 
@@ -72,3 +74,13 @@ def test_links_out_of_the_folder_and_fifos_are_counted_not_listed(folder, tmp_pa
     assert not at.exception
     assert "leak.json" not in list(at.dataframe[0].value["session"])
     assert "2 never opened: 1 FIFO, device or socket; 1 link leaving the folder" in html_of(at)
+
+
+def test_a_session_without_a_finding_has_a_dash_for_its_worst_rule_and_no_column_is_cut(folder):
+    at = page(app(), "sessions")
+    table = at.dataframe[0].value
+    assert list(table["worst rule"])[-2:] == ["—", "—"]  # passing and unreadable: no rule, not "None"
+    widths = {name: config.get("width") for name, config in json.loads(at.dataframe[0].proto.columns).items()}
+    assert widths["worst rule"] >= len("user-statement-lost") * CELL_CHAR_PX  # a rule name is never cut
+    assert widths["session"] >= len("team/staging_db_constraint.json") * CELL_CHAR_PX
+    assert at.dataframe[0].proto.placeholder == "—"

@@ -1,9 +1,21 @@
 import pytest
 
 from inspector import analyze, load_trace
-from inspector.library import TraceRef, TraceRefError, confined, resolve, store_upload
-from inspector.views import find_finding, finding_rows, generation_rows, lineage, manifest_diff, survival_by_kind
-from tests.helpers import SAMPLES
+from inspector.library import TraceRef, TraceRefError, confined, resolve, sample_index, store_upload
+from inspector.views import (
+    CELL_CHAR_PX,
+    CELL_PADDING_PX,
+    LONG_TEXT_PX,
+    chain_chart,
+    find_finding,
+    finding_rows,
+    generation_rows,
+    lineage,
+    manifest_diff,
+    survival_by_kind,
+    table_layout,
+)
+from tests.helpers import REPO, SAMPLES
 
 
 @pytest.fixture(scope="module")
@@ -73,3 +85,42 @@ def test_uploads_are_kept_by_content_hash(tmp_path, monkeypatch):
     path = resolve(ref, SAMPLES)
     assert path.read_bytes() == data and path.is_relative_to(tmp_path)
     assert ref.name.endswith("/evil_name.json")
+
+
+NOTHING_TO_CHART = REPO / "tests" / "fixtures" / "native" / "two_generations_nothing_to_chart.json"
+
+
+def test_a_chain_chart_with_nothing_to_draw_says_what_it_would_have_shown():
+    rows = generation_rows(analyze(load_trace(NOTHING_TO_CHART)))
+    for name, words in (("debt", "compaction debt"), ("fidelity", "fidelity"), ("density", "anchor density")):
+        chart = chain_chart(rows, name)
+        assert chart.points == [] and chart.nothing_to_chart.startswith("Nothing to chart: ")
+        assert words in chart.nothing_to_chart
+
+
+def test_chain_chart_points_leave_out_undefined_generations(five):
+    fidelity = chain_chart(generation_rows(five), "fidelity")
+    assert {p["measure"] for p in fidelity.points} == {"parent→child", "source→current"}
+    local = [p["generation"] for p in fidelity.points if p["measure"] == "parent→child"]
+    assert local == [1, 2, 3, 4, 5]  # S0 has no parent
+    assert all(p["value"] is not None for p in fidelity.points)
+    debt = chain_chart(generation_rows(five), "debt")
+    assert max(p["value"] for p in debt.points if p["measure"] == "deepest invariant") == 5
+
+
+def test_the_sample_picker_starts_on_the_open_sample():
+    samples = ["anchor_decay.json", "healthy_chain.json", "staging_db_constraint.json"]
+    assert sample_index("sample:staging_db_constraint.json", samples) == 2
+    assert sample_index("upload:abc/staging_db_constraint.json", samples) == 0  # not a sample
+    assert sample_index("sample:gone.json", samples) == 0
+    assert sample_index(None, samples) == 0
+
+
+def test_a_text_column_is_as_wide_as_its_longest_value_and_long_text_wraps():
+    message = "counterexample “Counterexample: the dedupe rule fails for events with a null session_id” is lost"
+    layout = table_layout({"id": ["ca6a6a8d7d00", None], "rule": ["invariant-weakened"], "message": [message]})
+    assert layout.widths["id"] == len("ca6a6a8d7d00") * CELL_CHAR_PX + CELL_PADDING_PX
+    assert layout.widths["rule"] == len("invariant-weakened") * CELL_CHAR_PX + CELL_PADDING_PX
+    assert layout.widths["message"] == LONG_TEXT_PX and layout.wraps  # too long for one line: rows wrap
+    short = table_layout({"verdict": ["pass"]})
+    assert short.widths["verdict"] == len("verdict") * CELL_CHAR_PX + CELL_PADDING_PX and not short.wraps

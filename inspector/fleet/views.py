@@ -8,6 +8,9 @@ from typing import Any
 
 from inspector.inert import visible
 
+NO_RULE = "—"
+"""The worst rule of a session with no finding (passing) or no analysis (unreadable): a dash, not "None"."""
+
 
 def session_rows(rows: Iterable[dict[str, Any]], base: Path | None = None) -> list[dict[str, Any]]:
     """One display row per session, in the given (worst-first) order; `session` is relative to `base`."""
@@ -18,7 +21,8 @@ def session_rows(rows: Iterable[dict[str, Any]], base: Path | None = None) -> li
         rules = sorted({*(row.get("errors_by_rule") or {}), *(row.get("warnings_by_rule") or {})})
         shown.append({
             "rank": rank, "session": visible(name), "verdict": row["verdict"], "errors": row["errors"],
-            "warnings": row["warnings"], "invariants lost": row["invariants_lost"], "worst rule": row["worst_rule"],
+            "warnings": row["warnings"], "invariants lost": row["invariants_lost"],
+            "worst rule": row["worst_rule"] or NO_RULE,
             "generations": row["generations"], "format": row["format"],
             "density trend": row["anchor_density_trend"], "rules": ", ".join(rules),
             "error": visible(row["error"] or "") or None, "path": row["path"],
