@@ -23,5 +23,6 @@ PAGES = [
 ]
 
 page = st.navigation(PAGES)
+st.session_state["entry_ran"] = True  # pages.common.ENTRY_RAN: a page run without this ran bare (legacy pages/)
 st.html(style_block())  # once for every page: the home page's error line and the sessions' captions are styled too
 page.run()

@@ -42,3 +42,6 @@ def analyze(trace: Trace, config: Config | None = None, rules: Sequence[Rule] | 
             findings.extend(entry.run(facts))
     findings.sort(key=lambda f: (f.generation if f.generation is not None else -1, _SEVERITY_ORDER[f.severity]))
     return Analysis(facts, tuple(findings))
+
+
+__all__ = ["Analysis", "analyze"]

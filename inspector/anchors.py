@@ -272,3 +272,7 @@ def resolve_in_isolation(
 ) -> list[ResolvedAnchor]:
     """Resolve every anchor the text prints, using nothing but the text and the store."""
     return [index.resolve(anchor) for anchor in extract_anchors(text, patterns)]
+
+
+__all__ = ["Anchor", "AnchorIndex", "AnchorStatus", "DEFAULT_PATTERNS", "ResolvedAnchor",
+           "extract_anchors", "resolve_in_isolation"]  # fmt: skip

@@ -25,3 +25,6 @@ def paused_gc() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+__all__ = ["paused_gc"]

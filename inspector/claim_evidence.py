@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inspector.facts import TraceFacts
-from inspector.items import TRANSCRIPT, ShellRun, command_signature, edit_written
-from inspector.model import Generation, SourceRecord
+from inspector.items import ShellRun, command_signature, edit_written
+from inspector.model import TRANSCRIPT, Generation, SourceRecord
 from inspector.summary_claims import FIGURE, NAMED
 from inspector.tool_names import is_edit_tool
 
@@ -174,3 +174,7 @@ def _command_of(step: str) -> str | None:
     if not quoted and (" " not in text or not _SHELL_LINE.match(text) or text[:1].isupper()):
         return None  # prose ("Run the tests"), not a command line
     return text
+
+
+__all__ = ["Split", "finished_step", "last_verifying_run", "pushes", "searched", "split_at",
+           "unchecked_edit", "unprinted_figures"]  # fmt: skip

@@ -28,3 +28,6 @@ class CompletenessClaim:
 
 def find_claims(text: str) -> list[CompletenessClaim]:
     return [CompletenessClaim(text[start:end], start, end) for start, end in caseless_spans(CLAIM, text)]
+
+
+__all__ = ["CLAIM", "CompletenessClaim", "find_claims"]

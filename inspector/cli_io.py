@@ -107,3 +107,6 @@ def _first_line(error: BaseException) -> str:
     cause = getattr(error, "orig", None) or error
     text = str(cause).strip() or type(cause).__name__
     return text.splitlines()[0]
+
+
+__all__ = ["BadInput", "existing_folder", "open_store", "output_file", "shown_url", "trace_ref", "write_output"]

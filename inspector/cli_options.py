@@ -117,3 +117,7 @@ def _whole(value: str) -> int:
         return int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+
+
+__all__ = ["DEPRECATED_HELP", "Parser", "add_formats", "add_json_flag", "count", "density", "megabytes",
+           "summary_index"]  # fmt: skip

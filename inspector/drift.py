@@ -42,3 +42,6 @@ def silent_drift(source: Sequence[float | None], local: Sequence[float | None], 
         if quiet and peak - to_source >= config.source_fidelity_drop - 1e-9:  # 1.0 - 0.8 < 0.2 in floats
             return Drift(k, peak, to_source, to_parent)
     return None
+
+
+__all__ = ["silent_drift"]

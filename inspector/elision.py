@@ -98,3 +98,6 @@ def anchor_density(anchor_count: int, elision_count: int) -> float | None:
     """anchors / (anchors + elisions); None when the text has neither (nothing to measure)."""
     total = anchor_count + elision_count
     return anchor_count / total if total else None
+
+
+__all__ = ["Elision", "anchor_density", "find_elisions"]

@@ -15,3 +15,6 @@ class TraceReadError(Exception):
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line is not None else self.path
         return f"{where}: {self.message}"
+
+
+__all__ = ["TraceReadError"]

@@ -410,3 +410,8 @@ def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
         for inv in invariant_universe(trace)
     )
     return TraceFacts(trace, config, generations, tracks, session_log=mined)
+
+
+__all__ = ["Config", "GenerationFacts", "InvariantTrack", "TraceFacts", "compute_facts",
+           "fidelity_to_parent", "fidelity_to_source", "first_covered", "new_keys", "next_depth",
+           "shown_match"]  # fmt: skip

@@ -234,3 +234,6 @@ def _timed_out(signum: int, frame: object) -> None:
 
 def main(max_tokens: int = MAX_TOKENS) -> int:
     return run_hook(sys.stdin, sys.stdout, max_tokens=max_tokens)
+
+
+__all__ = ["MAX_TOKENS", "run_hook"]

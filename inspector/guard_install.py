@@ -383,3 +383,6 @@ def _codex_switched_off(project: Path | None) -> list[str]:
                 lines.append(f"{config} sets [features] {key} = false: Codex will not run the guard until it is on.")
                 break
     return lines
+
+
+__all__ = ["AGENTS", "MATCHER", "hook_command", "install", "is_guard_command", "settings_file", "status", "uninstall"]

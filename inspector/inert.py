@@ -141,3 +141,7 @@ def _json_escape(number: int) -> str:
         return f"\\u{number:04x}"
     number -= 0x10000  # beyond the BMP: a UTF-16 surrogate pair, as JSON spells it
     return f"\\u{0xD800 + (number >> 10):04x}\\u{0xDC00 + (number & 0x3FF):04x}"
+
+
+__all__ = ["HIDDEN", "code_point", "csv_cell", "from_csv_cell", "hidden_characters", "json_text",
+           "markdown_code", "markdown_text", "terminal_text", "visible"]  # fmt: skip

@@ -311,3 +311,8 @@ def best_match(texts: Sequence[str], indexed: Sequence[IndexedText]) -> Invarian
     """The strongest survival among several wordings (e.g. the text and a manifest entry)."""
     matches = [match_invariant(text, target) for text in texts for target in indexed]
     return max(matches, key=rank, default=InvariantMatch(InvariantStatus.LOST))
+
+
+__all__ = ["IndexedText", "InvariantMatch", "InvariantStatus", "PRESENT", "PRESERVATION_WEIGHT",
+           "best_match", "constraint_kind", "extract_invariants", "fuzzy_terms", "match_invariant", "rank",
+           "values_in"]  # fmt: skip

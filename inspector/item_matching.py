@@ -108,3 +108,6 @@ ITEM_MATCHERS: dict[InvariantKind, ItemMatcher] = {
     InvariantKind.COMPLETED_ACTION: match_action,
 }
 """The matcher for each kind of item mined from a session log (native traces keep `match_invariant`)."""
+
+
+__all__ = ["ITEM_MATCHERS", "match_action", "match_failure", "match_user_item"]

@@ -584,3 +584,9 @@ def span_counts(records: Sequence[SourceRecord]) -> SpanCounts:
               and (run.crash or (run.failed and not _HARMLESS_ERROR.search(run.output)))]  # fmt: skip
     first = f"{' '.join(failed[0].signature)}: {failure_line(failed[0])}" if failed else None
     return SpanCounts(users, len(failed), first)
+
+
+__all__ = ["KEPT_COVERAGE", "LOST_COVERAGE", "Presence", "ShellRun", "USER_KINDS", "action_items",
+           "command_signature", "described_as_fixed", "edit_written", "edited_path", "failure_items",
+           "failure_line", "item_terms_text", "presence", "session_items", "shell_runs", "span_counts",
+           "statement_kind", "statement_sentences", "topic_terms", "user_items"]  # fmt: skip

@@ -158,3 +158,7 @@ def content_hash(path: Path) -> str:
         for chunk in iter(lambda: stream.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+__all__ = ["TraceRef", "TraceRefError", "confined", "content_hash", "data_dir", "list_samples", "ref_for",
+           "resolve", "sample_index", "store_upload", "trace_file", "traces_dir"]  # fmt: skip

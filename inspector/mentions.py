@@ -169,3 +169,6 @@ def _mentions_in(word: str) -> list[Mention]:
 
 def _at(values: Sequence[str | None], position: int) -> str | None:
     return values[position] if position < len(values) else None
+
+
+__all__ = ["Mentions"]

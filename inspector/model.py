@@ -260,3 +260,7 @@ def finding_id(finding: Finding) -> str:
     """A stable id for a finding: same rule, place and message → same id across loads and versions."""
     basis = f"{finding.rule}|{finding.generation}|{finding.start}|{finding.end}|{finding.message}"
     return hashlib.sha1(basis.encode()).hexdigest()[:12]
+
+
+__all__ = ["ChainEvent", "Finding", "Generation", "Invariant", "InvariantKind", "KeyPrefix",
+           "MentionIndex", "Severity", "SourceQuote", "SourceRecord", "TRANSCRIPT", "Trace", "finding_id"]  # fmt: skip

@@ -195,3 +195,6 @@ def _volatility(track: InvariantTrack, sources: Mapping[str, SourceRecord]) -> s
 
 def compare(analysis: Analysis, n: int = 2, weights: AdaptiveWeights = AdaptiveWeights()) -> list[PolicyRun]:
     return [simulate(analysis, policy) for policy in (never(), every(n), adaptive(weights))]
+
+
+__all__ = ["AdaptiveWeights", "PolicyRun", "adaptive", "compare", "every", "never", "simulate"]

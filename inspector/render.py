@@ -535,3 +535,9 @@ def _evidence_text(text: str) -> str:
 
 def _evidence_note(note: str) -> str:
     return f'<p class="ci-caption"><em>{text_html(clip(note, EVIDENCE_CHARS))}</em></p>'
+
+
+__all__ = ["DiffOp", "HIGHLIGHT_CLASSES", "HIGHLIGHT_LABELS", "Highlight", "STYLE", "attribute_html",
+           "chain_dot", "chain_width", "diff_html", "evidence_html", "finding_targets", "findings_html",
+           "guard_html", "highlight_html", "highlights", "legend_html", "matrix_html", "paginate_diff",
+           "style_block", "text_html", "token_change", "word_diff"]  # fmt: skip

@@ -120,3 +120,6 @@ def _columns(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
 
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
+
+
+__all__ = ["to_json", "to_text"]

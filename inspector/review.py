@@ -113,3 +113,6 @@ def markdown_report(analysis: Analysis, annotations: Sequence[Annotation]) -> st
             lines.append(f"- {place}{quote}: **{markdown_text(a.label)}** by {markdown_code(a.current.reviewer)}"
                          + (f": {markdown_code(a.current.comment)}" if a.current.comment else ""))  # fmt: skip
     return "\n".join(lines) + "\n"
+
+
+__all__ = ["annotation_highlights", "latest_by_finding", "markdown_report", "review_queue"]

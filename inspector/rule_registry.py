@@ -86,3 +86,6 @@ def rule(
 def registered_rules() -> list[Rule]:
     """The rules registered so far, in registration order (built-ins only once `inspector.detectors` is loaded)."""
     return list(_RULES.values())
+
+
+__all__ = ["Check", "Hit", "Rule", "register_rule", "registered_rules", "rule", "unregister_rule"]

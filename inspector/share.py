@@ -249,3 +249,6 @@ def share_report(analysis: Analysis, store: ReviewRecords | None, digest: str, f
     guard = store.guard.for_session(analysis.trace.id) if store is not None else []
     render = html_report if fmt == "html" else markdown_full_report
     return render(analysis, annotations, corrections, guard)
+
+
+__all__ = ["html_report", "markdown_full_report", "share_report"]

@@ -126,3 +126,6 @@ def _release_memory() -> None:
             ctypes.CDLL(name).malloc_trim(0)
         except (OSError, AttributeError):  # not glibc (musl, macOS): the collection is what we can do
             pass
+
+
+__all__ = ["SizedCache", "default_budget", "trace_weight"]

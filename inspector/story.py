@@ -90,3 +90,6 @@ def story(analysis: Analysis) -> list[Step]:
              "The reviewer confirms the finding. The annotation is stored with the trace's content hash, so it "
              "comes back whenever this session is opened again.", "review", lost, None, finding_id(lost_finding)),
     ]  # fmt: skip
+
+
+__all__ = ["SAMPLE", "story"]

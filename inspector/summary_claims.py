@@ -150,3 +150,6 @@ def _sentence_claims(sentence: str, start: int, section: str | None) -> Iterator
         yield claim(ClaimKind.VERIFIED)
     if _RESULT_WORDS.search(sentence) and FIGURE.search(sentence):
         yield claim(ClaimKind.RESULT)
+
+
+__all__ = ["Claim", "ClaimKind", "FIGURE", "NAMED", "claims_in"]

@@ -118,3 +118,7 @@ def clip(text: str, limit: int) -> str:
 
 def normalise(text: str) -> str:
     return " ".join(words(text))
+
+
+__all__ = ["Sentence", "WORD", "caseless_spans", "clip", "content_terms", "counted", "estimate_tokens",
+           "normalise", "sentences", "stem", "word_end", "word_start", "words"]  # fmt: skip

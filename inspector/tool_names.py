@@ -35,3 +35,6 @@ def command_text(value: Any) -> tuple[str | None, str | None]:
             return value[2].strip() or None, None
         return shlex.join(value), None
     return None, None
+
+
+__all__ = ["PATH_FIELDS", "command_text", "is_edit_tool"]

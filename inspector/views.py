@@ -332,3 +332,9 @@ def table_layout(columns: dict[str, list[object]]) -> TableLayout:
         widths[header] = min(needed, LONG_TEXT_PX)
         wraps = wraps or needed > LONG_TEXT_PX
     return TableLayout(widths, wraps)
+
+
+__all__ = ["CELL_CHAR_PX", "CELL_PADDING_PX", "ChainChart", "GuardMark", "LONG_TEXT_PX", "annotation_rows",
+           "chain_chart", "correction_rows", "debt_comparison", "find_finding", "finding_rows",
+           "finding_rows_with_source", "generation_rows", "guard_marks", "invariant_matrix", "lineage",
+           "manifest_diff", "survival_by_kind", "table_layout"]  # fmt: skip

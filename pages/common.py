@@ -27,19 +27,24 @@ from inspector.views import GuardMark, guard_marks, table_layout
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
 
 
+ENTRY_RAN = "entry_ran"
+"""Session-state key app.py sets on every run, before it runs the page."""
+
+
 def _use_entrypoint_navigation() -> None:
     """Make a deep link work as a fresh server's first request.
 
     Streamlit treats a folder named `pages/` beside the entry script as the legacy auto-discovered
-    layout until the entry script first calls `st.navigation`; until then a URL such as /generation
-    runs the page bare (no app.py, no declared navigation). Switch to the entry script's declared
-    pages and rerun, which runs app.py and lands on the requested page with its query parameters.
+    layout until some session calls `st.navigation`; until then a URL such as /generation runs the page
+    bare (no app.py, no declared navigation). Calling `st.navigation` is the documented switch ("as soon
+    as any session of your app executes the st.navigation command, your app will ignore the pages/
+    directory"): call it with a placeholder and rerun, which runs app.py, whose navigation lands on the
+    requested page with its query parameters.
     """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
+    if st.session_state.get(ENTRY_RAN):
+        return
+    st.navigation([st.Page(lambda: None, title="Compaction Inspector")], position="hidden")
+    st.rerun()
 
 
 _use_entrypoint_navigation()

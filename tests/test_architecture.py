@@ -132,3 +132,30 @@ def test_the_core_never_imports_streamlit() -> None:
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else [])  # fmt: skip
             assert not any(n == "streamlit" or n.startswith("streamlit.") for n in names), path
+
+
+def declared(module: str) -> list[str] | None:
+    """A module's `__all__`, read from its source (no import needed)."""
+    for node in ast.parse(module_names()[module].read_text()).body:
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AnnAssign) else [])  # fmt: skip
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and node.value is not None:
+            return [element.value for element in node.value.elts]  # type: ignore[attr-defined]
+    return None
+
+
+def test_every_module_declares_its_public_surface() -> None:
+    exempt = ("inspector.__main__",)  # and Alembic's migration scripts, which Alembic loads by path
+    assert [m for m in module_names() if declared(m) is None and ".migrations" not in m and m not in exempt] == []
+
+
+def test_code_and_tests_import_only_what_a_module_declares_public() -> None:
+    known = module_names()
+    private: list[str] = []
+    for path in [*CORE.rglob("*.py"), *(REPO / "tests").glob("*.py"), *(REPO / "pages").glob("*.py"), REPO / "app.py"]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module in known and not node.level:
+                surface = declared(node.module) or []
+                private += [f"{path.relative_to(REPO)}: {node.module}.{alias.name}" for alias in node.names
+                            if f"{node.module}.{alias.name}" not in known and alias.name not in surface]  # fmt: skip
+    assert private == []

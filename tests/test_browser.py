@@ -118,6 +118,21 @@ def test_a_pasted_deep_link_reopens_the_same_view(page, server):
     assert "Staging database access was discussed" in "".join(marks.all_inner_texts())
 
 
+def test_a_deep_link_as_a_fresh_servers_first_request_opens_that_view(browser, tmp_path):
+    """No session has run app.py yet, so Streamlit still reads `pages/` as the legacy layout: the link must
+    still land on the generation view, framed by the app's own navigation, with its query parameters."""
+    with streamlit_server(tmp_path / "data") as fresh:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        tab = context.new_page()
+        tab.set_default_timeout(30_000)
+        tab.goto(f"{fresh}/generation?trace=sample:staging_db_constraint.json&gen=2")
+        tab.get_by_role("heading", name="S2 · summary").wait_for()
+        assert tab.get_by_text("Refresh policies").first.is_visible()  # the declared navigation, not pages/'s
+        assert "gen=2" in tab.url and "trace=sample" in tab.url
+        save_screenshot(tab, "deep-link-first-request")
+        context.close()
+
+
 HOSTILE_PAGES = ["", "chain", "generation?gen=1", "generation?gen=2", "manifest", "findings"]
 
 

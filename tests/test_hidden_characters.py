@@ -189,8 +189,7 @@ def test_check_on_a_hostile_native_trace_shows_the_finding(tmp_path):
 
 def test_tables_spell_hidden_characters_in_every_text_cell():
     from inspector.fleet.views import session_rows
-    from inspector.invariants import InvariantKind
-    from inspector.model import Invariant
+    from inspector.model import Invariant, InvariantKind
     from inspector.views import finding_rows_with_source, invariant_matrix
 
     never = "Never run \u202emigrations on staging."

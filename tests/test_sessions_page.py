@@ -30,6 +30,7 @@ def test_sessions_are_listed_worst_first_with_a_chart_by_rule(folder):
     table = at.dataframe[0].value
     assert list(table["session"])[-2:] == ["team/healthy_chain.json", "torn.jsonl"]
     assert list(table["verdict"]) == ["fail", "fail", "pass", "unreadable"]
+    assert list(table["agent"]) == ["native", "native", "native", "—"]  # which agent wrote each log
     assert table["errors"].iloc[0] >= table["errors"].iloc[1]
     assert [m.value for m in at.metric] == ["4", "2", "1", "1"]
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")

@@ -184,3 +184,6 @@ def _still_described(
         return None
     position = min(position for position, shared in counts.items() if shared == most)
     return child.indexed.sentences[position], most / len(terms)
+
+
+__all__: list[str] = []  # importing this module registers its rules; they are reached through the registry

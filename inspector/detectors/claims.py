@@ -264,3 +264,6 @@ def stale_next_step(facts: TraceFacts) -> Iterator[Hit]:
                       "already ran cleanly before the compaction, with no edit after it",
                       claim.start, claim.end, _evidence(claim, "its command already ran cleanly") | {"run": run.key},
                       source=_record_quote(run.key, run.command))  # fmt: skip
+
+
+__all__ = ["CLAIM_RULES"]

@@ -78,3 +78,6 @@ def hidden_in_summaries_and_keys(facts: TraceFacts) -> Iterator[Hit]:
         message, evidence = _described(chars, f"{what} '{terminal_text(key)}'{others}")
         evidence["keys"] = [terminal_text(key) for _, key, _ in hiding]
         yield Hit(None, message, evidence=evidence)
+
+
+__all__: list[str] = []  # importing this module registers its rules; they are reached through the registry

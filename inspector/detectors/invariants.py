@@ -134,3 +134,6 @@ def _session_debt(facts: TraceFacts, limit: int) -> Iterator[Hit]:
                 f"{len(deep)} items are more than {limit} summaries from their source; a refresh would re-check them",
                 evidence={"invariants": [t.invariant.id for t in deep]},
             )
+
+
+__all__: list[str] = []  # importing this module registers its rules; they are reached through the registry

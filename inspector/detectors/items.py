@@ -138,3 +138,6 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
             evidence={"actions": [t.invariant.text for t in gone], "invariants": [t.invariant.id for t in gone]},
             source=track_quote(gone[-1]),
         )
+
+
+__all__ = ["session_tracks", "still", "track_quote"]

@@ -27,3 +27,6 @@ _NOTICES: dict[str, tuple[Severity, str]] = {
 
 for _rule_id, (_severity, _explanation) in _NOTICES.items():
     rule(_rule_id, _severity, _explanation)(_passthrough(_rule_id))
+
+
+__all__: list[str] = []  # importing this module registers its rules; they are reached through the registry

@@ -111,3 +111,5 @@ def summary_line(result: ScanResult, out: Path | None) -> str:
         parts.append(f"all rows in {out}")
     return "; ".join(parts)
 
+
+__all__ = ["add_parser", "run"]

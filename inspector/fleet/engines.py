@@ -53,3 +53,6 @@ def run_dask(paths: Sequence[str], scheduler: str | None, workers: int) -> Itera
     finally:
         if cluster is not None:
             cluster.close()
+
+
+__all__ = ["ENGINES", "run_dask", "run_local"]

@@ -254,3 +254,7 @@ def _atomic_write(path: Path, data: bytes) -> None:
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_bytes(data)
     temporary.replace(path)
+
+
+__all__ = ["LINK_OUT", "NOT_REGULAR", "cache_path", "candidates", "fresh", "load_cache", "read_rows",
+           "save_cache", "write_rows"]  # fmt: skip

@@ -132,3 +132,6 @@ def _row(**values: Any) -> dict[str, Any]:
 
 def _round(value: float) -> float:
     return round(value, 4)
+
+
+__all__ = ["COLUMNS", "FAIL", "PASS", "UNREADABLE", "rank", "scan_file", "summarise"]

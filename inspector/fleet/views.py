@@ -13,17 +13,19 @@ NO_RULE = "—"
 
 
 def session_rows(rows: Iterable[dict[str, Any]], base: Path | None = None) -> list[dict[str, Any]]:
-    """One display row per session, in the given (worst-first) order; `session` is relative to `base`."""
+    """One display row per session, in the given (worst-first) order; `session` is relative to `base`, `agent`
+    the format its log was read as (claude-code, gemini-cli, …: the agent that wrote it)."""
     shown = []
     for rank, row in enumerate(rows, start=1):
         path = Path(row["path"])
         name = path.relative_to(base).as_posix() if base is not None and path.is_relative_to(base) else str(path)
         rules = sorted({*(row.get("errors_by_rule") or {}), *(row.get("warnings_by_rule") or {})})
         shown.append({
-            "rank": rank, "session": visible(name), "verdict": row["verdict"], "errors": row["errors"],
+            "rank": rank, "session": visible(name), "agent": row["format"] or NO_RULE, "verdict": row["verdict"],
+            "errors": row["errors"],
             "warnings": row["warnings"], "invariants lost": row["invariants_lost"],
             "worst rule": row["worst_rule"] or NO_RULE,
-            "generations": row["generations"], "format": row["format"],
+            "generations": row["generations"],
             "density trend": row["anchor_density_trend"], "rules": ", ".join(rules),
             "error": visible(row["error"] or "") or None, "path": row["path"],
         })  # fmt: skip
@@ -54,3 +56,6 @@ def refused_line(refused: dict[str, int]) -> str:
               "FIFO, device or socket": "FIFOs, devices or sockets"}
     parts = [f"{n} {why if n == 1 else plural.get(why, why)}" for why, n in refused.items()]
     return f"{sum(refused.values())} never opened: " + "; ".join(parts)
+
+
+__all__ = ["filter_sessions", "refused_line", "rules_seen", "session_rows"]

@@ -207,3 +207,7 @@ def read_all(path: Path) -> bytes:
             raise
         except Exception as exc:
             raise TraceReadError(str(path), f"cannot read: {exc}") from None
+
+
+__all__ = ["FILE_SETTING", "LINE_SETTING", "ReadLimits", "bounded_lines", "iter_lines", "open_binary", "open_regular",
+           "read_all", "read_head", "read_limits"]  # fmt: skip

@@ -209,3 +209,6 @@ READER = register_reader(
         "inferred from the re-sent history; tokens after from usage.iterations",
     )
 )
+
+
+__all__ = ["read"]

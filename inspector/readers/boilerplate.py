@@ -79,3 +79,7 @@ def transcript_pointer(text: str) -> str | None:
     """The path a Claude Code summary tells the model to read the full transcript at, if it prints one."""
     match = _TRANSCRIPT_POINTER.search(text)
     return (match.group("path") or None) if match else None
+
+
+__all__ = ["CODEX_SUMMARY_OPENING", "GEMINI_ACKNOWLEDGEMENT", "INSPECT_SUMMARY_OPENING",
+           "boilerplate_spans", "transcript_pointer"]  # fmt: skip

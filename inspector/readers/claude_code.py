@@ -492,3 +492,6 @@ READER = register_reader(
         "compaction boundaries, summaries and token counts exact; sub-agent sidechains set aside",
     )  # fmt: skip
 )
+
+
+__all__ = ["read", "sidechain_paths", "sniff", "user_words_in_result"]

@@ -143,3 +143,6 @@ def _tool_error(value: Any) -> bool:
 
 
 _USED_SET = frozenset(_USED)
+
+
+__all__ = ["Record", "decode_fast", "from_dict", "has_parent_field", "parent_uuid", "slim"]

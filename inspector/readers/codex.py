@@ -297,3 +297,6 @@ READER = register_reader(
         "a server-side summary is encrypted in the log (summary-unavailable)",
     )
 )  # fmt: skip
+
+
+__all__ = ["read", "sniff"]

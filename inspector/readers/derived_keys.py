@@ -108,3 +108,6 @@ class DerivedKeys:
                 verb, path, moved = match.groups()
                 target = (path or moved).strip()
                 self.add("file", target, "delete" if verb == "Delete" else "edit", call.timestamp, call.key)
+
+
+__all__ = ["DerivedKey", "DerivedKeys"]

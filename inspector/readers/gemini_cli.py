@@ -391,3 +391,6 @@ READER = register_reader(
         "Legacy .json: compressions are not recorded, so only the raw turns load.",
     )
 )
+
+
+__all__ = ["read", "sniff"]

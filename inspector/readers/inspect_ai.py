@@ -418,3 +418,6 @@ READER = register_reader(Reader(
               "before/after and trigger exact from compaction events; summary text exact from the summary message; "
               "a compaction's place among the messages inferred from the message ids earlier events name",
 ))  # fmt: skip
+
+
+__all__ = ["claims", "read", "read_session", "sessions", "sniff"]

@@ -114,3 +114,6 @@ def is_json_document(head: bytes) -> bool:
     # A pretty-printed document opens with a line that is not a whole object; a JSONL line too long for
     # the head is cut before its newline, and is still a line of its own.
     return start.startswith(b"{") and bool(newline) and not first.rstrip().endswith(b"}")
+
+
+__all__ = ["JsonLines", "head_records", "is_json_document"]

@@ -268,3 +268,6 @@ READER = register_reader(
         "user input only where re-listed; a message-list dump holds only the last summary",
     )
 )
+
+
+__all__ = ["read"]

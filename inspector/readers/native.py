@@ -329,3 +329,6 @@ READER = register_reader(
         tested_on="this project's own format (schema shipped in the package): everything is as the file states it",
     )  # fmt: skip
 )
+
+
+__all__ = ["schema", "write"]

@@ -230,3 +230,6 @@ READER = register_reader(
         "the context before a compaction is inferred from the re-sent history",
     )
 )
+
+
+__all__ = ["read"]

@@ -405,3 +405,6 @@ READER = register_reader(
         "summary is its own message and the model continues from it; pruned tool outputs are marked by the log.",
     )
 )
+
+
+__all__ = ["claims", "read", "sessions", "sniff"]

@@ -281,3 +281,6 @@ READER = register_reader(Reader(
     tested_on="openhands-sdk 1.58.2 (LLMSummarizingCondenser): forgotten events, summary and summary offset "
               "exact from Condensation events; no token counts in the log",
 ))  # fmt: skip
+
+
+__all__ = ["claims", "read"]

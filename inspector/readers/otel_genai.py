@@ -388,3 +388,6 @@ READER = register_reader(
         "the compacted span's usage, tokens before from the previous span's",
     )
 )
+
+
+__all__ = ["read", "sessions"]

@@ -160,3 +160,6 @@ def _named_wrongly(path: Path, name: str, error: TraceReadError) -> TraceReadErr
         str(path), f"not a {_READERS[name].description}; it looks like a {actual} trace, "
         f"{_READERS[actual].description}, which auto-detection reads",
     )  # fmt: skip
+
+
+__all__ = ["Reader", "default_locations", "detect_format", "format_names", "load_trace", "readers", "register_reader"]

@@ -66,3 +66,6 @@ class ResentHistory:
         if isinstance(value, list):
             return [self._clean(v) for v in value]
         return value
+
+
+__all__ = ["ResentHistory"]

@@ -56,3 +56,6 @@ class Event:
     kind: str
     description: str
     timestamp: str | None
+
+
+__all__ = ["Compaction", "Event", "Mention", "Turn"]

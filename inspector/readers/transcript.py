@@ -239,3 +239,6 @@ def _shown_input(call: Turn) -> str | None:
         return None
     shown = command_text(data.get("command", data.get("cmd")))[0]
     return shown or next((data[f] for f in PATH_FIELDS if isinstance(data.get(f), str)), None)
+
+
+__all__ = ["NATIVE_TAG", "Transcript"]

@@ -96,3 +96,6 @@ def dumps(value: Any) -> str:
         return orjson.dumps(value).decode()
     except TypeError:
         return str(value)
+
+
+__all__ = ["as_int", "as_str", "blocks_text", "brief", "dumps", "input_text", "session_stem", "type_of"]

@@ -299,3 +299,6 @@ def occurrences(text: str, needle: str) -> Iterator[int]:
     while position != -1:
         yield position
         position = text.find(needle, position + 1)
+
+
+__all__ = ["Annotation", "Annotations", "ImportLineError", "LABELS", "Revision", "Target", "occurrences", "reanchor"]

@@ -60,3 +60,6 @@ def migrate(engine: Engine) -> None:
             connection.execute(text("SELECT pg_advisory_xact_lock(7468327)"))  # one migrator at a time
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+
+
+__all__ = ["MIGRATIONS", "database_url", "make_engine", "migrate"]

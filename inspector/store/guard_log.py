@@ -87,3 +87,6 @@ class GuardLog:
                     items[item.injection_id].append(restored)
             return [GuardInjection(row.session_id, row.generation, row.content_hash, row.created_at,
                                    tuple(items[row.id]), row.text) for row in rows]  # fmt: skip
+
+
+__all__ = ["GuardInjection", "GuardLog", "RestoredItem"]

@@ -127,3 +127,6 @@ def entries_as_rows(entries: Iterable[LedgerEntry]) -> list[dict[str, Any]]:
          "requested_by": e.requested_by, **{k: e.correction.get(k) for k in _CORRECTION_FIELDS}}
         for e in entries
     ]  # fmt: skip
+
+
+__all__ = ["CorrectionsLedger", "LedgerEntry", "adopt_jsonl_ledger", "entries_as_rows", "read_jsonl_ledger"]

@@ -103,3 +103,6 @@ class GuardItemRow(Base):
     text: Mapped[str] = mapped_column(Text)
     source_key: Mapped[str | None] = mapped_column(Text)
     said_at: Mapped[str | None] = mapped_column(Text)
+
+
+__all__ = ["AnnotationRow", "Base", "CorrectionRow", "GuardInjectionRow", "GuardItemRow", "RevisionRow"]
