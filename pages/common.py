@@ -38,12 +38,14 @@ def _use_entrypoint_navigation() -> None:
     layout until some session calls `st.navigation`; until then a URL such as /generation runs the page
     bare (no app.py, no declared navigation). Calling `st.navigation` is the documented switch ("as soon
     as any session of your app executes the st.navigation command, your app will ignore the pages/
-    directory"): call it with a placeholder and rerun, which runs app.py, whose navigation lands on the
+    directory"): declare the app's pages and rerun, which runs app.py, whose navigation lands on the
     requested page with its query parameters.
     """
     if st.session_state.get(ENTRY_RAN):
         return
-    st.navigation([st.Page(lambda: None, title="Compaction Inspector")], position="hidden")
+    from pages.navigation import declared_pages
+
+    st.navigation(declared_pages(), position="hidden")  # the same pages as app.py: the rerun lands on this one
     st.rerun()
 
 

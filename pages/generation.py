@@ -1,82 +1,35 @@
-"""Generation view: the text of Sₖ with highlights, its findings, and a word diff against its parent."""
+"""Generation view: the text of Sₖ with highlights, its findings, and a word diff against its parent.
+
+The page lays the view out; each part is a function in `pages/generation_parts.py`.
+"""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from inspector.model import finding_id
-from inspector.refresh import refresh_at
-from inspector.render import (
-    HIGHLIGHT_CLASSES,
-    HIGHLIGHT_LABELS,
-    diff_html,
-    evidence_html,
-    finding_targets,
-    findings_html,
-    guard_html,
-    highlight_html,
-    highlights,
-    legend_html,
-    paginate_diff,
-    word_diff,
+from inspector.render import HIGHLIGHT_CLASSES, HIGHLIGHT_LABELS, guard_html, legend_html
+from pages.common import caption_for, current_generation, guard_marks_of, require_analysis
+from pages.generation_parts import (
+    diff_against_parent,
+    navigation,
+    refresh_controls,
+    review,
+    selected_finding,
+    text_and_findings,
 )
-from inspector.review import annotation_highlights, latest_by_finding
-from inspector.store import Target
-from inspector.store.annotations import occurrences
-from inspector.views import annotation_rows, correction_rows, find_finding
-from pages.common import (
-    caption_for,
-    current_generation,
-    guard_marks_of,
-    refreshed_branch,
-    require_analysis,
-    reviewer_name,
-    set_state,
-    show_table,
-    show_text,
-    store,
-    trace_hash,
-)
-from pages.review_widgets import annotate_form, trace_annotations
-
-PAGE_CHARS = 40_000
-"""Longer texts are shown a part at a time so a 1 MB generation keeps the page responsive."""
+from pages.review_widgets import trace_annotations
 
 analysis = require_analysis()
 caption_for(analysis)
-generations = analysis.trace.generations
 k = current_generation(analysis)
+navigation(analysis, k)
 
-nav = st.columns([1, 1, 3])
-if nav[0].button("← Previous", disabled=k == 0, key="prev_gen"):
-    set_state(gen=k - 1, finding=None)
-    st.rerun()
-if nav[1].button("Next →", disabled=k == len(generations) - 1, key="next_gen"):
-    set_state(gen=k + 1, finding=None)
-    st.rerun()
-labels = [g.label for g in generations]
-picked = nav[2].selectbox("Generation", labels, index=k, key=f"gen_pick_{k}", label_visibility="collapsed")
-if picked != labels[k]:
-    set_state(gen=labels.index(picked), finding=None)
-    st.rerun()
-
-generation = generations[k]
+generation = analysis.trace.generations[k]
 st.header(f"{generation.label} · {generation.kind}")
 guarded = guard_marks_of(analysis).get(k)
 if guarded is not None:
     st.html(guard_html(guarded))
-
-selected = None
-finding_ref = st.session_state.get("finding")
-if finding_ref:
-    finding = find_finding(analysis, finding_ref)
-    if finding is not None and finding.generation == k:
-        show_text(f"Selected finding — {finding.severity.value} · {finding.rule}: {finding.message}", "div",
-                  "ci-error" if finding.severity.value == "error" else "ci-caption")  # fmt: skip
-        st.html(evidence_html(finding))
-        if finding.start is not None and finding.end is not None:
-            selected = (finding.start, finding.end)
+selected = selected_finding(analysis, k)
 
 # Pills wrap onto a second line where ten toggles in ten columns cut their labels to "reso…" at 1400 px;
 # the legend below says what each class means.
@@ -84,112 +37,13 @@ enabled = st.pills("Highlight classes", list(HIGHLIGHT_CLASSES), selection_mode=
                    default=list(HIGHLIGHT_CLASSES), format_func=HIGHLIGHT_LABELS.__getitem__,
                    key="highlight_classes")  # fmt: skip
 st.html(legend_html(enabled))
-
-refresh_column, note_column = st.columns([1, 3])
-if guarded is not None:  # the refresh was performed here: the simulated one is for generations the guard did not see
-    with refresh_column:
-        show_text("Refresh performed by the guard (above)", css_class="ci-caption")
-elif generation.kind == "summary" and refresh_column.button("Refresh from source", key="refresh_button",
-                                                              type="primary"):  # fmt: skip
-    with st.status(f"Refreshing {generation.label} from source…", expanded=True) as status:
-        st.write(f"Re-reading the {len(generation.covers)} source records {generation.label} descends from…")
-        result = refresh_at(analysis, k)
-        st.write(f"Rebuilt {len(result.rebuilt)} typed invariants; comparing with what {generation.label} inherited…")
-        entries = store().ledger.append(result, trace=trace_hash() or analysis.trace.id,
-                                          trace_label=analysis.trace.title or analysis.trace.id,
-                                          trigger="manual", requested_by=reviewer_name())  # fmt: skip
-        st.write(f"Appended {len(entries)} corrections to the ledger.")
-        status.update(label=f"Refreshed {generation.label}: {len(result.corrections)} corrections", state="complete")
-    set_state(refresh=k)
-branch = refreshed_branch(analysis)
-if branch is not None and branch[0] == k:
-    _, result, refreshed = branch
-    note_column.write(
-        f"Refreshed {generation.label}: {result.records_read} records re-read (~{result.tokens_read} tokens), "
-        f"{len(result.corrections)} corrections; {len(analysis.findings) - len(refreshed.findings)} fewer findings "
-        "on the refreshed branch."
-    )
-    if result.corrections:
-        show_table(pd.DataFrame(correction_rows(result.corrections)), key="corrections_table")
-    else:
-        st.success("Nothing to correct: this state matches its sources.")
+refresh_controls(analysis, k, guarded)
 
 reviews = trace_annotations()
 text_tab, diff_tab, review_tab = st.tabs(["Text and findings", "Diff against parent", "Review"])
 with text_tab:
-    if generation.text is None:
-        reason = generation.extra.get("unavailable_reason", "this summary's text is not in the log")
-        show_text(f"Text unavailable: {reason}", "div", "ci-caption")
-    else:
-        text = generation.text
-        window = None
-        if len(text) > PAGE_CHARS:
-            parts = (len(text) + PAGE_CHARS - 1) // PAGE_CHARS
-            default = (selected[0] // PAGE_CHARS + 1) if selected else 1
-            part = st.number_input(f"Part (of {parts})", 1, parts, default, key=f"part_{k}")
-            window = ((part - 1) * PAGE_CHARS, min(len(text), part * PAGE_CHARS))
-        body, side = st.columns([3, 2])
-        with body:
-            marks = highlights(analysis, k) + annotation_highlights(analysis, reviews, k)
-            st.html(
-                highlight_html(
-                    text, marks, enabled, window=window, selected=selected, targets=finding_targets(analysis, k)
-                )
-            )
-        with side:
-            st.subheader("Findings")
-            st.html(findings_html(analysis, k))
+    text_and_findings(analysis, k, enabled, selected, reviews)
 with diff_tab:
-    parent = generation.parent
-    if parent is None:
-        st.write("S0 has no parent: it is the raw context.")
-    elif generation.text is None or generations[parent].text is None:
-        st.write("One of the two texts is unavailable, so there is nothing to diff.")
-    else:
-        large = len(generation.text) + len(generations[parent].text or "") > PAGE_CHARS
-        if st.toggle(f"Compare with S{parent}", value=not large, key=f"diff_{k}"):
-            parts = paginate_diff(word_diff(generations[parent].text or "", generation.text), PAGE_CHARS)
-            part = 1
-            if len(parts) > 1:
-                part = st.number_input(f"Diff part (of {len(parts)})", 1, len(parts), 1, key=f"diff_part_{k}")
-            st.html(diff_html(parts[part - 1]))
-
+    diff_against_parent(analysis, k)
 with review_tab:
-    label = analysis.trace.title or analysis.trace.id
-    here = analysis.findings_for(k)
-    by_finding = latest_by_finding(reviews)
-    st.subheader("Review a finding")
-    if here:
-        ids = [finding_id(f) for f in here]
-        wanted = st.session_state.get("finding")
-        state = {i: by_finding[i].label if i in by_finding else "unreviewed" for i in ids}
-        chosen = st.selectbox(
-            "Finding", ids, index=ids.index(wanted) if wanted in ids else 0, key=f"review_finding_{k}",
-            format_func=lambda i: f"{here[ids.index(i)].rule} — {state[i]}",
-        )  # fmt: skip
-        finding = here[ids.index(chosen)]
-        show_text(finding.message, "div", "ci-caption")
-        if chosen != st.session_state.get("finding"):  # the selected finding's evidence is already shown above
-            st.html(evidence_html(finding))
-        annotate_form(Target("finding", finding_id=chosen, rule=finding.rule, generation=k, start=finding.start,
-                             end=finding.end, quoted_text=(generation.text or "")[finding.start : finding.end]
-                             if finding.start is not None else None),
-                      f"finding_{k}", trace_label=label, existing=by_finding.get(chosen))  # fmt: skip
-    else:
-        st.write("No findings in this generation.")
-    st.subheader("Mark a span the detectors missed")
-    if generation.text:
-        quote = st.text_input("Exact text to mark (as it appears in the text)", key=f"span_quote_{k}")
-        positions = list(occurrences(generation.text, quote)) if quote else []
-        if quote and not positions:
-            st.warning("That text does not occur in this generation.")
-        elif positions:
-            which = st.number_input("Occurrence", 1, len(positions), 1, key=f"span_occurrence_{k}") if len(
-                positions) > 1 else 1  # fmt: skip
-            start = positions[which - 1]
-            annotate_form(Target("span", generation=k, start=start, end=start + len(quote), quoted_text=quote),
-                          f"span_{k}", trace_label=label)  # fmt: skip
-    mine = [a for a in reviews if a.target.generation == k]
-    if mine:
-        st.subheader("Annotations on this generation")
-        show_table(pd.DataFrame(annotation_rows(mine)), key=f"annotations_{k}")
+    review(analysis, k, reviews)

@@ -7,6 +7,7 @@ from urllib.parse import urlparse
 import pytest
 
 from inspector import analyze, load_trace
+from inspector.readers import format_names
 from inspector.render import HIGHLIGHT_LABELS, chain_width
 from inspector.views import finding_rows
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, save_screenshot, streamlit_server
@@ -121,6 +122,7 @@ def test_a_pasted_deep_link_reopens_the_same_view(page, server):
 def test_a_deep_link_as_a_fresh_servers_first_request_opens_that_view(browser, tmp_path):
     """No session has run app.py yet, so Streamlit still reads `pages/` as the legacy layout: the link must
     still land on the generation view, framed by the app's own navigation, with its query parameters."""
+    (tmp_path / "data").mkdir()
     with streamlit_server(tmp_path / "data") as fresh:
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         tab = context.new_page()
@@ -287,7 +289,7 @@ def test_an_unrecognised_upload_is_a_styled_error_naming_only_the_file(page, ser
     alert.wait_for()
     wait_for_app(page)
     text = alert.inner_text().strip()
-    assert text == "notes.txt:1: not a recognised trace format (known: native, claude-code, codex)"
+    assert text == f"notes.txt:1: not a recognised trace format (known: {', '.join(format_names()[1:])})"
     assert alert.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(255, 235, 238)"  # styled, not bare
     assert "uploads" not in page.locator('[data-testid="stMain"]').inner_text()  # no server path anywhere
     save_screenshot(page, "issue19-upload-unrecognised")
