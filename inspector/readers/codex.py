@@ -20,7 +20,7 @@ from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction
 from inspector.readers.transcript import NATIVE_TAG, Transcript
-from inspector.readers.values import as_int, as_str, blocks_text, session_stem, type_of
+from inspector.readers.values import as_int, as_str, blocks_text, session_stem, tool_arguments, type_of
 
 NAME = "codex"
 
@@ -126,7 +126,7 @@ class _Reader:
         elif kind in _CALLS:
             call_id = _call_id(payload, key)
             name = payload.get("name") if isinstance(payload.get("name"), str) else kind
-            self.transcript.tool_call(call_id, name, _call_input(payload), timestamp)
+            self.transcript.tool_call(call_id, name, tool_arguments(payload), timestamp)
         elif kind in _OUTPUTS:
             call_id = _call_id(payload, None)
             text, failed = _output(payload.get("output", payload.get("tools")))
@@ -244,20 +244,6 @@ def _call_id(payload: dict[str, Any], fallback: str | None) -> str | None:
         if isinstance(payload.get(name), str):
             return payload[name]
     return fallback
-
-
-def _call_input(payload: dict[str, Any]) -> Any:
-    """Tool arguments as data: JSON-encoded `arguments` decoded, freeform `input` kept as text."""
-    for name in ("arguments", "input", "action"):
-        value = payload.get(name)
-        if isinstance(value, str):
-            try:
-                return orjson.loads(value)
-            except orjson.JSONDecodeError:
-                return value
-        if value is not None:
-            return value
-    return {}
 
 
 def _output(value: Any) -> tuple[str, bool]:

@@ -18,15 +18,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from inspector.model import Trace
 from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.registry import Reader, register_reader
 from inspector.readers.resent_history import ResentHistory
 from inspector.readers.timeline import Compaction
 from inspector.readers.transcript import NATIVE_TAG, Transcript
-from inspector.readers.values import as_int, as_str, blocks_text, session_stem, type_of
+from inspector.readers.values import as_int, as_str, blocks_text, session_stem, tool_arguments, type_of
 
 NAME = "openai-responses"
 
@@ -129,7 +127,7 @@ class _Reader:
                 self.instructions += 1
         elif kind in _CALLS:
             call_id = as_str(item.get("call_id")) or key
-            self.transcript.tool_call(call_id, as_str(item.get("name")) or kind, _arguments(item))
+            self.transcript.tool_call(call_id, as_str(item.get("name")) or kind, tool_arguments(item))
         elif kind in _OUTPUTS:
             call_id = as_str(item.get("call_id"))
             output = item.get("output")
@@ -199,20 +197,6 @@ def _sent(item: dict[str, Any]) -> dict[str, Any]:
             content = [{**part, "type": "text"} if type_of(part) in _TEXT_TYPES else part for part in content]
         return {**item, "type": "message", "content": content}
     return item
-
-
-def _arguments(item: dict[str, Any]) -> Any:
-    """Tool arguments as data: JSON-encoded `arguments` decoded, freeform `input` or `action` as given."""
-    for name in ("arguments", "input", "action"):
-        value = item.get(name)
-        if isinstance(value, str):
-            try:
-                return orjson.loads(value)
-            except orjson.JSONDecodeError:
-                return value
-        if value is not None:
-            return value
-    return {}
 
 
 def read(path: Path) -> Trace:

@@ -98,4 +98,20 @@ def dumps(value: Any) -> str:
         return str(value)
 
 
-__all__ = ["as_int", "as_str", "blocks_text", "brief", "dumps", "input_text", "session_stem", "type_of"]
+
+def tool_arguments(item: dict[str, Any]) -> Any:
+    """A tool call's arguments as data, as OpenAI-style logs (Codex, the Responses API) write them:
+    JSON-encoded `arguments` decoded, freeform `input` or `action` as given."""
+    for name in ("arguments", "input", "action"):
+        value = item.get(name)
+        if isinstance(value, str):
+            try:
+                return orjson.loads(value)
+            except orjson.JSONDecodeError:
+                return value
+        if value is not None:
+            return value
+    return {}
+
+__all__ = ["as_int", "as_str", "blocks_text", "brief", "dumps", "input_text", "session_stem", "tool_arguments",
+           "type_of"]  # fmt: skip
