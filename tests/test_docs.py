@@ -35,3 +35,10 @@ def test_the_readme_lists_every_reader_with_what_it_was_tested_on():
         where = ", ".join(f"`{location}`" for location in reader.default_locations) or "wherever you write it"
         assert f"| `{reader.name}` | {reader.description} | {where} | {reader.tested_on} |" in readme, reader.name
         assert reader.tested_on, f"{reader.name} does not say what it was tested on"
+
+
+def test_every_rule_is_described_in_the_signals_document():
+    from inspector.rules import all_rules
+
+    signals = (REPO / "docs" / "signals.md").read_text()
+    assert [r.id for r in all_rules() if f"`{r.id}`" not in signals] == []
