@@ -16,30 +16,28 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import orjson
 
+from inspector import cli_scan as scan_command
 from inspector import guard as guard_hook
 from inspector import guard_install
-from inspector.analysis import analyze
+from inspector.bounded_io import FILE_SETTING, LINE_SETTING, ReadLimits
 from inspector.cli_io import BadInput, existing_folder, open_store, output_file, shown_url, trace_ref, write_output
 from inspector.cli_options import Parser, add_formats, add_json_flag, count, density, megabytes, summary_index
 from inspector.errors import TraceReadError
 from inspector.facts import Config
-from inspector.fleet import command as scan_command
 from inspector.inert import json_text, terminal_text
 from inspector.library import content_hash
 from inspector.model import Trace
-from inspector.readers import load_trace
-from inspector.readers._io import FILE_SETTING, LINE_SETTING, ReadLimits
-from inspector.refresh import refresh_at
-from inspector.report import to_json, to_text
 from inspector.rules import all_rules
 from inspector.text import counted
 
 if TYPE_CHECKING:
+    from inspector.analysis import Analysis
     from inspector.policies import AdaptiveWeights, PolicyRun
     from inspector.store import Annotations
 
 # The review store (SQLAlchemy, Alembic), policies and reports are imported by the commands that use them:
-# `check`, `rules`, `scan` and the guard's run never pay for them (tests/test_cli.py asserts it).
+# `check`, `rules`, `scan` and the guard's run never pay for them (tests/test_cli.py asserts it). The readers
+# and the analysis load when a command reads a trace: `rules` and `--help` need neither.
 
 EXIT_PASS, EXIT_FAIL, EXIT_UNREADABLE = 0, 1, 2
 GUARD_TOKENS = guard_hook.MAX_TOKENS
@@ -186,6 +184,8 @@ class _Version(argparse.Action):
 
 
 def _check(args: argparse.Namespace) -> int:
+    from inspector.report import to_json, to_text
+
     config = Config(min_anchor_density=args.min_anchor_density)
     worst = EXIT_PASS
     for path in args.traces:
@@ -193,7 +193,7 @@ def _check(args: argparse.Namespace) -> int:
         if trace is None:
             worst = EXIT_UNREADABLE
             continue
-        analysis = analyze(trace, config)
+        analysis = _analyze(trace, config)
         if args.format == "json":
             option = orjson.OPT_INDENT_2 if len(args.traces) == 1 else 0
             sys.stdout.write(json_text(orjson.dumps(to_json(analysis), option=option).decode()) + "\n")
@@ -213,7 +213,15 @@ def _rules() -> int:
     return EXIT_PASS
 
 
+def _analyze(trace: Trace, config: Config | None = None) -> Analysis:
+    from inspector.analysis import analyze
+
+    return analyze(trace, config)
+
+
 def _load(path: str, fmt: str) -> Trace | None:
+    from inspector.readers import load_trace
+
     try:
         return load_trace(path, fmt)
     except TraceReadError as error:  # the message may quote the file: spelled
@@ -229,7 +237,9 @@ def _refresh(args: argparse.Namespace) -> int:
     if args.at > last:
         summaries = f"its summaries are S1..S{last}" if last >= 1 else "it has no summary"
         raise BadInput(f"{args.trace}: --at {args.at} is not a generation of this trace ({summaries})")
-    result = refresh_at(analyze(trace), args.at)
+    from inspector.refresh import refresh_at
+
+    result = refresh_at(_analyze(trace), args.at)
     if args.record:
         store = open_store(None)
         store.ledger.append(result, trace=content_hash(Path(args.trace)), trace_label=trace.title or trace.id,
@@ -278,7 +288,7 @@ def _policies(args: argparse.Namespace) -> int:
         return EXIT_UNREADABLE
     from inspector.policies import AdaptiveWeights, compare
 
-    runs = compare(analyze(trace), args.every, args.weights or AdaptiveWeights())
+    runs = compare(_analyze(trace), args.every, args.weights or AdaptiveWeights())
     if args.format == "json":
         sys.stdout.write(orjson.dumps([_run_dict(r) for r in runs], option=orjson.OPT_INDENT_2).decode() + "\n")
         return EXIT_PASS
@@ -333,7 +343,7 @@ def _annotations(args: argparse.Namespace) -> int:
         return _import_annotations(Path(args.file), annotations)
     from inspector.review import markdown_report
 
-    report = markdown_report(analyze(trace), annotations.for_trace(content_hash(Path(args.trace))))
+    report = markdown_report(_analyze(trace), annotations.for_trace(content_hash(Path(args.trace))))
     write_output(args.output, report.encode())
     return EXIT_PASS
 
@@ -372,7 +382,7 @@ def _report(args: argparse.Namespace) -> int:
     from inspector.share import share_report
 
     store = None if args.no_store else open_store(args.db)
-    text = share_report(analyze(trace), store, content_hash(Path(args.trace)), args.format)
+    text = share_report(_analyze(trace), store, content_hash(Path(args.trace)), args.format)
     write_output(args.output, text.encode())
     return EXIT_PASS
 

@@ -10,9 +10,34 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 from typing import Any, NoReturn
 
-from inspector.readers import format_names
+
+class LazyChoices(Sequence[str]):
+    """An option's choices, looked up only when argparse checks a value or prints help: building the parser
+    must not import every reader or the scan's engines (`compaction-inspector rules` needs neither)."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+    def _names(self) -> Sequence[str]:
+        return getattr(import_module(self.module), self.name)()  # type: ignore[no-any-return]
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._names()[index]
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._names()
+
+
+FORMAT_NAMES = LazyChoices("inspector.readers", "format_names")
+"""`auto` and every registered reader's name."""
+ENGINE_NAMES = LazyChoices("inspector.fleet.engines", "engine_names")
+"""Where a scan runs: local processes or a Dask cluster."""
 
 DEPRECATED_HELP = argparse.SUPPRESS
 """Old spellings stay out of `--help`: a newcomer should learn only the current one."""
@@ -40,7 +65,7 @@ class _OutputFormat(argparse.Action):
                  option_string: str | None = None) -> None:  # fmt: skip
         if values in self.outputs:
             setattr(namespace, self.dest, values)
-        elif values in format_names():
+        elif values in FORMAT_NAMES:
             deprecated(f"--format {values} for the input format", f"--input-format {values}")
             namespace.input_format = values
         else:
@@ -59,11 +84,12 @@ def add_formats(parser: argparse.ArgumentParser, outputs: Sequence[str], says: s
     """`--format` for what the command writes (the first of `outputs` by default), `--input-format` for the trace."""
     parser.add_argument("--format", action=_OutputFormat, outputs=outputs, default=outputs[0],
                         help=f"{says} (default {outputs[0]})")  # fmt: skip
-    parser.add_argument("--input-format", default="auto", choices=format_names(),
-                        help="the trace's format (default auto: detected from its first records)")  # fmt: skip
+    # A metavar, so argparse lists the choices only when it prints help (%(choices)s), not when it builds.
+    parser.add_argument("--input-format", default="auto", choices=FORMAT_NAMES, metavar="FORMAT",
+                        help="the trace's format: %(choices)s (default auto: detected from its first records)")
     if old_input_option is not None:
         parser.add_argument(old_input_option, dest="input_format", action=_DeprecatedInputFormat,
-                            choices=format_names(), help=DEPRECATED_HELP)  # fmt: skip
+                            choices=FORMAT_NAMES, metavar="FORMAT", help=DEPRECATED_HELP)  # fmt: skip
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
@@ -119,5 +145,5 @@ def _whole(value: str) -> int:
         raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
 
 
-__all__ = ["DEPRECATED_HELP", "Parser", "add_formats", "add_json_flag", "count", "density", "megabytes",
-           "summary_index"]  # fmt: skip
+__all__ = ["DEPRECATED_HELP", "ENGINE_NAMES", "FORMAT_NAMES", "LazyChoices", "Parser", "add_formats", "add_json_flag",
+           "count", "density", "megabytes", "summary_index"]  # fmt: skip

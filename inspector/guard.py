@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from inspector.analysis import analyze
 from inspector.inert import visible
 from inspector.model import Finding, Invariant, Severity, SourceRecord, Trace
 from inspector.text import clip
@@ -95,6 +94,8 @@ def restored_items(trace: Trace) -> tuple[int, list[Restored]]:
     newest = len(trace.generations) - 1
     if newest < 1 or trace.generations[newest].kind != "summary":
         return newest, []
+    from inspector.analysis import analyze  # here, not at the top: the CLI builds its parser from this module
+
     analysis = analyze(trace)
     positions = analysis.facts.log_positions
     invariants = {track.invariant.id: track.invariant for track in analysis.facts.invariants}

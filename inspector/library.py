@@ -14,8 +14,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from inspector.bounded_io import open_regular
 from inspector.inert import terminal_text
-from inspector.readers._io import open_regular
 from inspector.text import clip
 
 KINDS = ("sample", "path", "upload")

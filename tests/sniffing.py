@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from inspector.bounded_io import read_head
 from inspector.readers import detect_format, readers
-from inspector.readers._io import read_head
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REAL_TRACES = Path(__file__).resolve().parents[2] / "shared" / "real_traces"

@@ -216,3 +216,16 @@ def test_check_rules_and_scan_import_only_what_they_use(argv):
                             timeout=120)  # fmt: skip
     loaded = set(result.stderr.strip().splitlines()[-1].split())
     assert "inspector" in loaded and not loaded & HEAVY, loaded & HEAVY
+
+
+_IMPORTED_MODULES = _IMPORTED.replace('{name.split(".")[0] for name in sys.modules}', "set(sys.modules)")
+
+
+def test_listing_the_rules_loads_no_reader_and_no_analysis_of_a_trace():
+    """`rules` only lists what the detectors registered: the eleven readers, the mention search and the
+    scan stay unloaded (they cost `rules` a third of its start-up when the parser loaded them)."""
+    result = subprocess.run([sys.executable, "-c", _IMPORTED_MODULES, "rules"], capture_output=True, text=True,
+                            cwd=REPO, timeout=120)  # fmt: skip
+    loaded = set(result.stderr.strip().splitlines()[-1].split())
+    assert "inspector.detectors" in loaded
+    assert not {m for m in loaded if m.startswith(("inspector.readers", "inspector.fleet", "inspector.mentions"))}

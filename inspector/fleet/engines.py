@@ -16,6 +16,11 @@ from inspector.fleet.summary import scan_file
 ENGINES = ("local", "dask")
 
 
+def engine_names() -> tuple[str, ...]:
+    """The engines, for the CLI's lazily listed `--engine` choices."""
+    return ENGINES
+
+
 def run_local(paths: Sequence[str], workers: int) -> Iterator[dict[str, Any]]:
     """A process per core (analysis is CPU-bound Python); inline when one worker is asked for."""
     if workers <= 1 or len(paths) <= 1:
@@ -55,4 +60,4 @@ def run_dask(paths: Sequence[str], scheduler: str | None, workers: int) -> Itera
             cluster.close()
 
 
-__all__ = ["ENGINES", "run_dask", "run_local"]
+__all__ = ["ENGINES", "engine_names", "run_dask", "run_local"]

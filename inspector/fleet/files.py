@@ -21,10 +21,10 @@ from typing import Any
 
 import orjson
 
+from inspector.bounded_io import read_limits
 from inspector.fleet.summary import COLUMNS
 from inspector.inert import csv_cell, from_csv_cell
 from inspector.readers import readers
-from inspector.readers._io import read_limits
 from inspector.rules import all_rules
 
 TRACE_SUFFIXES = (".json", ".jsonl", ".json.zst", ".jsonl.zst")

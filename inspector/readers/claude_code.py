@@ -17,9 +17,9 @@ from typing import Any
 
 import orjson
 
+from inspector.bounded_io import read_head
 from inspector.errors import TraceReadError
 from inspector.model import Trace
-from inspector.readers._io import read_head
 from inspector.readers.claude_code_records import (
     Record,
     decode_fast,

@@ -22,9 +22,9 @@ from typing import Any
 
 import orjson
 
+from inspector.bounded_io import read_all, read_head
 from inspector.errors import TraceReadError
 from inspector.model import Severity, Trace
-from inspector.readers._io import read_all, read_head
 from inspector.readers.boilerplate import GEMINI_ACKNOWLEDGEMENT
 from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.registry import Reader, register_reader

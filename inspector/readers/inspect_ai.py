@@ -19,9 +19,9 @@ from typing import IO, Any
 
 import orjson
 
+from inspector.bounded_io import open_regular, read_all, read_head, read_limits
 from inspector.errors import TraceReadError
 from inspector.model import Trace
-from inspector.readers._io import open_regular, read_all, read_head, read_limits
 from inspector.readers.boilerplate import INSPECT_SUMMARY_OPENING
 from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction

@@ -8,9 +8,9 @@ from typing import Any
 
 import orjson
 
+from inspector.bounded_io import bounded_lines, open_binary, read_limits
 from inspector.errors import TraceReadError
 from inspector.model import Finding, Severity
-from inspector.readers._io import bounded_lines, open_binary, read_limits
 
 MAX_LINE_NOTICES = 20
 """A garbage file must not turn into a million notices; the rest are counted in one."""

@@ -15,9 +15,9 @@ from typing import Any
 
 import orjson
 
+from inspector.bounded_io import iter_lines, read_all
 from inspector.errors import TraceReadError
 from inspector.model import ChainEvent, Generation, Invariant, InvariantKind, SourceRecord, Trace
-from inspector.readers._io import iter_lines, read_all
 from inspector.readers.registry import Reader, register_reader
 
 FORMAT_TAG = "compaction-trace/1"

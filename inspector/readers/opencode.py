@@ -23,9 +23,9 @@ from urllib.parse import quote
 
 import orjson
 
+from inspector.bounded_io import open_regular, read_all, read_limits
 from inspector.errors import TraceReadError
 from inspector.model import Trace
-from inspector.readers._io import open_regular, read_all, read_limits
 from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction
 from inspector.readers.transcript import NATIVE_TAG, Transcript

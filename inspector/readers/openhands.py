@@ -18,9 +18,9 @@ from typing import Any
 
 import orjson
 
+from inspector.bounded_io import read_all
 from inspector.errors import TraceReadError
 from inspector.model import Severity, Trace
-from inspector.readers._io import read_all
 from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction
 from inspector.readers.transcript import Transcript

@@ -27,9 +27,9 @@ from typing import Any
 
 import orjson
 
+from inspector.bounded_io import read_all, read_head
 from inspector.errors import TraceReadError
 from inspector.model import Trace
-from inspector.readers._io import read_all, read_head
 from inspector.readers.json_lines import JsonLines, is_json_document
 from inspector.readers.registry import Reader, register_reader
 from inspector.readers.resent_history import ResentHistory

@@ -10,10 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from inspector.bounded_io import read_head
 from inspector.bulk import paused_gc
 from inspector.errors import TraceReadError
 from inspector.model import Finding, Severity, Trace
-from inspector.readers._io import read_head
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,8 @@
-"""`compaction-inspector scan`: the fleet scan's command line (registered by `inspector.cli`)."""
+"""`compaction-inspector scan`: the fleet scan's command line (registered by `inspector.cli`).
+
+The scan itself (readers, analysis, worker pools) is imported when the command runs, not when the parser
+is built: every other command builds this parser too.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +11,15 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.cli_io import BadInput, output_file
-from inspector.cli_options import count
-from inspector.fleet import ENGINES, ScanResult, cache_path, scan, write_rows
-from inspector.fleet.views import refused_line
+from inspector.cli_options import ENGINE_NAMES, count
 from inspector.inert import terminal_text
-from inspector.readers.registry import default_locations
 from inspector.text import counted
+
+if TYPE_CHECKING:
+    from inspector.fleet import ScanResult
 
 SHOWN = 20
 """Rows printed to the terminal; the output file has them all."""
@@ -32,7 +36,8 @@ def add_parser(commands: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
                         help="write every row to FILE.parquet, .csv or .json (a cache is kept beside it)")  # fmt: skip
     parser.add_argument("--workers", type=count, default=os.cpu_count() or 1, metavar="N",
                         help="parallel analyses (default: one per core)")  # fmt: skip
-    parser.add_argument("--engine", choices=ENGINES, default="local", help="local processes or a Dask cluster")
+    parser.add_argument("--engine", choices=ENGINE_NAMES, default="local", metavar="ENGINE",
+                        help="where the analyses run: %(choices)s (local processes or a Dask cluster)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: a local cluster)")  # fmt: skip
     parser.add_argument("--no-cache", action="store_true", help="analyse every file even if unchanged")
@@ -41,6 +46,9 @@ def add_parser(commands: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
 def run(args: argparse.Namespace) -> int:
     """Exit 0 whatever the sessions show (a scan reports, `check` gates); 2 for unusable arguments, among
     them a folder or file that is not there (a typo, not a session that failed to read)."""
+    from inspector.fleet import cache_path, scan, write_rows
+    from inspector.readers.registry import default_locations
+
     out: Path | None = args.out
     if out is not None and out.suffix.lower() not in (".parquet", ".csv", ".json"):
         raise BadInput(f"{out}: --out must end in .parquet, .csv or .json")
@@ -96,6 +104,8 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def summary_line(result: ScanResult, out: Path | None) -> str:
+    from inspector.fleet.views import refused_line
+
     counts = result.counts
     parts = [f"{counted(len(result.rows), 'file')}: {counts.get('fail', 0)} fail, {counts.get('pass', 0)} pass, "
              f"{counts.get('unreadable', 0)} unreadable"]  # fmt: skip
