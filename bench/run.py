@@ -47,7 +47,6 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.generate import claude_code, long_lines, native  # noqa: E402
-from inspector.render import _TOKEN, word_diff  # noqa: E402
 
 _CHILD = """
 import json, resource, sys, time
@@ -227,6 +226,10 @@ def diff_pair(words: int = 50_000, seed: int = 3) -> tuple[str, str]:
 
 
 def diff_row() -> dict[str, Any]:
+    # Imported here: rendering loads the review store, and a child process starts with its parent's peak
+    # RSS as its own (Linux keeps it across exec), which would inflate every check's memory column.
+    from inspector.render import _TOKEN, word_diff
+
     parent, child = diff_pair()
     ours = float("inf")
     for _ in range(3):
