@@ -18,7 +18,7 @@ from inspector.model import Trace
 from inspector.readers.boilerplate import CODEX_SUMMARY_OPENING
 from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.registry import Reader, register_reader
-from inspector.readers.timeline import Compaction
+from inspector.readers.timeline import Compaction, TokenWatch
 from inspector.readers.transcript import NATIVE_TAG, Transcript
 from inspector.readers.values import as_int, as_str, blocks_text, session_stem, tool_arguments, type_of
 
@@ -68,8 +68,7 @@ class _Reader:
         self.title: str | None = None
         self.version: str | None = None
         self.cwd: str | None = None
-        self.last_tokens: int | None = None
-        self.awaiting_after: Compaction | None = None
+        self.tokens = TokenWatch()
         self.instructions = 0
 
     def build(self) -> Trace:
@@ -187,12 +186,7 @@ class _Reader:
         info = payload.get("info")
         usage = info.get("last_token_usage") if isinstance(info, dict) else None
         total = as_int(usage.get("total_tokens")) if isinstance(usage, dict) else None
-        if not total:  # no info, or a zeroed placeholder: not a measurement
-            return
-        self.last_tokens = total
-        if self.awaiting_after is not None:
-            self.awaiting_after.tokens_after = total
-            self.awaiting_after = None
+        self.tokens.usage(total)  # 0 or missing is no measurement
 
     # -- compactions --------------------------------------------------------------------------
 
@@ -220,14 +214,13 @@ class _Reader:
         compaction = Compaction(
             text=text,
             line=line,
-            tokens_before=self.last_tokens,
+            tokens_before=self.tokens.last,
             timestamp=timestamp,
             unavailable=reason,
             extra=extra,
         )
         self.transcript.compaction(compaction)
-        self.awaiting_after = compaction
-        self.last_tokens = None
+        self.tokens.compacted(compaction)
 
 
 def _summary_message(history: list[dict[str, Any]]) -> str | None:

@@ -28,7 +28,7 @@ from inspector.model import Severity, Trace
 from inspector.readers.boilerplate import GEMINI_ACKNOWLEDGEMENT
 from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.registry import Reader, register_reader
-from inspector.readers.timeline import Compaction
+from inspector.readers.timeline import Compaction, TokenWatch
 from inspector.readers.transcript import NATIVE_TAG, Transcript
 from inspector.readers.values import as_int, as_str, dumps, session_stem
 
@@ -89,8 +89,7 @@ class _Reader:
         self.session_id: str | None = None
         self.title: str | None = None
         self.meta: dict[str, Any] = {}
-        self.last_tokens: int | None = None
-        self.awaiting_after: Compaction | None = None
+        self.tokens = TokenWatch()
         self.counts: dict[str, int] = {"resumes": 0, "rewinds": 0, "ui_messages": 0, "history_rewrites": 0,
                                        "kept_messages": 0, "late_updates": 0}  # fmt: skip
 
@@ -171,12 +170,7 @@ class _Reader:
     def _tokens(self, record: dict[str, Any]) -> None:
         tokens = record.get("tokens")
         prompt = as_int(tokens.get("input")) if isinstance(tokens, dict) else None
-        if not prompt:
-            return
-        self.last_tokens = prompt
-        if self.awaiting_after is not None:
-            self.awaiting_after.tokens_after = prompt
-            self.awaiting_after = None
+        self.tokens.usage(prompt)  # 0 or missing is no measurement
 
     # -- a whole history written at once: a resume, or a compression ----------------------------
 
@@ -215,14 +209,13 @@ class _Reader:
             text=text or None,
             line=line,
             trigger="manual" if manual else "auto",
-            tokens_before=self.last_tokens,
+            tokens_before=self.tokens.last,
             timestamp=as_str(summary.get("timestamp")),
             unavailable=None if text else f"line {line}: the summary message is empty",
             extra={"summary_id": summary["id"]},
         )
         self.transcript.compaction(compaction)
-        self.awaiting_after = compaction
-        self.last_tokens = None
+        self.tokens.compacted(compaction)
 
     # -- messages onto the transcript -----------------------------------------------------------
 

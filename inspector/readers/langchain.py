@@ -33,7 +33,7 @@ from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.readers.json_lines import JsonLines, head_records, is_json_document
 from inspector.readers.registry import Reader, register_reader
-from inspector.readers.timeline import Compaction
+from inspector.readers.timeline import Compaction, TokenWatch
 from inspector.readers.transcript import NATIVE_TAG, Transcript
 from inspector.readers.values import as_int, as_str, blocks_text, dumps, session_stem
 
@@ -110,8 +110,7 @@ class _Reader:
         self.removed = 0
         self.instructions = 0
         self.summaries = 0
-        self.last_tokens: int | None = None
-        self.awaiting_after: Compaction | None = None
+        self.tokens = TokenWatch()
         self.first_item: dict[str, Any] = {}
         """A message's identity → the first timeline item it became (where a kept tail starts)."""
         self.last_compaction = -1
@@ -208,7 +207,7 @@ class _Reader:
             text=text or None,
             line=line,
             trigger="auto",
-            tokens_before=self.last_tokens,
+            tokens_before=self.tokens.last,
             unavailable=None if text else f"{where}: the summary message is empty",
             extra=extra,
         )
@@ -219,16 +218,12 @@ class _Reader:
         self.transcript.compaction(compaction, before)
         self.last_compaction = _index(timeline, compaction)
         self.cleared = False
-        self.awaiting_after, self.last_tokens = compaction, None
+        self.tokens.compacted(compaction)
 
     def _tokens(self, fields: dict[str, Any]) -> None:
         usage = fields.get("usage_metadata")
         tokens = as_int(usage.get("input_tokens")) if isinstance(usage, dict) else None
-        if not tokens:
-            return
-        self.last_tokens = tokens
-        if self.awaiting_after is not None:
-            self.awaiting_after.tokens_after, self.awaiting_after = tokens, None
+        self.tokens.usage(tokens)  # 0 or missing is no measurement
 
 
 def _index(timeline: list[Any], item: Any) -> int:

@@ -27,7 +27,7 @@ from inspector.bounded_io import open_regular, read_all, read_limits
 from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.readers.registry import Reader, register_reader
-from inspector.readers.timeline import Compaction
+from inspector.readers.timeline import Compaction, TokenWatch
 from inspector.readers.transcript import NATIVE_TAG, Transcript
 from inspector.readers.values import as_int, as_str, dumps, type_of
 from inspector.tool_names import is_edit_tool
@@ -215,8 +215,7 @@ class _Reader:
         self.pruned = 0
         self.requested: dict[str, Any] | None = None
         """The compaction part of the user message that asked for the summary now awaited."""
-        self.last_tokens: int | None = None
-        self.awaiting_after: Compaction | None = None
+        self.tokens = TokenWatch()
 
     def build(self) -> Trace:
         extra = {k: v for k, v in self.extra.items() if v is not None}
@@ -333,14 +332,13 @@ class _Reader:
         compaction = Compaction(
             text=text or None,
             trigger="auto" if auto is True else "manual" if auto is False else None,
-            tokens_before=self.last_tokens,
+            tokens_before=self.tokens.last,
             timestamp=timestamp,
             unavailable=reason,
             extra=extra,
         )
         self.transcript.compaction(compaction)
-        self.awaiting_after = compaction
-        self.last_tokens = None
+        self.tokens.compacted(compaction)
 
     def _tokens(self, info: dict[str, Any]) -> None:
         """The prompt size of an assistant turn: fresh input plus cached input."""
@@ -349,12 +347,7 @@ class _Reader:
             return
         cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
         prompt = sum(as_int(v) or 0 for v in (tokens.get("input"), cache.get("read"), cache.get("write")))
-        if not prompt:
-            return
-        self.last_tokens = prompt
-        if self.awaiting_after is not None:
-            self.awaiting_after.tokens_after = prompt
-            self.awaiting_after = None
+        self.tokens.usage(prompt)  # 0 or missing is no measurement
 
 
 def _pruned_times(parts: list[dict[str, Any]]) -> list[int]:

@@ -58,4 +58,29 @@ class Event:
     timestamp: str | None
 
 
-__all__ = ["Compaction", "Event", "Mention", "Turn"]
+
+@dataclass(slots=True)
+class TokenWatch:
+    """The prompt size before each compaction and the first one after it, from the usage a log records turn by
+    turn (Codex, Gemini CLI, opencode, LangChain): one bookkeeping for every reader that has it."""
+
+    last: int | None = None
+    """The latest prompt size: a compaction made now shrank it from this."""
+    awaiting: Compaction | None = None
+    """The latest compaction, until a usage record says what its context measured after."""
+
+    def usage(self, prompt_tokens: int | None) -> None:
+        """A prompt size seen in the log (0 or None is no measurement: skipped)."""
+        if not prompt_tokens:
+            return
+        self.last = prompt_tokens
+        if self.awaiting is not None:
+            self.awaiting.tokens_after = prompt_tokens
+            self.awaiting = None
+
+    def compacted(self, compaction: Compaction) -> None:
+        """A compaction was made (its `tokens_before` taken from `last` already): wait for its size after."""
+        self.awaiting = compaction
+        self.last = None
+
+__all__ = ["Compaction", "Event", "Mention", "TokenWatch", "Turn"]
