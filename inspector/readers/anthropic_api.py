@@ -20,12 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from inspector.model import Trace
-from inspector.readers.json_lines import JsonLines, head_records
+from inspector.readers.call_log import CallLog, sniff_calls
 from inspector.readers.registry import Reader, register_reader
-from inspector.readers.resent_history import ResentHistory
 from inspector.readers.timeline import Compaction
-from inspector.readers.transcript import NATIVE_TAG, Transcript
-from inspector.readers.values import as_int, as_str, blocks_text, session_stem, type_of
+from inspector.readers.values import as_int, as_str, blocks_text, type_of
 
 NAME = "anthropic-api"
 
@@ -49,47 +47,21 @@ def _request(value: Any) -> dict[str, Any] | None:
 
 def sniff(head: bytes) -> bool:
     """Call logs whose responses are Anthropic Messages (or whose requests ask for context management)."""
-    if NATIVE_TAG in head:
-        return False
-    for record in head_records(head)[:16]:
-        if _response(record) or _response(record.get("response")):
-            return True
-        request = _request(record.get("request"))
-        if request is not None and ("context_management" in request or "compaction" in request):
-            return True
-    return False
+    return sniff_calls(head, _request, _response, lambda r: "context_management" in r or "compaction" in r)
 
 
-class _Reader:
+class _Reader(CallLog):
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self.lines = JsonLines(path)
-        self.transcript = Transcript(path, NAME)
-        self.history = ResentHistory(_UNCOMPARED)
-        self.model: str | None = None
-        self.calls = 0
+        super().__init__(path, NAME, _UNCOMPARED, _request, _response)
 
     def build(self) -> Trace:
-        for line, record in self.lines:
-            request = _request(record.get("request"))
-            response = _response(record) or _response(record.get("response"))
-            if request is None and response is None:
-                self.transcript.unknown_types["(no request or response)"] += 1
-                continue
-            self.calls += 1
+        for line, request, response in self.each_call():
             if request is not None:
-                self.model = as_str(request.get("model")) or self.model
                 self._request(line, request)
             if response is not None:
                 self._message(line, "assistant", response.get("content"), as_str(response.get("id")),
                               request, response)  # fmt: skip
-        self.transcript.notices[:0] = self.lines.notices
-        extra: dict[str, Any] = {"lines": self.lines.lines, "records": self.lines.records,
-                                 "malformed_lines": self.lines.malformed, "calls": self.calls,
-                                 "history_rewrites": self.history.rewrites}  # fmt: skip
-        if self.model:
-            extra["model"] = self.model
-        return self.transcript.build(session_stem(self.path), None, extra)
+        return self.finish()
 
     def _request(self, line: int, request: dict[str, Any]) -> None:
         messages = [m for m in request["messages"] if isinstance(m, dict)]
