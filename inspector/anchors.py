@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import heapq
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from inspector.model import MentionIndex, SourceRecord
 from inspector.text import word_end, word_start
@@ -170,6 +171,7 @@ class AnchorIndex:
         self._mentions = mentions
         self._mentioned: dict[str, frozenset[tuple[str, str]]] = {}
         self._resolved: dict[str, tuple[AnchorStatus, tuple[str, ...]]] = {}
+        self._sorted_keys: list[str] | None = None
         for record in sources:
             referent = f"{record.namespace}:{record.key}"
             self._by_key[record.key].add(referent)
@@ -205,9 +207,19 @@ class AnchorIndex:
         if "/" not in key:
             return False
         folder = key.rstrip("/") + "/"
-        return any(k.startswith(folder) for k in self._by_key) or any(
+        return self._has_key_starting(folder) or any(
             k.startswith(folder) or f"/{folder}" in k for _, k in self._mentions_for(key)
         )
+
+    def _has_key_starting(self, prefix: str) -> bool:
+        """Does a record's key start with `prefix`? Keys sharing a prefix sit together in sorted order, so
+        one bisection answers what a scan of every key did: for each unresolved key of 200 summaries over
+        a 100 MB session, that scan was 4.9 million `startswith` calls."""
+        if self._sorted_keys is None:
+            self._sorted_keys = sorted(self._by_key)
+        keys = self._sorted_keys
+        position = bisect_left(keys, prefix)
+        return position < len(keys) and keys[position].startswith(prefix)
 
     def _mentions_for(self, key: str) -> frozenset[tuple[str, str]]:
         """Mentions that may bind to `key`: every one whose key contains its needle."""
@@ -234,6 +246,7 @@ class AnchorIndex:
         return ResolvedAnchor(anchor, *known)
 
 
+@lru_cache(maxsize=1 << 16)
 def needle(key: str) -> str:
     """A substring of every mention key that could bind to `key` (see `AnchorIndex.referents`).
 

@@ -68,6 +68,22 @@ def test_resolution_is_exact_qualified_or_path_suffix():
     }
 
 
+def test_a_folder_resolves_when_a_known_path_lies_under_it_and_only_then():
+    """`/srv/app` holds `/srv/app/core/x.py`; `/srv/app-old/y.py` and `/srv/apple` sort on either side of it and
+    hold nothing under `/srv/app/`, while `/srv/ap` is no folder of any of them."""
+    index = AnchorIndex(
+        [record(key, "x", namespace="file") for key in ("/srv/app-old/y.py", "/srv/app/core/x.py", "/srv/apple")]
+    )
+    found = {r.anchor.key: (r.status, r.referents) for r in resolve_in_isolation(
+        "see /srv/app and /srv/app-old and /srv/ap and /srv/app/core here", index)}  # fmt: skip
+    assert found == {
+        "/srv/app": (AnchorStatus.RESOLVED, ("folder:/srv/app",)),
+        "/srv/app-old": (AnchorStatus.RESOLVED, ("folder:/srv/app-old",)),
+        "/srv/ap": (AnchorStatus.UNRESOLVED, ()),
+        "/srv/app/core": (AnchorStatus.RESOLVED, ("folder:/srv/app/core",)),
+    }
+
+
 SOURCES = [record("ledger:1", "Rollback plan."), record("ledger:2", "Retry cap is 3.")]
 
 
