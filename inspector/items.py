@@ -20,6 +20,7 @@ import re
 import shlex
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
@@ -266,10 +267,12 @@ def _command_words(command: str) -> list[str]:
         return command.split()
 
 
+@lru_cache(maxsize=1 << 12)
 def command_signature(command: str) -> tuple[str, ...]:
     """What a command runs, without where it ran or its flags: `cd bench && python3 x.py -n 3` → (python3, x.py).
 
-    Two calls with one signature are the same attempt, so a later success of it retires a failure.
+    Two calls with one signature are the same attempt, so a later success of it retires a failure. Cached:
+    a session runs the same few commands again and again, and each costs a shell-quoting parse.
     """
     last = re.split(r"\s*(?:&&|;|\|\|)\s*", command.strip())
     pieces = [p for p in last if p.strip()]
@@ -462,15 +465,17 @@ def session_items(records: Iterable[SourceRecord]) -> list[Invariant]:
     """Every item of a session log, in log order; the same wording twice is one item, the first."""
     records = list(records)
     found: list[Invariant] = []
-    asked: str | None = None
+    # The agent's last turn before a user statement, read for its question only when a statement follows:
+    # most agent turns are followed by tool calls, and splitting each into sentences was most of this pass.
+    before: str | None = None
     for record in records:
         if record.namespace != TRANSCRIPT:
             continue
         if record.kind == "assistant":
-            asked = last_question(record.text)
+            before = record.text
         elif record.kind == "user" and record.authority == "user":
-            found.extend(user_items(record, asked))
-            asked = None
+            found.extend(user_items(record, last_question(before) if before is not None else None))
+            before = None
     order = {record.key: position for position, record in enumerate(records)}
     found = list(_done_by_edits(found, records, order))
     found.extend(failure_items(records))
