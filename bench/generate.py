@@ -1,11 +1,13 @@
-"""Large synthetic sessions for the benchmarks: Claude Code 2.x JSONL or native compaction traces.
+"""Large synthetic sessions for the benchmarks: Claude Code 2.x or Codex JSONL, or native compaction traces.
 
-    python bench/generate.py OUT --format claude-code|native --mb 100 --generations 4 [--seed 7]
+    python bench/generate.py OUT --format claude-code|codex|native --mb 100 --generations 4 [--seed 7]
 
 Sizes from about 1 MB to 500 MB and 1 to 200 generations. Claude Code sessions look like real ones
 where it matters for speed: streamed assistant pieces with thinking blocks, tool calls with sizeable
 results, rewinds, sub-agent sidechains, and compaction summaries that print file paths, commits and
-tickets (some of which the transcript never mentioned) with a few "as noted earlier". Files go where
+tickets (some of which the transcript never mentioned) with a few "as noted earlier". Codex rollouts carry
+what makes real ones large: a turn context per turn, encrypted reasoning, each command's output written
+again in its `exec_command_end` event, token counts, and compactions that put the history back. Files go where
 you say, which should be a temporary folder: never the repository.
 """
 
@@ -132,22 +134,94 @@ class ClaudeSession:
         return [boundary, self._base("user", isCompactSummary=True, message={"role": "user", "content": text})]
 
 
+class CodexSession:
+    """Writes plausible Codex rollout lines (`{timestamp, type, payload}`), reusing the Claude session's text."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.code = ClaudeSession(rng)
+        self.n = 0
+        self.history: list[dict[str, Any]] = []
+
+    def _line(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        self.n += 1
+        clock = f"{self.n // 3600 % 24:02d}:{self.n // 60 % 60:02d}:{self.n % 60:02d}"
+        return {"timestamp": f"2025-11-04T{clock}.000Z", "type": kind, "payload": payload}
+
+    def meta(self) -> list[dict[str, Any]]:
+        return [self._line("session_meta", {"id": SESSION, "cwd": "/srv/app", "cli_version": "0.46.0",
+                                            "base_instructions": {"text": "You are Codex. " * 800}})]  # fmt: skip
+
+    def turn(self) -> list[dict[str, Any]]:
+        rng, files = self.rng, self.code.files
+        ask = rng.choice(_ASKS) + f" Look at {rng.choice(files)}."
+        user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": ask}]}
+        self.history.append(user)
+        context = {"cwd": "/srv/app", "approval_policy": "never", "user_instructions": "Follow AGENTS.md. " * 100}
+        lines = [self._line("turn_context", context), self._line("response_item", user),
+                 self._line("event_msg", {"type": "user_message", "message": ask})]  # fmt: skip
+        for _ in range(rng.randint(4, 25)):
+            call = f"call_{self.n:010d}"
+            path = rng.choice(files)
+            command = rng.choice([f"sed -n '1,400p' {path}", f"pytest {path} -q", "git commit -am 'wip'"])
+            body = self.code._code(rng.randint(20, 400) if command.startswith("sed") else rng.randint(2, 30))
+            code = 1 if rng.random() < 0.05 else 0
+            output = {"output": body, "metadata": {"exit_code": code, "duration_seconds": 0.2}}
+            arguments = orjson.dumps({"command": ["bash", "-lc", command]}).decode()
+            lines += [
+                self._line("response_item", {"type": "reasoning", "summary": [], "content": None,
+                                             "encrypted_content": "gAAAAB" + "x" * rng.randint(1000, 6000)}),
+                self._line("response_item", {"type": "function_call", "name": "shell", "call_id": call,
+                                             "arguments": arguments}),
+                self._line("event_msg", {"type": "exec_command_end", "call_id": call, "stdout": body, "stderr": "",
+                                         "aggregated_output": body, "formatted_output": body, "exit_code": code,
+                                         "parsed_cmd": [{"type": "read", "cmd": command, "path": path}]}),
+                self._line("response_item", {"type": "function_call_output", "call_id": call,
+                                             "output": orjson.dumps(output).decode()}),
+                self._line("event_msg", {"type": "token_count", "info": {"last_token_usage": {
+                    "input_tokens": 90_000, "output_tokens": 300, "total_tokens": 90_300}},
+                    "rate_limits": {"primary": {"used_percent": 1.0, "window_minutes": 300}}}),
+            ]  # fmt: skip
+        reply = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Done."}]}
+        self.history.append(reply)
+        return [*lines, self._line("response_item", reply)]
+
+    def compaction(self, index: int, total: int) -> list[dict[str, Any]]:
+        text = self.code.summary_text(index, total)
+        self.history = self.history[-20:]
+        kept = [*self.history, {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}]
+        return [self._line("compacted", {"message": text, "replacement_history": kept})]
+
+
 def claude_code(path: Path, megabytes: float, generations: int, seed: int = 7) -> int:
     """A Claude Code session of at least `megabytes` MB with `generations` - 1 compactions; returns bytes."""
-    session = ClaudeSession(random.Random(seed))
+    return _session(ClaudeSession(random.Random(seed)), path, megabytes, generations)
+
+
+def codex(path: Path, megabytes: float, generations: int, seed: int = 7) -> int:
+    """A Codex rollout of at least `megabytes` MB with `generations` - 1 compactions; returns bytes."""
+    session = CodexSession(random.Random(seed))
+    return _session(session, path, megabytes, generations, tuple(session.meta()))
+
+
+def _session(session: ClaudeSession | CodexSession, path: Path, megabytes: float, generations: int,
+             head: tuple[dict[str, Any], ...] = ()) -> int:  # fmt: skip
+    """Turns until the file holds `megabytes` MB, with the compactions spread evenly between them."""
     target = int(megabytes * 1024 * 1024)
     compactions = max(0, generations - 1)
     marks = [target * (k + 1) // (compactions + 1) for k in range(compactions)]
     written = 0
     with path.open("wb") as out:
+        records = list(head)
         while written < target:
-            records = session.turn()
+            records += session.turn()
             while marks and written >= marks[0]:
                 marks.pop(0)
                 records += session.compaction(compactions - len(marks), compactions)
             chunk = b"".join(orjson.dumps(r) + b"\n" for r in records)
             out.write(chunk)
             written += len(chunk)
+            records = []
     return written
 
 
@@ -224,12 +298,12 @@ def long_lines(path: Path, megabytes: float = 50, lines: int = 2, seed: int = 7)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
-    parser.add_argument("--format", choices=["claude-code", "native"], default="claude-code")
+    parser.add_argument("--format", choices=["claude-code", "codex", "native"], default="claude-code")
     parser.add_argument("--mb", type=float, default=100)
     parser.add_argument("--generations", type=int, default=4)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    writer = claude_code if args.format == "claude-code" else native
+    writer = {"claude-code": claude_code, "codex": codex, "native": native}[args.format]
     size = writer(args.out, args.mb, args.generations, args.seed)
     print(f"{args.out}: {size / 1e6:.1f} MB, {args.format}, {args.generations} generations")
 

@@ -17,6 +17,8 @@ import streamlit as st
 from inspector.analysis import Analysis, analyze
 from inspector.errors import TraceReadError
 from inspector.library import TraceRef, TraceRefError, content_hash, data_dir, trace_file
+from inspector.model import Trace
+from inspector.raw_records import FileStamp, line_index, pretty_json, read_line
 from inspector.readers import load_trace
 from inspector.refresh import RefreshResult, refresh_and_reanalyse
 from inspector.render import text_html
@@ -190,6 +192,38 @@ def show_text(text: str, tag: str = "p", css_class: str = "") -> None:
     """Trace-derived text as plain escaped HTML (titles, ids, messages), hidden characters marked: markdown
     never sees it."""
     st.html(f'<{tag} class="{css_class}">{text_html(text)}</{tag}>')
+
+
+RAW_SHOWN_CHARS = 100_000
+"""A record with a whole file or image inlined is cut here: enough to read, not enough to stall the browser."""
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _shown_line(path: str, size: int, mtime_ns: int, inode: int, offset: int) -> tuple[str | None, str | None]:
+    """(indented JSON, or None; why not): kept per file version, since a compressed log is read up to the line."""
+    found = read_line(path, FileStamp(size, mtime_ns, inode), offset)
+    if found.text is None:
+        return None, found.reason
+    text = pretty_json(found.text)
+    if len(text) > RAW_SHOWN_CHARS:
+        text = f"{text[:RAW_SHOWN_CHARS]}\n… {len(text) - RAW_SHOWN_CHARS:,} more characters not shown"
+    return text, None
+
+
+def show_raw_record(trace: Trace, key: str) -> None:
+    """The log line the record `key` was read from, as written, in an expander: what the reader left out (a
+    tool's full result, token usage). A code block, which Streamlit escapes; nothing for a record with no line."""
+    index = line_index(trace)
+    offset = index.offsets.get(key) if index is not None else None
+    if index is None or offset is None:
+        return
+    with st.expander("Raw record, as written in the log"):
+        stamp = index.stamp
+        text, reason = _shown_line(index.path, stamp.size, stamp.mtime_ns, stamp.inode, offset)
+        if text is None:
+            show_text(f"Not shown: {reason}", "div", "ci-caption")
+        else:
+            st.code(text, language="json")
 
 
 def require_analysis() -> Analysis:

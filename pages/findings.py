@@ -9,7 +9,7 @@ from inspector.render import evidence_html
 from inspector.review import latest_by_finding
 from inspector.store import Target
 from inspector.views import find_finding, finding_rows_with_source
-from pages.common import caption_for, require_analysis, show_table, state_params
+from pages.common import caption_for, require_analysis, show_raw_record, show_table, state_params
 from pages.review_widgets import annotate_form, trace_annotations
 
 analysis = require_analysis()
@@ -67,6 +67,8 @@ if choice:
     if picked is not None:
         st.subheader("Evidence")
         st.html(evidence_html(picked))
+        if picked.source is not None:
+            show_raw_record(analysis.trace, picked.source.key)
     st.subheader("Review the picked finding")
     row = rows[rows["id"] == choice].iloc[0]
     generation = None if pd.isna(row["generation"]) else int(row["generation"])

@@ -30,6 +30,7 @@ from pages.common import (
     refreshed_branch,
     reviewer_name,
     set_state,
+    show_raw_record,
     show_table,
     show_text,
     store,
@@ -68,6 +69,8 @@ def selected_finding(analysis: Analysis, k: int) -> tuple[int, int] | None:
             show_text(f"Selected finding — {finding.severity.value} · {finding.rule}: {finding.message}", "div",
                       "ci-error" if finding.severity.value == "error" else "ci-caption")  # fmt: skip
             st.html(evidence_html(finding))
+            if finding.source is not None:
+                show_raw_record(analysis.trace, finding.source.key)
             if finding.start is not None and finding.end is not None:
                 selected = (finding.start, finding.end)
     return selected
@@ -176,6 +179,8 @@ def review(analysis: Analysis, k: int, reviews: list[Annotation]) -> None:
         show_text(finding.message, "div", "ci-caption")
         if chosen != st.session_state.get("finding"):  # the selected finding's evidence is already shown above
             st.html(evidence_html(finding))
+            if finding.source is not None:
+                show_raw_record(analysis.trace, finding.source.key)
         annotate_form(Target("finding", finding_id=chosen, rule=finding.rule, generation=k, start=finding.start,
                              end=finding.end, quoted_text=(generation.text or "")[finding.start : finding.end]
                              if finding.start is not None else None),

@@ -8,7 +8,15 @@ import streamlit as st
 from inspector.render import matrix_html
 from inspector.store import Target
 from inspector.views import annotation_rows, invariant_matrix, lineage, manifest_diff
-from pages.common import caption_for, current_generation, require_analysis, set_state, show_table, show_text
+from pages.common import (
+    caption_for,
+    current_generation,
+    require_analysis,
+    set_state,
+    show_raw_record,
+    show_table,
+    show_text,
+)
 from pages.review_widgets import annotate_form, trace_annotations
 
 analysis = require_analysis()
@@ -45,6 +53,7 @@ show_text(f"{track.invariant.kind.value}: {track.invariant.text}", "div", "ci-te
 source = analysis.trace.source(track.invariant.source_key) if track.invariant.source_key else None
 if source is not None:
     show_text(f"Source record {source.namespace}:{source.key} — {source.text}", "div", "ci-caption")
+    show_raw_record(analysis.trace, source.key)
 steps = lineage(track)
 broken = next((s for s in steps if s.first_break), None)
 if broken is not None:

@@ -8,6 +8,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from inspector import analyze, load_trace
+from inspector.model import finding_id
+from inspector.raw_records import pretty_json
 from inspector.render import HIGHLIGHT_CLASSES
 from inspector.views import CELL_CHAR_PX, LONG_TEXT_PX, finding_rows
 from tests.helpers import REPO, SAMPLES
@@ -297,3 +299,43 @@ def test_the_findings_table_is_wide_enough_to_read_its_messages_and_ids():
     ids = list(table.value["id"])
     assert widths["id"] >= max(map(len, ids)) * CELL_CHAR_PX  # was "small": the id was cut
     assert widths["message"] == LONG_TEXT_PX and table.proto.row_height > 64  # 4rem: Streamlit wraps above it
+
+
+def _opened(tmp_path, monkeypatch, name: str, data: str, **params: str) -> AppTest:
+    """A session log written under the traces folder, opened."""
+    (tmp_path / name).write_text(data)
+    monkeypatch.setenv("INSPECTOR_TRACES_DIR", str(tmp_path))
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
+    return app(trace=f"path:{name}", **params)
+
+
+def test_an_invariants_source_record_shows_its_raw_line(tmp_path, monkeypatch):
+    """The manifest's source record opens onto the log line it was read from, with what the turn left out."""
+    data = (REPO / "tests" / "fixtures" / "claude_code" / "three_compactions.jsonl").read_text()
+    at = page(_opened(tmp_path, monkeypatch, "cc.jsonl", data), "manifest")
+    assert not at.exception
+    [expander] = at.expander
+    assert expander.label == "Raw record, as written in the log"
+    line = next(raw for raw in data.splitlines() if '"uuid":"u01"' in raw)
+    assert [c.value for c in expander.code] == [pretty_json(line)]
+    assert expander.code[0].language == "json" and '"userType": "external"' in expander.code[0].value
+
+
+def test_a_findings_evidence_shows_its_raw_line_escaped(tmp_path, monkeypatch):
+    """A record's raw line is a code block: hostile text in it is text, never markup."""
+    data = (REPO / "tests" / "fixtures" / "codex" / "three_compactions.jsonl").read_text()
+    hostile = data.replace("FAILED tests/test_checkout.py", "FAILED <img src=x onerror=alert(1)>")
+    assert hostile != data
+    at = page(_opened(tmp_path, monkeypatch, "rollout.jsonl", hostile), "findings")
+    wanted = next(f for f in analyze(load_trace(tmp_path / "rollout.jsonl")).findings if f.rule == "open-failure-lost")
+    at.selectbox(key="finding_pick").select(finding_id(wanted)).run()
+    assert not at.exception
+    [expander] = at.expander
+    record = json.loads(expander.code[0].value)
+    assert record["payload"]["call_id"] == "call_2" and "<img src=x" in record["payload"]["output"]
+    assert "<img" not in html_of(at)  # the evidence quote beside it is escaped too: never a tag
+
+
+def test_a_native_trace_has_no_raw_record_to_show():
+    at = page(app(trace="sample:five_item_synthetic.json"), "manifest")
+    assert not at.exception and not at.expander

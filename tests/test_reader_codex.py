@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 import zstandard
@@ -13,8 +14,8 @@ from hypothesis import strategies as st
 
 from inspector.analysis import analyze
 from inspector.errors import TraceReadError
-from inspector.model import Severity
-from inspector.readers import codex, detect_format, load_trace, native
+from inspector.model import Severity, Trace
+from inspector.readers import codex, codex_records, detect_format, load_trace, native
 from inspector.report import to_json
 from tests.helpers import read_raises_only_its_error
 
@@ -145,6 +146,97 @@ def test_exit_codes_in_plain_text_output(tmp_path: Path) -> None:
     assert deploy.kind == "command" and deploy.text == "make deploy (failed)"  # a failed deploy is not done
 
 
+# --- typed and exact decoding -----------------------------------------------------------------------
+
+
+def exact(path: Path) -> Trace:
+    """The trace read with the typed decoder refusing every line: each one takes the exact dict path."""
+    with mock.patch.object(codex, "decode_fast", lambda raw: None):
+        return codex.read(path)
+
+
+def everything(trace: Trace) -> tuple[Any, ...]:
+    """All a trace holds, the fields equality leaves out (`extra`) included."""
+    return (trace.id, trace.title, trace.sources, [s.extra for s in trace.sources], trace.generations,
+            [g.extra for g in trace.generations], trace.events, trace.notices, trace.extra)  # fmt: skip
+
+
+@pytest.mark.parametrize("session", [STORY, REAL_CODEX], ids=["story", "real"])
+def test_typed_and_exact_decoding_read_the_same_session(session: Path) -> None:
+    """Every line of these sessions takes the typed decoder; read again with each line on the exact dict path,
+    the turns, summaries, notices and counts must be the same."""
+    lines = [raw for raw in session.read_bytes().splitlines(keepends=True) if raw.strip()]
+    assert all(codex_records.decode_fast(raw) is not None for raw in lines)
+    typed = codex.read(session)
+    assert len(typed.sources) > 10
+    assert everything(exact(session)) == everything(typed)
+
+
+def test_outcomes_tokens_and_ids_are_read_on_both_paths(tmp_path: Path) -> None:
+    """What the typed records declare is all the reader reads: exit codes, failures, token counts, ids."""
+    call = lambda i: line("response_item", {"type": "function_call", "name": "shell", "call_id": f"c{i}",  # noqa: E731
+                                            "arguments": json.dumps({"command": ["make", str(i)]})})  # fmt: skip
+    path = write(tmp_path / "rollout.jsonl", [
+        line("session_meta", {"session_id": "s-1", "cwd": "/repo", "cli_version": "0.46.0",
+                              "base_instructions": {"text": "long"}}),
+        line("session_meta", {"id": None, "session_id": "s-2"}),  # a null id is no id: `session_id` is not read
+        message("user", "Build it."),
+        call(1), line("response_item", {"type": "function_call_output", "call_id": "c1", "output": "built"}),
+        line("event_msg", {"type": "exec_command_end", "call_id": "c1", "exit_code": 2, "stdout": "boom",
+                           "parsed_cmd": [{"type": "read", "path": "src/a.py"}]}),
+        call(2), line("response_item", {"type": "custom_tool_call_output", "call_id": "c2", "output": None,
+                                        "tools": ["not", "the", "output"]}),
+        line("event_msg", {"type": "patch_apply_end", "call_id": "c2", "success": False,
+                           "changes": {"src/b.py": {"add": {}}}}),
+        call(3), line("response_item", {"type": "tool_search_output", "call_id": "c3", "tools": "listed"}),
+        line("event_msg", {"type": "mcp_tool_call_end", "call_id": "c3", "result": {"Ok": {"isError": True}}}),
+        call(4), line("event_msg", {"type": "exec_command_end", "call_id": "c4", "stdout": "no exit code"}),
+        line("response_item", {"type": "reasoning", "summary": [], "encrypted_content": "gAAAA"}),
+        line("event_msg", {"type": "token_count", "info": {"last_token_usage": {"total_tokens": 5000}},
+                           "rate_limits": {"primary": {"used_percent": 1.0}}}),
+        line("compacted", {"message": "Summary.", "window_id": "w-1"}),
+        line("event_msg", {"type": "token_count", "info": {"last_token_usage": {"total_tokens": 700}}}),
+        line("event_msg", {"type": "thread_name_updated", "thread_name": "Build"}),
+        line("turn_context", {"cwd": "/repo", "user_instructions": "long"}),
+    ])  # fmt: skip
+    typed = codex.read(path)
+    assert everything(exact(path)) == everything(typed)
+    by_key = {s.key: s for s in typed.sources}
+    assert (typed.id, typed.title, typed.extra["session_meta"]) == ("s-1", "Build", 1)
+    assert [by_key[f"c{i}:output"].kind for i in (1, 2, 3)] == ["tool_error"] * 3
+    assert by_key["c2:output"].text == "shell failed: make 2\n"  # a null `output` is an empty one, not `tools`
+    assert by_key["c3:output"].text == "shell failed: make 3\nlisted"
+    assert by_key["src/a.py"].text == "read src/a.py" and by_key["src/b.py"].text == "edit src/b.py"
+    assert by_key["make 4"].text == "make 4 (no result)"  # no exit code: the event says nothing of how it ended
+    assert [(g.tokens_before, g.tokens_after) for g in typed.generations[1:]] == [(5000, 700)]
+    assert typed.generations[1].extra["window_id"] == "w-1"
+
+
+def test_unknown_and_odd_lines_are_counted_alike_on_both_paths(tmp_path: Path) -> None:
+    """The typed decoder refuses what it does not know; the exact path names it as the reader always has."""
+    path = write(tmp_path / "rollout.jsonl", [
+        meta(), message("user", "One."),
+        line("telepathy", {"x": 1}), line("event_msg", {"type": "mind_meld"}),
+        line("response_item", {"type": "hologram"}), line("response_item", {"role": "user"}),
+        line("turn_context", [1]), {"type": "event_msg", "payload": None}, {"type": 7, "payload": {}},
+        {"type": "world_state"}, "[1, 2]", "{oops",
+        # Known types with values of odd types: read (and ignored where odd), never counted as unknown.
+        line("event_msg", {"type": "token_count", "info": [1]}), line("session_meta", {"id": 5, "cwd": ["/"]}),
+        line("event_msg", {"type": "exec_command_end", "call_id": 3, "exit_code": "1", "parsed_cmd": "cat"}),
+        line("response_item", {"type": "function_call_output", "call_id": None, "output": {"text": 1}}),
+        line("compacted", {"message": 5, "replacement_history": {"type": "message"}}),
+        message("assistant", "Two."),
+    ])  # fmt: skip
+    typed = codex.read(path)
+    assert everything(exact(path)) == everything(typed)
+    assert [s.text for s in typed.sources] == ["One.", '{"text":1}', "Two."]
+    assert typed.extra["unknown_types"] == {
+        "telepathy": 1, "event_msg mind_meld": 1, "response_item hologram": 1, "response_item None": 1,
+        "turn_context (no payload)": 1, "event_msg (no payload)": 1, "(no type)": 1, "world_state (no payload)": 1,
+    }  # fmt: skip
+    assert [n.rule for n in typed.notices] == ["malformed-line", "malformed-line", "summary-unavailable"]
+
+
 # --- bad input ---------------------------------------------------------------------------------------
 
 
@@ -215,3 +307,19 @@ _line = st.fixed_dictionaries(
 @given(lines=st.lists(_line, max_size=6), tail=st.sampled_from([b"", b"\n", b"\n{torn", b"\n[1]\n"]))
 def test_reader_raises_only_trace_read_error(lines: list[dict[str, Any]], tail: bytes) -> None:
     read_raises_only_its_error(codex.read, lines, tail, "rollout.jsonl")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(lines=st.lists(_line, min_size=1, max_size=6))
+def test_typed_and_exact_decoding_agree_on_any_payload(tmp_path_factory: pytest.TempPathFactory,
+                                                      lines: list[dict[str, Any]]) -> None:  # fmt: skip
+    """Whatever types a line's fields hold, the typed records read it as the exact dict path does."""
+    path = write(tmp_path_factory.mktemp("typed") / "rollout.jsonl", lines)  # type: ignore[arg-type]
+    try:
+        typed = everything(codex.read(path))
+    except TraceReadError as error:
+        typed = str(error)
+    try:
+        assert everything(exact(path)) == typed
+    except TraceReadError as error:
+        assert str(error) == typed

@@ -52,6 +52,8 @@ class _Node:
     """A record that takes part in the uuid DAG; `data` is kept only where it becomes a turn."""
 
     line: int
+    offset: int
+    """Where its line starts in the file: its turns' record, shown as written."""
     uuid: str
     parent: str | None
     has_parent_field: bool
@@ -142,6 +144,7 @@ class _Reader:
             logical = record.logicalParentUuid
             node = _Node(
                 line=line,
+                offset=self.lines.offset,
                 uuid=uuid,
                 parent=parent if isinstance(parent, str) else None,
                 has_parent_field=has_parent_field(record),
@@ -285,6 +288,7 @@ class _Reader:
             if isinstance(item, Compaction):
                 self.transcript.compaction(item)
             elif isinstance(item, _Node):
+                self.transcript.offset = item.offset
                 self._map(item)
             else:
                 description, timestamp = item
@@ -308,7 +312,7 @@ class _Reader:
         for name, value in (("version", self.version), ("cwd", self.cwd), ("agent_id", self.agent_id)):
             if value:
                 extra[name] = value
-        return self.transcript.build(trace_id, title, extra)
+        return self.transcript.build(trace_id, title, extra, self.lines.stamp)
 
     def _map(self, node: _Node) -> None:
         data = node.data

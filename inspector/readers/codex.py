@@ -4,6 +4,7 @@ Each line is `{timestamp, type, payload}`. Turns are `response_item` lines; a `c
 compaction. Its summary is `payload.message` (local compaction) or the summary user message inside
 `payload.replacement_history`. When that history carries an opaque `compaction` item, the model went
 on from a server-side summary that is encrypted: the generation exists, its text is unavailable.
+Lines are decoded into typed records (`codex_records`) that hold only what this reader reads.
 """
 
 from __future__ import annotations
@@ -12,36 +13,40 @@ import re
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import orjson
 
 from inspector.model import Trace
 from inspector.readers.boilerplate import CODEX_SUMMARY_OPENING
+from inspector.readers.codex_records import (
+    LINE_TYPES,
+    AgentMessage,
+    Call,
+    CommandEnd,
+    CompactedLine,
+    EventLine,
+    ItemLine,
+    Message,
+    Output,
+    PatchEnd,
+    SessionMeta,
+    SessionMetaLine,
+    ThreadName,
+    TokenCount,
+    ToolCallEnd,
+    Unknown,
+    decode_fast,
+    from_dict,
+    kind,
+)
 from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction, TokenWatch
 from inspector.readers.transcript import NATIVE_TAG, Transcript
-from inspector.readers.values import as_int, as_str, blocks_text, session_stem, tool_arguments, type_of
+from inspector.readers.values import as_int, as_str, blocks_text, session_stem, tool_arguments
 
 NAME = "codex"
 
-_LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted",
-                         "world_state", "inter_agent_communication_metadata"})  # fmt: skip
-_CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call", "tool_search_call",
-                    "web_search_call", "image_generation_call"})  # fmt: skip
-_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output",
-                      "tool_search_output"})  # fmt: skip
-_IGNORED_ITEMS = frozenset({"reasoning", "ghost_snapshot", "compaction", "compaction_summary", "other"})
-_KNOWN_EVENTS = frozenset(
-    """user_message agent_message agent_reasoning agent_reasoning_raw_content agent_reasoning_section_break
-    task_started task_complete turn_started turn_complete turn_aborted token_count context_compacted
-    exec_command_begin exec_command_end exec_command_output_delta patch_apply_begin patch_apply_end
-    mcp_tool_call_begin mcp_tool_call_end web_search_begin web_search_end view_image_tool_call
-    thread_settings_applied thread_name_updated thread_goal_updated sub_agent_activity item_started
-    item_completed entered_review_mode exited_review_mode image_generation_begin image_generation_end
-    collab_agent_spawn_end collab_waiting_end collab_close_end collab_agent_interaction_end
-    guardian_assessment dynamic_tool_call_request dynamic_tool_call_response error warning
-    undo_started undo_completed stream_error plan_update background_event turn_diff""".split()
-)
 _EXIT_CODE = re.compile(r"(?:Exit code:|Process exited with code)\s*(-?\d+)")
 _INJECTED = ("<environment_context", "<user_instructions", "# AGENTS.md instructions", "<permissions",
              "<turn_aborted", "<INSTRUCTIONS>", "<collaboration_mode", "<skill", "<user_shell_command")  # fmt: skip
@@ -53,7 +58,7 @@ def sniff(head: bytes) -> bool:
         return False
     records = head_records(head)
     for record in records[:16]:
-        if {"timestamp", "type", "payload"} <= record.keys() and record["type"] in _LINE_TYPES:
+        if {"timestamp", "type", "payload"} <= record.keys() and record["type"] in LINE_TYPES:
             return True
     start = head.lstrip()[:200]
     return not records and start.startswith(b'{"timestamp"') and b'"payload"' in start
@@ -62,7 +67,7 @@ def sniff(head: bytes) -> bool:
 class _Reader:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.lines = JsonLines(path)
+        self.lines = JsonLines(path, decode_fast)
         self.transcript = Transcript(path, NAME)
         self.session_ids: list[str] = []
         self.title: str | None = None
@@ -72,22 +77,20 @@ class _Reader:
         self.instructions = 0
 
     def build(self) -> Trace:
-        for line, record in self.lines:
-            kind = record.get("type")
-            payload = record.get("payload")
-            timestamp = as_str(record.get("timestamp"))
-            if not isinstance(kind, str):
-                self.transcript.unknown_types["(no type)"] += 1
-            elif kind not in _LINE_TYPES or not isinstance(payload, dict):
-                self.transcript.unknown_types[kind if kind not in _LINE_TYPES else f"{kind} (no payload)"] += 1
-            elif kind == "response_item":
-                self._item(line, payload, timestamp)
-            elif kind == "event_msg":
-                self._event(payload, timestamp)
-            elif kind == "compacted":
-                self._compacted(line, payload, timestamp)
-            elif kind == "session_meta":
-                self._meta(payload)
+        for line, decoded in self.lines:
+            record = from_dict(decoded) if type(decoded) is dict else decoded
+            shape = type(record)
+            if shape is ItemLine:
+                self.transcript.offset = self.lines.offset  # the turns an item makes are found at its line
+                self._item(line, record.payload, as_str(record.timestamp))
+            elif shape is EventLine:
+                self._event(record.payload, as_str(record.timestamp))
+            elif shape is CompactedLine:
+                self._compacted(line, record.payload, as_str(record.timestamp))
+            elif shape is SessionMetaLine:
+                self._meta(record.payload)
+            elif shape is Unknown:
+                self.transcript.unknown_types[record.label] += 1
         self.transcript.notices[:0] = self.lines.notices
         extra: dict[str, Any] = {
             "lines": self.lines.lines,
@@ -100,43 +103,40 @@ class _Reader:
             if value:
                 extra[name] = value
         trace_id = self.session_ids[0] if self.session_ids else session_stem(self.path)
-        return self.transcript.build(trace_id, self.title, extra)
+        return self.transcript.build(trace_id, self.title, extra, self.lines.stamp)
 
-    def _meta(self, payload: dict[str, Any]) -> None:
-        session = payload.get("id", payload.get("session_id"))
+    def _meta(self, meta: SessionMeta) -> None:
+        session = meta.session_id if meta.id is msgspec.UNSET else meta.id
         if isinstance(session, str):
             self.session_ids.append(session)
-        if self.version is None and isinstance(payload.get("cli_version"), str):
-            self.version = payload["cli_version"]
-        if self.cwd is None and isinstance(payload.get("cwd"), str):
-            self.cwd = payload["cwd"]
+        if self.version is None and isinstance(meta.cli_version, str):
+            self.version = meta.cli_version
+        if self.cwd is None and isinstance(meta.cwd, str):
+            self.cwd = meta.cwd
 
     # -- response items: the turns --------------------------------------------------------------
 
-    def _item(self, line: int, payload: dict[str, Any], timestamp: str | None) -> None:
-        kind = type_of(payload)
-        key = payload.get("id") if isinstance(payload.get("id"), str) else f"line:{line}"
-        if kind == "message":
-            self._message(key, payload, timestamp)
-        elif kind == "agent_message":
-            text = blocks_text(payload.get("content"))
+    def _item(self, line: int, item: Any, timestamp: str | None) -> None:
+        """A message, a call or an output; other items (reasoning, snapshots) are no turn."""
+        if isinstance(item, Message):
+            self._message(_key(item, line), item, timestamp)
+        elif isinstance(item, AgentMessage):
+            text = blocks_text(item.content)
             if text:
-                self.transcript.turn(key, "user", "agent", text, timestamp, author=payload.get("author"))
-        elif kind in _CALLS:
-            call_id = _call_id(payload, key)
-            name = payload.get("name") if isinstance(payload.get("name"), str) else kind
-            self.transcript.tool_call(call_id, name, tool_arguments(payload), timestamp)
-        elif kind in _OUTPUTS:
-            call_id = _call_id(payload, None)
-            text, failed = _output(payload.get("output", payload.get("tools")))
-            self.transcript.tool_result(call_id, f"{call_id}:output" if call_id else key, text,
+                self.transcript.turn(_key(item, line), "user", "agent", text, timestamp, author=item.author)
+        elif isinstance(item, Call):
+            call_id = _call_id(item, _key(item, line))
+            name = item.name if isinstance(item.name, str) else kind(item)
+            self.transcript.tool_call(call_id, name, tool_arguments(msgspec.structs.asdict(item)), timestamp)
+        elif isinstance(item, Output):
+            call_id = _call_id(item, None)
+            text, failed = _output(item.tools if item.output is msgspec.UNSET else item.output)
+            self.transcript.tool_result(call_id, f"{call_id}:output" if call_id else _key(item, line), text,
                                         is_error=failed, timestamp=timestamp)  # fmt: skip
-        elif kind not in _IGNORED_ITEMS:
-            self.transcript.unknown_types[f"response_item {kind}"] += 1
 
-    def _message(self, key: str, payload: dict[str, Any], timestamp: str | None) -> None:
-        role = payload.get("role")
-        text = blocks_text(payload.get("content"))
+    def _message(self, key: str, message: Message, timestamp: str | None) -> None:
+        role = message.role
+        text = blocks_text(message.content)
         if not text:
             return
         if role == "assistant":
@@ -151,39 +151,38 @@ class _Reader:
 
     # -- events: outcomes, files touched, token counts --------------------------------------------
 
-    def _event(self, payload: dict[str, Any], timestamp: str | None) -> None:
-        kind = type_of(payload)
-        call_id = as_str(payload.get("call_id"))
-        if kind == "token_count":
-            self._tokens(payload)
-        elif kind == "exec_command_end":
-            code = as_int(payload.get("exit_code"))
+    def _event(self, event: Any, timestamp: str | None) -> None:
+        """Outcomes, files read and edited, token counts, the title; the other known events echo turns."""
+        if isinstance(event, TokenCount):
+            self._tokens(event.info)
+        elif isinstance(event, CommandEnd):
+            call_id = as_str(event.call_id)
+            code = as_int(event.exit_code)
             if call_id and code is not None:
                 self.transcript.outcome(call_id, code == 0)
-            parsed_cmd = payload.get("parsed_cmd")
+            parsed_cmd = event.parsed_cmd
             for parsed in parsed_cmd if isinstance(parsed_cmd, list) else ():
                 if isinstance(parsed, dict) and parsed.get("type") == "read" and isinstance(parsed.get("path"), str):
                     self.transcript.mention("file", parsed["path"], "read", timestamp)
-        elif kind == "patch_apply_end":
-            if call_id and payload.get("success") is False:
+        elif isinstance(event, PatchEnd):
+            call_id = as_str(event.call_id)
+            if call_id and event.success is False:
                 self.transcript.outcome(call_id, False)
-            changes = payload.get("changes")
+            changes = event.changes
             for target in changes if isinstance(changes, dict) else ():
                 self.transcript.mention("file", target, "edit", timestamp)
-        elif kind == "mcp_tool_call_end":
-            result = payload.get("result")
+        elif isinstance(event, ToolCallEnd):
+            call_id = as_str(event.call_id)
+            result = event.result
             failed = isinstance(result, dict) and (
                 "Err" in result or (isinstance(result.get("Ok"), dict) and result["Ok"].get("isError") is True)
             )
             if call_id and failed:
                 self.transcript.outcome(call_id, False)
-        elif kind == "thread_name_updated" and isinstance(payload.get("thread_name"), str):
-            self.title = payload["thread_name"]
-        elif kind not in _KNOWN_EVENTS:
-            self.transcript.unknown_types[f"event_msg {kind}"] += 1
+        elif isinstance(event, ThreadName) and isinstance(event.thread_name, str):
+            self.title = event.thread_name
 
-    def _tokens(self, payload: dict[str, Any]) -> None:
-        info = payload.get("info")
+    def _tokens(self, info: Any) -> None:
         usage = info.get("last_token_usage") if isinstance(info, dict) else None
         total = as_int(usage.get("total_tokens")) if isinstance(usage, dict) else None
         self.tokens.usage(total)  # 0 or missing is no measurement
@@ -232,10 +231,15 @@ def _summary_message(history: list[dict[str, Any]]) -> str | None:
     return (prefixed or users or [None])[-1]
 
 
-def _call_id(payload: dict[str, Any], fallback: str | None) -> str | None:
-    for name in ("call_id", "id"):
-        if isinstance(payload.get(name), str):
-            return payload[name]
+def _key(item: Message | AgentMessage | Call | Output, line: int) -> str:
+    """An item's own id, else its line: the turn's key."""
+    return item.id if isinstance(item.id, str) else f"line:{line}"
+
+
+def _call_id(item: Call | Output, fallback: str | None) -> str | None:
+    for value in (item.call_id, item.id):
+        if isinstance(value, str):
+            return value
     return fallback
 
 

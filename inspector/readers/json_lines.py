@@ -11,6 +11,7 @@ import orjson
 from inspector.bounded_io import bounded_lines, open_binary, read_limits
 from inspector.errors import TraceReadError
 from inspector.model import Finding, Severity
+from inspector.raw_records import FileStamp
 
 MAX_LINE_NOTICES = 20
 """A garbage file must not turn into a million notices; the rest are counted in one."""
@@ -21,6 +22,8 @@ class JsonLines:
 
     Memory stays one line deep. A torn last line (no newline, invalid JSON) is what a session still
     being written looks like, so it gets its own milder notice. A file with no record at all raises.
+    Where each line starts is counted as it goes (`offset`), so a reader can note where a turn's record
+    is and show it later as written (`inspector.raw_records`).
     """
 
     def __init__(self, path: Path, fast: Callable[[bytes | bytearray], Any] | None = None) -> None:
@@ -32,15 +35,22 @@ class JsonLines:
         self.records = 0
         self.malformed = 0
         self.lines = 0
+        self.offset = 0
+        """Where the line last yielded starts, in bytes of the (decompressed) file."""
+        self.stamp: FileStamp | None = None
+        """The file as it was when reading began: the offsets hold for this version of it."""
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
         """(line number, record): a dict, or what `fast` made of the line."""
-        number = 0
+        number = start = 0
         limits = read_limits()
         fast = self.fast
+        self.stamp = FileStamp.of(self.path)
         with open_binary(self.path, limits) as stream:
             try:
                 for number, raw in bounded_lines(stream, self.path, limits.max_line_bytes):  # noqa: B007
+                    self.offset = start
+                    start += len(raw)
                     if fast is not None and (typed := fast(raw)) is not None:
                         self.records += 1
                         yield number, typed

@@ -17,6 +17,7 @@ from typing import Any
 
 from inspector.mentions import Mentions
 from inspector.model import TRANSCRIPT, ChainEvent, Finding, Generation, KeyPrefix, Severity, SourceRecord, Trace
+from inspector.raw_records import RAW_LINES, FileStamp, LineIndex
 from inspector.readers.boilerplate import boilerplate_spans, transcript_pointer
 from inspector.readers.derived_keys import DerivedKey, DerivedKeys
 from inspector.readers.timeline import Compaction, Event, Mention, Turn
@@ -49,6 +50,10 @@ class Transcript:
         self._calls: dict[str, Turn] = {}
         self._results: dict[str, list[Turn]] = {}
         self._outcomes: dict[str, bool] = {}
+        self.offset: int | None = None
+        """Where the record being read starts in the file (a JSONL reader sets it from `JsonLines.offset`
+        before adding the record's turns): each turn added remembers it, so its line can be shown as written."""
+        self._offsets: dict[str, int] = {}
 
     # -- filling ----------------------------------------------------------------------------
 
@@ -66,6 +71,8 @@ class Transcript:
              **extra: Any) -> Turn:  # fmt: skip
         item = Turn(self.unique_key(key), kind, authority, text, as_str(timestamp), extra=_compact(extra))
         self.timeline.append(item)
+        if self.offset is not None:
+            self._offsets[item.key] = self.offset
         return item
 
     def tool_call(self, key: str, tool: str, tool_input: Any, timestamp: str | None = None, **extra: Any) -> Turn:
@@ -121,8 +128,10 @@ class Transcript:
 
     # -- building ---------------------------------------------------------------------------
 
-    def build(self, trace_id: str, title: str | None = None, extra: dict[str, Any] | None = None) -> Trace:
-        """Freeze the timeline: sources, S0…Sn with cumulative covers, events and notices."""
+    def build(self, trace_id: str, title: str | None = None, extra: dict[str, Any] | None = None,
+              stamp: FileStamp | None = None) -> Trace:  # fmt: skip
+        """Freeze the timeline: sources, S0…Sn with cumulative covers, events and notices. `stamp` is the file
+        as reading began (`JsonLines.stamp`): with it, where each turn's line starts is kept for display."""
         order: list[Turn | DerivedKey] = []
         seen: dict[str, None] = {}
         derived = DerivedKeys(order, seen)
@@ -177,6 +186,8 @@ class Transcript:
             )
         trace_extra = dict(extra or {})
         trace_extra["unknown_types"] = dict(self.unknown_types)
+        if self._offsets and stamp is not None:
+            trace_extra[RAW_LINES] = LineIndex(str(self.path), stamp, self._offsets)
         return Trace(
             id=trace_id,
             format=self.format_name,

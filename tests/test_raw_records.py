@@ -1,0 +1,142 @@
+"""A turn's line, read back by its byte offset: exactly as written, or a reason; never another line."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from inspector.analysis import analyze
+from inspector.model import TRANSCRIPT, Trace
+from inspector.raw_records import FileStamp, line_index, pretty_json, raw_line, read_line
+from inspector.readers import load_trace, native
+from inspector.report import to_json
+from tests.helpers import REPO, SAMPLES
+
+FIXTURES = REPO / "tests" / "fixtures"
+SESSIONS = {
+    "claude-code": FIXTURES / "claude_code" / "three_compactions.jsonl",
+    "codex": FIXTURES / "codex" / "three_compactions.jsonl",
+    "anthropic-api": FIXTURES / "anthropic_api" / "messages.jsonl",
+    "openai-responses": FIXTURES / "openai_responses" / "responses.jsonl",
+}
+
+
+def lines_by_offset(data: bytes) -> dict[int, str]:
+    """Every line of a file by where it starts, read here without the inspector."""
+    found, start = {}, 0
+    for line in data.splitlines(keepends=True):
+        found[start] = line.rstrip(b"\r\n").decode()
+        start += len(line)
+    return found
+
+
+def turn_keys(trace: Trace) -> set[str]:
+    return {s.key for s in trace.sources if s.namespace == TRANSCRIPT}
+
+
+@pytest.mark.parametrize("name", sorted(SESSIONS))
+def test_every_turn_reads_back_its_own_line_exactly(name: str) -> None:
+    path = SESSIONS[name]
+    trace = load_trace(path, format=name)
+    index = line_index(trace)
+    assert index is not None and set(index.offsets) == turn_keys(trace)
+    written = lines_by_offset(path.read_bytes())
+    for key, offset in index.offsets.items():
+        assert raw_line(trace, key).text == written[offset], key
+
+
+def test_the_line_is_the_turns_own_record() -> None:
+    """Not merely some line: the record the turn was read from (its uuid, its call id)."""
+    claude = load_trace(SESSIONS["claude-code"])
+    for key in turn_keys(claude):  # a message's uuid, or the id of a tool call in it
+        record = json.loads(raw_line(claude, key).text or "")
+        blocks = record["message"]["content"] if isinstance(record["message"]["content"], list) else []
+        assert key.split("#")[0] in (record["uuid"], *(b.get("id") for b in blocks)), key
+    codex = load_trace(SESSIONS["codex"])
+    output = json.loads(raw_line(codex, "call_2:output").text or "")
+    assert output["payload"]["type"] == "function_call_output" and output["payload"]["call_id"] == "call_2"
+
+
+def test_a_compressed_log_is_read_up_to_the_line(tmp_path: Path) -> None:
+    packed = tmp_path / "rollout.jsonl.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(SESSIONS["codex"].read_bytes()))
+    trace, plain = load_trace(packed), load_trace(SESSIONS["codex"])
+    assert line_index(trace).offsets == line_index(plain).offsets  # type: ignore[union-attr]
+    for key in turn_keys(plain):
+        assert raw_line(trace, key) == raw_line(plain, key)
+
+
+@pytest.mark.parametrize("change", ["append", "rewrite", "delete", "replace"])
+def test_a_changed_file_shows_no_line(tmp_path: Path, change: str) -> None:
+    path = tmp_path / "session.jsonl"
+    shutil.copy(SESSIONS["claude-code"], path)
+    trace = load_trace(path)
+    assert raw_line(trace, "u01").text is not None
+    data = path.read_bytes()
+    if change == "append":
+        path.write_bytes(data + data.splitlines(keepends=True)[0])
+    elif change == "rewrite":  # same size, other content: a line that no longer starts where it did
+        path.write_bytes(b"\n" + data[:-1])
+    elif change == "delete":
+        path.unlink()
+    else:  # another file put in its place, its times set back to the old one's
+        status = path.stat()
+        other = tmp_path / "other.jsonl"
+        other.write_bytes(data)
+        os.replace(other, path)
+        os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
+    found = raw_line(trace, "u01")
+    assert found.text is None
+    assert ("no longer there" if change == "delete" else "changed since it was read") in (found.reason or "")
+
+
+def test_an_offset_inside_a_line_or_past_the_end_gives_a_reason(tmp_path: Path) -> None:
+    path = SESSIONS["codex"]
+    stamp = FileStamp.of(path)
+    assert stamp is not None
+    assert read_line(str(path), stamp, 5).reason == f"byte 5 of {path.name} does not start a line"
+    assert "ends before" in (read_line(str(path), stamp, stamp.size).reason or "")
+    packed = tmp_path / "rollout.jsonl.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(path.read_bytes()))
+    packed_stamp = FileStamp.of(packed)
+    assert packed_stamp is not None
+    assert "does not start a line" in (read_line(str(packed), packed_stamp, 5).reason or "")
+    assert "does not start a line" in (read_line(str(packed), packed_stamp, 10**9).reason or "")
+
+
+def test_a_line_past_the_line_bound_is_refused_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "session.jsonl"
+    shutil.copy(SESSIONS["claude-code"], path)
+    trace = load_trace(path)
+    monkeypatch.setenv("INSPECTOR_MAX_LINE_MB", "0.0001")  # about 100 bytes
+    found = raw_line(trace, "u01")
+    assert found.text is None and "per-line limit" in (found.reason or "")
+
+
+def test_records_with_no_line_of_their_own_say_why() -> None:
+    codex = load_trace(SESSIONS["codex"])
+    assert "derived record" in (raw_line(codex, "src/checkout.py").reason or "")
+    sample = load_trace(SAMPLES / "healthy_chain.json")
+    assert line_index(sample) is None
+    assert raw_line(sample, sample.sources[0].key).reason == "the native reader keeps no line positions"
+
+
+def test_line_positions_stay_out_of_reports_and_native_copies() -> None:
+    """Where lines start is for display on this machine: `check --json` and a native copy never carry it."""
+    for path in SESSIONS.values():
+        trace = load_trace(path)
+        assert line_index(trace) is not None
+        for written in (json.dumps(to_json(analyze(trace))), native.dumps(trace).decode()):
+            assert "raw_lines" not in written and "offset" not in written
+
+
+def test_pretty_json_indents_and_keeps_what_it_cannot_parse() -> None:
+    assert pretty_json('{"a":[1,{"b":"<script>"}],"n":123456789012345678901234567890}') == (
+        '{\n  "a": [\n    1,\n    {\n      "b": "<script>"\n    }\n  ],\n  "n": 123456789012345678901234567890\n}'
+    )
+    assert pretty_json("{torn") == "{torn"
