@@ -4,7 +4,7 @@
 
 Sessions are generated into a temporary folder (never the repository). Measured:
 
-* check vs floor: `load_trace` + `analyze` + the JSON report on Claude Code (and native) sessions
+* check vs floor: `load_trace` + `analyze` + the JSON report on Claude Code, Codex and native sessions
   (all that `check --json` does but start the interpreter and print), best of three runs, each in a
   child process so its peak RSS is its own, next to the parse-only floor (read each line,
   `orjson.loads`, keep nothing; best of three) of the same file; the ratio is check / floor. Beside
@@ -46,7 +46,7 @@ import orjson
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.generate import claude_code, long_lines, native  # noqa: E402
+from bench.generate import claude_code, codex, long_lines, native  # noqa: E402
 
 _CHILD = """
 import json, resource, sys, time
@@ -157,11 +157,14 @@ def rules_process() -> float:
     return min(times)
 
 
+_WRITERS = {"claude-code": claude_code, "codex": codex, "native": native}
+
+
 def check_rows(folder: Path, cases: list[tuple[str, float, int]]) -> list[dict[str, Any]]:
     rows = []
     for fmt, megabytes, generations in cases:
         path = folder / f"{fmt}-{megabytes:g}mb-{generations}g.jsonl"
-        size = (claude_code if fmt == "claude-code" else native)(path, megabytes, generations)
+        size = _WRITERS[fmt](path, megabytes, generations)
         parse = floor(path)
         holding = kept(path)
         runs = [check(path) for _ in range(3)]  # best of 3, like the floor; peak memory: the worst of 3
@@ -451,7 +454,8 @@ def main() -> None:
         cases.append(("claude-code", args.large, args.generations))
     # A long-running agent's shape at the large size: a compaction every ~0.5 MB of log (the real
     # 1.0.x session in shared/real_traces compacts after 1.6 MB), where per-state costs add up.
-    cases += [("claude-code", args.large, 200), ("native", 10, 50), ("native", 10, 1)]
+    cases += [("claude-code", args.large, 200), ("codex", args.large, args.generations), ("native", 10, 50),
+              ("native", 10, 1)]  # fmt: skip
     # The same native text cut into more generations: cost must follow the text, not generations × text.
     cases += [("native", 10, 5), ("native", 10, 100)]
     started = datetime.datetime.now(datetime.UTC)
