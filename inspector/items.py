@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from inspector.invariants import IndexedText, fuzzy_terms
+from inspector.literals import Literals
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
 from inspector.text import Sentence, clip, content_terms, sentences
 from inspector.tool_names import is_edit_tool
@@ -229,17 +230,23 @@ _CRASH_LITERALS = ("malloc(): ", "double free", "free(): ", "segmentation fault"
 """Each alternative of `_CRASH` holds one of these: a literal search finds them in C."""
 
 
+_CRASH_MARKERS = Literals(_CRASH_LITERALS)
+
+
 def _crash(output: str) -> re.Match[str] | None:
     """`_CRASH.search(output)`, started at the first literal that could begin a match.
 
     A case-blind alternation is tried at every position: 5 s on a 50 MB tool result. Most outputs
-    hold none of the literals and are dismissed by substring searches in a few milliseconds.
+    hold none of the literals and are dismissed by one literal scan in C.
     """
+    if _CRASH_MARKERS.any_in(output) is False:
+        return None
     lowered = output.lower()
     hits = [at for literal in _CRASH_LITERALS if (at := lowered.find(literal)) >= 0]
     if not hits:
         return None
     return _CRASH.search(output, min(hits) if len(lowered) == len(output) else 0)
+
 
 _HARMLESS_ERROR = re.compile(
     r"doesn't want to proceed with this tool use|Read it first before writing|has not been read yet|"
@@ -249,6 +256,24 @@ _HARMLESS_ERROR = re.compile(
     re.IGNORECASE,
 )
 """Tool errors that are slips the agent recovers from at once, not failures of the work."""
+_HARMLESS_LITERALS = ("doesn't want to proceed with this tool use", "read it first before writing",
+                      "has not been read yet", "file does not exist", "found ", "no such file or directory",
+                      "command not found", "permission denied", "exceeds maximum allowed size",
+                      "string to replace not found", "interrupted by user", "[request interrupted")  # fmt: skip
+"""Each alternative of `_HARMLESS_ERROR` holds one of these, lower-cased."""
+_HARMLESS_MARKERS = Literals(_HARMLESS_LITERALS)
+
+
+def _harmless_error(output: str) -> bool:
+    """`_HARMLESS_ERROR.search(output)`, dismissed early when no alternative's literal is in the output.
+
+    A case-blind alternation is tried at every position of a long tool output; an output that holds none
+    of the literals is dismissed by one literal scan in C.
+    """
+    if _HARMLESS_MARKERS.any_in(output) is False:
+        return False
+    return _HARMLESS_ERROR.search(output) is not None
+
 
 _EXPLORATORY = frozenset(
     "ls cat head tail find grep rg ag fd cd pwd which whereis echo printf wc file stat tree du df env "
@@ -304,12 +329,12 @@ class ShellRun:
     @property
     def clean(self) -> bool:
         """It got past: no error status, no crash, and not a slip that never ran it (a pipe hides both)."""
-        return not self.failed and self.crash is None and not _HARMLESS_ERROR.search(self.output)
+        return not self.failed and self.crash is None and not _harmless_error(self.output)
 
     @property
     def broke(self) -> bool:
         """It failed as work fails: a crash, or an error status that is not a slip the agent recovers from."""
-        return self.crash is not None or (self.failed and not _HARMLESS_ERROR.search(self.output))
+        return self.crash is not None or (self.failed and not _harmless_error(self.output))
 
 
 def shell_runs(records: Sequence[SourceRecord]) -> list[ShellRun]:
@@ -375,7 +400,7 @@ def failure_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
     for position, run in enumerate(runs):
         if not run.signature or run.signature[0] in _EXPLORATORY:
             continue
-        if not run.crash and (not run.failed or _HARMLESS_ERROR.search(run.output)):
+        if not run.crash and (not run.failed or _harmless_error(run.output)):
             continue
         line = failure_line(run)
         same = ((), line) if run.crash else (run.signature, line)  # one crash, however it was run
@@ -586,7 +611,7 @@ def span_counts(records: Sequence[SourceRecord]) -> SpanCounts:
     users = sum(1 for r in records if r.namespace == TRANSCRIPT and r.kind == "user" and r.authority == "user"
                 and next(statement_sentences(r.text), None) is not None)  # fmt: skip
     failed = [run for run in shell_runs(records) if run.signature and run.signature[0] not in _EXPLORATORY
-              and (run.crash or (run.failed and not _HARMLESS_ERROR.search(run.output)))]  # fmt: skip
+              and (run.crash or (run.failed and not _harmless_error(run.output)))]  # fmt: skip
     first = f"{' '.join(failed[0].signature)}: {failure_line(failed[0])}" if failed else None
     return SpanCounts(users, len(failed), first)
 

@@ -2,10 +2,12 @@
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.claims import CLAIM, find_claims
+from inspector.literals import Literals
 from inspector.text import WORD, words
 
 PIECES = ["Never", "RUN", "it's", "v1.2", "a.b.", "'quoted'", "İstanbul", "K", "ß", " ", "\n", ".", "100 %",
@@ -31,3 +33,16 @@ def test_claims_match_case_insensitively_at_their_true_offsets(sample):
 def test_a_claim_after_a_character_that_lower_cases_to_two_is_cut_from_the_right_place():
     sample = "İ: Everything IS PRESERVED."
     assert [c.text for c in find_claims(sample)] == ["Everything IS PRESERVED"]
+
+
+def test_a_literal_scan_answers_as_a_search_of_the_lower_cased_text_would():
+    """`Literals.any_in` stands in for `any(l in text.lower() for l in literals)` on ASCII text, and leaves other
+    text to the caller (None): there Hyperscan's ASCII case folding is not Python's."""
+    markers = Literals(("free(): ", "segmentation fault", "[request interrupted"))
+    texts = ["", "all good", "Segmentation Fault (core dumped)", "x FREE(): y", "free()",
+             "[Request interrupted by user]", "segmentation faul", "Segmentation fault\u00e9"]  # fmt: skip
+    got = [markers.any_in(text) for text in texts]
+    assert got == [False, False, True, True, False, True, False, None]
+    assert [any(m in t.lower() for m in markers.literals) for t in texts[:-1]] == got[:-1]
+    with pytest.raises(ValueError):
+        Literals(("Upper",))
