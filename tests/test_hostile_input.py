@@ -112,7 +112,9 @@ DEEP = b"[" * 5000 + b"]" * 5000
 @pytest.mark.parametrize(("fixture", "line"), [
     (FIXTURES / "claude_code/three_compactions.jsonl",
      b'{"type": "user", "uuid": "deep", "message": {"role": "user", "content": ' + DEEP + b"}}"),
-], ids=["claude-code"])  # fmt: skip
+    (FIXTURES / "gemini_cli/session-2026-12-01T01-55-e4477968.jsonl",
+     b'{"id": "deep", "type": "user", "content": ' + DEEP + b"}"),
+], ids=["claude-code", "gemini-cli"])  # fmt: skip
 def test_a_line_nested_past_the_decoders_limit_is_one_malformed_line(tmp_path, fixture, line):
     """The typed decoders give up on such a line (a RecursionError, not a decode error); the dict path then
     reports it like any line that is not JSON, and the rest of the log loads."""
