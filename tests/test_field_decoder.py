@@ -97,6 +97,8 @@ def test_nesting_past_the_recursion_limit_is_left_to_the_exact_path() -> None:
 FIXTURES = Path(__file__).parent / "fixtures"
 TYPED = {
     "gemini-cli": "gemini_cli/session-2026-12-01T01-55-e4477968.jsonl",
+    "anthropic-api": "anthropic_api/messages.jsonl",
+    "openai-responses": "openai_responses/responses.jsonl",
 }
 """Each reader that decodes with a FieldDecoder, and a fixture of its format."""
 TARGETS = [*TYPED.values()]
@@ -251,6 +253,13 @@ def test_typed_and_exact_decoding_read_the_same_drifted_log(reader: str, seed: i
     path = drifted_copy(reader, tmp_path, lambda value: drifted(value, rng))
     typed, exact, _ = both_ways(path, monkeypatch, reader)
     assert typed == exact
+
+
+def test_a_bare_response_per_line_reads_the_same_either_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for reader in ("anthropic-api", "openai-responses"):
+        path = drifted_copy(reader, tmp_path, lambda line: line.get("response", line))
+        typed, exact, typed_objects = both_ways(path, monkeypatch, reader)
+        assert (typed == exact, typed_objects > 0, "error" in typed) == (True, True, False)
 
 
 def test_a_message_shown_otherwise_reads_the_same_either_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -114,7 +114,9 @@ DEEP = b"[" * 5000 + b"]" * 5000
      b'{"type": "user", "uuid": "deep", "message": {"role": "user", "content": ' + DEEP + b"}}"),
     (FIXTURES / "gemini_cli/session-2026-12-01T01-55-e4477968.jsonl",
      b'{"id": "deep", "type": "user", "content": ' + DEEP + b"}"),
-], ids=["claude-code", "gemini-cli"])  # fmt: skip
+    (FIXTURES / "anthropic_api/messages.jsonl", b'{"request": {"messages": ' + DEEP + b"}}"),
+    (FIXTURES / "openai_responses/responses.jsonl", b'{"request": {"input": ' + DEEP + b"}}"),
+], ids=["claude-code", "gemini-cli", "anthropic-api", "openai-responses"])  # fmt: skip
 def test_a_line_nested_past_the_decoders_limit_is_one_malformed_line(tmp_path, fixture, line):
     """The typed decoders give up on such a line (a RecursionError, not a decode error); the dict path then
     reports it like any line that is not JSON, and the rest of the log loads."""
