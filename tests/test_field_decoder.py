@@ -99,9 +99,11 @@ TYPED = {
     "gemini-cli": "gemini_cli/session-2026-12-01T01-55-e4477968.jsonl",
     "anthropic-api": "anthropic_api/messages.jsonl",
     "openai-responses": "openai_responses/responses.jsonl",
+    "inspect-ai": "inspect_ai/two-samples.json",
 }
 """Each reader that decodes with a FieldDecoder, and a fixture of its format."""
-TARGETS = [*TYPED.values()]
+TARGETS = [*TYPED.values(), "inspect_ai/two-samples.json#trim_epoch_1", "inspect_ai/two-samples.eval",
+           "inspect_ai/two-samples.eval#trim_epoch_1"]
 """Those fixtures, the other sessions of the containers among them, and the other forms of a format."""
 
 

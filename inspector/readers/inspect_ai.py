@@ -23,6 +23,7 @@ from inspector.bounded_io import open_regular, read_all, read_head, read_limits
 from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.readers.boilerplate import INSPECT_SUMMARY_OPENING
+from inspector.readers.field_decoder import FieldDecoder, Shape
 from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction
 from inspector.readers.transcript import Transcript
@@ -39,6 +40,19 @@ messages lack one)."""
 _CONTINUE = "Please proceed to the next step using your best judgement."
 """The react() agent's prompt when the model stops calling tools: the harness speaking, not the user."""
 _TEXT_TYPES = ("text", "reasoning")
+_EVENT: Shape = {
+    "event": None, "type": None, "source": None, "metadata": None, "timestamp": None, "tokens_before": None,
+    "tokens_after": None, "message_id": None, "input": [{"id": None}], "input_refs": None,
+    "output": {"choices": [{"message": {"id": None, "content": None}}]},
+}  # fmt: skip
+"""What an event is read for: a model call's input messages for their ids only; its raw API `call`, `tools`
+and `config`, a state event's `changes`, a span's bookkeeping are skipped unbuilt."""
+_SAMPLE: Shape = {"id": None, "epoch": None, "started_at": None, "messages": None, "attachments": None,
+                  "events": [_EVENT], "events_data": {"messages": [{"id": None}]}}  # fmt: skip
+"""What a sample is read for (its `input`, `output`, `scores`, `store` and the rest are skipped)."""
+_SAMPLE_FIELDS = FieldDecoder(_SAMPLE, "InspectSample")
+_LOG_FIELDS = FieldDecoder({"eval": {"packages": None, "task": None}, "samples": [_SAMPLE]}, "InspectLog")
+"""A `.json` log, or an `.eval` log's header: the eval's task and version, and the samples."""
 
 
 # -- recognising --------------------------------------------------------------------------------
@@ -81,10 +95,13 @@ class _Log:
             self._open_json()
 
     def _open_json(self) -> None:
-        try:
-            log = orjson.loads(read_all(self.path))
-        except orjson.JSONDecodeError as exc:
-            raise TraceReadError(str(self.path), f"not a JSON eval log ({exc})") from None
+        data = read_all(self.path)
+        log = _LOG_FIELDS.decode(data)
+        if log is None:
+            try:
+                log = orjson.loads(data)
+            except orjson.JSONDecodeError as exc:
+                raise TraceReadError(str(self.path), f"not a JSON eval log ({exc})") from None
         if not isinstance(log, dict):
             raise TraceReadError(str(self.path), "not an Inspect eval log (not a JSON object)")
         self._header(log)
@@ -102,7 +119,7 @@ class _Log:
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
             raise TraceReadError(str(self.path), f"not a readable .eval zip ({exc})") from None
         names = {info.filename: info for info in infos}
-        header = self._member_json(names["header.json"]) if "header.json" in names else None
+        header = self._member_json(names["header.json"], _LOG_FIELDS) if "header.json" in names else None
         if isinstance(header, dict):
             self._header(header)
         for info in infos:
@@ -122,8 +139,12 @@ class _Log:
         self.version = as_str(packages.get("inspect_ai")) if isinstance(packages, dict) else None
         self.task = as_str(evaluation.get("task"))
 
-    def _member_json(self, info: zipfile.ZipInfo) -> Any:
+    def _member_json(self, info: zipfile.ZipInfo, fields: FieldDecoder | None = None) -> Any:
+        """A member's JSON: an object as the keys `fields` declares, when they fit, else whole."""
         data = self._member(info)
+        found = fields.decode(data) if fields is not None else None
+        if found is not None:
+            return found
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError as exc:
@@ -156,7 +177,7 @@ class _Log:
         if info is None:
             known = ", ".join(self.order[:5]) + (" …" if len(self.order) > 5 else "")
             raise TraceReadError(str(self.path), f"no sample {session!r} in this log (it holds: {known or 'none'})")
-        sample = self._member_json(info)
+        sample = self._member_json(info, _SAMPLE_FIELDS)
         if not isinstance(sample, dict):
             raise TraceReadError(str(self.path), f"{info.filename}: not a sample object")
         return sample
