@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
+import sqlite3
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -100,10 +103,11 @@ TYPED = {
     "anthropic-api": "anthropic_api/messages.jsonl",
     "openai-responses": "openai_responses/responses.jsonl",
     "inspect-ai": "inspect_ai/two-samples.json",
+    "opencode": "opencode/opencode.db",
 }
 """Each reader that decodes with a FieldDecoder, and a fixture of its format."""
 TARGETS = [*TYPED.values(), "inspect_ai/two-samples.json#trim_epoch_1", "inspect_ai/two-samples.eval",
-           "inspect_ai/two-samples.eval#trim_epoch_1"]
+           "inspect_ai/two-samples.eval#trim_epoch_1", "opencode/opencode.db#ses_dd0b07380ffeu9V8GWKaonsNse"]
 """Those fixtures, the other sessions of the containers among them, and the other forms of a format."""
 
 
@@ -237,7 +241,15 @@ def drifted_copy(reader: str, folder: Path, change: Callable[[Any], Any]) -> Pat
     """The reader's fixture with each of its JSON objects (lines, rows, the document) passed through `change`."""
     source = FIXTURES / TYPED[reader]
     path = folder / source.name
-    if source.suffix == ".jsonl":
+    if reader == "opencode":
+        shutil.copy(source, path)
+        with closing(sqlite3.connect(path)) as db:
+            for table in ("message", "part"):
+                for row_id, data in db.execute(f"SELECT id, data FROM {table}").fetchall():  # noqa: S608
+                    db.execute(f"UPDATE {table} SET data = ? WHERE id = ?",  # noqa: S608
+                               (json.dumps(change(json.loads(data))), row_id))  # fmt: skip
+            db.commit()
+    elif source.suffix == ".jsonl":
         lines = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
         path.write_text("".join(json.dumps(change(line)) + "\n" for line in lines))
     else:
