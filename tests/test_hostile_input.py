@@ -105,6 +105,28 @@ def test_a_line_is_refused_past_the_bound_and_read_whole_below_it(tmp_path, monk
     assert (refused.value.line, "per-line limit" in refused.value.message) == (2, True)
 
 
+FIXTURES = REPO / "tests" / "fixtures"
+DEEP = b"[" * 5000 + b"]" * 5000
+
+
+@pytest.mark.parametrize(("fixture", "line"), [
+    (FIXTURES / "claude_code/three_compactions.jsonl",
+     b'{"type": "user", "uuid": "deep", "message": {"role": "user", "content": ' + DEEP + b"}}"),
+    (FIXTURES / "gemini_cli/session-2026-12-01T01-55-e4477968.jsonl",
+     b'{"id": "deep", "type": "user", "content": ' + DEEP + b"}"),
+    (FIXTURES / "anthropic_api/messages.jsonl", b'{"request": {"messages": ' + DEEP + b"}}"),
+    (FIXTURES / "openai_responses/responses.jsonl", b'{"request": {"input": ' + DEEP + b"}}"),
+], ids=["claude-code", "gemini-cli", "anthropic-api", "openai-responses"])  # fmt: skip
+def test_a_line_nested_past_the_decoders_limit_is_one_malformed_line(tmp_path, fixture, line):
+    """The typed decoders give up on such a line (a RecursionError, not a decode error); the dict path then
+    reports it like any line that is not JSON, and the rest of the log loads."""
+    path = tmp_path / fixture.name
+    path.write_bytes(fixture.read_bytes() + line + b"\n")
+    lines = fixture.read_bytes().count(b"\n") + 1
+    assert [n.message for n in load_trace(path).notices if n.rule == "malformed-line"] == [
+        f"{path}:{lines}: invalid JSON (depth limit exceeded); line skipped"]  # fmt: skip
+
+
 def test_every_frame_of_a_zstd_file_is_read(tmp_path):
     """`cat a.zst b.zst > c.zst` is a valid zstd file; a reader stopping at the first frame loses the rest."""
     text = (SAMPLES / "staging_db_constraint.json").read_bytes()

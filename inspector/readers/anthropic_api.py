@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.model import Trace
-from inspector.readers.call_log import CallLog, sniff_calls
+from inspector.readers.call_log import CallLog, call_fields, sniff_calls
 from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction
 from inspector.readers.values import as_int, as_str, blocks_text, type_of
@@ -29,6 +29,9 @@ NAME = "anthropic-api"
 
 _UNCOMPARED = frozenset({"citations", "cache_control"})
 """Block fields the SDK adds to a response but drops when the block is sent back."""
+_FIELDS = call_fields({"messages": None, "model": None, "context_management": None, "compaction": None},
+                      {"type": None, "role": None, "content": None, "id": None, "usage": None}, "AnthropicCall")
+"""What is read of a call: a request's `system` and `tools`, re-sent with every call, are skipped."""
 _IGNORED_BLOCKS = frozenset({"thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result",
                              "code_execution_tool_result", "mcp_tool_use", "mcp_tool_result", "container_upload",
                              "tool_addition", "tool_removal"})  # fmt: skip
@@ -52,7 +55,7 @@ def sniff(head: bytes) -> bool:
 
 class _Reader(CallLog):
     def __init__(self, path: Path) -> None:
-        super().__init__(path, NAME, _UNCOMPARED, _request, _response)
+        super().__init__(path, NAME, _UNCOMPARED, _request, _response, _FIELDS)
 
     def build(self) -> Trace:
         for line, request, response in self.each_call():

@@ -12,16 +12,18 @@ from pathlib import Path
 from typing import Any
 
 from inspector.model import Trace
+from inspector.readers.field_decoder import FieldDecoder, Shape
 from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.resent_history import ResentHistory
 from inspector.readers.transcript import NATIVE_TAG, Transcript
 from inspector.readers.values import as_str, session_stem
 
-Shape = Callable[[Any], "dict[str, Any] | None"]
+Recogniser = Callable[[Any], "dict[str, Any] | None"]
 """A request or response recogniser: the value when it has the API's shape, else None."""
 
 
-def sniff_calls(head: bytes, request_of: Shape, response_of: Shape, asks: Callable[[dict[str, Any]], bool]) -> bool:
+def sniff_calls(head: bytes, request_of: Recogniser, response_of: Recogniser,
+                asks: Callable[[dict[str, Any]], bool]) -> bool:  # fmt: skip
     """A head whose lines hold this API's responses, or requests that `asks` recognises (context management)."""
     if NATIVE_TAG in head:
         return False
@@ -34,13 +36,20 @@ def sniff_calls(head: bytes, request_of: Shape, response_of: Shape, asks: Callab
     return False
 
 
+def call_fields(request: Shape, response: Shape, name: str) -> FieldDecoder:
+    """A line read for what the reader reads of a request and a response (system prompts, tool schemas and
+    settings re-sent with every call are skipped unbuilt); a bare response is a line of its own."""
+    return FieldDecoder({"request": request, "response": response, **response}, name)
+
+
 class CallLog:
     """The walk over a call log: each call as (line, request, response), with the model named and counted."""
 
-    def __init__(self, path: Path, name: str, uncompared: frozenset[str], request_of: Shape,
-                 response_of: Shape) -> None:  # fmt: skip
+    def __init__(self, path: Path, name: str, uncompared: frozenset[str], request_of: Recogniser,
+                 response_of: Recogniser, fields: FieldDecoder) -> None:  # fmt: skip
+        """`fields` decodes a line into what `request_of`, `response_of` and the reader read of it."""
         self.path = path
-        self.lines = JsonLines(path)
+        self.lines = JsonLines(path, fields.decode)
         self.transcript = Transcript(path, name)
         self.history = ResentHistory(uncompared)
         self.model: str | None = None
@@ -72,4 +81,4 @@ class CallLog:
         return self.transcript.build(session_stem(self.path), None, counts, self.lines.stamp)
 
 
-__all__ = ["CallLog", "Shape", "sniff_calls"]
+__all__ = ["CallLog", "Recogniser", "call_fields", "sniff_calls"]

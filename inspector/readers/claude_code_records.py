@@ -95,10 +95,10 @@ _ERROR_FLAG = msgspec.json.Decoder(_ErrorFlag)
 
 def decode_fast(raw: bytes | bytearray) -> Any:
     """The line as a fast record (read it like a `Record`), or None when it needs the exact path:
-    an unknown field, a value of an unexpected type, or invalid JSON."""
+    an unknown field, a value of an unexpected type, invalid JSON, or nesting past the recursion limit."""
     try:
         return _DECODER.decode(raw)
-    except msgspec.MsgspecError:
+    except (msgspec.MsgspecError, RecursionError):
         return None
 
 

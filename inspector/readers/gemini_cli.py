@@ -26,6 +26,7 @@ from inspector.bounded_io import read_all, read_head
 from inspector.errors import TraceReadError
 from inspector.model import Severity, Trace
 from inspector.readers.boilerplate import GEMINI_ACKNOWLEDGEMENT
+from inspector.readers.field_decoder import FieldDecoder
 from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction, TokenWatch
@@ -45,6 +46,13 @@ _LEGACY_NOTICE = (
     "{path}: a Gemini CLI .json session (the builds before the JSONL log, 0.36 and older) does not record "
     "compressions: the summary never reaches this file, so any compression that happened is not in the chain"
 )
+_MESSAGE = FieldDecoder({
+    "id": None, "type": None, "timestamp": None, "content": None, "displayContent": None, "model": None,
+    "tokens": None, "$rewindTo": None,
+    "toolCalls": [{"id": None, "name": None, "args": None, "status": None, "result": None, "timestamp": None}],
+}, "GeminiMessage")  # fmt: skip
+"""What a message line is read for: `thoughts`, and a call's `resultDisplay` (a diff of the whole file for an
+edit, the output again for a command) and display names, are skipped unbuilt."""
 
 
 def sniff(head: bytes) -> bool:
@@ -101,7 +109,7 @@ class _Reader:
             self._record(1, _document(self.path))
             notices, extra = [], {"lines": 1, "records": 1, "malformed_lines": 0, "legacy_json": True}
         else:
-            lines = JsonLines(self.path)
+            lines = JsonLines(self.path, _message_line)
             for line, record in lines:
                 self._record(line, record)
             notices = lines.notices
@@ -346,6 +354,13 @@ def _summary_index(records: list[dict[str, Any]]) -> int | None:
                 and _text(second.get("content")).strip() == GEMINI_ACKNOWLEDGEMENT:  # fmt: skip
             return index
     return None
+
+
+def _message_line(raw: bytes | bytearray) -> dict[str, Any] | None:
+    """A message line as the keys a message is read for (and `$rewindTo`, read first); any other line
+    (metadata, `$set`, an unknown record, whose keys are listed) is decoded whole."""
+    record = _MESSAGE.decode(raw)
+    return record if record is not None and isinstance(record.get("id"), str) else None
 
 
 def _shape(record: dict[str, Any]) -> str:

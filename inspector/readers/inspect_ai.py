@@ -23,6 +23,7 @@ from inspector.bounded_io import open_regular, read_all, read_head, read_limits
 from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.readers.boilerplate import INSPECT_SUMMARY_OPENING
+from inspector.readers.field_decoder import FieldDecoder, Shape
 from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction
 from inspector.readers.transcript import Transcript
@@ -33,9 +34,25 @@ _ZIP_MAGIC = b"PK\x03\x04"
 _ZSTD_METHOD = 93
 """inspect_ai writes `.eval` members zstd-compressed (ZIP method 93), which zipfile reads only from Python 3.14."""
 _ATTACHMENT = "attachment://"
+_Placed = tuple[dict[str, Any], str | None]
+"""A compaction event, and what a summariser call just before it answered (its summary when the sample's
+messages lack one)."""
 _CONTINUE = "Please proceed to the next step using your best judgement."
 """The react() agent's prompt when the model stops calling tools: the harness speaking, not the user."""
 _TEXT_TYPES = ("text", "reasoning")
+_EVENT: Shape = {
+    "event": None, "type": None, "source": None, "metadata": None, "timestamp": None, "tokens_before": None,
+    "tokens_after": None, "message_id": None, "input": [{"id": None}], "input_refs": None,
+    "output": {"choices": [{"message": {"id": None, "content": None}}]},
+}  # fmt: skip
+"""What an event is read for: a model call's input messages for their ids only; its raw API `call`, `tools`
+and `config`, a state event's `changes`, a span's bookkeeping are skipped unbuilt."""
+_SAMPLE: Shape = {"id": None, "epoch": None, "started_at": None, "messages": None, "attachments": None,
+                  "events": [_EVENT], "events_data": {"messages": [{"id": None}]}}  # fmt: skip
+"""What a sample is read for (its `input`, `output`, `scores`, `store` and the rest are skipped)."""
+_SAMPLE_FIELDS = FieldDecoder(_SAMPLE, "InspectSample")
+_LOG_FIELDS = FieldDecoder({"eval": {"packages": None, "task": None}, "samples": [_SAMPLE]}, "InspectLog")
+"""A `.json` log, or an `.eval` log's header: the eval's task and version, and the samples."""
 
 
 # -- recognising --------------------------------------------------------------------------------
@@ -78,10 +95,13 @@ class _Log:
             self._open_json()
 
     def _open_json(self) -> None:
-        try:
-            log = orjson.loads(read_all(self.path))
-        except orjson.JSONDecodeError as exc:
-            raise TraceReadError(str(self.path), f"not a JSON eval log ({exc})") from None
+        data = read_all(self.path)
+        log = _LOG_FIELDS.decode(data)
+        if log is None:
+            try:
+                log = orjson.loads(data)
+            except orjson.JSONDecodeError as exc:
+                raise TraceReadError(str(self.path), f"not a JSON eval log ({exc})") from None
         if not isinstance(log, dict):
             raise TraceReadError(str(self.path), "not an Inspect eval log (not a JSON object)")
         self._header(log)
@@ -99,7 +119,7 @@ class _Log:
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
             raise TraceReadError(str(self.path), f"not a readable .eval zip ({exc})") from None
         names = {info.filename: info for info in infos}
-        header = self._member_json(names["header.json"]) if "header.json" in names else None
+        header = self._member_json(names["header.json"], _LOG_FIELDS) if "header.json" in names else None
         if isinstance(header, dict):
             self._header(header)
         for info in infos:
@@ -119,8 +139,12 @@ class _Log:
         self.version = as_str(packages.get("inspect_ai")) if isinstance(packages, dict) else None
         self.task = as_str(evaluation.get("task"))
 
-    def _member_json(self, info: zipfile.ZipInfo) -> Any:
+    def _member_json(self, info: zipfile.ZipInfo, fields: FieldDecoder | None = None) -> Any:
+        """A member's JSON: an object as the keys `fields` declares, when they fit, else whole."""
         data = self._member(info)
+        found = fields.decode(data) if fields is not None else None
+        if found is not None:
+            return found
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError as exc:
@@ -153,7 +177,7 @@ class _Log:
         if info is None:
             known = ", ".join(self.order[:5]) + (" …" if len(self.order) > 5 else "")
             raise TraceReadError(str(self.path), f"no sample {session!r} in this log (it holds: {known or 'none'})")
-        sample = self._member_json(info)
+        sample = self._member_json(info, _SAMPLE_FIELDS)
         if not isinstance(sample, dict):
             raise TraceReadError(str(self.path), f"{info.filename}: not a sample object")
         return sample
@@ -208,12 +232,12 @@ class _Sample:
         placed = self._placed_compactions(messages)
         used: set[int] = set()
         for index, message in enumerate(messages):
-            for compaction in placed.get(index, ()):
-                self._compaction(compaction, messages, index, used)
+            for event, summarizer_output in placed.get(index, ()):
+                self._compaction(event, summarizer_output, messages, index, used)
             if index not in used:
                 self._message(index, message)
-        for compaction in placed.get(len(messages), ()):
-            self._compaction(compaction, messages, len(messages), used)
+        for event, summarizer_output in placed.get(len(messages), ()):
+            self._compaction(event, summarizer_output, messages, len(messages), used)
         extra: dict[str, Any] = {"sample": self.session, "messages": len(messages),
                                  "system_messages": self.instructions}  # fmt: skip
         for name, value in (("version", self.log.version), ("task", self.log.task)):
@@ -227,13 +251,13 @@ class _Sample:
 
     # The compactions' places among the messages ------------------------------------------------
 
-    def _placed_compactions(self, messages: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+    def _placed_compactions(self, messages: list[dict[str, Any]]) -> dict[int, list[_Placed]]:
         """Each compaction event, at the index of the first message after everything seen before it."""
         position = {m["id"]: i for i, m in enumerate(messages) if isinstance(m.get("id"), str)}
         raw = self.sample.get("events")
         events = [e for e in raw if isinstance(e, dict)] if isinstance(raw, list) else []
         seen = -1
-        placed: dict[int, list[dict[str, Any]]] = {}
+        placed: dict[int, list[_Placed]] = {}
         summarizer_output: str | None = None
         for event in events:
             kind = event.get("event")
@@ -250,8 +274,7 @@ class _Sample:
             elif kind == "tool" and isinstance(event.get("message_id"), str):
                 seen = max(seen, position.get(event["message_id"], seen))
             elif kind == "compaction":
-                event = dict(event, _summarizer_output=summarizer_output)
-                placed.setdefault(seen + 1, []).append(event)
+                placed.setdefault(seen + 1, []).append((event, summarizer_output))
                 summarizer_output = None
         if not position and placed:  # no ids to place by: pair summaries in order, the rest at the end
             return self._placed_by_summaries(messages, [e for p in sorted(placed) for e in placed[p]])
@@ -274,11 +297,11 @@ class _Sample:
         return found
 
     def _placed_by_summaries(self, messages: list[dict[str, Any]],
-                             events: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:  # fmt: skip
+                             events: list[_Placed]) -> dict[int, list[_Placed]]:  # fmt: skip
         summaries = iter(i for i, m in enumerate(messages) if _is_summary(m))
-        placed: dict[int, list[dict[str, Any]]] = {}
+        placed: dict[int, list[_Placed]] = {}
         for event in events:
-            at = next(summaries, len(messages)) if event.get("type") == "summary" else len(messages)
+            at = next(summaries, len(messages)) if event[0].get("type") == "summary" else len(messages)
             placed.setdefault(at, []).append(event)
         return placed
 
@@ -318,7 +341,8 @@ class _Sample:
         else:
             self.transcript.unknown_types[f"message {role}"] += 1
 
-    def _compaction(self, event: dict[str, Any], messages: list[dict[str, Any]], index: int, used: set[int]) -> None:
+    def _compaction(self, event: dict[str, Any], summarizer_output: str | None, messages: list[dict[str, Any]],
+                    index: int, used: set[int]) -> None:  # fmt: skip
         kind = as_str(event.get("type")) or "?"
         metadata = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
         extra: dict[str, Any] = {"type": kind, "source": as_str(event.get("source")),
@@ -334,8 +358,8 @@ class _Sample:
                 used.add(at)
                 text = self._text(messages[at].get("content")) or None
                 extra["message_id"] = as_str(messages[at].get("id"))
-            if text is None and event.get("_summarizer_output"):
-                text, extra["summary_source"] = event["_summarizer_output"], "summarizer model call"
+            if text is None and summarizer_output:
+                text, extra["summary_source"] = summarizer_output, "summarizer model call"
             if text is None:
                 reason = "summary compaction whose summary message is not in the sample's messages"
         else:

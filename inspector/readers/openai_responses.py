@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.model import Trace
-from inspector.readers.call_log import CallLog, sniff_calls
+from inspector.readers.call_log import CallLog, call_fields, sniff_calls
 from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction
 from inspector.readers.values import as_int, as_str, blocks_text, tool_arguments, type_of
@@ -38,6 +38,9 @@ _IGNORED = frozenset({"reasoning", "item_reference", "mcp_list_tools", "mcp_appr
 _UNCOMPARED = frozenset({"id", "status", "annotations", "logprobs", "phase", "created_by"})
 """Fields a response writes (or writes as null) that the same item sent back may lack."""
 _TEXT_TYPES = frozenset({"input_text", "output_text", "text"})
+_FIELDS = call_fields({"input": None, "model": None, "context_management": None},
+                      {"object": None, "output": None, "model": None, "id": None, "usage": None}, "ResponsesCall")
+"""What is read of a call: the `instructions` and `tools` a request sends and its response repeats are skipped."""
 
 
 def _response(value: Any) -> dict[str, Any] | None:
@@ -57,7 +60,7 @@ def sniff(head: bytes) -> bool:
 
 class _Reader(CallLog):
     def __init__(self, path: Path) -> None:
-        super().__init__(path, NAME, _UNCOMPARED, _request, _response)
+        super().__init__(path, NAME, _UNCOMPARED, _request, _response, _FIELDS)
         self.instructions = 0
 
     def build(self) -> Trace:

@@ -26,6 +26,7 @@ import orjson
 from inspector.bounded_io import open_regular, read_all, read_limits
 from inspector.errors import TraceReadError
 from inspector.model import Trace
+from inspector.readers.field_decoder import FieldDecoder
 from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction, TokenWatch
 from inspector.readers.transcript import NATIVE_TAG, Transcript
@@ -39,6 +40,17 @@ _TABLES = frozenset({"session", "message", "part"})
 _QUIET_PARTS = frozenset({"step-start", "step-finish", "snapshot", "reasoning", "agent", "retry"})
 """Parts that hold no words of the conversation (token counts are read from the message)."""
 _FILE_FIELDS = ("filePath", "file_path", "path")
+_PART = FieldDecoder({
+    "id": None, "type": None, "text": None, "ignored": None, "synthetic": None, "filename": None, "url": None,
+    "files": None, "callID": None, "tool": None,
+    "state": {"status": None, "input": None, "output": None, "error": None, "time": None, "metadata": {"exit": None}},
+}, "OpencodePart")  # fmt: skip
+"""What a part row is read for: of a tool's `metadata` (the whole file before and after an edit, a command's
+output again) only the exit code; step and snapshot bookkeeping is skipped unbuilt."""
+_MESSAGE = FieldDecoder({"id": None, "role": None, "time": None, "mode": None, "agent": None, "tokens": None,
+                         "error": None, "summary": {}}, "OpencodeMessage")  # fmt: skip
+"""What a message row is read for. A user message's `summary` is an object of the turn's file diffs (each file
+before and after), none of it read; a summary message's is `true`."""
 
 Message = tuple[dict[str, Any], list[dict[str, Any]]]
 
@@ -119,7 +131,9 @@ def _read_session(path: Path, session_id: str) -> _Reader:
         part_rows = _query(path, db, "SELECT id, message_id, data FROM part WHERE session_id = ? "
                                      "ORDER BY message_id, id", (session_id,))  # fmt: skip
         for part_id, message_id, data in part_rows:
-            part = _decoded(data)
+            part = _decoded(data, _PART)
+            if part is not None and part.get("type") == "compaction":
+                part = _decoded(data, None)  # whole: its fields are listed
             if part is None:
                 bad_parts += 1
                 continue
@@ -133,7 +147,7 @@ def _read_session(path: Path, session_id: str) -> _Reader:
                          "source": "sqlite"})  # fmt: skip
     messages: list[Message] = []
     for message_id, data in rows:
-        info = _decoded(data)
+        info = _decoded(data, _MESSAGE)
         if info is None:
             reader.bad_rows += 1
             continue
@@ -164,8 +178,12 @@ def _query(path: Path, db: sqlite3.Connection, sql: str, args: tuple[Any, ...] =
     return [dict(zip(columns, row, strict=False)) for row in rows]
 
 
-def _decoded(data: Any) -> dict[str, Any] | None:
+def _decoded(data: Any, fields: FieldDecoder | None) -> dict[str, Any] | None:
+    """A row's object: the keys `fields` declares, or (without them, or when they do not fit) the whole of it."""
     if isinstance(data, bytes | str):
+        found = fields.decode(data) if fields is not None else None
+        if found is not None:
+            return found
         try:
             value = orjson.loads(data)
         except orjson.JSONDecodeError:
