@@ -116,7 +116,10 @@ DEEP = b"[" * 5000 + b"]" * 5000
      b'{"id": "deep", "type": "user", "content": ' + DEEP + b"}"),
     (FIXTURES / "anthropic_api/messages.jsonl", b'{"request": {"messages": ' + DEEP + b"}}"),
     (FIXTURES / "openai_responses/responses.jsonl", b'{"request": {"input": ' + DEEP + b"}}"),
-], ids=["claude-code", "gemini-cli", "anthropic-api", "openai-responses"])  # fmt: skip
+    (FIXTURES / "codex/three_compactions.jsonl",
+     b'{"timestamp": "2026-01-01T00:00:00Z", "type": "response_item", "payload": {"type": "message", '
+     b'"role": "user", "content": ' + DEEP + b"}}"),
+], ids=["claude-code", "gemini-cli", "anthropic-api", "openai-responses", "codex"])  # fmt: skip
 def test_a_line_nested_past_the_decoders_limit_is_one_malformed_line(tmp_path, fixture, line):
     """The typed decoders give up on such a line (a RecursionError, not a decode error); the dict path then
     reports it like any line that is not JSON, and the rest of the log loads."""

@@ -192,10 +192,11 @@ _DECODER = msgspec.json.Decoder(_LINE)
 
 def decode_fast(raw: bytes | bytearray) -> Any:
     """The line as a `Line` record, or None when it needs the exact path: a type the records do not know,
-    a payload that is not an object, or invalid JSON."""
+    a payload that is not an object, invalid JSON, or nesting deeper than the decoder recurses (the dict path
+    then reports it as a malformed line)."""
     try:
         return _DECODER.decode(raw)
-    except msgspec.MsgspecError:
+    except (msgspec.MsgspecError, RecursionError):
         return None
 
 
