@@ -229,3 +229,19 @@ def test_listing_the_rules_loads_no_reader_and_no_analysis_of_a_trace():
     loaded = set(result.stderr.strip().splitlines()[-1].split())
     assert "inspector.detectors" in loaded
     assert not {m for m in loaded if m.startswith(("inspector.readers", "inspector.fleet", "inspector.mentions"))}
+
+
+OTHER_READERS = {f"inspector.readers.{name}" for name in (
+    "codex", "openhands", "inspect_ai", "langchain", "anthropic_api", "openai_responses", "gemini_cli", "opencode",
+    "otel_genai")}  # fmt: skip
+
+
+@pytest.mark.skipif(not SESSION.is_file(), reason="the shared real traces are not beside the repo")
+def test_checking_a_claude_code_log_loads_only_the_readers_detection_asks():
+    """Detection asks the readers in order and loads each on first use: a Claude Code log loads the native and
+    Claude Code readers (native sniffs first), not the other nine (a third of `check`'s start-up)."""
+    result = subprocess.run([sys.executable, "-c", _IMPORTED_MODULES, "check", "--json", str(SESSION)],
+                            capture_output=True, text=True, cwd=REPO, timeout=120)  # fmt: skip
+    loaded = set(result.stderr.strip().splitlines()[-1].split())
+    assert {"inspector.readers.native", "inspector.readers.claude_code"} <= loaded
+    assert not loaded & OTHER_READERS, loaded & OTHER_READERS

@@ -21,7 +21,6 @@ from typing import Any
 
 from inspector.model import Trace
 from inspector.readers.call_log import CallLog, call_fields, sniff_calls
-from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction
 from inspector.readers.values import as_int, as_str, blocks_text, type_of
 
@@ -173,17 +172,4 @@ def read(path: Path) -> Trace:
     return _Reader(path).build()
 
 
-READER = register_reader(
-    Reader(
-        name=NAME,
-        description="Anthropic Messages API call log (request/response JSONL)",
-        sniff=sniff,
-        read=read,
-        tested_on="anthropic SDK 2.14.0 types (BetaMessage, BetaCompactionBlock; compact_20260112), log written by "
-        "the SDK against a scripted fake API: summaries and turns exact; the context before a compaction is "
-        "inferred from the re-sent history; tokens after from usage.iterations",
-    )
-)
-
-
-__all__ = ["read"]
+__all__ = ["read", "sniff"]

@@ -29,7 +29,6 @@ from inspector.readers.claude_code_records import (
     slim,
 )
 from inspector.readers.json_lines import JsonLines, head_records
-from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction, Turn
 from inspector.readers.transcript import NATIVE_TAG, Transcript
 from inspector.readers.values import as_int, as_str, blocks_text, session_stem, type_of
@@ -486,16 +485,6 @@ def sidechain_paths(session_path: str | Path) -> list[Path]:
 
 def _is_agent_log(path: Path) -> bool:
     return path.is_file() and path.name.startswith("agent-") and path.name.endswith((".jsonl", ".jsonl.zst"))
-
-
-READER = register_reader(
-    Reader(
-        name=NAME, description="Claude Code session log (JSONL, 1.0.x and 2.x)", sniff=sniff, read=read,
-        default_locations=("$CLAUDE_CONFIG_DIR/projects", "~/.claude/projects"),
-        tested_on="real sessions of Claude Code 1.0.53, 2.0.76 and 2.1.5 to 2.1.49: the surviving branch, "
-        "compaction boundaries, summaries and token counts exact; sub-agent sidechains set aside",
-    )  # fmt: skip
-)
 
 
 __all__ = ["read", "sidechain_paths", "sniff", "user_words_in_result"]

@@ -40,7 +40,6 @@ from inspector.readers.codex_records import (
     kind,
 )
 from inspector.readers.json_lines import JsonLines, head_records
-from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction, TokenWatch
 from inspector.readers.transcript import NATIVE_TAG, Transcript
 from inspector.readers.values import as_int, as_str, blocks_text, session_stem, tool_arguments
@@ -270,16 +269,6 @@ def _output(value: Any) -> tuple[str, bool]:
 
 def read(path: Path) -> Trace:
     return _Reader(path).build()
-
-
-READER = register_reader(
-    Reader(
-        name=NAME, description="Codex CLI rollout (JSONL)", sniff=sniff, read=read,
-        default_locations=("$CODEX_HOME/sessions", "~/.codex/sessions"),
-        tested_on="Codex CLI 0.146 rollouts (a public fixture of real record shapes): turns and compactions exact; "
-        "a server-side summary is encrypted in the log (summary-unavailable)",
-    )
-)  # fmt: skip
 
 
 __all__ = ["read", "sniff"]

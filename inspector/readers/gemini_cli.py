@@ -28,7 +28,6 @@ from inspector.model import Severity, Trace
 from inspector.readers.boilerplate import GEMINI_ACKNOWLEDGEMENT
 from inspector.readers.field_decoder import FieldDecoder
 from inspector.readers.json_lines import JsonLines, head_records
-from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction, TokenWatch
 from inspector.readers.transcript import NATIVE_TAG, Transcript
 from inspector.readers.values import as_int, as_str, dumps, session_stem
@@ -385,20 +384,6 @@ def _document(path: Path) -> dict[str, Any]:
 
 def read(path: Path) -> Trace:
     return _Reader(path).build()
-
-
-READER = register_reader(
-    Reader(
-        name=NAME,
-        description="Gemini CLI session (JSONL with $set/$rewindTo; legacy .json)",
-        sniff=sniff,
-        read=read,
-        default_locations=("$GEMINI_CLI_HOME/.gemini/tmp", "~/.gemini/tmp"),
-        tested_on="Gemini CLI 0.61.0 (JSONL) and 0.20.2 (legacy .json). JSONL: before and after each compression are "
-        "exact, from the file's own history rewrite; the trigger (auto, or manual after /compress) is inferred. "
-        "Legacy .json: compressions are not recorded, so only the raw turns load.",
-    )
-)
 
 
 __all__ = ["read", "sniff"]

@@ -24,7 +24,6 @@ from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.readers.boilerplate import INSPECT_SUMMARY_OPENING
 from inspector.readers.field_decoder import FieldDecoder, Shape
-from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction
 from inspector.readers.transcript import Transcript
 from inspector.readers.values import as_int, as_str, blocks_text, input_text
@@ -426,22 +425,6 @@ def read(path: Path) -> Trace:
     if not log.order:
         raise TraceReadError(str(path), "the eval log holds no samples (a header-only log)")
     return _Sample(path, log, log.order[0], log.sample(log.order[0])).build()  # the registry names the others
-
-
-READER = register_reader(Reader(
-    name=NAME,
-    description="Inspect AI eval log (.eval zip or .json)",
-    sniff=sniff,
-    read=read,
-    claims=claims,
-    sessions=sessions,
-    read_session=read_session,
-    suffixes=(".eval",),
-    default_locations=("$INSPECT_LOG_DIR", "./logs"),
-    tested_on="inspect_ai 0.3.285 (react agent, CompactionSummary and CompactionTrim): compaction type, tokens "
-              "before/after and trigger exact from compaction events; summary text exact from the summary message; "
-              "a compaction's place among the messages inferred from the message ids earlier events name",
-))  # fmt: skip
 
 
 __all__ = ["claims", "read", "read_session", "sessions", "sniff"]

@@ -32,7 +32,6 @@ from inspector.bounded_io import read_all, read_head
 from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.readers.json_lines import JsonLines, head_records, is_json_document
-from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction, TokenWatch
 from inspector.readers.transcript import NATIVE_TAG, Transcript
 from inspector.readers.values import as_int, as_str, blocks_text, dumps, session_stem
@@ -252,17 +251,4 @@ def read(path: Path) -> Trace:
     return _Reader(path).build()
 
 
-READER = register_reader(
-    Reader(
-        name=NAME,
-        description="LangChain / LangGraph messages (stream JSONL or message-list JSON)",
-        sniff=sniff,
-        read=read,
-        tested_on="langchain 1.5.2, langchain-core 1.8.3, langgraph 1.2.24 (SummarizationMiddleware): "
-        "stream values JSONL exact (whole state each step); stream updates JSONL exact for what nodes wrote, "
-        "user input only where re-listed; a message-list dump holds only the last summary",
-    )
-)
-
-
-__all__ = ["read"]
+__all__ = ["read", "sniff"]

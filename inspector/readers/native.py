@@ -18,7 +18,6 @@ import orjson
 from inspector.bounded_io import iter_lines, read_all
 from inspector.errors import TraceReadError
 from inspector.model import ChainEvent, Generation, Invariant, InvariantKind, SourceRecord, Trace
-from inspector.readers.registry import Reader, register_reader
 
 FORMAT_TAG = "compaction-trace/1"
 NAME = "native"
@@ -322,13 +321,4 @@ def write(trace: Trace, path: str | Path, *, jsonl: bool | None = None) -> None:
     Path(path).write_bytes(dumps(trace, jsonl=path.suffix == ".jsonl" if jsonl is None else jsonl))
 
 
-
-READER = register_reader(
-    Reader(
-        name=NAME, description=f"{FORMAT_TAG} (JSON or JSONL)", sniff=sniff, read=read,
-        tested_on="this project's own format (schema shipped in the package): everything is as the file states it",
-    )  # fmt: skip
-)
-
-
-__all__ = ["schema", "write"]
+__all__ = ["read", "schema", "sniff", "write"]

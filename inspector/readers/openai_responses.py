@@ -20,7 +20,6 @@ from typing import Any
 
 from inspector.model import Trace
 from inspector.readers.call_log import CallLog, call_fields, sniff_calls
-from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction
 from inspector.readers.values import as_int, as_str, blocks_text, tool_arguments, type_of
 
@@ -177,17 +176,4 @@ def read(path: Path) -> Trace:
     return _Reader(path).build()
 
 
-READER = register_reader(
-    Reader(
-        name=NAME,
-        description="OpenAI Responses API call log (request/response JSONL)",
-        sniff=sniff,
-        read=read,
-        tested_on="openai SDK 3.57.0 types (Response, ResponseCompactionItem, CompactedResponse), log written by "
-        "the SDK against a scripted fake API: turns exact; every summary is encrypted (summary-unavailable); "
-        "the context before a compaction is inferred from the re-sent history",
-    )
-)
-
-
-__all__ = ["read"]
+__all__ = ["read", "sniff"]

@@ -27,7 +27,6 @@ from inspector.bounded_io import open_regular, read_all, read_limits
 from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.readers.field_decoder import FieldDecoder
-from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction, TokenWatch
 from inspector.readers.transcript import NATIVE_TAG, Transcript
 from inspector.readers.values import as_int, as_str, dumps, type_of
@@ -401,21 +400,4 @@ def _error_text(error: dict[str, Any]) -> str:
     return f"{name}: {message}" if message else name
 
 
-READER = register_reader(
-    Reader(
-        name=NAME,
-        description="opencode session (opencode.db SQLite store, or `opencode export` JSON)",
-        sniff=sniff,
-        read=read,
-        claims=claims,
-        sessions=sessions,
-        read_session=read_session,
-        suffixes=(".db",),
-        default_locations=("$XDG_DATA_HOME/opencode/opencode.db", "~/.local/share/opencode/opencode.db"),
-        tested_on="opencode 1.18.33 (SQLite store and export). Before and after each compaction are exact: the "
-        "summary is its own message and the model continues from it; pruned tool outputs are marked by the log.",
-    )
-)
-
-
-__all__ = ["claims", "read", "sessions", "sniff"]
+__all__ = ["claims", "read", "read_session", "sessions", "sniff"]

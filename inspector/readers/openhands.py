@@ -21,7 +21,6 @@ import orjson
 from inspector.bounded_io import read_all
 from inspector.errors import TraceReadError
 from inspector.model import Severity, Trace
-from inspector.readers.registry import Reader, register_reader
 from inspector.readers.timeline import Compaction
 from inspector.readers.transcript import Transcript
 from inspector.readers.values import as_int, as_str, blocks_text, type_of
@@ -265,22 +264,6 @@ def _editor_input(tool: str | None, data: dict[str, Any]) -> dict[str, Any]:
 
 def read(path: Path) -> Trace:
     return _Reader(path).build()
-
-
-def _never(head: bytes) -> bool:
-    """A conversation is a folder: no single file's head is one (`claims` recognises the folder)."""
-    return False
-
-
-READER = register_reader(Reader(
-    name=NAME,
-    description="OpenHands V1 SDK conversation folder (events/event-NNNNN-<id>.json)",
-    sniff=_never,
-    read=read,
-    claims=claims,
-    tested_on="openhands-sdk 1.58.2 (LLMSummarizingCondenser): forgotten events, summary and summary offset "
-              "exact from Condensation events; no token counts in the log",
-))  # fmt: skip
 
 
 __all__ = ["claims", "read"]

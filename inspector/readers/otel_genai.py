@@ -31,7 +31,6 @@ from inspector.bounded_io import read_all, read_head
 from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.readers.json_lines import JsonLines, is_json_document
-from inspector.readers.registry import Reader, register_reader
 from inspector.readers.resent_history import ResentHistory
 from inspector.readers.timeline import Compaction
 from inspector.readers.transcript import NATIVE_TAG, Transcript
@@ -374,20 +373,4 @@ def read(path: Path) -> Trace:
     return _Conversation(path, export, export.order[0]).build()  # the registry names the others
 
 
-READER = register_reader(
-    Reader(
-        name=NAME,
-        description="OpenTelemetry GenAI trace export (OTLP JSON)",
-        sniff=sniff,
-        read=read,
-        sessions=sessions,
-        read_session=read_session,
-        tested_on="opentelemetry-sdk 1.45.2 + OTLP encoder (exporter-otlp-proto-common 1.45.2), GenAI semantic "
-        "conventions' message schema (semantic-conventions-genai 7568a24): turns and summaries exact from "
-        "gen_ai.input/output.messages; a compaction's place inferred from the re-sent history; tokens after from "
-        "the compacted span's usage, tokens before from the previous span's",
-    )
-)
-
-
-__all__ = ["read", "sessions"]
+__all__ = ["read", "read_session", "sessions", "sniff"]

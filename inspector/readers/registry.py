@@ -8,7 +8,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from importlib import import_module
 from pathlib import Path
+from typing import Any
 
 from inspector.bounded_io import read_head
 from inspector.bulk import paused_gc
@@ -52,6 +54,23 @@ def register_reader(reader: Reader) -> Reader:
         raise ValueError(f"a reader named {reader.name!r} is already registered")
     _READERS[reader.name] = reader
     return reader
+
+
+def deferred(module: str, name: str, when: Callable[[Path], bool] | None = None) -> Callable[..., Any]:
+    """`module.name`, imported on its first call: a command loads the readers it meets, not all eleven.
+
+    Detection asks the readers in order, so a Claude Code log loads the native and Claude Code readers and
+    no other. `when`, for a `claims`, is a cheap condition the claim cannot hold without (a folder, a file's
+    magic bytes): a path that fails it is refused without loading the reader.
+    """
+
+    def call(*args: Any) -> Any:
+        if when is not None and not when(*args):
+            return False
+        return getattr(import_module(module), name)(*args)
+
+    call.__qualname__ = f"{module}.{name}"
+    return call
 
 
 def readers() -> list[Reader]:
@@ -162,4 +181,5 @@ def _named_wrongly(path: Path, name: str, error: TraceReadError) -> TraceReadErr
     )  # fmt: skip
 
 
-__all__ = ["Reader", "default_locations", "detect_format", "format_names", "load_trace", "readers", "register_reader"]
+__all__ = ["Reader", "default_locations", "deferred", "detect_format", "format_names", "load_trace", "readers",
+           "register_reader"]  # fmt: skip
