@@ -140,3 +140,22 @@ def test_pretty_json_indents_and_keeps_what_it_cannot_parse() -> None:
         '{\n  "a": [\n    1,\n    {\n      "b": "<script>"\n    }\n  ],\n  "n": 123456789012345678901234567890\n}'
     )
     assert pretty_json("{torn") == "{torn"
+
+
+def test_a_gemini_turn_reads_back_the_message_line_it_came_from_and_a_relisted_one_has_none() -> None:
+    """Gemini CLI writes each message on its own line (rewritten as it grows) and re-lists history inside a
+    `$set` line. A turn shows the last line that wrote its message; a turn known only from a re-listed
+    history (the bootstrap context) shows none rather than the whole history line."""
+    path = FIXTURES / "gemini_cli" / "session-2026-12-01T01-55-e4477968.jsonl"
+    trace = load_trace(path)
+    index = line_index(trace)
+    assert index is not None
+    written = lines_by_offset(path.read_bytes())
+    shown = {key: json.loads(raw_line(trace, key).text or "") for key in index.offsets}
+    for key, record in shown.items():
+        assert raw_line(trace, key).text == written[index.offsets[key]]
+        calls = [call.get("id") for call in record.get("toolCalls", [])]
+        assert key.removesuffix(":result") in (record["id"], *calls), key
+    unshown = turn_keys(trace) - set(shown)
+    assert len(unshown) == 1 and all(raw_line(trace, key).text is None for key in unshown)
+    assert not any("$set" in json.loads(line) for line in (written[o] for o in index.offsets.values()))

@@ -85,8 +85,10 @@ class _Reader:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.transcript = Transcript(path, NAME)
-        self.pending: dict[str, tuple[int, dict[str, Any]]] = {}
-        """Messages since the last compaction, by id in first-written order; the latest write wins."""
+        self.pending: dict[str, tuple[int | None, dict[str, Any]]] = {}
+        """Messages since the last compaction, by id in first-written order; the latest write wins. With each,
+        where its own line starts (None for one re-listed inside a history rewrite: no line is its own)."""
+        self.lines: JsonLines | None = None
         self.written: dict[str, _Written] = {}
         self.fingerprints: set[Any] = set()
         """Content identity of every message read, to know a kept-tail copy under a new id."""
@@ -108,7 +110,7 @@ class _Reader:
             self._record(1, _document(self.path))
             notices, extra = [], {"lines": 1, "records": 1, "malformed_lines": 0, "legacy_json": True}
         else:
-            lines = JsonLines(self.path, _message_line)
+            lines = self.lines = JsonLines(self.path, _message_line)
             for line, record in lines:
                 self._record(line, record)
             notices = lines.notices
@@ -119,13 +121,14 @@ class _Reader:
         self.transcript.notices[:0] = notices
         extra.update(self.counts)
         extra.update({k: v for k, v in self.meta.items() if isinstance(v, str) and k != "summary"})
-        return self.transcript.build(self.session_id or session_stem(self.path), self.title, extra)
+        stamp = lines.stamp if lines is not None else None
+        return self.transcript.build(self.session_id or session_stem(self.path), self.title, extra, stamp)
 
     def _record(self, line: int, record: dict[str, Any]) -> None:
         if isinstance(record.get("$rewindTo"), str):
             self._rewind(record["$rewindTo"], as_str(record.get("timestamp")))
         elif isinstance(record.get("id"), str):
-            self._message(line, record)
+            self._message(line, record, own_line=True)
         elif isinstance(record.get("$set"), dict):
             update = record["$set"]
             self._metadata(update)
@@ -148,7 +151,7 @@ class _Reader:
             if name not in self.meta and isinstance(values.get(name), str):
                 self.meta[name] = values[name]
 
-    def _message(self, line: int, record: dict[str, Any]) -> None:
+    def _message(self, line: int, record: dict[str, Any], own_line: bool = False) -> None:
         message_id, kind = record["id"], as_str(record.get("type"))
         if kind == "gemini":
             self._tokens(record)
@@ -159,10 +162,13 @@ class _Reader:
             self.transcript.unknown_types[f"message {kind}"] += 1
             return
         self.fingerprints.add(_fingerprint(record))
+        offset = self.lines.offset if own_line and self.lines is not None else None
         if message_id in self.written:  # rewritten after a compaction put it on the transcript
+            self.transcript.offset = offset
             self._late_update(record)
+            self.transcript.offset = None
             return
-        self.pending[message_id] = (line, record)
+        self.pending[message_id] = (offset, record)
 
     def _rewind(self, message_id: str, timestamp: str | None) -> None:
         """Drop that message and every later one, as the CLI does when the user rewinds."""
@@ -227,13 +233,15 @@ class _Reader:
     # -- messages onto the transcript -----------------------------------------------------------
 
     def _flush(self) -> None:
-        for message_id, (_, record) in self.pending.items():
+        for message_id, (offset, record) in self.pending.items():
+            self.transcript.offset = offset
             written = self.written.setdefault(message_id, _Written())
             if record.get("type") == "user":
                 self._user(message_id, record)
             else:
                 self._gemini(message_id, record, written)
         self.pending.clear()
+        self.transcript.offset = None
 
     def _late_update(self, record: dict[str, Any]) -> None:
         """A message rewritten after it went on the transcript: only calls it gained are new."""
