@@ -5,7 +5,7 @@
 Sessions are generated into a temporary folder (never the repository). Measured:
 
 * check vs floor: `load_trace` + `analyze` + the JSON report on Claude Code, Codex and native sessions
-  (all that `check --json` does but start the interpreter and print), best of three runs, each in a
+  (all that `check --json` does but start the interpreter, import and print), best of three runs, each in a
   child process so its peak RSS is its own, next to the parse-only floor (read each line,
   `orjson.loads`, keep nothing; best of three) of the same file; the ratio is check / floor. Beside
   it, parse + keep: the same parse holding every record, which is what holding a session costs.
@@ -49,12 +49,13 @@ sys.path.insert(0, str(REPO))
 from bench.generate import claude_code, codex, long_lines, native  # noqa: E402
 
 _CHILD = """
-import json, resource, sys, time
+import json, pathlib, resource, sys, time
 t0 = time.perf_counter()
 import orjson
 from inspector.analysis import analyze
-from inspector.readers import load_trace
+from inspector.readers import detect_format, load_trace
 from inspector.report import to_json
+detect_format(pathlib.Path(sys.argv[1]))  # readers load on first use: detection imports the one this file needs
 baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t1 = time.perf_counter()
 trace = load_trace(sys.argv[1])
