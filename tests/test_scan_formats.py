@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from inspector.fleet import scan
-from inspector.readers import readers
+from inspector.readers import Deferred, readers
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
@@ -81,3 +81,27 @@ def test_scan_defaults_reads_each_agents_usual_folder(tmp_path: Path) -> None:
 def test_scan_with_no_folder_says_how_to_name_one(tmp_path: Path) -> None:
     done = run_scan(home=tmp_path)
     assert done.returncode == 2 and "--defaults" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_every_catalogued_reader_function_is_in_its_module() -> None:
+    """Readers load on first use: a function renamed in its module would otherwise fail only when a file
+    of that format turns up."""
+    for reader in readers():
+        for field in ("sniff", "read", "claims", "sessions", "read_session"):
+            function = getattr(reader, field)
+            if isinstance(function, Deferred):
+                assert callable(function.resolve()), (reader.name, field)
+
+
+def test_a_containers_cheap_gate_never_changes_what_its_claim_answers(tmp_path: Path) -> None:
+    """A folder or container reader is asked only past a cheap check (a folder, zip or SQLite magic bytes),
+    which must never refuse a path its own `claims` takes."""
+    (tmp_path / "empty.db").write_bytes(b"")
+    (tmp_path / "text.eval").write_text("not a zip")
+    (tmp_path / "folder").mkdir()
+    paths = [*ONE_OF_EACH.values(), *tmp_path.iterdir(), tmp_path / "missing.db"]
+    for reader in readers():
+        if isinstance(reader.claims, Deferred):
+            claims = reader.claims.resolve()
+            assert [reader.claims(p) for p in paths] == [claims(p) for p in paths], reader.name
+    assert sum(bool(r.claims(p)) for r in readers() if r.claims for p in paths) == 3  # the three containers

@@ -1,7 +1,7 @@
 """Trace readers: one registry, auto-detection by sniffing, and the built-in formats.
 
 The built-in readers are registered here, in sniffing order, with what the registry says about each (the
-README's table is checked against it). Their code is loaded on first use (`deferred`): detection asks the
+README's table is checked against it). Their code is loaded on first use (`Deferred`): detection asks the
 readers in order, so a Claude Code log loads the native and Claude Code readers and none of the other
 nine, and every command starts that much sooner. A reader that recognises a folder or a container
 (`claims`) is asked only when the path could be one: a folder, or a file with the container's magic bytes.
@@ -12,8 +12,8 @@ from pathlib import Path
 
 from inspector.bounded_io import open_regular, read_head
 from inspector.readers.registry import (
+    Deferred,
     Reader,
-    deferred,
     detect_format,
     format_names,
     load_trace,
@@ -66,11 +66,11 @@ def _builtin(name: str, module: str, description: str, tested_on: str, *, sniff:
         Reader(
             name=name,
             description=description,
-            sniff=deferred(path, "sniff") if sniff else _never,
-            read=deferred(path, "read"),
-            claims=deferred(path, "claims", claims) if claims is not None else None,
-            sessions=deferred(path, "sessions") if sessions else None,
-            read_session=deferred(path, "read_session") if sessions else None,
+            sniff=Deferred(path, "sniff") if sniff else _never,
+            read=Deferred(path, "read"),
+            claims=Deferred(path, "claims", claims) if claims is not None else None,
+            sessions=Deferred(path, "sessions") if sessions else None,
+            read_session=Deferred(path, "read_session") if sessions else None,
             suffixes=suffixes,
             default_locations=default_locations,
             tested_on=tested_on,
@@ -148,4 +148,4 @@ _builtin(
     sessions=True,
 )  # fmt: skip
 
-__all__ = ["Reader", "deferred", "detect_format", "format_names", "load_trace", "readers", "register_reader"]
+__all__ = ["Deferred", "Reader", "detect_format", "format_names", "load_trace", "readers", "register_reader"]

@@ -56,7 +56,8 @@ def register_reader(reader: Reader) -> Reader:
     return reader
 
 
-def deferred(module: str, name: str, when: Callable[[Path], bool] | None = None) -> Callable[..., Any]:
+@dataclass(frozen=True, slots=True)
+class Deferred:
     """`module.name`, imported on its first call: a command loads the readers it meets, not all eleven.
 
     Detection asks the readers in order, so a Claude Code log loads the native and Claude Code readers and
@@ -64,13 +65,18 @@ def deferred(module: str, name: str, when: Callable[[Path], bool] | None = None)
     magic bytes): a path that fails it is refused without loading the reader.
     """
 
-    def call(*args: Any) -> Any:
-        if when is not None and not when(*args):
-            return False
-        return getattr(import_module(module), name)(*args)
+    module: str
+    name: str
+    when: Callable[[Path], bool] | None = None
 
-    call.__qualname__ = f"{module}.{name}"
-    return call
+    def __call__(self, *args: Any) -> Any:
+        if self.when is not None and not self.when(*args):
+            return False
+        return self.resolve()(*args)
+
+    def resolve(self) -> Callable[..., Any]:
+        """The function itself (importing its module)."""
+        return getattr(import_module(self.module), self.name)  # type: ignore[no-any-return]
 
 
 def readers() -> list[Reader]:
@@ -181,5 +187,5 @@ def _named_wrongly(path: Path, name: str, error: TraceReadError) -> TraceReadErr
     )  # fmt: skip
 
 
-__all__ = ["Reader", "default_locations", "deferred", "detect_format", "format_names", "load_trace", "readers",
-           "register_reader"]  # fmt: skip
+__all__ = ["Deferred", "Reader", "default_locations", "detect_format", "format_names", "load_trace",
+           "readers", "register_reader"]  # fmt: skip
