@@ -12,14 +12,13 @@ A log with several samples is a container: `FILE#<id>_epoch_<n>` names one.
 
 from __future__ import annotations
 
-import struct
 import zipfile
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
-from inspector.bounded_io import open_regular, read_all, read_head, read_limits
+from inspector.bounded_io import open_regular, read_all, read_head, read_limits, read_member
 from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.readers.boilerplate import INSPECT_SUMMARY_OPENING
@@ -30,8 +29,6 @@ from inspector.readers.values import as_int, as_str, blocks_text, input_text
 
 NAME = "inspect-ai"
 _ZIP_MAGIC = b"PK\x03\x04"
-_ZSTD_METHOD = 93
-"""inspect_ai writes `.eval` members zstd-compressed (ZIP method 93), which zipfile reads only from Python 3.14."""
 _ATTACHMENT = "attachment://"
 _Placed = tuple[dict[str, Any], str | None]
 """A compaction event, and what a summariser call just before it answered (its summary when the sample's
@@ -150,24 +147,7 @@ class _Log:
             raise TraceReadError(str(self.path), f"{info.filename}: not JSON ({exc})") from None
 
     def _member(self, info: zipfile.ZipInfo) -> bytes:
-        """A member's bytes, refusing one that would decompress past the per-file bound (a zip bomb)."""
-        limit = read_limits().max_file_bytes
-        if info.file_size > limit:
-            raise TraceReadError(str(self.path), f"{info.filename} is larger than the per-file limit")
-        try:
-            with open_regular(self.path) as raw:
-                if info.compress_type == _ZSTD_METHOD:
-                    data = _zstd_member(raw, info, limit)
-                else:
-                    with zipfile.ZipFile(raw) as archive, archive.open(info) as stream:
-                        data = stream.read(limit + 1)
-        except TraceReadError:
-            raise
-        except (zipfile.BadZipFile, NotImplementedError, OSError, ValueError, EOFError, RuntimeError) as exc:
-            raise TraceReadError(str(self.path), f"{info.filename}: cannot read ({exc})") from None
-        if len(data) > limit:
-            raise TraceReadError(str(self.path), f"{info.filename} decompresses past the per-file limit")
-        return data
+        return read_member(self.path, info, read_limits().max_file_bytes)
 
     def sample(self, session: str) -> dict[str, Any]:
         if session in self.samples:
@@ -180,24 +160,6 @@ class _Log:
         if not isinstance(sample, dict):
             raise TraceReadError(str(self.path), f"{info.filename}: not a sample object")
         return sample
-
-
-def _zstd_member(raw: IO[bytes], info: zipfile.ZipInfo, limit: int) -> bytes:
-    """Decompress a zstd member by hand: its local header gives where the compressed bytes start."""
-    import zstandard
-
-    raw.seek(info.header_offset)
-    local = raw.read(30)
-    if len(local) < 30 or local[:4] != _ZIP_MAGIC:
-        raise ValueError("bad local file header")
-    name_length, extra_length = struct.unpack("<HH", local[26:30])
-    raw.seek(info.header_offset + 30 + name_length + extra_length)
-    compressed = raw.read(info.compress_size)
-    reader = zstandard.ZstdDecompressor().stream_reader(compressed, read_across_frames=True)
-    try:
-        return reader.read(limit + 1)  # one byte past the bound: the caller refuses what reaches it
-    except zstandard.ZstdError as exc:
-        raise ValueError(f"zstd: {exc}") from None
 
 
 def _session_id(sample_id: Any, epoch: Any) -> str:

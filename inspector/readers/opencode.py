@@ -19,11 +19,10 @@ from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import orjson
 
-from inspector.bounded_io import open_regular, read_all, read_limits
+from inspector.bounded_io import connect_read_only, open_regular, read_all
 from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.readers.field_decoder import FieldDecoder
@@ -74,24 +73,11 @@ def claims(path: Path) -> bool:
         with open_regular(path) as stream:
             if stream.read(16) != _SQLITE_MAGIC:
                 return False
-        with closing(_connect(path)) as db:
+        with closing(connect_read_only(path)) as db:
             names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         return _TABLES <= names
     except (TraceReadError, OSError, sqlite3.Error):
         return False
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    """The database read-only: reading a session never changes the user's store.
-
-    opencode keeps it in WAL mode. While a `-wal` file exists it may hold committed rows, so the database is
-    opened `mode=ro` through it; without one, `immutable=1`, since a read-only open of a WAL database would
-    otherwise create the `-wal` and `-shm` files beside it."""
-    size = path.stat().st_size
-    if size > read_limits().max_file_bytes:
-        raise TraceReadError(str(path), "is larger than the per-file limit (raise it with --max-file-mb)")
-    wal = path.with_name(path.name + "-wal").exists()
-    return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro{'' if wal else '&immutable=1'}", uri=True)
 
 
 # --- the database --------------------------------------------------------------------------------
@@ -158,7 +144,7 @@ def _read_session(path: Path, session_id: str) -> _Reader:
 
 def _database(path: Path) -> sqlite3.Connection:
     try:
-        return _connect(path)
+        return connect_read_only(path)
     except (sqlite3.Error, OSError) as exc:
         raise TraceReadError(str(path), f"cannot open the opencode database: {exc}") from None
 
