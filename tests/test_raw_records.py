@@ -1,4 +1,4 @@
-"""A turn's line, read back by its byte offset: exactly as written, or a reason; never another line."""
+"""A turn's record, read back where its reader found it: exactly as stored, or a reason; never another record."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import zstandard
 
 from inspector.analysis import analyze
 from inspector.model import TRANSCRIPT, Trace
-from inspector.raw_records import FileStamp, line_index, pretty_json, raw_line, read_line
+from inspector.raw_records import Located, pretty_json, raw_record, read_record, record_index, stamps_of
 from inspector.readers import load_trace, native
 from inspector.report import to_json
 from tests.helpers import REPO, SAMPLES
@@ -43,22 +43,22 @@ def turn_keys(trace: Trace) -> set[str]:
 def test_every_turn_reads_back_its_own_line_exactly(name: str) -> None:
     path = SESSIONS[name]
     trace = load_trace(path, format=name)
-    index = line_index(trace)
-    assert index is not None and set(index.offsets) == turn_keys(trace)
+    index = record_index(trace)
+    assert index is not None and set(index.places) == turn_keys(trace)
     written = lines_by_offset(path.read_bytes())
-    for key, offset in index.offsets.items():
-        assert raw_line(trace, key).text == written[offset], key
+    for key, offset in index.places.items():
+        assert raw_record(trace, key).text == written[offset], key
 
 
 def test_the_line_is_the_turns_own_record() -> None:
     """Not merely some line: the record the turn was read from (its uuid, its call id)."""
     claude = load_trace(SESSIONS["claude-code"])
     for key in turn_keys(claude):  # a message's uuid, or the id of a tool call in it
-        record = json.loads(raw_line(claude, key).text or "")
+        record = json.loads(raw_record(claude, key).text or "")
         blocks = record["message"]["content"] if isinstance(record["message"]["content"], list) else []
         assert key.split("#")[0] in (record["uuid"], *(b.get("id") for b in blocks)), key
     codex = load_trace(SESSIONS["codex"])
-    output = json.loads(raw_line(codex, "call_2:output").text or "")
+    output = json.loads(raw_record(codex, "call_2:output").text or "")
     assert output["payload"]["type"] == "function_call_output" and output["payload"]["call_id"] == "call_2"
 
 
@@ -66,9 +66,9 @@ def test_a_compressed_log_is_read_up_to_the_line(tmp_path: Path) -> None:
     packed = tmp_path / "rollout.jsonl.zst"
     packed.write_bytes(zstandard.ZstdCompressor().compress(SESSIONS["codex"].read_bytes()))
     trace, plain = load_trace(packed), load_trace(SESSIONS["codex"])
-    assert line_index(trace).offsets == line_index(plain).offsets  # type: ignore[union-attr]
+    assert record_index(trace).places == record_index(plain).places  # type: ignore[union-attr]
     for key in turn_keys(plain):
-        assert raw_line(trace, key) == raw_line(plain, key)
+        assert raw_record(trace, key) == raw_record(plain, key)
 
 
 @pytest.mark.parametrize("change", ["append", "rewrite", "delete", "replace"])
@@ -76,7 +76,7 @@ def test_a_changed_file_shows_no_line(tmp_path: Path, change: str) -> None:
     path = tmp_path / "session.jsonl"
     shutil.copy(SESSIONS["claude-code"], path)
     trace = load_trace(path)
-    assert raw_line(trace, "u01").text is not None
+    assert raw_record(trace, "u01").text is not None
     data = path.read_bytes()
     if change == "append":
         path.write_bytes(data + data.splitlines(keepends=True)[0])
@@ -90,23 +90,24 @@ def test_a_changed_file_shows_no_line(tmp_path: Path, change: str) -> None:
         other.write_bytes(data)
         os.replace(other, path)
         os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
-    found = raw_line(trace, "u01")
+    found = raw_record(trace, "u01")
     assert found.text is None
     assert ("no longer there" if change == "delete" else "changed since it was read") in (found.reason or "")
 
 
+def line_at(path: Path, offset: int) -> Located:
+    return Located(str(path), stamps_of(path), offset)
+
+
 def test_an_offset_inside_a_line_or_past_the_end_gives_a_reason(tmp_path: Path) -> None:
     path = SESSIONS["codex"]
-    stamp = FileStamp.of(path)
-    assert stamp is not None
-    assert read_line(str(path), stamp, 5).reason == f"byte 5 of {path.name} does not start a line"
-    assert "ends before" in (read_line(str(path), stamp, stamp.size).reason or "")
+    size = path.stat().st_size
+    assert read_record(line_at(path, 5)).reason == f"byte 5 of {path.name} does not start a line"
+    assert "ends before" in (read_record(line_at(path, size)).reason or "")
     packed = tmp_path / "rollout.jsonl.zst"
     packed.write_bytes(zstandard.ZstdCompressor().compress(path.read_bytes()))
-    packed_stamp = FileStamp.of(packed)
-    assert packed_stamp is not None
-    assert "does not start a line" in (read_line(str(packed), packed_stamp, 5).reason or "")
-    assert "does not start a line" in (read_line(str(packed), packed_stamp, 10**9).reason or "")
+    assert "does not start a line" in (read_record(line_at(packed, 5)).reason or "")
+    assert "does not start a line" in (read_record(line_at(packed, 10**9)).reason or "")
 
 
 def test_a_line_past_the_line_bound_is_refused_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -114,25 +115,25 @@ def test_a_line_past_the_line_bound_is_refused_not_read(tmp_path: Path, monkeypa
     shutil.copy(SESSIONS["claude-code"], path)
     trace = load_trace(path)
     monkeypatch.setenv("INSPECTOR_MAX_LINE_MB", "0.0001")  # about 100 bytes
-    found = raw_line(trace, "u01")
+    found = raw_record(trace, "u01")
     assert found.text is None and "per-line limit" in (found.reason or "")
 
 
 def test_records_with_no_line_of_their_own_say_why() -> None:
     codex = load_trace(SESSIONS["codex"])
-    assert "derived record" in (raw_line(codex, "src/checkout.py").reason or "")
+    assert "derived record" in (raw_record(codex, "src/checkout.py").reason or "")
     sample = load_trace(SAMPLES / "healthy_chain.json")
-    assert line_index(sample) is None
-    assert raw_line(sample, sample.sources[0].key).reason == "the native reader keeps no line positions"
+    assert record_index(sample) is None
+    assert raw_record(sample, sample.sources[0].key).reason == "the native reader keeps no record positions"
 
 
 def test_line_positions_stay_out_of_reports_and_native_copies() -> None:
     """Where lines start is for display on this machine: `check --json` and a native copy never carry it."""
     for path in SESSIONS.values():
         trace = load_trace(path)
-        assert line_index(trace) is not None
+        assert record_index(trace) is not None
         for written in (json.dumps(to_json(analyze(trace))), native.dumps(trace).decode()):
-            assert "raw_lines" not in written and "offset" not in written
+            assert "raw_records" not in written and "offset" not in written
 
 
 def test_pretty_json_indents_and_keeps_what_it_cannot_parse() -> None:
@@ -148,14 +149,14 @@ def test_a_gemini_turn_reads_back_the_message_line_it_came_from_and_a_relisted_o
     history (the bootstrap context) shows none rather than the whole history line."""
     path = FIXTURES / "gemini_cli" / "session-2026-12-01T01-55-e4477968.jsonl"
     trace = load_trace(path)
-    index = line_index(trace)
+    index = record_index(trace)
     assert index is not None
     written = lines_by_offset(path.read_bytes())
-    shown = {key: json.loads(raw_line(trace, key).text or "") for key in index.offsets}
+    shown = {key: json.loads(raw_record(trace, key).text or "") for key in index.places}
     for key, record in shown.items():
-        assert raw_line(trace, key).text == written[index.offsets[key]]
+        assert raw_record(trace, key).text == written[index.places[key]]
         calls = [call.get("id") for call in record.get("toolCalls", [])]
         assert key.removesuffix(":result") in (record["id"], *calls), key
     unshown = turn_keys(trace) - set(shown)
-    assert len(unshown) == 1 and all(raw_line(trace, key).text is None for key in unshown)
-    assert not any("$set" in json.loads(line) for line in (written[o] for o in index.offsets.values()))
+    assert len(unshown) == 1 and all(raw_record(trace, key).text is None for key in unshown)
+    assert not any("$set" in json.loads(line) for line in (written[o] for o in index.places.values()))
