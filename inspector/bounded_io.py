@@ -76,12 +76,38 @@ def _megabytes(size: int) -> str:
     return f"{round(size / MB, 3):g} MB"
 
 
+@dataclass(frozen=True, slots=True)
+class FileStamp:
+    """Which version of a file was read: taken before reading, so a change during the read shows too."""
+
+    size: int
+    mtime_ns: int
+    inode: int
+
+    @classmethod
+    def of(cls, path: str | Path) -> FileStamp | None:
+        """The file's stamp now, or None when it cannot be looked at."""
+        try:
+            return cls.from_status(os.stat(path))
+        except (OSError, ValueError):
+            return None
+
+    @classmethod
+    def from_status(cls, status: os.stat_result) -> FileStamp:
+        return cls(status.st_size, status.st_mtime_ns, status.st_ino)
+
+
 def open_regular(path: Path) -> BinaryIO:
     """Open `path` for reading only if it is a regular file: a FIFO or device would block or never end.
 
     The file is opened without blocking and checked on its descriptor, so a FIFO is refused
     instead of waiting for a writer, and a swap between check and open cannot slip one through.
     """
+    return _open_regular(path)[0]
+
+
+def _open_regular(path: Path) -> tuple[BinaryIO, os.stat_result]:
+    """The open file and its descriptor's status (what was opened, not what the path names a moment later)."""
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
@@ -90,13 +116,14 @@ def open_regular(path: Path) -> BinaryIO:
         raise TraceReadError(str(path), "is a directory, not a trace file") from None
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
         raise TraceReadError(str(path), f"cannot open: {getattr(exc, 'strerror', None) or exc}") from None
-    mode = os.fstat(descriptor).st_mode
+    status = os.fstat(descriptor)
+    mode = status.st_mode
     if not stat.S_ISREG(mode):
         os.close(descriptor)
         kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a device or socket"
         raise TraceReadError(str(path), f"is {kind}, not a regular trace file")
     os.set_blocking(descriptor, True)
-    return os.fdopen(descriptor, "rb")
+    return os.fdopen(descriptor, "rb"), status
 
 
 class _Capped(io.RawIOBase):
@@ -127,21 +154,24 @@ def _too_large(limit: int) -> str:
 
 def open_binary(path: Path, limits: ReadLimits | None = None) -> BinaryIO:
     """Open a trace for streaming reads, transparently decompressing `.zst` files, within the bounds."""
-    limits = limits or read_limits()
-    raw = open_regular(path)
+    return _open_binary(path, limits or read_limits())[0]
+
+
+def _open_binary(path: Path, limits: ReadLimits) -> tuple[BinaryIO, os.stat_result]:
+    raw, status = _open_regular(path)
     if raw.read(4) == _ZSTD_MAGIC:
         raw.seek(0)
         import zstandard
 
         # Every frame, not only the first: `cat a.zst b.zst` is a valid zstd file.
         reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True, read_across_frames=True)
-        return io.BufferedReader(_Capped(reader, path, limits.max_file_bytes))  # type: ignore[arg-type]
+        return io.BufferedReader(_Capped(reader, path, limits.max_file_bytes)), status  # type: ignore[arg-type]
     raw.seek(0)
-    if os.fstat(raw.fileno()).st_size > limits.max_file_bytes:
+    if status.st_size > limits.max_file_bytes:
         raw.close()
         raise TraceReadError(str(path), f"is larger than {_megabytes(limits.max_file_bytes)}, the per-file limit "
                                         f"(raise it with --max-file-mb or {FILE_SETTING})")  # fmt: skip
-    return raw
+    return raw, status
 
 
 def bounded_lines(stream: BinaryIO, path: Path, limit: int) -> Iterator[tuple[int, bytes | bytearray]]:
@@ -210,9 +240,16 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes | bytearray]]:
 
 def read_all(path: Path) -> bytes:
     """A whole (single-document) file, within the per-file bound."""
-    with open_binary(path) as stream:
+    return read_stamped(path)[0]
+
+
+def read_stamped(path: Path) -> tuple[bytes, FileStamp]:
+    """A whole file, within the per-file bound, and the version of it that was read (its status as opened:
+    no second look at the path, which costs a system call per file in a folder of thousands)."""
+    stream, status = _open_binary(path, read_limits())
+    with stream:
         try:
-            return stream.read()
+            return stream.read(), FileStamp.from_status(status)
         except TraceReadError:
             raise
         except Exception as exc:
@@ -280,6 +317,6 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro{'' if wal else '&immutable=1'}", uri=True)
 
 
-__all__ = ["FILE_SETTING", "LINE_SETTING", "ReadLimits", "bounded_lines", "connect_read_only", "iter_lines",
-           "open_binary", "open_regular", "read_all", "read_head", "read_limits", "read_member",
-           "write_ahead_log"]  # fmt: skip
+__all__ = ["FILE_SETTING", "FileStamp", "LINE_SETTING", "ReadLimits", "bounded_lines", "connect_read_only",
+           "iter_lines", "open_binary", "open_regular", "read_all", "read_head", "read_limits", "read_member",
+           "read_stamped", "write_ahead_log"]  # fmt: skip

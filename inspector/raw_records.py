@@ -21,13 +21,13 @@ reason, never another record.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from inspector.bounded_io import (
+    FileStamp,
     bounded_lines,
     connect_read_only,
     open_binary,
@@ -43,24 +43,6 @@ RAW_RECORDS = "raw_records"
 """The `Trace.extra` key of a trace's `RecordIndex` (native export and reports write no such key)."""
 
 _SKIP_PIECE = 1 << 20
-
-
-@dataclass(frozen=True, slots=True)
-class FileStamp:
-    """Which version of a file was read: taken before reading, so a change during the read shows too."""
-
-    size: int
-    mtime_ns: int
-    inode: int
-
-    @classmethod
-    def of(cls, path: str | Path) -> FileStamp | None:
-        """The file's stamp now, or None when it cannot be looked at."""
-        try:
-            status = os.stat(path)
-        except (OSError, ValueError):
-            return None
-        return cls(status.st_size, status.st_mtime_ns, status.st_ino)
 
 
 Stamps = tuple[tuple[str, FileStamp | None], ...]
@@ -325,5 +307,5 @@ def pretty_json(text: str) -> str:
         return text
 
 
-__all__ = ["FileStamp", "InDocument", "Located", "OwnFile", "Place", "RAW_RECORDS", "RawRecord", "RecordIndex", "Row",
+__all__ = ["InDocument", "Located", "OwnFile", "Place", "RAW_RECORDS", "RawRecord", "RecordIndex", "Row",
            "Stamps", "pretty_json", "raw_record", "read_record", "record_index", "stamps_of"]  # fmt: skip

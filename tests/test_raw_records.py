@@ -160,3 +160,53 @@ def test_a_gemini_turn_reads_back_the_message_line_it_came_from_and_a_relisted_o
     unshown = turn_keys(trace) - set(shown)
     assert len(unshown) == 1 and all(raw_record(trace, key).text is None for key in unshown)
     assert not any("$set" in json.loads(line) for line in (written[o] for o in index.places.values()))
+
+
+# -- readers that are not line files ------------------------------------------------------------------------
+
+OPENHANDS = FIXTURES / "openhands" / "conversation"
+
+
+def test_every_openhands_turn_reads_back_its_own_event_file_exactly() -> None:
+    """An event file is the record: shown byte for byte, and it is the turn's (its id, or its call's)."""
+    trace = load_trace(OPENHANDS)
+    index = record_index(trace)
+    assert index is not None and set(index.places) == turn_keys(trace)
+    files = {path.name: path for path in (OPENHANDS / "events").glob("event-*.json")}
+    for key in index.places:
+        located = index.locate(key)
+        assert located is not None and located.exact
+        name = located.describe().removesuffix(", as written")
+        text = raw_record(trace, key).text
+        assert text == files[name].read_text(), key
+        event = json.loads(text)
+        assert key in (event["id"], event.get("tool_call_id"), f"{event['id']}:thought", f"{event['id']}:reason")
+        assert name.endswith(f"-{event['id']}.json")
+
+
+@pytest.mark.parametrize("change", ["rewrite", "delete", "replace"])
+def test_a_changed_event_file_shows_no_record_and_the_others_still_show(tmp_path: Path, change: str) -> None:
+    """Each event file is its own version: a conversation that goes on (a new event) changes no record."""
+    folder = tmp_path / "conversation"
+    shutil.copytree(OPENHANDS, folder)
+    trace = load_trace(folder)
+    index = record_index(trace)
+    assert index is not None
+    first, *others = sorted(index.places)
+    path = Path(index.places[first].path)  # type: ignore[union-attr]
+    data = path.read_bytes()
+    if change == "rewrite":  # same size, other bytes
+        path.write_bytes(data.replace(b'"id"', b'"ID"', 1))
+    elif change == "delete":
+        path.unlink()
+    else:
+        status = path.stat()
+        (tmp_path / "other.json").write_bytes(data)
+        os.replace(tmp_path / "other.json", path)
+        os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
+    (folder / "events" / "event-99999-ffffffff-ffff-ffff-ffff-ffffffffffff.json").write_text('{"kind": "PauseEvent"}')
+    found = raw_record(trace, first)
+    assert found.text is None
+    assert ("no longer there" if change == "delete" else "changed since it was read") in (found.reason or "")
+    unchanged = [key for key in others if index.places[key] != index.places[first]]
+    assert unchanged and all(raw_record(trace, key).text is not None for key in unchanged)
