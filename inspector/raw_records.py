@@ -13,6 +13,9 @@ reader. A place is one of four kinds:
   Inspect AI sample, an opencode export). A document stores no record boundaries, so the value is found in
   the parsed document and written again (`exact` is False, and the page says so).
 
+The two kinds a reader notes for every turn of a long session are bare values, the cheapest to keep: a
+line's offset is an int, a value's JSON pointer a str (the document it points into is the index's).
+
 The files a record is read from are first checked to be the ones that were read (size, modification time,
 inode; a database's write-ahead log with it), before and after reading: a changed or missing file gives a
 reason, never another record.
@@ -55,16 +58,6 @@ def stamps_of(*paths: str | Path) -> Stamps:
 
 
 @dataclass(frozen=True, slots=True)
-class InDocument:
-    """A JSON value inside a document: the file itself, or a member of the zip the file is. Shown written again."""
-
-    pointer: str
-    """Its RFC 6901 JSON pointer (`/messages/3/tool_calls/0`)."""
-    member: str | None = None
-    """The zip member that is the document; None when the file is."""
-
-
-@dataclass(frozen=True, slots=True)
 class Row:
     """A row of an SQLite database: its JSON `data` column, as stored."""
 
@@ -81,9 +74,10 @@ class OwnFile:
     stamp: FileStamp | None
 
 
-Place = int | InDocument | Row | OwnFile
+Place = int | str | Row | OwnFile
 """Where a turn's record is. An int is the byte offset where its line starts in a line file (of the
-decompressed bytes): a JSONL log has one per turn, and an int costs least to keep."""
+decompressed bytes); a str is the RFC 6901 JSON pointer of a value in the index's document
+(`/messages/3/tool_calls/0`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,18 +88,20 @@ class Located:
     """The file the index was read from (for an `OwnFile`, its folder)."""
     stamps: Stamps
     place: Place
+    member: str | None = None
+    """The zip member a JSON pointer points into; None when the file is the document."""
 
     @property
     def exact(self) -> bool:
         """Read as stored; False for a value in a document, which is written again."""
-        return not isinstance(self.place, InDocument)
+        return not isinstance(self.place, str)
 
     def describe(self) -> str:
         """Where the record is, in words, for a caption."""
         name, place = Path(self.path).name, self.place
-        if isinstance(place, InDocument):
-            within = f"{place.member} in {name}" if place.member else name
-            return f"the value at {place.pointer or '/'} of {within}, written again from the parsed JSON"
+        if isinstance(place, str):
+            within = f"{self.member} in {name}" if self.member else name
+            return f"the value at {place or '/'} of {within}, written again from the parsed JSON"
         if isinstance(place, Row):
             return f"the data column of row {place.key} of table {place.table} in {name}"
         if isinstance(place, OwnFile):
@@ -123,10 +119,12 @@ class RecordIndex:
     """The files the places point into, as reading found them (empty when each place carries its own)."""
     places: Mapping[str, Place] = field(repr=False)
     """Turn key → where its record is."""
+    member: str | None = None
+    """The zip member the JSON pointers point into; None when the file is the document."""
 
     def locate(self, key: str) -> Located | None:
         place = self.places.get(key)
-        return None if place is None else Located(self.path, self.stamps, place)
+        return None if place is None else Located(self.path, self.stamps, place, self.member)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,8 +160,8 @@ def read_record(located: Located) -> RawRecord:
     if changed is not None:
         return RawRecord(None, changed)
     try:
-        if isinstance(place, InDocument):
-            found = _read_value(Path(located.path), place)
+        if isinstance(place, str):
+            found = _read_value(Path(located.path), located.member, place)
         elif isinstance(place, Row):
             found = _read_row(Path(located.path), place)
         elif isinstance(place, OwnFile):
@@ -252,33 +250,33 @@ def _read_row(path: Path, row: Row) -> RawRecord:
     return RawRecord(data.decode("utf-8", errors="replace") if isinstance(data, bytes) else str(data))
 
 
-def _read_value(path: Path, place: InDocument) -> RawRecord:
-    """The value at `place.pointer` in the document, written again as compact JSON.
+def _read_value(path: Path, member: str | None, pointer: str) -> RawRecord:
+    """The value at `pointer` in the document (the file, or its zip `member`), written again as compact JSON.
 
     The standard parser, not orjson: it keeps big integers whole and reads what the reader read."""
     limits = read_limits()
-    if place.member is None:
+    if member is None:
         data = read_all(path)
     else:
         import zipfile
 
         try:
             with open_regular(path) as raw, zipfile.ZipFile(raw) as archive:
-                info = archive.getinfo(place.member)
+                info = archive.getinfo(member)
         except KeyError:
-            return RawRecord(None, f"{path.name} has no member {place.member}")
+            return RawRecord(None, f"{path.name} has no member {member}")
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
             return RawRecord(None, f"{path.name}: not a readable zip ({exc})")
         data = read_member(path, info, limits.max_file_bytes)
     try:
-        value = _at_pointer(json.loads(data), place.pointer)
+        value = _at_pointer(json.loads(data), pointer)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        return RawRecord(None, f"{place.member or path.name} is not JSON ({exc})")
+        return RawRecord(None, f"{member or path.name} is not JSON ({exc})")
     except LookupError:
-        return RawRecord(None, f"{place.member or path.name} has no value at {place.pointer}")
+        return RawRecord(None, f"{member or path.name} has no value at {pointer}")
     text = json.dumps(value, ensure_ascii=False)
     if len(text) > limits.max_line_bytes:
-        return RawRecord(None, f"the value at {place.pointer} is longer than the per-line limit")
+        return RawRecord(None, f"the value at {pointer} is longer than the per-line limit")
     return RawRecord(text)
 
 
@@ -307,5 +305,5 @@ def pretty_json(text: str) -> str:
         return text
 
 
-__all__ = ["InDocument", "Located", "OwnFile", "Place", "RAW_RECORDS", "RawRecord", "RecordIndex", "Row",
+__all__ = ["Located", "OwnFile", "Place", "RAW_RECORDS", "RawRecord", "RecordIndex", "Row",
            "Stamps", "pretty_json", "raw_record", "read_record", "record_index", "stamps_of"]  # fmt: skip

@@ -210,3 +210,64 @@ def test_a_changed_event_file_shows_no_record_and_the_others_still_show(tmp_path
     assert ("no longer there" if change == "delete" else "changed since it was read") in (found.reason or "")
     unchanged = [key for key in others if index.places[key] != index.places[first]]
     assert unchanged and all(raw_record(trace, key).text is not None for key in unchanged)
+
+
+INSPECT_LOGS = [FIXTURES / "inspect_ai" / "two-samples.eval", FIXTURES / "inspect_ai" / "two-samples.json"]
+INSPECT_SAMPLES = ["summary_epoch_1", "trim_epoch_1"]
+
+
+def at_pointer(document: object, pointer: str) -> object:
+    """The value a JSON pointer names, found here without the inspector (the fixtures' keys hold no / or ~)."""
+    for token in pointer.split("/")[1:]:
+        document = document[int(token)] if isinstance(document, list) else document[token]  # type: ignore[index]
+    return document
+
+
+@pytest.mark.parametrize("sample", INSPECT_SAMPLES)
+@pytest.mark.parametrize("log", INSPECT_LOGS, ids=["eval", "json"])
+def test_every_inspect_turn_reads_back_its_own_message_or_tool_call(log: Path, sample: str) -> None:
+    """A message (or a tool call in one) is a value of the sample: written again from the parsed JSON, and
+    it is the turn's own (its id is the turn's key)."""
+    trace = load_trace(f"{log}#{sample}")
+    index = record_index(trace)
+    assert index is not None and set(index.places) == turn_keys(trace)
+    document = json.loads(log.read_text()) if log.suffix == ".json" else None
+    for key, pointer in index.places.items():
+        located = index.locate(key)
+        assert located is not None and not located.exact and isinstance(pointer, str)
+        record = json.loads(raw_record(trace, key).text or "")
+        assert record["id"] == key.split("#")[0], key
+        assert pointer.rsplit("/", 2)[-2] in ("messages", "tool_calls")
+        if document is not None:
+            assert record == at_pointer(document, pointer)
+    members = {located.member for key in index.places if (located := index.locate(key)) is not None}
+    assert members == ({f"samples/{sample}.json"} if log.suffix == ".eval" else {None})  # a zip's sample: a member
+
+
+@pytest.mark.parametrize("log", INSPECT_LOGS, ids=["eval", "json"])
+def test_a_changed_eval_log_shows_no_record(tmp_path: Path, log: Path) -> None:
+    path = tmp_path / log.name
+    shutil.copy(log, path)
+    trace = load_trace(path)
+    key = next(iter(record_index(trace).places))  # type: ignore[union-attr]
+    assert raw_record(trace, key).text is not None
+    path.write_bytes(path.read_bytes())  # the same bytes, written again: another version all the same
+    os.utime(path, ns=(1, 1))
+    found = raw_record(trace, key)
+    assert found.text is None and "changed since it was read" in (found.reason or "")
+
+
+def test_an_inspect_turn_reads_its_own_record_past_a_skipped_message_and_beside_another_call(tmp_path: Path) -> None:
+    """Pointers count the sample's list as stored (a non-object in it too), and each call of a message is its own."""
+    log = json.loads(INSPECT_LOGS[1].read_text())
+    messages = log["samples"][0]["messages"]
+    caller = next(m for m in messages if m.get("tool_calls"))
+    caller["tool_calls"].append({**caller["tool_calls"][0], "id": "call_second"})
+    messages.insert(0, "not a message")
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(log))
+    trace = load_trace(f"{path}#{log['samples'][0]['id']}_epoch_1")
+    index = record_index(trace)
+    assert index is not None and "call_second" in index.places
+    for key in index.places:
+        assert json.loads(raw_record(trace, key).text or "")["id"] == key.split("#")[0], key

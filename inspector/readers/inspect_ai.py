@@ -21,6 +21,7 @@ import orjson
 from inspector.bounded_io import open_regular, read_all, read_head, read_limits, read_member
 from inspector.errors import TraceReadError
 from inspector.model import Trace
+from inspector.raw_records import stamps_of
 from inspector.readers.boilerplate import INSPECT_SUMMARY_OPENING
 from inspector.readers.field_decoder import FieldDecoder, Shape
 from inspector.readers.timeline import Compaction
@@ -80,6 +81,9 @@ class _Log:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.stamps = stamps_of(path)  # before reading: a log rewritten since shows as changed
+        self.where: dict[str, tuple[str | None, str]] = {}
+        """Session → the zip member holding its sample (None: the file) and the sample's JSON pointer in it."""
         self.version: str | None = None
         self.task: str | None = None
         self.zip_members: dict[str, zipfile.ZipInfo] = {}
@@ -102,10 +106,12 @@ class _Log:
             raise TraceReadError(str(self.path), "not an Inspect eval log (not a JSON object)")
         self._header(log)
         samples = log.get("samples")
-        for sample in samples if isinstance(samples, list) else ():
+        for position, sample in enumerate(samples if isinstance(samples, list) else ()):
             if isinstance(sample, dict):
                 session = _session_id(sample.get("id"), sample.get("epoch"))
-                self.samples.setdefault(session, sample)
+                if session not in self.samples:
+                    self.samples[session] = sample
+                    self.where[session] = (None, f"/samples/{position}")
         self.order = _newest_first([(k, v) for k, v in self.samples.items()])
 
     def _open_zip(self) -> None:
@@ -121,7 +127,9 @@ class _Log:
         for info in infos:
             name = info.filename
             if name.startswith("samples/") and name.endswith(".json"):
-                self.zip_members[name.removeprefix("samples/").removesuffix(".json")] = info
+                session = name.removeprefix("samples/").removesuffix(".json")
+                self.zip_members[session] = info
+                self.where[session] = (name, "")
         summaries = self._member_json(names["summaries.json"]) if "summaries.json" in names else None
         listed = [(_session_id(s.get("id"), s.get("epoch")), s) for s in summaries if isinstance(s, dict)] if (
             isinstance(summaries, list)) else []  # fmt: skip
@@ -186,17 +194,21 @@ class _Sample:
         self.attachments: dict[str, Any] = attachments if isinstance(attachments, dict) else {}
         self.transcript = Transcript(path, NAME)
         self.instructions = 0
+        self.member, self.pointer = log.where.get(session, (None, None))
+        """Where the sample is (its zip member, or the file; its JSON pointer there): a message's record is in it."""
 
     def build(self) -> Trace:
+        place = self.pointer  # the sample's JSON pointer: each message's is below it
         raw = self.sample.get("messages")
         messages = [m for m in raw if isinstance(m, dict)] if isinstance(raw, list) else []
+        positions = [i for i, m in enumerate(raw) if isinstance(m, dict)] if isinstance(raw, list) else []
         placed = self._placed_compactions(messages)
         used: set[int] = set()
         for index, message in enumerate(messages):
             for event, summarizer_output in placed.get(index, ()):
                 self._compaction(event, summarizer_output, messages, index, used)
             if index not in used:
-                self._message(index, message)
+                self._message(index, message, None if place is None else f"{place}/messages/{positions[index]}")
         for event, summarizer_output in placed.get(len(messages), ()):
             self._compaction(event, summarizer_output, messages, len(messages), used)
         extra: dict[str, Any] = {"sample": self.session, "messages": len(messages),
@@ -208,7 +220,7 @@ class _Sample:
         if others:
             extra["other_samples"] = len(others)
         title = f"{self.log.task} · {self.session}" if self.log.task else self.session
-        return self.transcript.build(self.session, title, extra)
+        return self.transcript.build(self.session, title, extra, self.log.stamps, self.member)
 
     # The compactions' places among the messages ------------------------------------------------
 
@@ -268,7 +280,9 @@ class _Sample:
 
     # Turns ----------------------------------------------------------------------------------------
 
-    def _message(self, index: int, message: dict[str, Any]) -> None:
+    def _message(self, index: int, message: dict[str, Any], place: str | None) -> None:
+        """`place`: the message's JSON pointer in the document, when it has one."""
+        self.transcript.place = place
         role = message.get("role")
         key = as_str(message.get("id")) or f"message:{index}"
         if _is_summary(message):
@@ -292,6 +306,7 @@ class _Sample:
                 if isinstance(call, dict):
                     call_id = as_str(call.get("id")) or f"{key}:call:{n}"
                     tool = as_str(call.get("function")) or "tool"
+                    self.transcript.place = None if place is None else f"{place}/tool_calls/{n}"
                     self.transcript.tool_call(call_id, tool, self._resolve(call.get("arguments", {})))
         elif role == "tool":
             error = message.get("error")

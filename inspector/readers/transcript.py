@@ -129,10 +129,11 @@ class Transcript:
     # -- building ---------------------------------------------------------------------------
 
     def build(self, trace_id: str, title: str | None = None, extra: dict[str, Any] | None = None,
-              stamps: Stamps | None = None) -> Trace:  # fmt: skip
+              stamps: Stamps | None = None, member: str | None = None) -> Trace:  # fmt: skip
         """Freeze the timeline: sources, S0…Sn with cumulative covers, events and notices. `stamps` are the
         files the places point into as reading began (`JsonLines.stamps`; empty when each place carries its
-        own): with them, where each turn's record is is kept for display."""
+        own): with them, where each turn's record is is kept for display (JSON pointers point into the
+        zip `member`, or into the file)."""
         order: list[Turn | DerivedKey] = []
         seen: dict[str, None] = {}
         derived = DerivedKeys(order, seen)
@@ -188,7 +189,7 @@ class Transcript:
         trace_extra = dict(extra or {})
         trace_extra["unknown_types"] = dict(self.unknown_types)
         if self._places and stamps is not None:
-            trace_extra[RAW_RECORDS] = RecordIndex(str(self.path), stamps, self._places)
+            trace_extra[RAW_RECORDS] = RecordIndex(str(self.path), stamps, self._places, member)
         return Trace(
             id=trace_id,
             format=self.format_name,
