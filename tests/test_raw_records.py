@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
 import zstandard
 
 from inspector.analysis import analyze
+from inspector.bounded_io import write_ahead_log
 from inspector.model import TRANSCRIPT, Trace
-from inspector.raw_records import Located, pretty_json, raw_record, read_record, record_index, stamps_of
+from inspector.raw_records import Located, Row, pretty_json, raw_record, read_record, record_index, stamps_of
 from inspector.readers import load_trace, native
 from inspector.report import to_json
 from tests.helpers import REPO, SAMPLES
@@ -271,3 +273,95 @@ def test_an_inspect_turn_reads_its_own_record_past_a_skipped_message_and_beside_
     assert index is not None and "call_second" in index.places
     for key in index.places:
         assert json.loads(raw_record(trace, key).text or "")["id"] == key.split("#")[0], key
+
+
+OPENCODE_DB = FIXTURES / "opencode" / "opencode.db"
+OPENCODE_EXPORT = FIXTURES / "opencode" / "opencode-export.json"
+
+
+def opencode_record_id(record: dict[str, object], key: str) -> bool:
+    """A part's or message's record is the turn's own: a user part by its id, an assistant turn by its message's,
+    a tool call and its result by the call's id."""
+    return key.split("#")[0] in (record.get("id"), record.get("callID"), f"{record.get('callID')}:output")
+
+
+def test_every_opencode_turn_reads_back_its_own_row_exactly() -> None:
+    """A database row's data column is the record, as stored; the row is the turn's (found here by SQL)."""
+    trace = load_trace(OPENCODE_DB)
+    index = record_index(trace)
+    assert index is not None and set(index.places) == turn_keys(trace)
+    with sqlite3.connect(f"file:{OPENCODE_DB}?mode=ro&immutable=1", uri=True) as db:
+        for key, row in index.places.items():
+            assert isinstance(row, Row) and row.table in ("message", "part"), key
+            [(stored,)] = db.execute(f"SELECT data FROM {row.table} WHERE id = ?", (row.key,)).fetchall()
+            text = raw_record(trace, key).text
+            assert text == stored, key
+            record = {"id": row.key, **json.loads(text or "")}  # the id is the row's column, not in its data
+            assert opencode_record_id(record, key), key
+    db.close()
+
+
+def test_every_opencode_export_turn_reads_back_its_own_value() -> None:
+    trace = load_trace(OPENCODE_EXPORT)
+    index = record_index(trace)
+    assert index is not None and set(index.places) == turn_keys(trace)
+    document = json.loads(OPENCODE_EXPORT.read_text())
+    for key, pointer in index.places.items():
+        assert isinstance(pointer, str) and not index.locate(key).exact  # type: ignore[union-attr]
+        record = json.loads(raw_record(trace, key).text or "")
+        assert record == at_pointer(document, pointer) and opencode_record_id(record, key), key
+
+
+def test_an_opencode_turn_reads_its_own_record_past_a_skipped_part(tmp_path: Path) -> None:
+    """An export's pointers count the stored lists, a part that is not an object included."""
+    document = json.loads(OPENCODE_EXPORT.read_text())
+    for message in document["messages"]:
+        message["parts"].insert(0, "not a part")
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(document))
+    trace = load_trace(path)
+    index = record_index(trace)
+    assert index is not None and len(index.places) == len(turn_keys(trace)) > 10
+    for key in index.places:
+        assert opencode_record_id(json.loads(raw_record(trace, key).text or ""), key), key
+
+
+@pytest.mark.parametrize("change", ["row", "log"])
+def test_a_changed_opencode_database_shows_no_record(tmp_path: Path, change: str) -> None:
+    """The database is checked with its write-ahead log: a row committed to the log (the database file itself
+    untouched, as while opencode runs) changes the source as much as a rewrite does."""
+    path = tmp_path / "opencode.db"
+    shutil.copy(OPENCODE_DB, path)
+    trace = load_trace(path)
+    key = next(iter(record_index(trace).places))  # type: ignore[union-attr]
+    row = record_index(trace).places[key]  # type: ignore[union-attr]
+    assert isinstance(row, Row) and raw_record(trace, key).text is not None
+    db = sqlite3.connect(path)  # opencode's database is in WAL mode: a change goes to its log while this is open
+    try:
+        if change == "log":
+            db.execute("PRAGMA journal_mode=WAL")
+            trace = load_trace(path)
+            assert raw_record(trace, key).text is not None
+            before = path.stat()
+            db.execute("UPDATE part SET data = '{}' WHERE id = ?", (row.key,))
+            db.commit()
+            assert (path.stat().st_mtime_ns, path.stat().st_size) == (before.st_mtime_ns, before.st_size)
+        else:  # into the file itself: closing the connection folds the log in and removes it
+            db.execute("UPDATE part SET data = data || ' ' WHERE id = ?", (row.key,))
+            db.commit()
+            db.close()
+            assert not write_ahead_log(path).exists()
+        found = raw_record(trace, key)
+    finally:
+        db.close()
+    assert found.text is None and "changed since it was read" in (found.reason or "")
+
+
+def test_a_changed_opencode_export_shows_no_record(tmp_path: Path) -> None:
+    path = tmp_path / "export.json"
+    shutil.copy(OPENCODE_EXPORT, path)
+    trace = load_trace(path)
+    key = next(iter(record_index(trace).places))  # type: ignore[union-attr]
+    path.write_text(path.read_text().replace('"text"', '"TEXT"', 1))
+    found = raw_record(trace, key)
+    assert found.text is None and "changed since it was read" in (found.reason or "")

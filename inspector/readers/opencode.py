@@ -14,7 +14,7 @@ The database is opened read-only; it is never written to.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Sequence
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,9 +22,10 @@ from typing import Any
 
 import orjson
 
-from inspector.bounded_io import connect_read_only, open_regular, read_all
+from inspector.bounded_io import connect_read_only, open_regular, read_all, write_ahead_log
 from inspector.errors import TraceReadError
 from inspector.model import Trace
+from inspector.raw_records import Place, Row, Stamps, stamps_of
 from inspector.readers.field_decoder import FieldDecoder
 from inspector.readers.timeline import Compaction, TokenWatch
 from inspector.readers.transcript import NATIVE_TAG, Transcript
@@ -50,7 +51,10 @@ _MESSAGE = FieldDecoder({"id": None, "role": None, "time": None, "mode": None, "
 """What a message row is read for. A user message's `summary` is an object of the turn's file diffs (each file
 before and after), none of it read; a summary message's is `true`."""
 
-Message = tuple[dict[str, Any], list[dict[str, Any]]]
+Message = tuple[dict[str, Any], list[dict[str, Any]], str | int, list[str] | list[int]]
+"""A message's info and its parts, and where each is stored, so a turn can show its record: in the database the
+message's row id and its parts'; in an export its index in `messages` and theirs in its `parts`. A plain tuple:
+one per message of a long session."""
 
 
 # --- recognising ------------------------------------------------------------------------------
@@ -106,12 +110,14 @@ def read_session(path: Path, session_id: str) -> Trace:
 
 
 def _read_session(path: Path, session_id: str) -> _Reader:
+    stamps = stamps_of(path, write_ahead_log(path))  # before reading; the log holds committed rows too
     with closing(_database(path)) as db:
         found = _query(path, db, "SELECT * FROM session WHERE id = ?", (session_id,), named=True)
         if not found:
             raise TraceReadError(str(path), f"#{session_id}: no such session in this opencode database")
         rows = _query(path, db, "SELECT id, data FROM message WHERE session_id = ? ORDER BY id", (session_id,))
-        parts: dict[str, list[dict[str, Any]]] = {}
+        parts: dict[str, tuple[list[dict[str, Any]], list[str]]] = {}
+        """Message id → its parts and their row ids."""
         bad_parts = 0
         part_rows = _query(path, db, "SELECT id, message_id, data FROM part WHERE session_id = ? "
                                      "ORDER BY message_id, id", (session_id,))  # fmt: skip
@@ -123,9 +129,13 @@ def _read_session(path: Path, session_id: str) -> _Reader:
                 bad_parts += 1
                 continue
             part.setdefault("id", part_id)  # as `opencode export` adds it
-            parts.setdefault(message_id, []).append(part)
+            group = parts.get(message_id)
+            if group is None:
+                group = parts[message_id] = ([], [])
+            group[0].append(part)
+            group[1].append(part_id)
     session = found[0]
-    reader = _Reader(path, session_id)
+    reader = _Reader(path, session_id, stamps)
     reader.bad_rows = bad_parts
     reader.title = as_str(session.get("title"))
     reader.extra.update({"version": as_str(session.get("version")), "directory": as_str(session.get("directory")),
@@ -137,7 +147,8 @@ def _read_session(path: Path, session_id: str) -> _Reader:
             reader.bad_rows += 1
             continue
         info.setdefault("id", message_id)
-        messages.append((info, parts.get(message_id, [])))
+        kept, ids = parts.get(message_id, ([], []))
+        messages.append((info, kept, message_id, ids))
     reader.messages(messages)
     return reader
 
@@ -181,6 +192,7 @@ def _decoded(data: Any, fields: FieldDecoder | None) -> dict[str, Any] | None:
 
 
 def _read_export(path: Path) -> Trace:
+    stamps = stamps_of(path)
     try:
         document = orjson.loads(read_all(path))
     except orjson.JSONDecodeError as exc:
@@ -188,18 +200,19 @@ def _read_export(path: Path) -> Trace:
     if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
         raise TraceReadError(str(path), "not an opencode export: no `messages` list")
     info = document.get("info") if isinstance(document.get("info"), dict) else {}
-    reader = _Reader(path, as_str(info.get("id")) or path.stem)
+    reader = _Reader(path, as_str(info.get("id")) or path.stem, stamps)
     reader.title = as_str(info.get("title"))
     reader.extra.update({"version": as_str(info.get("version")), "directory": as_str(info.get("directory")),
                          "source": "export"})  # fmt: skip
     messages: list[Message] = []
-    for entry in document["messages"]:
+    for position, entry in enumerate(document["messages"]):
         message = entry.get("info") if isinstance(entry, dict) else None
         if not isinstance(message, dict):
             reader.bad_rows += 1
             continue
-        parts = entry.get("parts")
-        messages.append((message, [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []))
+        parts = entry.get("parts") if isinstance(entry.get("parts"), list) else []
+        kept = [index for index, part in enumerate(parts) if isinstance(part, dict)]
+        messages.append((message, [parts[index] for index in kept], position, kept))
     reader.messages(messages)
     return reader.build()
 
@@ -208,9 +221,11 @@ def _read_export(path: Path) -> Trace:
 
 
 class _Reader:
-    def __init__(self, path: Path, session_id: str) -> None:
+    def __init__(self, path: Path, session_id: str, stamps: Stamps) -> None:
         self.path = path
         self.session_id = session_id
+        self.stamps = stamps
+        """The database (and its log) or the export as reading began: the places hold for this version."""
         self.title: str | None = None
         self.extra: dict[str, Any] = {}
         self.transcript = Transcript(path, NAME)
@@ -223,19 +238,20 @@ class _Reader:
     def build(self) -> Trace:
         extra = {k: v for k, v in self.extra.items() if v is not None}
         extra.update({"bad_rows": self.bad_rows, "pruned_tool_outputs": self.pruned})
-        return self.transcript.build(self.session_id, self.title, extra)
+        return self.transcript.build(self.session_id, self.title, extra, self.stamps)
 
-    def messages(self, messages: Iterable[Message]) -> None:
-        prunes = sorted({t for _, parts in messages for t in _pruned_times(parts)})
-        for info, parts in messages:
+    def messages(self, messages: Sequence[Message]) -> None:
+        prunes = sorted({t for message in messages for t in _pruned_times(message[1])})
+        for message in messages:
+            info = message[0]
             created = _time(info, "created")
             while prunes and created is not None and prunes[0] <= created:
                 self._prune_event(prunes.pop(0))
             role = info.get("role")
             if role == "user":
-                self._user(info, parts)
+                self._user(message)
             elif role == "assistant":
-                self._assistant(info, parts)
+                self._assistant(message)
             else:
                 self.transcript.unknown_types[f"message role {role}"] += 1
         for moment in prunes:
@@ -246,7 +262,16 @@ class _Reader:
     def _prune_event(self, moment: int) -> None:
         self.transcript.event("microcompaction", "old tool outputs pruned (state.time.compacted)", _iso(moment))
 
-    def _user(self, info: dict[str, Any], parts: list[dict[str, Any]]) -> None:
+    @staticmethod
+    def _place(message: Message, part: int | None = None) -> Place:
+        """Where the message's record (`part` None) or its part's is stored: made only for a part that is a turn."""
+        _, _, stored, parts_stored = message
+        if isinstance(stored, str):
+            return Row("message", stored) if part is None else Row("part", str(parts_stored[part]))
+        return f"/messages/{stored}/info" if part is None else f"/messages/{stored}/parts/{parts_stored[part]}"
+
+    def _user(self, message: Message) -> None:
+        info, parts, _, _ = message
         message_id = as_str(info.get("id")) or "user"
         timestamp = _iso(_time(info, "created"))
         for index, part in enumerate(parts):
@@ -256,6 +281,7 @@ class _Reader:
                 if part.get("ignored") is True:
                     continue
                 authority = "harness" if part.get("synthetic") is True else "user"
+                self.transcript.place = self._place(message, index)
                 self.transcript.turn(key, "user", authority, part["text"], timestamp, message=message_id)
             elif kind == "compaction":
                 self.requested = {k: v for k, v in part.items() if k in ("auto", "overflow", "tail_start_id",
@@ -267,7 +293,8 @@ class _Reader:
             elif kind not in _QUIET_PARTS and kind != "text":
                 self.transcript.unknown_types[f"user part {kind}"] += 1
 
-    def _assistant(self, info: dict[str, Any], parts: list[dict[str, Any]]) -> None:
+    def _assistant(self, message: Message) -> None:
+        info, parts, _, _ = message
         message_id = as_str(info.get("id")) or "assistant"
         timestamp = _iso(_time(info, "created"))
         if info.get("summary") is True or info.get("mode") == "compaction" or info.get("agent") == "compaction":
@@ -276,11 +303,13 @@ class _Reader:
         self._tokens(info)
         texts = [p["text"] for p in parts if p.get("type") == "text" and isinstance(p.get("text"), str)
                  and p["text"].strip() and p.get("synthetic") is not True]  # fmt: skip
-        if texts:
+        if texts:  # its record is the message's (model, tokens, cost); the words are in its text parts
+            self.transcript.place = self._place(message)
             self.transcript.turn(message_id, "assistant", "assistant", "\n\n".join(texts), timestamp)
-        for part in parts:
+        for index, part in enumerate(parts):
             kind = type_of(part)
             if kind == "tool":
+                self.transcript.place = self._place(message, index)  # the call and its result: one part
                 self._tool(message_id, part, timestamp)
             elif kind == "patch":
                 for target in part.get("files") if isinstance(part.get("files"), list) else ():
