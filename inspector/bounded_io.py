@@ -76,27 +76,6 @@ def _megabytes(size: int) -> str:
     return f"{round(size / MB, 3):g} MB"
 
 
-@dataclass(frozen=True, slots=True)
-class FileStamp:
-    """Which version of a file was read: taken before reading, so a change during the read shows too."""
-
-    size: int
-    mtime_ns: int
-    inode: int
-
-    @classmethod
-    def of(cls, path: str | Path) -> FileStamp | None:
-        """The file's stamp now, or None when it cannot be looked at."""
-        try:
-            return cls.from_status(os.stat(path))
-        except (OSError, ValueError):
-            return None
-
-    @classmethod
-    def from_status(cls, status: os.stat_result) -> FileStamp:
-        return cls(status.st_size, status.st_mtime_ns, status.st_ino)
-
-
 def open_regular(path: Path) -> BinaryIO:
     """Open `path` for reading only if it is a regular file: a FIFO or device would block or never end.
 
@@ -240,16 +219,16 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes | bytearray]]:
 
 def read_all(path: Path) -> bytes:
     """A whole (single-document) file, within the per-file bound."""
-    return read_stamped(path)[0]
+    return read_with_status(path)[0]
 
 
-def read_stamped(path: Path) -> tuple[bytes, FileStamp]:
-    """A whole file, within the per-file bound, and the version of it that was read (its status as opened:
-    no second look at the path, which costs a system call per file in a folder of thousands)."""
+def read_with_status(path: Path) -> tuple[bytes, os.stat_result]:
+    """A whole file, within the per-file bound, and its status as it was opened: which version was read, with no
+    second look at the path (a system call per file, in a folder of thousands)."""
     stream, status = _open_binary(path, read_limits())
     with stream:
         try:
-            return stream.read(), FileStamp.from_status(status)
+            return stream.read(), status
         except TraceReadError:
             raise
         except Exception as exc:
@@ -317,6 +296,6 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro{'' if wal else '&immutable=1'}", uri=True)
 
 
-__all__ = ["FILE_SETTING", "FileStamp", "LINE_SETTING", "ReadLimits", "bounded_lines", "connect_read_only",
-           "iter_lines", "open_binary", "open_regular", "read_all", "read_head", "read_limits", "read_member",
-           "read_stamped", "write_ahead_log"]  # fmt: skip
+__all__ = ["FILE_SETTING", "LINE_SETTING", "ReadLimits", "bounded_lines", "connect_read_only", "iter_lines",
+           "open_binary", "open_regular", "read_all", "read_head", "read_limits", "read_member", "read_with_status",
+           "write_ahead_log"]  # fmt: skip

@@ -24,13 +24,13 @@ reason, never another record.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from inspector.bounded_io import (
-    FileStamp,
     bounded_lines,
     connect_read_only,
     open_binary,
@@ -46,6 +46,24 @@ RAW_RECORDS = "raw_records"
 """The `Trace.extra` key of a trace's `RecordIndex` (native export and reports write no such key)."""
 
 _SKIP_PIECE = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class FileStamp:
+    """Which version of a file was read: taken before reading, so a change during the read shows too."""
+
+    size: int
+    mtime_ns: int
+    inode: int
+
+    @classmethod
+    def of(cls, path: str | Path) -> FileStamp | None:
+        """The file's stamp now, or None when it cannot be looked at."""
+        try:
+            status = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        return cls(status.st_size, status.st_mtime_ns, status.st_ino)
 
 
 Stamps = tuple[tuple[str, FileStamp | None], ...]
@@ -68,10 +86,22 @@ class Row:
 
 @dataclass(frozen=True, slots=True)
 class OwnFile:
-    """A file holding the one record (an event file of a folder), as written, and the version of it that was read."""
+    """A file holding the one record (an event file of a folder), as written, and the version of it that was read
+    (its stamp's fields, kept here: one object per event of a folder of thousands, not two)."""
 
     path: str
-    stamp: FileStamp | None
+    size: int
+    mtime_ns: int
+    inode: int
+
+    @classmethod
+    def read(cls, path: str, status: os.stat_result) -> OwnFile:
+        """The file as its status (taken as it was opened for reading) describes it."""
+        return cls(path, status.st_size, status.st_mtime_ns, status.st_ino)
+
+    @property
+    def stamp(self) -> FileStamp:
+        return FileStamp(self.size, self.mtime_ns, self.inode)
 
 
 Place = int | str | Row | OwnFile
@@ -305,5 +335,5 @@ def pretty_json(text: str) -> str:
         return text
 
 
-__all__ = ["Located", "OwnFile", "Place", "RAW_RECORDS", "RawRecord", "RecordIndex", "Row",
+__all__ = ["FileStamp", "Located", "OwnFile", "Place", "RAW_RECORDS", "RawRecord", "RecordIndex", "Row",
            "Stamps", "pretty_json", "raw_record", "read_record", "record_index", "stamps_of"]  # fmt: skip

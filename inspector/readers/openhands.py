@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from inspector.bounded_io import FileStamp, read_all, read_stamped
+from inspector.bounded_io import read_all, read_with_status
 from inspector.errors import TraceReadError
 from inspector.model import Severity, Trace
 from inspector.raw_records import OwnFile
@@ -103,8 +103,8 @@ class _Reader:
         for index, _event_id, file in files:
             loaded = self._load(file)
             if loaded is not None:
-                event, stamp = loaded
-                self.transcript.place = OwnFile(str(file), stamp)  # every turn of the event is shown as its file
+                event, status = loaded
+                self.transcript.place = OwnFile.read(str(file), status)  # the event's turns: shown as its file
                 self._event(index, file, event)
         extra: dict[str, Any] = {"events": len(files), "malformed_events": self.malformed,
                                  "system_prompts": self.instructions}  # fmt: skip
@@ -124,9 +124,9 @@ class _Reader:
             return {}
         return state if isinstance(state, dict) else {}
 
-    def _load(self, file: Path) -> tuple[dict[str, Any], FileStamp] | None:
-        """The event, and the version of its file that was read."""
-        data, stamp = read_stamped(file)
+    def _load(self, file: Path) -> tuple[dict[str, Any], os.stat_result] | None:
+        """The event, and its file's status as it was read."""
+        data, status = read_with_status(file)
         try:
             event = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
@@ -135,7 +135,7 @@ class _Reader:
         if not isinstance(event, dict):
             self._malformed(file, "not a JSON object")
             return None
-        return event, stamp
+        return event, status
 
     def _malformed(self, file: Path, why: str) -> None:
         self.malformed += 1
