@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -312,18 +313,24 @@ def test_every_opencode_export_turn_reads_back_its_own_value() -> None:
         assert record == at_pointer(document, pointer) and opencode_record_id(record, key), key
 
 
-def test_an_opencode_turn_reads_its_own_record_past_a_skipped_part(tmp_path: Path) -> None:
-    """An export's pointers count the stored lists, a part that is not an object included."""
+def test_an_opencode_source_whose_records_cannot_be_found_again_exactly_keeps_no_positions(tmp_path: Path) -> None:
+    """An export entry the reader skips moves every later one off its index, and a row whose data names an id of
+    its own (opencode writes none) is not found by the id the reader gave it: no record is shown rather than
+    another one."""
     document = json.loads(OPENCODE_EXPORT.read_text())
-    for message in document["messages"]:
-        message["parts"].insert(0, "not a part")
-    path = tmp_path / "export.json"
-    path.write_text(json.dumps(document))
-    trace = load_trace(path)
-    index = record_index(trace)
-    assert index is not None and len(index.places) == len(turn_keys(trace)) > 10
-    for key in index.places:
-        assert opencode_record_id(json.loads(raw_record(trace, key).text or ""), key), key
+    document["messages"][-1]["parts"].insert(0, "not a part")
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(document))
+    database = tmp_path / "opencode.db"
+    shutil.copy(OPENCODE_DB, database)
+    with closing(sqlite3.connect(database)) as db:
+        db.execute("""UPDATE part SET data = json_set(data, '$.id', 'prt_other')
+                      WHERE id = (SELECT min(id) FROM part WHERE data LIKE '%"type":"text"%')""")
+        db.commit()
+    for path in (export, database):
+        trace = load_trace(path)
+        assert record_index(trace) is None and len(turn_keys(trace)) > 10, path.name
+        assert raw_record(trace, next(iter(turn_keys(trace)))).reason == "the opencode reader keeps no record positions"
 
 
 @pytest.mark.parametrize("change", ["row", "log"])

@@ -51,10 +51,7 @@ _MESSAGE = FieldDecoder({"id": None, "role": None, "time": None, "mode": None, "
 """What a message row is read for. A user message's `summary` is an object of the turn's file diffs (each file
 before and after), none of it read; a summary message's is `true`."""
 
-Message = tuple[dict[str, Any], list[dict[str, Any]], str | int, list[str] | list[int]]
-"""A message's info and its parts, and where each is stored, so a turn can show its record: in the database the
-message's row id and its parts'; in an export its index in `messages` and theirs in its `parts`. A plain tuple:
-one per message of a long session."""
+Message = tuple[dict[str, Any], list[dict[str, Any]]]
 
 
 # --- recognising ------------------------------------------------------------------------------
@@ -116,8 +113,9 @@ def _read_session(path: Path, session_id: str) -> _Reader:
         if not found:
             raise TraceReadError(str(path), f"#{session_id}: no such session in this opencode database")
         rows = _query(path, db, "SELECT id, data FROM message WHERE session_id = ? ORDER BY id", (session_id,))
-        parts: dict[str, tuple[list[dict[str, Any]], list[str]]] = {}
-        """Message id → its parts and their row ids."""
+        parts: dict[str, list[dict[str, Any]]] = {}
+        by_id = True
+        """Each row is found again by the id its message or part has (the data column names none of its own)."""
         bad_parts = 0
         part_rows = _query(path, db, "SELECT id, message_id, data FROM part WHERE session_id = ? "
                                      "ORDER BY message_id, id", (session_id,))  # fmt: skip
@@ -128,14 +126,10 @@ def _read_session(path: Path, session_id: str) -> _Reader:
             if part is None:
                 bad_parts += 1
                 continue
-            part.setdefault("id", part_id)  # as `opencode export` adds it
-            group = parts.get(message_id)
-            if group is None:
-                group = parts[message_id] = ([], [])
-            group[0].append(part)
-            group[1].append(part_id)
+            by_id &= part.setdefault("id", part_id) == part_id  # the row's id, as `opencode export` adds it
+            parts.setdefault(message_id, []).append(part)
     session = found[0]
-    reader = _Reader(path, session_id, stamps)
+    reader = _Reader(path, session_id, stamps, database=True)
     reader.bad_rows = bad_parts
     reader.title = as_str(session.get("title"))
     reader.extra.update({"version": as_str(session.get("version")), "directory": as_str(session.get("directory")),
@@ -146,9 +140,10 @@ def _read_session(path: Path, session_id: str) -> _Reader:
         if info is None:
             reader.bad_rows += 1
             continue
-        info.setdefault("id", message_id)
-        kept, ids = parts.get(message_id, ([], []))
-        messages.append((info, kept, message_id, ids))
+        by_id &= info.setdefault("id", message_id) == message_id
+        messages.append((info, parts.get(message_id, [])))
+    if not by_id:  # a data column naming another id: no record positions rather than a wrong row
+        reader.stamps = None
     reader.messages(messages)
     return reader
 
@@ -200,19 +195,22 @@ def _read_export(path: Path) -> Trace:
     if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
         raise TraceReadError(str(path), "not an opencode export: no `messages` list")
     info = document.get("info") if isinstance(document.get("info"), dict) else {}
-    reader = _Reader(path, as_str(info.get("id")) or path.stem, stamps)
+    reader = _Reader(path, as_str(info.get("id")) or path.stem, stamps, database=False)
     reader.title = as_str(info.get("title"))
     reader.extra.update({"version": as_str(info.get("version")), "directory": as_str(info.get("directory")),
                          "source": "export"})  # fmt: skip
     messages: list[Message] = []
-    for position, entry in enumerate(document["messages"]):
+    for entry in document["messages"]:
         message = entry.get("info") if isinstance(entry, dict) else None
         if not isinstance(message, dict):
             reader.bad_rows += 1
+            reader.stamps = None  # the messages after it are no longer at their index: no record positions
             continue
-        parts = entry.get("parts") if isinstance(entry.get("parts"), list) else []
-        kept = [index for index, part in enumerate(parts) if isinstance(part, dict)]
-        messages.append((message, [parts[index] for index in kept], position, kept))
+        parts = entry.get("parts")
+        kept = [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
+        if isinstance(parts, list) and len(kept) < len(parts):
+            reader.stamps = None
+        messages.append((message, kept))
     reader.messages(messages)
     return reader.build()
 
@@ -221,11 +219,14 @@ def _read_export(path: Path) -> Trace:
 
 
 class _Reader:
-    def __init__(self, path: Path, session_id: str, stamps: Stamps) -> None:
+    def __init__(self, path: Path, session_id: str, stamps: Stamps, *, database: bool) -> None:
         self.path = path
         self.session_id = session_id
-        self.stamps = stamps
-        """The database (and its log) or the export as reading began: the places hold for this version."""
+        self.stamps: Stamps | None = stamps
+        """The database (and its log) or the export as reading began: the places hold for this version. None when
+        a record could not be found again exactly (then no turn shows one)."""
+        self.database = database
+        """Records are rows of the database, or values of the export."""
         self.title: str | None = None
         self.extra: dict[str, Any] = {}
         self.transcript = Transcript(path, NAME)
@@ -241,17 +242,16 @@ class _Reader:
         return self.transcript.build(self.session_id, self.title, extra, self.stamps)
 
     def messages(self, messages: Sequence[Message]) -> None:
-        prunes = sorted({t for message in messages for t in _pruned_times(message[1])})
-        for message in messages:
-            info = message[0]
+        prunes = sorted({t for _, parts in messages for t in _pruned_times(parts)})
+        for position, (info, parts) in enumerate(messages):
             created = _time(info, "created")
             while prunes and created is not None and prunes[0] <= created:
                 self._prune_event(prunes.pop(0))
             role = info.get("role")
             if role == "user":
-                self._user(message)
+                self._user(position, info, parts)
             elif role == "assistant":
-                self._assistant(message)
+                self._assistant(position, info, parts)
             else:
                 self.transcript.unknown_types[f"message role {role}"] += 1
         for moment in prunes:
@@ -262,16 +262,14 @@ class _Reader:
     def _prune_event(self, moment: int) -> None:
         self.transcript.event("microcompaction", "old tool outputs pruned (state.time.compacted)", _iso(moment))
 
-    @staticmethod
-    def _place(message: Message, part: int | None = None) -> Place:
-        """Where the message's record (`part` None) or its part's is stored: made only for a part that is a turn."""
-        _, _, stored, parts_stored = message
-        if isinstance(stored, str):
-            return Row("message", stored) if part is None else Row("part", str(parts_stored[part]))
-        return f"/messages/{stored}/info" if part is None else f"/messages/{stored}/parts/{parts_stored[part]}"
+    def _place(self, position: int, record: dict[str, Any], index: int | None = None) -> Place:
+        """Where `record` is stored, message `position`'s info or (`index`) its part, made only for a turn: a row of
+        the database, by the id the reader gave it from the row; a value of the export, by where it was read."""
+        if self.database:
+            return Row("message" if index is None else "part", record["id"])
+        return f"/messages/{position}/info" if index is None else f"/messages/{position}/parts/{index}"
 
-    def _user(self, message: Message) -> None:
-        info, parts, _, _ = message
+    def _user(self, position: int, info: dict[str, Any], parts: list[dict[str, Any]]) -> None:
         message_id = as_str(info.get("id")) or "user"
         timestamp = _iso(_time(info, "created"))
         for index, part in enumerate(parts):
@@ -281,7 +279,7 @@ class _Reader:
                 if part.get("ignored") is True:
                     continue
                 authority = "harness" if part.get("synthetic") is True else "user"
-                self.transcript.place = self._place(message, index)
+                self.transcript.place = self._place(position, part, index)
                 self.transcript.turn(key, "user", authority, part["text"], timestamp, message=message_id)
             elif kind == "compaction":
                 self.requested = {k: v for k, v in part.items() if k in ("auto", "overflow", "tail_start_id",
@@ -293,8 +291,7 @@ class _Reader:
             elif kind not in _QUIET_PARTS and kind != "text":
                 self.transcript.unknown_types[f"user part {kind}"] += 1
 
-    def _assistant(self, message: Message) -> None:
-        info, parts, _, _ = message
+    def _assistant(self, position: int, info: dict[str, Any], parts: list[dict[str, Any]]) -> None:
         message_id = as_str(info.get("id")) or "assistant"
         timestamp = _iso(_time(info, "created"))
         if info.get("summary") is True or info.get("mode") == "compaction" or info.get("agent") == "compaction":
@@ -304,12 +301,12 @@ class _Reader:
         texts = [p["text"] for p in parts if p.get("type") == "text" and isinstance(p.get("text"), str)
                  and p["text"].strip() and p.get("synthetic") is not True]  # fmt: skip
         if texts:  # its record is the message's (model, tokens, cost); the words are in its text parts
-            self.transcript.place = self._place(message)
+            self.transcript.place = self._place(position, info)
             self.transcript.turn(message_id, "assistant", "assistant", "\n\n".join(texts), timestamp)
         for index, part in enumerate(parts):
             kind = type_of(part)
             if kind == "tool":
-                self.transcript.place = self._place(message, index)  # the call and its result: one part
+                self.transcript.place = self._place(position, part, index)  # the call and its result: one part
                 self._tool(message_id, part, timestamp)
             elif kind == "patch":
                 for target in part.get("files") if isinstance(part.get("files"), list) else ():
