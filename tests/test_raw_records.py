@@ -372,3 +372,32 @@ def test_a_changed_opencode_export_shows_no_record(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace('"text"', '"TEXT"', 1))
     found = raw_record(trace, key)
     assert found.text is None and "changed since it was read" in (found.reason or "")
+
+
+@pytest.mark.parametrize("path", [OPENHANDS, INSPECT_LOGS[0], INSPECT_LOGS[1], OPENCODE_DB, OPENCODE_EXPORT],
+                         ids=["event file", "eval member", "json log", "database row", "export"])  # fmt: skip
+def test_a_record_past_the_line_bound_is_refused(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One record, whatever holds it, is bounded like one line; the document around a value like one file."""
+    trace = load_trace(path)
+    key = max(record_index(trace).places, key=lambda k: len(raw_record(trace, k).text or ""))  # type: ignore[union-attr]
+    monkeypatch.setenv("INSPECTOR_MAX_LINE_MB", "0.0001")  # about 100 bytes
+    found = raw_record(trace, key)
+    assert found.text is None and "per-line limit" in (found.reason or "")
+    if path != OPENHANDS:  # an event file is the one record: the line bound is its bound
+        monkeypatch.setenv("INSPECTOR_MAX_LINE_MB", "64")
+        monkeypatch.setenv("INSPECTOR_MAX_FILE_MB", "0.001")  # about 1 KB: the log, a member or the database
+        found = raw_record(trace, key)
+        assert found.text is None and "per-file limit" in (found.reason or "")
+
+
+def test_a_place_that_names_nothing_gives_a_reason_not_another_record() -> None:
+    stamps = stamps_of(OPENCODE_DB, write_ahead_log(OPENCODE_DB))
+    for place, reason in [(Row("part", "prt_none"), "has no row prt_none in table part"),
+                          (Row('part" WHERE 1 --', "x"), "is not a table name"),
+                          (Row("nothing", "x"), "cannot read row x")]:  # fmt: skip
+        assert reason in (read_record(Located(str(OPENCODE_DB), stamps, place)).reason or ""), place
+    for path, member, pointer in [(OPENCODE_EXPORT, None, "/messages/999/info"), (INSPECT_LOGS[1], None, "/samples/x"),
+                                  (INSPECT_LOGS[0], "samples/none.json", "/messages/0"),
+                                  (INSPECT_LOGS[0], "samples/summary_epoch_1.json", "/messages/01")]:  # fmt: skip
+        found = read_record(Located(str(path), stamps_of(path), pointer, member))
+        assert found.text is None and ("has no" in (found.reason or "")), (path, member, pointer)
