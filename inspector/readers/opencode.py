@@ -114,8 +114,7 @@ def _read_session(path: Path, session_id: str) -> _Reader:
             raise TraceReadError(str(path), f"#{session_id}: no such session in this opencode database")
         rows = _query(path, db, "SELECT id, data FROM message WHERE session_id = ? ORDER BY id", (session_id,))
         parts: dict[str, list[dict[str, Any]]] = {}
-        by_id = True
-        """Each row is found again by the id its message or part has (the data column names none of its own)."""
+        by_id = True  # each row is found again by the id its message or part has (its data names none of its own)
         bad_parts = 0
         part_rows = _query(path, db, "SELECT id, message_id, data FROM part WHERE session_id = ? "
                                      "ORDER BY message_id, id", (session_id,))  # fmt: skip
