@@ -122,6 +122,12 @@ class Located:
     """The zip member a JSON pointer points into; None when the file is the document."""
 
     @property
+    def files(self) -> Stamps:
+        """The files the record is read from, as they were read: while they are unchanged, so is the record."""
+        place = self.place
+        return self.stamps + ((place.path, place.stamp),) if isinstance(place, OwnFile) else self.stamps
+
+    @property
     def exact(self) -> bool:
         """Read as stored; False for a value in a document, which is written again."""
         return not isinstance(self.place, str)
@@ -184,8 +190,7 @@ def raw_record(trace: Trace, key: str) -> RawRecord:
 
 def read_record(located: Located) -> RawRecord:
     """The record at `located`, if every file it is read from is still the version that was read; else why not."""
-    place = located.place
-    stamps = located.stamps + ((place.path, place.stamp),) if isinstance(place, OwnFile) else located.stamps
+    place, stamps = located.place, located.files
     changed = _changed(stamps)
     if changed is not None:
         return RawRecord(None, changed)

@@ -18,7 +18,7 @@ from inspector.analysis import Analysis, analyze
 from inspector.errors import TraceReadError
 from inspector.library import TraceRef, TraceRefError, content_hash, data_dir, trace_file
 from inspector.model import Trace
-from inspector.raw_records import Located, pretty_json, read_record, record_index
+from inspector.raw_records import Located, Stamps, pretty_json, read_record, record_index, stamps_of
 from inspector.readers import load_trace
 from inspector.refresh import RefreshResult, refresh_and_reanalyse
 from inspector.render import text_html
@@ -199,9 +199,10 @@ RAW_SHOWN_CHARS = 100_000
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _shown_record(located: Located) -> tuple[str | None, str | None]:
+def _shown_record(located: Located, now: Stamps) -> tuple[str | None, str | None]:
     """(indented JSON, or None; why not): kept per place and file version, since a compressed log is read up to
-    the line and a document's value is found by parsing the whole document."""
+    the line and a document's value is found by parsing the whole document. `now`, the files as they are, is
+    only part of the key: a file changed since a record was shown makes a new entry, which gives the reason."""
     found = read_record(located)
     if found.text is None:
         return None, found.reason
@@ -223,7 +224,7 @@ def show_raw_record(trace: Trace, key: str) -> None:
     label = "Raw record, as written in the log" if located.exact else "Raw record, re-serialised from the log"
     with st.expander(label):
         show_text(f"From {located.describe()}.", "div", "ci-caption")
-        text, reason = _shown_record(located)
+        text, reason = _shown_record(located, stamps_of(*(path for path, _ in located.files)))
         if text is None:
             show_text(f"Not shown: {reason}", "div", "ci-caption")
         else:

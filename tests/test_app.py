@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from contextlib import closing
 
@@ -374,6 +375,18 @@ def test_an_inspect_log_source_record_shows_its_message_written_again_and_says_s
     assert [json.loads(c.value) for c in expander.code] == [message] and "<img src=x" in expander.code[0].value
     assert f"the value at {pointer} of log.json, written again from the parsed JSON" in html_of(at)
     assert "<img" not in html_of(at)
+
+
+def test_a_raw_record_shown_before_its_file_changed_is_not_shown_from_the_cache_after(tmp_path, monkeypatch):
+    """The same bytes written again keep the trace (its analysis is cached by content) but not the record: the
+    file is no longer the version read, so the expander says why instead of what it showed before."""
+    data = (REPO / "tests" / "fixtures" / "claude_code" / "three_compactions.jsonl").read_text() + "\n"
+    at = page(_opened(tmp_path, monkeypatch, "cc.jsonl", data), "manifest")  # bytes of its own: parsed from here
+    assert not at.exception and at.expander[0].code
+    os.utime(tmp_path / "cc.jsonl", ns=(1, 1))
+    at.run()
+    [expander] = at.expander
+    assert not expander.code and "changed since it was read" in html_of(at)
 
 
 def test_a_native_trace_has_no_raw_record_to_show():
