@@ -6,7 +6,9 @@ size in memory. So every read goes through here: only regular files are opened, 
 are counted against a per-file bound, and lines are measured while they are read, in pieces, so a
 line past its bound is refused having cost at most the bound. The bounds are settings
 (`INSPECTOR_MAX_LINE_MB`, `INSPECTOR_MAX_FILE_MB`; the CLI's `--max-line-mb` / `--max-file-mb`
-set them), generous enough for real sessions of hundreds of megabytes.
+set them), generous enough for real sessions of hundreds of megabytes. A container's parts go through
+here too: a zip member is refused past the per-file bound before it is decompressed whole, and an SQLite
+database is opened read-only.
 """
 
 from __future__ import annotations
@@ -14,14 +16,22 @@ from __future__ import annotations
 import io
 import os
 import stat
+import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:  # both load with the first container read, not with every command
+    import sqlite3
+    import zipfile
 
 from inspector.errors import TraceReadError
 
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_ZIP_MAGIC = b"PK\x03\x04"
+_ZSTD_METHOD = 93
+"""inspect_ai writes `.eval` members zstd-compressed (ZIP method 93), which zipfile reads only from Python 3.14."""
 HEAD_BYTES = 64 * 1024
 MB = 1 << 20
 LINE_PIECE = 1 << 20
@@ -72,6 +82,11 @@ def open_regular(path: Path) -> BinaryIO:
     The file is opened without blocking and checked on its descriptor, so a FIFO is refused
     instead of waiting for a writer, and a swap between check and open cannot slip one through.
     """
+    return _open_regular(path)[0]
+
+
+def _open_regular(path: Path) -> tuple[BinaryIO, os.stat_result]:
+    """The open file and its descriptor's status (what was opened, not what the path names a moment later)."""
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
@@ -80,13 +95,14 @@ def open_regular(path: Path) -> BinaryIO:
         raise TraceReadError(str(path), "is a directory, not a trace file") from None
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
         raise TraceReadError(str(path), f"cannot open: {getattr(exc, 'strerror', None) or exc}") from None
-    mode = os.fstat(descriptor).st_mode
+    status = os.fstat(descriptor)
+    mode = status.st_mode
     if not stat.S_ISREG(mode):
         os.close(descriptor)
         kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a device or socket"
         raise TraceReadError(str(path), f"is {kind}, not a regular trace file")
     os.set_blocking(descriptor, True)
-    return os.fdopen(descriptor, "rb")
+    return os.fdopen(descriptor, "rb"), status
 
 
 class _Capped(io.RawIOBase):
@@ -117,21 +133,24 @@ def _too_large(limit: int) -> str:
 
 def open_binary(path: Path, limits: ReadLimits | None = None) -> BinaryIO:
     """Open a trace for streaming reads, transparently decompressing `.zst` files, within the bounds."""
-    limits = limits or read_limits()
-    raw = open_regular(path)
+    return _open_binary(path, limits or read_limits())[0]
+
+
+def _open_binary(path: Path, limits: ReadLimits) -> tuple[BinaryIO, os.stat_result]:
+    raw, status = _open_regular(path)
     if raw.read(4) == _ZSTD_MAGIC:
         raw.seek(0)
         import zstandard
 
         # Every frame, not only the first: `cat a.zst b.zst` is a valid zstd file.
         reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True, read_across_frames=True)
-        return io.BufferedReader(_Capped(reader, path, limits.max_file_bytes))  # type: ignore[arg-type]
+        return io.BufferedReader(_Capped(reader, path, limits.max_file_bytes)), status  # type: ignore[arg-type]
     raw.seek(0)
-    if os.fstat(raw.fileno()).st_size > limits.max_file_bytes:
+    if status.st_size > limits.max_file_bytes:
         raw.close()
         raise TraceReadError(str(path), f"is larger than {_megabytes(limits.max_file_bytes)}, the per-file limit "
                                         f"(raise it with --max-file-mb or {FILE_SETTING})")  # fmt: skip
-    return raw
+    return raw, status
 
 
 def bounded_lines(stream: BinaryIO, path: Path, limit: int) -> Iterator[tuple[int, bytes | bytearray]]:
@@ -200,14 +219,83 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes | bytearray]]:
 
 def read_all(path: Path) -> bytes:
     """A whole (single-document) file, within the per-file bound."""
-    with open_binary(path) as stream:
+    return read_with_status(path)[0]
+
+
+def read_with_status(path: Path) -> tuple[bytes, os.stat_result]:
+    """A whole file, within the per-file bound, and its status as it was opened: which version was read, with no
+    second look at the path (a system call per file, in a folder of thousands)."""
+    stream, status = _open_binary(path, read_limits())
+    with stream:
         try:
-            return stream.read()
+            return stream.read(), status
         except TraceReadError:
             raise
         except Exception as exc:
             raise TraceReadError(str(path), f"cannot read: {exc}") from None
 
 
-__all__ = ["FILE_SETTING", "LINE_SETTING", "ReadLimits", "bounded_lines", "iter_lines", "open_binary", "open_regular",
-           "read_all", "read_head", "read_limits"]  # fmt: skip
+def read_member(path: Path, info: zipfile.ZipInfo, limit: int) -> bytes:
+    """A zip member's bytes, refusing one that would decompress past `limit` (a zip bomb)."""
+    import zipfile
+
+    if info.file_size > limit:
+        raise TraceReadError(str(path), f"{info.filename} is larger than the per-file limit")
+    try:
+        with open_regular(path) as raw:
+            if info.compress_type == _ZSTD_METHOD:
+                data = _zstd_member(raw, info, limit)
+            else:
+                with zipfile.ZipFile(raw) as archive, archive.open(info) as stream:
+                    data = stream.read(limit + 1)
+    except TraceReadError:
+        raise
+    except (zipfile.BadZipFile, NotImplementedError, OSError, ValueError, EOFError, RuntimeError) as exc:
+        raise TraceReadError(str(path), f"{info.filename}: cannot read ({exc})") from None
+    if len(data) > limit:
+        raise TraceReadError(str(path), f"{info.filename} decompresses past the per-file limit")
+    return data
+
+
+def _zstd_member(raw: IO[bytes], info: zipfile.ZipInfo, limit: int) -> bytes:
+    """Decompress a zstd member by hand: its local header gives where the compressed bytes start."""
+    import zstandard
+
+    raw.seek(info.header_offset)
+    local = raw.read(30)
+    if len(local) < 30 or local[:4] != _ZIP_MAGIC:
+        raise ValueError("bad local file header")
+    name_length, extra_length = struct.unpack("<HH", local[26:30])
+    raw.seek(info.header_offset + 30 + name_length + extra_length)
+    compressed = raw.read(info.compress_size)
+    reader = zstandard.ZstdDecompressor().stream_reader(compressed, read_across_frames=True)
+    try:
+        return reader.read(limit + 1)  # one byte past the bound: the caller refuses what reaches it
+    except zstandard.ZstdError as exc:
+        raise ValueError(f"zstd: {exc}") from None
+
+
+def write_ahead_log(path: Path) -> Path:
+    """Where SQLite keeps a WAL database's committed rows not yet copied into it."""
+    return path.with_name(path.name + "-wal")
+
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """An SQLite database, read-only, within the per-file bound: reading never changes the user's store.
+
+    While a write-ahead log exists it may hold committed rows, so the database is opened `mode=ro` through
+    it; without one, `immutable=1`, since a read-only open of a WAL database would otherwise create the
+    `-wal` and `-shm` files beside it. Raises `sqlite3.Error`, `OSError` or `TraceReadError`."""
+    import sqlite3
+    from urllib.parse import quote
+
+    size = path.stat().st_size
+    if size > read_limits().max_file_bytes:
+        raise TraceReadError(str(path), "is larger than the per-file limit (raise it with --max-file-mb)")
+    wal = write_ahead_log(path).exists()
+    return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro{'' if wal else '&immutable=1'}", uri=True)
+
+
+__all__ = ["FILE_SETTING", "LINE_SETTING", "ReadLimits", "bounded_lines", "connect_read_only", "iter_lines",
+           "open_binary", "open_regular", "read_all", "read_head", "read_limits", "read_member", "read_with_status",
+           "write_ahead_log"]  # fmt: skip

@@ -18,7 +18,7 @@ from inspector.analysis import Analysis, analyze
 from inspector.errors import TraceReadError
 from inspector.library import TraceRef, TraceRefError, content_hash, data_dir, trace_file
 from inspector.model import Trace
-from inspector.raw_records import FileStamp, line_index, pretty_json, read_line
+from inspector.raw_records import Located, Stamps, pretty_json, read_record, record_index, stamps_of
 from inspector.readers import load_trace
 from inspector.refresh import RefreshResult, refresh_and_reanalyse
 from inspector.render import text_html
@@ -199,9 +199,11 @@ RAW_SHOWN_CHARS = 100_000
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _shown_line(path: str, size: int, mtime_ns: int, inode: int, offset: int) -> tuple[str | None, str | None]:
-    """(indented JSON, or None; why not): kept per file version, since a compressed log is read up to the line."""
-    found = read_line(path, FileStamp(size, mtime_ns, inode), offset)
+def _shown_record(located: Located, now: Stamps) -> tuple[str | None, str | None]:
+    """(indented JSON, or None; why not): kept per place and file version, since a compressed log is read up to
+    the line and a document's value is found by parsing the whole document. `now`, the files as they are, is
+    only part of the key: a file changed since a record was shown makes a new entry, which gives the reason."""
+    found = read_record(located)
     if found.text is None:
         return None, found.reason
     text = pretty_json(found.text)
@@ -211,15 +213,18 @@ def _shown_line(path: str, size: int, mtime_ns: int, inode: int, offset: int) ->
 
 
 def show_raw_record(trace: Trace, key: str) -> None:
-    """The log line the record `key` was read from, as written, in an expander: what the reader left out (a
-    tool's full result, token usage). A code block, which Streamlit escapes; nothing for a record with no line."""
-    index = line_index(trace)
-    offset = index.offsets.get(key) if index is not None else None
-    if index is None or offset is None:
+    """The record `key` was read from, in an expander: what the reader left out (a tool's full result, token
+    usage). A record as stored (a log line, an event file, a database row) says so; a value found in a JSON
+    document is written again, and says that. A code block, which Streamlit escapes; nothing for a record
+    with no place."""
+    index = record_index(trace)
+    located = index.locate(key) if index is not None else None
+    if located is None:
         return
-    with st.expander("Raw record, as written in the log"):
-        stamp = index.stamp
-        text, reason = _shown_line(index.path, stamp.size, stamp.mtime_ns, stamp.inode, offset)
+    label = "Raw record, as written in the log" if located.exact else "Raw record, re-serialised from the log"
+    with st.expander(label):
+        show_text(f"From {located.describe()}.", "div", "ci-caption")
+        text, reason = _shown_record(located, stamps_of(*(path for path, _ in located.files)))
         if text is None:
             show_text(f"Not shown: {reason}", "div", "ci-caption")
         else:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
+from contextlib import closing
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from inspector import analyze, load_trace
 from inspector.model import finding_id
-from inspector.raw_records import pretty_json
+from inspector.raw_records import pretty_json, record_index
 from inspector.render import HIGHLIGHT_CLASSES
 from inspector.views import CELL_CHAR_PX, LONG_TEXT_PX, finding_rows
 from tests.helpers import REPO, SAMPLES
@@ -334,6 +337,56 @@ def test_a_findings_evidence_shows_its_raw_line_escaped(tmp_path, monkeypatch):
     record = json.loads(expander.code[0].value)
     assert record["payload"]["call_id"] == "call_2" and "<img src=x" in record["payload"]["output"]
     assert "<img" not in html_of(at)  # the evidence quote beside it is escaped too: never a tag
+
+
+def test_an_opencode_database_source_record_shows_its_row_as_stored(tmp_path, monkeypatch):
+    """A database row is shown as stored (its data column), and the caption names the row."""
+    (tmp_path / "opencode.db").write_bytes((REPO / "tests" / "fixtures" / "opencode" / "opencode.db").read_bytes())
+    monkeypatch.setenv("INSPECTOR_TRACES_DIR", str(tmp_path))
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
+    at = page(app(trace="path:opencode.db"), "manifest")
+    assert not at.exception
+    [expander] = at.expander
+    assert expander.label == "Raw record, as written in the log"
+    trace = load_trace(tmp_path / "opencode.db")
+    key = analyze(trace).facts.invariants[0].invariant.source_key
+    row = record_index(trace).places[key]  # type: ignore[union-attr]
+    with closing(sqlite3.connect(f"file:{tmp_path / 'opencode.db'}?mode=ro", uri=True)) as db:
+        [(stored,)] = db.execute("SELECT data FROM part WHERE id = ?", (row.key,)).fetchall()  # type: ignore[union-attr]
+    assert [c.value for c in expander.code] == [pretty_json(stored)]
+    assert f"the data column of row {row.key} of table part in opencode.db" in html_of(at)  # type: ignore[union-attr]
+
+
+def test_an_inspect_log_source_record_shows_its_message_written_again_and_says_so(tmp_path, monkeypatch):
+    """A message inside an eval sample has no bytes of its own: it is written again from the parsed log, and the
+    label and caption say so. Hostile text in it stays text."""
+    log = json.loads((REPO / "tests" / "fixtures" / "inspect_ai" / "two-samples.json").read_text())
+    log["samples"] = [s for s in log["samples"] if s["id"] == "summary"]
+    data = json.dumps(log).replace("Never modify libbar", "Never modify <img src=x onerror=alert(1)>")
+    at = page(_opened(tmp_path, monkeypatch, "log.json", data), "manifest")
+    assert not at.exception
+    [expander] = at.expander
+    assert expander.label == "Raw record, re-serialised from the log"
+    trace = load_trace(tmp_path / "log.json")
+    key = analyze(trace).facts.invariants[0].invariant.source_key
+    pointer = record_index(trace).places[key]  # type: ignore[union-attr]
+    assert pointer == f"/samples/0/messages/{[m['id'] for m in log['samples'][0]['messages']].index(key)}"
+    message = next(m for m in json.loads(data)["samples"][0]["messages"] if m["id"] == key)
+    assert [json.loads(c.value) for c in expander.code] == [message] and "<img src=x" in expander.code[0].value
+    assert f"the value at {pointer} of log.json, written again from the parsed JSON" in html_of(at)
+    assert "<img" not in html_of(at)
+
+
+def test_a_raw_record_shown_before_its_file_changed_is_not_shown_from_the_cache_after(tmp_path, monkeypatch):
+    """The same bytes written again keep the trace (its analysis is cached by content) but not the record: the
+    file is no longer the version read, so the expander says why instead of what it showed before."""
+    data = (REPO / "tests" / "fixtures" / "claude_code" / "three_compactions.jsonl").read_text() + "\n"
+    at = page(_opened(tmp_path, monkeypatch, "cc.jsonl", data), "manifest")  # bytes of its own: parsed from here
+    assert not at.exception and at.expander[0].code
+    os.utime(tmp_path / "cc.jsonl", ns=(1, 1))
+    at.run()
+    [expander] = at.expander
+    assert not expander.code and "changed since it was read" in html_of(at)
 
 
 def test_a_native_trace_has_no_raw_record_to_show():

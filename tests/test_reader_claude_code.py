@@ -359,7 +359,7 @@ def test_typed_and_exact_decoding_read_the_same_session(tmp_path: Path, session:
 
     assert shape(exact) == shape(typed)
     assert len(typed.sources) > 20
-    per_file = ("unknown_fields", "unknown_types", "raw_lines")  # the two files' own: where lines start
+    per_file = ("unknown_fields", "unknown_types", "raw_records")  # the two files' own: where lines start
     counted = {k: v for k, v in exact.extra.items() if k not in per_file}
     assert counted == {k: v for k, v in typed.extra.items() if k not in per_file}
     assert list(exact.extra["unknown_fields"]) == ["laterField"]

@@ -67,7 +67,7 @@ class CallLog:
             self.calls += 1
             if request is not None:
                 self.model = as_str(request.get("model")) or self.model
-            self.transcript.offset = self.lines.offset  # the call's turns are made as it is walked
+            self.transcript.place = self.lines.offset  # the call's turns are made as it is walked
             yield line, request, response
 
     def finish(self, **extra: Any) -> Trace:
@@ -78,7 +78,7 @@ class CallLog:
                                   "history_rewrites": self.history.rewrites, **extra}  # fmt: skip
         if self.model:
             counts["model"] = self.model
-        return self.transcript.build(session_stem(self.path), None, counts, self.lines.stamp)
+        return self.transcript.build(session_stem(self.path), None, counts, self.lines.stamps)
 
 
 __all__ = ["CallLog", "Recogniser", "call_fields", "sniff_calls"]

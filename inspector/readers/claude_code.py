@@ -287,7 +287,7 @@ class _Reader:
             if isinstance(item, Compaction):
                 self.transcript.compaction(item)
             elif isinstance(item, _Node):
-                self.transcript.offset = item.offset
+                self.transcript.place = item.offset
                 self._map(item)
             else:
                 description, timestamp = item
@@ -311,7 +311,7 @@ class _Reader:
         for name, value in (("version", self.version), ("cwd", self.cwd), ("agent_id", self.agent_id)):
             if value:
                 extra[name] = value
-        return self.transcript.build(trace_id, title, extra, self.lines.stamp)
+        return self.transcript.build(trace_id, title, extra, self.lines.stamps)
 
     def _map(self, node: _Node) -> None:
         data = node.data

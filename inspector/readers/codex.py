@@ -80,7 +80,7 @@ class _Reader:
             record = from_dict(decoded) if type(decoded) is dict else decoded
             shape = type(record)
             if shape is ItemLine:
-                self.transcript.offset = self.lines.offset  # the turns an item makes are found at its line
+                self.transcript.place = self.lines.offset  # the turns an item makes are found at its line
                 self._item(line, record.payload, as_str(record.timestamp))
             elif shape is EventLine:
                 self._event(record.payload, as_str(record.timestamp))
@@ -102,7 +102,7 @@ class _Reader:
             if value:
                 extra[name] = value
         trace_id = self.session_ids[0] if self.session_ids else session_stem(self.path)
-        return self.transcript.build(trace_id, self.title, extra, self.lines.stamp)
+        return self.transcript.build(trace_id, self.title, extra, self.lines.stamps)
 
     def _meta(self, meta: SessionMeta) -> None:
         session = meta.session_id if meta.id is msgspec.UNSET else meta.id

@@ -121,8 +121,8 @@ class _Reader:
         self.transcript.notices[:0] = notices
         extra.update(self.counts)
         extra.update({k: v for k, v in self.meta.items() if isinstance(v, str) and k != "summary"})
-        stamp = lines.stamp if lines is not None else None
-        return self.transcript.build(self.session_id or session_stem(self.path), self.title, extra, stamp)
+        stamps = lines.stamps if lines is not None else None
+        return self.transcript.build(self.session_id or session_stem(self.path), self.title, extra, stamps)
 
     def _record(self, line: int, record: dict[str, Any]) -> None:
         if isinstance(record.get("$rewindTo"), str):
@@ -164,9 +164,9 @@ class _Reader:
         self.fingerprints.add(_fingerprint(record))
         offset = self.lines.offset if own_line and self.lines is not None else None
         if message_id in self.written:  # rewritten after a compaction put it on the transcript
-            self.transcript.offset = offset
+            self.transcript.place = offset
             self._late_update(record)
-            self.transcript.offset = None
+            self.transcript.place = None
             return
         self.pending[message_id] = (offset, record)
 
@@ -234,14 +234,14 @@ class _Reader:
 
     def _flush(self) -> None:
         for message_id, (offset, record) in self.pending.items():
-            self.transcript.offset = offset
+            self.transcript.place = offset
             written = self.written.setdefault(message_id, _Written())
             if record.get("type") == "user":
                 self._user(message_id, record)
             else:
                 self._gemini(message_id, record, written)
         self.pending.clear()
-        self.transcript.offset = None
+        self.transcript.place = None
 
     def _late_update(self, record: dict[str, Any]) -> None:
         """A message rewritten after it went on the transcript: only calls it gained are new."""

@@ -12,16 +12,16 @@ A log with several samples is a container: `FILE#<id>_epoch_<n>` names one.
 
 from __future__ import annotations
 
-import struct
 import zipfile
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
-from inspector.bounded_io import open_regular, read_all, read_head, read_limits
+from inspector.bounded_io import open_regular, read_all, read_head, read_limits, read_member
 from inspector.errors import TraceReadError
 from inspector.model import Trace
+from inspector.raw_records import stamps_of
 from inspector.readers.boilerplate import INSPECT_SUMMARY_OPENING
 from inspector.readers.field_decoder import FieldDecoder, Shape
 from inspector.readers.timeline import Compaction
@@ -30,8 +30,6 @@ from inspector.readers.values import as_int, as_str, blocks_text, input_text
 
 NAME = "inspect-ai"
 _ZIP_MAGIC = b"PK\x03\x04"
-_ZSTD_METHOD = 93
-"""inspect_ai writes `.eval` members zstd-compressed (ZIP method 93), which zipfile reads only from Python 3.14."""
 _ATTACHMENT = "attachment://"
 _Placed = tuple[dict[str, Any], str | None]
 """A compaction event, and what a summariser call just before it answered (its summary when the sample's
@@ -83,6 +81,9 @@ class _Log:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.stamps = stamps_of(path)  # before reading: a log rewritten since shows as changed
+        self.where: dict[str, tuple[str | None, str]] = {}
+        """Session → the zip member holding its sample (None: the file) and the sample's JSON pointer in it."""
         self.version: str | None = None
         self.task: str | None = None
         self.zip_members: dict[str, zipfile.ZipInfo] = {}
@@ -105,10 +106,12 @@ class _Log:
             raise TraceReadError(str(self.path), "not an Inspect eval log (not a JSON object)")
         self._header(log)
         samples = log.get("samples")
-        for sample in samples if isinstance(samples, list) else ():
+        for position, sample in enumerate(samples if isinstance(samples, list) else ()):
             if isinstance(sample, dict):
                 session = _session_id(sample.get("id"), sample.get("epoch"))
-                self.samples.setdefault(session, sample)
+                if session not in self.samples:
+                    self.samples[session] = sample
+                    self.where[session] = (None, f"/samples/{position}")
         self.order = _newest_first([(k, v) for k, v in self.samples.items()])
 
     def _open_zip(self) -> None:
@@ -124,7 +127,9 @@ class _Log:
         for info in infos:
             name = info.filename
             if name.startswith("samples/") and name.endswith(".json"):
-                self.zip_members[name.removeprefix("samples/").removesuffix(".json")] = info
+                session = name.removeprefix("samples/").removesuffix(".json")
+                self.zip_members[session] = info
+                self.where[session] = (name, "")
         summaries = self._member_json(names["summaries.json"]) if "summaries.json" in names else None
         listed = [(_session_id(s.get("id"), s.get("epoch")), s) for s in summaries if isinstance(s, dict)] if (
             isinstance(summaries, list)) else []  # fmt: skip
@@ -150,24 +155,7 @@ class _Log:
             raise TraceReadError(str(self.path), f"{info.filename}: not JSON ({exc})") from None
 
     def _member(self, info: zipfile.ZipInfo) -> bytes:
-        """A member's bytes, refusing one that would decompress past the per-file bound (a zip bomb)."""
-        limit = read_limits().max_file_bytes
-        if info.file_size > limit:
-            raise TraceReadError(str(self.path), f"{info.filename} is larger than the per-file limit")
-        try:
-            with open_regular(self.path) as raw:
-                if info.compress_type == _ZSTD_METHOD:
-                    data = _zstd_member(raw, info, limit)
-                else:
-                    with zipfile.ZipFile(raw) as archive, archive.open(info) as stream:
-                        data = stream.read(limit + 1)
-        except TraceReadError:
-            raise
-        except (zipfile.BadZipFile, NotImplementedError, OSError, ValueError, EOFError, RuntimeError) as exc:
-            raise TraceReadError(str(self.path), f"{info.filename}: cannot read ({exc})") from None
-        if len(data) > limit:
-            raise TraceReadError(str(self.path), f"{info.filename} decompresses past the per-file limit")
-        return data
+        return read_member(self.path, info, read_limits().max_file_bytes)
 
     def sample(self, session: str) -> dict[str, Any]:
         if session in self.samples:
@@ -180,24 +168,6 @@ class _Log:
         if not isinstance(sample, dict):
             raise TraceReadError(str(self.path), f"{info.filename}: not a sample object")
         return sample
-
-
-def _zstd_member(raw: IO[bytes], info: zipfile.ZipInfo, limit: int) -> bytes:
-    """Decompress a zstd member by hand: its local header gives where the compressed bytes start."""
-    import zstandard
-
-    raw.seek(info.header_offset)
-    local = raw.read(30)
-    if len(local) < 30 or local[:4] != _ZIP_MAGIC:
-        raise ValueError("bad local file header")
-    name_length, extra_length = struct.unpack("<HH", local[26:30])
-    raw.seek(info.header_offset + 30 + name_length + extra_length)
-    compressed = raw.read(info.compress_size)
-    reader = zstandard.ZstdDecompressor().stream_reader(compressed, read_across_frames=True)
-    try:
-        return reader.read(limit + 1)  # one byte past the bound: the caller refuses what reaches it
-    except zstandard.ZstdError as exc:
-        raise ValueError(f"zstd: {exc}") from None
 
 
 def _session_id(sample_id: Any, epoch: Any) -> str:
@@ -224,17 +194,21 @@ class _Sample:
         self.attachments: dict[str, Any] = attachments if isinstance(attachments, dict) else {}
         self.transcript = Transcript(path, NAME)
         self.instructions = 0
+        self.member, self.pointer = log.where.get(session, (None, None))
+        """Where the sample is (its zip member, or the file; its JSON pointer there): a message's record is in it."""
 
     def build(self) -> Trace:
+        place = self.pointer  # the sample's JSON pointer: each message's is below it
         raw = self.sample.get("messages")
         messages = [m for m in raw if isinstance(m, dict)] if isinstance(raw, list) else []
+        positions = [i for i, m in enumerate(raw) if isinstance(m, dict)] if isinstance(raw, list) else []
         placed = self._placed_compactions(messages)
         used: set[int] = set()
         for index, message in enumerate(messages):
             for event, summarizer_output in placed.get(index, ()):
                 self._compaction(event, summarizer_output, messages, index, used)
             if index not in used:
-                self._message(index, message)
+                self._message(index, message, None if place is None else f"{place}/messages/{positions[index]}")
         for event, summarizer_output in placed.get(len(messages), ()):
             self._compaction(event, summarizer_output, messages, len(messages), used)
         extra: dict[str, Any] = {"sample": self.session, "messages": len(messages),
@@ -246,7 +220,7 @@ class _Sample:
         if others:
             extra["other_samples"] = len(others)
         title = f"{self.log.task} · {self.session}" if self.log.task else self.session
-        return self.transcript.build(self.session, title, extra)
+        return self.transcript.build(self.session, title, extra, self.log.stamps, self.member)
 
     # The compactions' places among the messages ------------------------------------------------
 
@@ -306,7 +280,9 @@ class _Sample:
 
     # Turns ----------------------------------------------------------------------------------------
 
-    def _message(self, index: int, message: dict[str, Any]) -> None:
+    def _message(self, index: int, message: dict[str, Any], place: str | None) -> None:
+        """`place`: the message's JSON pointer in the document, when it has one."""
+        self.transcript.place = place
         role = message.get("role")
         key = as_str(message.get("id")) or f"message:{index}"
         if _is_summary(message):
@@ -330,6 +306,7 @@ class _Sample:
                 if isinstance(call, dict):
                     call_id = as_str(call.get("id")) or f"{key}:call:{n}"
                     tool = as_str(call.get("function")) or "tool"
+                    self.transcript.place = None if place is None else f"{place}/tool_calls/{n}"
                     self.transcript.tool_call(call_id, tool, self._resolve(call.get("arguments", {})))
         elif role == "tool":
             error = message.get("error")

@@ -11,7 +11,7 @@ import orjson
 from inspector.bounded_io import bounded_lines, open_binary, read_limits
 from inspector.errors import TraceReadError
 from inspector.model import Finding, Severity
-from inspector.raw_records import FileStamp
+from inspector.raw_records import Stamps, stamps_of
 
 MAX_LINE_NOTICES = 20
 """A garbage file must not turn into a million notices; the rest are counted in one."""
@@ -37,7 +37,7 @@ class JsonLines:
         self.lines = 0
         self.offset = 0
         """Where the line last yielded starts, in bytes of the (decompressed) file."""
-        self.stamp: FileStamp | None = None
+        self.stamps: Stamps | None = None
         """The file as it was when reading began: the offsets hold for this version of it."""
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
@@ -45,7 +45,7 @@ class JsonLines:
         number = start = 0
         limits = read_limits()
         fast = self.fast
-        self.stamp = FileStamp.of(self.path)
+        self.stamps = stamps_of(self.path)
         with open_binary(self.path, limits) as stream:
             try:
                 for number, raw in bounded_lines(stream, self.path, limits.max_line_bytes):  # noqa: B007

@@ -14,18 +14,18 @@ The database is opened read-only; it is never written to.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Sequence
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import orjson
 
-from inspector.bounded_io import open_regular, read_all, read_limits
+from inspector.bounded_io import connect_read_only, open_regular, read_all, write_ahead_log
 from inspector.errors import TraceReadError
 from inspector.model import Trace
+from inspector.raw_records import Place, Row, Stamps, stamps_of
 from inspector.readers.field_decoder import FieldDecoder
 from inspector.readers.timeline import Compaction, TokenWatch
 from inspector.readers.transcript import NATIVE_TAG, Transcript
@@ -74,24 +74,11 @@ def claims(path: Path) -> bool:
         with open_regular(path) as stream:
             if stream.read(16) != _SQLITE_MAGIC:
                 return False
-        with closing(_connect(path)) as db:
+        with closing(connect_read_only(path)) as db:
             names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         return _TABLES <= names
     except (TraceReadError, OSError, sqlite3.Error):
         return False
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    """The database read-only: reading a session never changes the user's store.
-
-    opencode keeps it in WAL mode. While a `-wal` file exists it may hold committed rows, so the database is
-    opened `mode=ro` through it; without one, `immutable=1`, since a read-only open of a WAL database would
-    otherwise create the `-wal` and `-shm` files beside it."""
-    size = path.stat().st_size
-    if size > read_limits().max_file_bytes:
-        raise TraceReadError(str(path), "is larger than the per-file limit (raise it with --max-file-mb)")
-    wal = path.with_name(path.name + "-wal").exists()
-    return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro{'' if wal else '&immutable=1'}", uri=True)
 
 
 # --- the database --------------------------------------------------------------------------------
@@ -120,12 +107,14 @@ def read_session(path: Path, session_id: str) -> Trace:
 
 
 def _read_session(path: Path, session_id: str) -> _Reader:
+    stamps = stamps_of(path, write_ahead_log(path))  # before reading; the log holds committed rows too
     with closing(_database(path)) as db:
         found = _query(path, db, "SELECT * FROM session WHERE id = ?", (session_id,), named=True)
         if not found:
             raise TraceReadError(str(path), f"#{session_id}: no such session in this opencode database")
         rows = _query(path, db, "SELECT id, data FROM message WHERE session_id = ? ORDER BY id", (session_id,))
         parts: dict[str, list[dict[str, Any]]] = {}
+        by_id = True  # each row is found again by the id its message or part has (its data names none of its own)
         bad_parts = 0
         part_rows = _query(path, db, "SELECT id, message_id, data FROM part WHERE session_id = ? "
                                      "ORDER BY message_id, id", (session_id,))  # fmt: skip
@@ -136,10 +125,10 @@ def _read_session(path: Path, session_id: str) -> _Reader:
             if part is None:
                 bad_parts += 1
                 continue
-            part.setdefault("id", part_id)  # as `opencode export` adds it
+            by_id &= part.setdefault("id", part_id) == part_id  # the row's id, as `opencode export` adds it
             parts.setdefault(message_id, []).append(part)
     session = found[0]
-    reader = _Reader(path, session_id)
+    reader = _Reader(path, session_id, stamps, database=True)
     reader.bad_rows = bad_parts
     reader.title = as_str(session.get("title"))
     reader.extra.update({"version": as_str(session.get("version")), "directory": as_str(session.get("directory")),
@@ -150,15 +139,17 @@ def _read_session(path: Path, session_id: str) -> _Reader:
         if info is None:
             reader.bad_rows += 1
             continue
-        info.setdefault("id", message_id)
+        by_id &= info.setdefault("id", message_id) == message_id
         messages.append((info, parts.get(message_id, [])))
+    if not by_id:  # a data column naming another id: no record positions rather than a wrong row
+        reader.stamps = None
     reader.messages(messages)
     return reader
 
 
 def _database(path: Path) -> sqlite3.Connection:
     try:
-        return _connect(path)
+        return connect_read_only(path)
     except (sqlite3.Error, OSError) as exc:
         raise TraceReadError(str(path), f"cannot open the opencode database: {exc}") from None
 
@@ -195,6 +186,7 @@ def _decoded(data: Any, fields: FieldDecoder | None) -> dict[str, Any] | None:
 
 
 def _read_export(path: Path) -> Trace:
+    stamps = stamps_of(path)
     try:
         document = orjson.loads(read_all(path))
     except orjson.JSONDecodeError as exc:
@@ -202,7 +194,7 @@ def _read_export(path: Path) -> Trace:
     if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
         raise TraceReadError(str(path), "not an opencode export: no `messages` list")
     info = document.get("info") if isinstance(document.get("info"), dict) else {}
-    reader = _Reader(path, as_str(info.get("id")) or path.stem)
+    reader = _Reader(path, as_str(info.get("id")) or path.stem, stamps, database=False)
     reader.title = as_str(info.get("title"))
     reader.extra.update({"version": as_str(info.get("version")), "directory": as_str(info.get("directory")),
                          "source": "export"})  # fmt: skip
@@ -211,9 +203,13 @@ def _read_export(path: Path) -> Trace:
         message = entry.get("info") if isinstance(entry, dict) else None
         if not isinstance(message, dict):
             reader.bad_rows += 1
+            reader.stamps = None  # the messages after it are no longer at their index: no record positions
             continue
         parts = entry.get("parts")
-        messages.append((message, [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []))
+        kept = [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
+        if isinstance(parts, list) and len(kept) < len(parts):
+            reader.stamps = None
+        messages.append((message, kept))
     reader.messages(messages)
     return reader.build()
 
@@ -222,9 +218,14 @@ def _read_export(path: Path) -> Trace:
 
 
 class _Reader:
-    def __init__(self, path: Path, session_id: str) -> None:
+    def __init__(self, path: Path, session_id: str, stamps: Stamps, *, database: bool) -> None:
         self.path = path
         self.session_id = session_id
+        self.stamps: Stamps | None = stamps
+        """The database (and its log) or the export as reading began: the places hold for this version. None when
+        a record could not be found again exactly (then no turn shows one)."""
+        self.database = database
+        """Records are rows of the database, or values of the export."""
         self.title: str | None = None
         self.extra: dict[str, Any] = {}
         self.transcript = Transcript(path, NAME)
@@ -237,19 +238,19 @@ class _Reader:
     def build(self) -> Trace:
         extra = {k: v for k, v in self.extra.items() if v is not None}
         extra.update({"bad_rows": self.bad_rows, "pruned_tool_outputs": self.pruned})
-        return self.transcript.build(self.session_id, self.title, extra)
+        return self.transcript.build(self.session_id, self.title, extra, self.stamps)
 
-    def messages(self, messages: Iterable[Message]) -> None:
+    def messages(self, messages: Sequence[Message]) -> None:
         prunes = sorted({t for _, parts in messages for t in _pruned_times(parts)})
-        for info, parts in messages:
+        for position, (info, parts) in enumerate(messages):
             created = _time(info, "created")
             while prunes and created is not None and prunes[0] <= created:
                 self._prune_event(prunes.pop(0))
             role = info.get("role")
             if role == "user":
-                self._user(info, parts)
+                self._user(position, info, parts)
             elif role == "assistant":
-                self._assistant(info, parts)
+                self._assistant(position, info, parts)
             else:
                 self.transcript.unknown_types[f"message role {role}"] += 1
         for moment in prunes:
@@ -260,7 +261,14 @@ class _Reader:
     def _prune_event(self, moment: int) -> None:
         self.transcript.event("microcompaction", "old tool outputs pruned (state.time.compacted)", _iso(moment))
 
-    def _user(self, info: dict[str, Any], parts: list[dict[str, Any]]) -> None:
+    def _place(self, position: int, record: dict[str, Any], index: int | None = None) -> Place:
+        """Where `record` is stored, message `position`'s info or (`index`) its part, made only for a turn: a row of
+        the database, by the id the reader gave it from the row; a value of the export, by where it was read."""
+        if self.database:
+            return Row("message" if index is None else "part", record["id"])
+        return f"/messages/{position}/info" if index is None else f"/messages/{position}/parts/{index}"
+
+    def _user(self, position: int, info: dict[str, Any], parts: list[dict[str, Any]]) -> None:
         message_id = as_str(info.get("id")) or "user"
         timestamp = _iso(_time(info, "created"))
         for index, part in enumerate(parts):
@@ -270,6 +278,7 @@ class _Reader:
                 if part.get("ignored") is True:
                     continue
                 authority = "harness" if part.get("synthetic") is True else "user"
+                self.transcript.place = self._place(position, part, index)
                 self.transcript.turn(key, "user", authority, part["text"], timestamp, message=message_id)
             elif kind == "compaction":
                 self.requested = {k: v for k, v in part.items() if k in ("auto", "overflow", "tail_start_id",
@@ -281,7 +290,7 @@ class _Reader:
             elif kind not in _QUIET_PARTS and kind != "text":
                 self.transcript.unknown_types[f"user part {kind}"] += 1
 
-    def _assistant(self, info: dict[str, Any], parts: list[dict[str, Any]]) -> None:
+    def _assistant(self, position: int, info: dict[str, Any], parts: list[dict[str, Any]]) -> None:
         message_id = as_str(info.get("id")) or "assistant"
         timestamp = _iso(_time(info, "created"))
         if info.get("summary") is True or info.get("mode") == "compaction" or info.get("agent") == "compaction":
@@ -290,11 +299,13 @@ class _Reader:
         self._tokens(info)
         texts = [p["text"] for p in parts if p.get("type") == "text" and isinstance(p.get("text"), str)
                  and p["text"].strip() and p.get("synthetic") is not True]  # fmt: skip
-        if texts:
+        if texts:  # its record is the message's (model, tokens, cost); the words are in its text parts
+            self.transcript.place = self._place(position, info)
             self.transcript.turn(message_id, "assistant", "assistant", "\n\n".join(texts), timestamp)
-        for part in parts:
+        for index, part in enumerate(parts):
             kind = type_of(part)
             if kind == "tool":
+                self.transcript.place = self._place(position, part, index)  # the call and its result: one part
                 self._tool(message_id, part, timestamp)
             elif kind == "patch":
                 for target in part.get("files") if isinstance(part.get("files"), list) else ():

@@ -18,9 +18,10 @@ from typing import Any
 
 import orjson
 
-from inspector.bounded_io import read_all
+from inspector.bounded_io import read_all, read_with_status
 from inspector.errors import TraceReadError
 from inspector.model import Severity, Trace
+from inspector.raw_records import OwnFile
 from inspector.readers.timeline import Compaction
 from inspector.readers.transcript import Transcript
 from inspector.readers.values import as_int, as_str, blocks_text, type_of
@@ -100,8 +101,10 @@ class _Reader:
         if not files:
             raise TraceReadError(str(self.folder), "no event files (event-NNNNN-<id>.json)")
         for index, _event_id, file in files:
-            event = self._load(file)
-            if event is not None:
+            loaded = self._load(file)
+            if loaded is not None:
+                event, status = loaded
+                self.transcript.place = OwnFile.read(str(file), status)  # the event's turns: shown as its file
                 self._event(index, file, event)
         extra: dict[str, Any] = {"events": len(files), "malformed_events": self.malformed,
                                  "system_prompts": self.instructions}  # fmt: skip
@@ -109,7 +112,7 @@ class _Reader:
         state = self._base_state()
         trace_id = as_str(state.get("id")) or conversation
         title = as_str(state.get("title"))
-        return self.transcript.build(trace_id, title, extra)
+        return self.transcript.build(trace_id, title, extra, stamps=())  # each event file carries its own
 
     def _base_state(self) -> dict[str, Any]:
         base = (self.folder.parent if self.folder.name == EVENTS_DIR else self.folder) / BASE_STATE
@@ -121,16 +124,18 @@ class _Reader:
             return {}
         return state if isinstance(state, dict) else {}
 
-    def _load(self, file: Path) -> dict[str, Any] | None:
+    def _load(self, file: Path) -> tuple[dict[str, Any], os.stat_result] | None:
+        """The event, and its file's status as it was read."""
+        data, status = read_with_status(file)
         try:
-            event = orjson.loads(read_all(file))
+            event = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
             self._malformed(file, f"not JSON ({exc})")
             return None
         if not isinstance(event, dict):
             self._malformed(file, "not a JSON object")
             return None
-        return event
+        return event, status
 
     def _malformed(self, file: Path, why: str) -> None:
         self.malformed += 1

@@ -17,7 +17,7 @@ from typing import Any
 
 from inspector.mentions import Mentions
 from inspector.model import TRANSCRIPT, ChainEvent, Finding, Generation, KeyPrefix, Severity, SourceRecord, Trace
-from inspector.raw_records import RAW_LINES, FileStamp, LineIndex
+from inspector.raw_records import RAW_RECORDS, Place, RecordIndex, Stamps
 from inspector.readers.boilerplate import boilerplate_spans, transcript_pointer
 from inspector.readers.derived_keys import DerivedKey, DerivedKeys
 from inspector.readers.timeline import Compaction, Event, Mention, Turn
@@ -50,10 +50,10 @@ class Transcript:
         self._calls: dict[str, Turn] = {}
         self._results: dict[str, list[Turn]] = {}
         self._outcomes: dict[str, bool] = {}
-        self.offset: int | None = None
-        """Where the record being read starts in the file (a JSONL reader sets it from `JsonLines.offset`
-        before adding the record's turns): each turn added remembers it, so its line can be shown as written."""
-        self._offsets: dict[str, int] = {}
+        self.place: Place | None = None
+        """Where the record being read is (a JSONL reader sets it to `JsonLines.offset` before adding the
+        record's turns): each turn added remembers it, so its record can be shown as stored."""
+        self._places: dict[str, Place] = {}
 
     # -- filling ----------------------------------------------------------------------------
 
@@ -71,8 +71,8 @@ class Transcript:
              **extra: Any) -> Turn:  # fmt: skip
         item = Turn(self.unique_key(key), kind, authority, text, as_str(timestamp), extra=_compact(extra))
         self.timeline.append(item)
-        if self.offset is not None:
-            self._offsets[item.key] = self.offset
+        if self.place is not None:
+            self._places[item.key] = self.place
         return item
 
     def tool_call(self, key: str, tool: str, tool_input: Any, timestamp: str | None = None, **extra: Any) -> Turn:
@@ -129,9 +129,11 @@ class Transcript:
     # -- building ---------------------------------------------------------------------------
 
     def build(self, trace_id: str, title: str | None = None, extra: dict[str, Any] | None = None,
-              stamp: FileStamp | None = None) -> Trace:  # fmt: skip
-        """Freeze the timeline: sources, S0…Sn with cumulative covers, events and notices. `stamp` is the file
-        as reading began (`JsonLines.stamp`): with it, where each turn's line starts is kept for display."""
+              stamps: Stamps | None = None, member: str | None = None) -> Trace:  # fmt: skip
+        """Freeze the timeline: sources, S0…Sn with cumulative covers, events and notices. `stamps` are the
+        files the places point into as reading began (`JsonLines.stamps`; empty when each place carries its
+        own): with them, where each turn's record is is kept for display (JSON pointers point into the
+        zip `member`, or into the file)."""
         order: list[Turn | DerivedKey] = []
         seen: dict[str, None] = {}
         derived = DerivedKeys(order, seen)
@@ -186,8 +188,8 @@ class Transcript:
             )
         trace_extra = dict(extra or {})
         trace_extra["unknown_types"] = dict(self.unknown_types)
-        if self._offsets and stamp is not None:
-            trace_extra[RAW_LINES] = LineIndex(str(self.path), stamp, self._offsets)
+        if self._places and stamps is not None:
+            trace_extra[RAW_RECORDS] = RecordIndex(str(self.path), stamps, self._places, member)
         return Trace(
             id=trace_id,
             format=self.format_name,
