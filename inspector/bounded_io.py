@@ -29,7 +29,8 @@ if TYPE_CHECKING:  # both load with the first container read, not with every com
 from inspector.errors import TraceReadError
 
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-_ZIP_MAGIC = b"PK\x03\x04"
+ZIP_MAGIC = b"PK\x03\x04"
+SQLITE_MAGIC = b"SQLite format 3\x00"
 _ZSTD_METHOD = 93
 """inspect_ai writes `.eval` members zstd-compressed (ZIP method 93), which zipfile reads only from Python 3.14."""
 HEAD_BYTES = 64 * 1024
@@ -263,7 +264,7 @@ def _zstd_member(raw: IO[bytes], info: zipfile.ZipInfo, limit: int) -> bytes:
 
     raw.seek(info.header_offset)
     local = raw.read(30)
-    if len(local) < 30 or local[:4] != _ZIP_MAGIC:
+    if len(local) < 30 or local[:4] != ZIP_MAGIC:
         raise ValueError("bad local file header")
     name_length, extra_length = struct.unpack("<HH", local[26:30])
     raw.seek(info.header_offset + 30 + name_length + extra_length)
@@ -273,6 +274,26 @@ def _zstd_member(raw: IO[bytes], info: zipfile.ZipInfo, limit: int) -> bytes:
         return reader.read(limit + 1)  # one byte past the bound: the caller refuses what reaches it
     except zstandard.ZstdError as exc:
         raise ValueError(f"zstd: {exc}") from None
+
+
+def is_zip(path: Path) -> bool:
+    """Does the file start as a zip does? Never raises: a folder, a FIFO, a torn or missing file is no zip.
+    Both the reader of a zip container and the registry, before it loads that reader, ask this."""
+    try:
+        return not path.is_dir() and read_head(path, len(ZIP_MAGIC)) == ZIP_MAGIC
+    except Exception:
+        return False
+
+
+def is_sqlite(path: Path) -> bool:
+    """Does the regular file start as an SQLite database does (its raw bytes, never decompressed)? Never raises."""
+    try:
+        if not path.is_file():
+            return False
+        with open_regular(path) as stream:
+            return stream.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except Exception:
+        return False
 
 
 def write_ahead_log(path: Path) -> Path:
@@ -296,6 +317,6 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro{'' if wal else '&immutable=1'}", uri=True)
 
 
-__all__ = ["FILE_SETTING", "LINE_SETTING", "ReadLimits", "bounded_lines", "connect_read_only", "iter_lines",
-           "open_binary", "open_regular", "read_all", "read_head", "read_limits", "read_member", "read_with_status",
-           "write_ahead_log"]  # fmt: skip
+__all__ = ["FILE_SETTING", "LINE_SETTING", "SQLITE_MAGIC", "ZIP_MAGIC", "ReadLimits", "bounded_lines",
+           "connect_read_only", "is_sqlite", "is_zip", "iter_lines", "open_binary", "open_regular", "read_all",
+           "read_head", "read_limits", "read_member", "read_with_status", "write_ahead_log"]  # fmt: skip

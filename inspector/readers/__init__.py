@@ -10,7 +10,7 @@ nine, and every command starts that much sooner. A reader that recognises a fold
 from collections.abc import Callable
 from pathlib import Path
 
-from inspector.bounded_io import open_regular, read_head
+from inspector.bounded_io import is_sqlite, is_zip
 from inspector.readers.registry import (
     Deferred,
     Reader,
@@ -21,34 +21,12 @@ from inspector.readers.registry import (
     register_reader,
 )
 
-_ZIP_MAGIC = b"PK\x03\x04"
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-
 
 def _folder(path: Path) -> bool:
     """What an OpenHands conversation is (its `claims` also wants the event files inside)."""
     try:
         return path.is_dir()
     except (OSError, ValueError):
-        return False
-
-
-def _zip(path: Path) -> bool:
-    """What an Inspect `.eval` log is, tested as its `claims` first tests it."""
-    try:
-        return not path.is_dir() and read_head(path, len(_ZIP_MAGIC)) == _ZIP_MAGIC
-    except Exception:  # a torn file, a FIFO, a missing file: not a container
-        return False
-
-
-def _sqlite(path: Path) -> bool:
-    """What an opencode database is, tested as its `claims` first tests it."""
-    try:
-        if not path.is_file():
-            return False
-        with open_regular(path) as stream:
-            return stream.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC
-    except Exception:
         return False
 
 
@@ -105,7 +83,7 @@ _builtin(
     "inspect_ai 0.3.285 (react agent, CompactionSummary and CompactionTrim): compaction type, tokens "
     "before/after and trigger exact from compaction events; summary text exact from the summary message; "
     "a compaction's place among the messages inferred from the message ids earlier events name",
-    claims=_zip, sessions=True, suffixes=(".eval",), default_locations=("$INSPECT_LOG_DIR", "./logs"),
+    claims=is_zip, sessions=True, suffixes=(".eval",), default_locations=("$INSPECT_LOG_DIR", "./logs"),
 )  # fmt: skip
 _builtin(
     "langchain", "langchain", "LangChain / LangGraph messages (stream JSONL or message-list JSON)",
@@ -136,7 +114,7 @@ _builtin(
     "opencode", "opencode", "opencode session (opencode.db SQLite store, or `opencode export` JSON)",
     "opencode 1.18.33 (SQLite store and export). Before and after each compaction are exact: the "
     "summary is its own message and the model continues from it; pruned tool outputs are marked by the log.",
-    claims=_sqlite, sessions=True, suffixes=(".db",),
+    claims=is_sqlite, sessions=True, suffixes=(".db",),
     default_locations=("$XDG_DATA_HOME/opencode/opencode.db", "~/.local/share/opencode/opencode.db"),
 )  # fmt: skip
 _builtin(

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from inspector.bounded_io import open_regular, read_all, read_head, read_limits, read_member
+from inspector.bounded_io import ZIP_MAGIC, is_zip, open_regular, read_all, read_head, read_limits, read_member
 from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.raw_records import stamps_of
@@ -29,7 +29,6 @@ from inspector.readers.transcript import Transcript
 from inspector.readers.values import as_int, as_str, blocks_text, input_text
 
 NAME = "inspect-ai"
-_ZIP_MAGIC = b"PK\x03\x04"
 _ATTACHMENT = "attachment://"
 _Placed = tuple[dict[str, Any], str | None]
 """A compaction event, and what a summariser call just before it answered (its summary when the sample's
@@ -65,7 +64,7 @@ def sniff(head: bytes) -> bool:
 def claims(path: Path) -> bool:
     """An `.eval` log: a zip holding `header.json` or `samples/` members. Cheap: the central directory only."""
     try:
-        if path.is_dir() or read_head(path, 4) != _ZIP_MAGIC:
+        if not is_zip(path):
             return False
         with open_regular(path) as raw, zipfile.ZipFile(raw) as archive:
             return any(n == "header.json" or n.startswith("samples/") for n in archive.namelist())
@@ -89,7 +88,7 @@ class _Log:
         self.zip_members: dict[str, zipfile.ZipInfo] = {}
         self.samples: dict[str, dict[str, Any]] = {}
         self.order: list[str] = []
-        if read_head(path, 4) == _ZIP_MAGIC:
+        if read_head(path, len(ZIP_MAGIC)) == ZIP_MAGIC:
             self._open_zip()
         else:
             self._open_json()

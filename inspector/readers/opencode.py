@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from inspector.bounded_io import connect_read_only, open_regular, read_all, write_ahead_log
+from inspector.bounded_io import connect_read_only, is_sqlite, read_all, write_ahead_log
 from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.raw_records import Place, Row, Stamps, stamps_of
@@ -34,7 +34,6 @@ from inspector.tool_names import is_edit_tool
 
 NAME = "opencode"
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 _TABLES = frozenset({"session", "message", "part"})
 _QUIET_PARTS = frozenset({"step-start", "step-finish", "snapshot", "reasoning", "agent", "retry"})
 """Parts that hold no words of the conversation (token counts are read from the message)."""
@@ -69,11 +68,8 @@ def sniff(head: bytes) -> bool:
 def claims(path: Path) -> bool:
     """An SQLite file with opencode's session, message and part tables (never raises)."""
     try:
-        if not path.is_file():
+        if not is_sqlite(path):
             return False
-        with open_regular(path) as stream:
-            if stream.read(16) != _SQLITE_MAGIC:
-                return False
         with closing(connect_read_only(path)) as db:
             names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         return _TABLES <= names
