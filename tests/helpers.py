@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import os
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from inspector.analysis import Analysis, analyze
 from inspector.facts import Config
@@ -11,7 +17,42 @@ from inspector.model import Generation, Invariant, SourceRecord, Trace
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_traces"
-REAL_TRACES = REPO.parent / "shared" / "real_traces"
+SHARED = REPO.parent / "shared"
+"""Real sessions, gold labels and the scorer: beside the clone in CI, absent from a fresh clone."""
+REAL_TRACES = SHARED / "real_traces"
+LABELLED = REAL_TRACES / "labelled"
+
+
+def require_shared(*paths: Path) -> None:
+    """Skip, naming ../shared, when data a test reads from it is absent (a fresh clone has none); in CI,
+    where `.ci/run` has ../shared beside the clone, fail instead, so a missing folder never passes as skips."""
+    missing = [p for p in paths if not p.exists()]
+    if not missing:
+        return
+    where = ", ".join(f"../{p.relative_to(SHARED.parent)}" for p in missing)
+    if os.environ.get("CI"):
+        pytest.fail(f"{where} is missing: CI runs with ../shared beside the clone")
+    pytest.skip(f"needs ../shared beside the repository ({where} is absent: a fresh clone has none)")
+
+
+def needs_shared(*paths: Path) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`require_shared(*paths)` before the test runs (its fixtures and parameters pass through)."""
+
+    def decorate(test: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(test)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            require_shared(*paths)
+            return test(*args, **kwargs)
+
+        return run
+
+    return decorate
+
+
+def shared_files(folder: Path, pattern: str) -> list[Path]:
+    """The files a test is parametrised over, or the folder itself when it is absent, so that the one test
+    left says why (`needs_shared`) rather than pytest's wordless "empty parameter set"."""
+    return sorted(folder.glob(pattern)) or [folder / pattern]
 
 
 def record(key: str, text: str, **fields: object) -> SourceRecord:

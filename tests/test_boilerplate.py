@@ -6,23 +6,18 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 from inspector import analyze, load_trace
 from inspector.facts import GenerationFacts
 from inspector.model import Generation, Trace
 from inspector.readers import native
 from inspector.readers.boilerplate import boilerplate_spans, transcript_pointer
 from inspector.render import STYLE, highlight_html, highlights
-from tests.helpers import REAL_TRACES, REPO
+from tests.helpers import LABELLED, REPO, needs_shared
 
-LABELLED = REAL_TRACES / "labelled"
 ENTIRECLI = LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl"
 VSLA = LABELLED / "claude_code_1.0.53_vsla_f67ab274.jsonl"
 CODEX_FIXTURE = REPO / "tests" / "fixtures" / "codex" / "three_compactions.jsonl"
-needs_real = pytest.mark.skipif(
-    not LABELLED.is_dir(), reason="the shared real traces are not checked out beside the repo"
-)
+needs_real = needs_shared(LABELLED)
 
 # Excerpts of the labelled sessions (entirecli_1e0816ef S1, vsla_f67ab274 S1): the harness's lines verbatim,
 # the summary between them cut short.

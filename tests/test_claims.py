@@ -13,13 +13,12 @@ from inspector import analyze, load_trace
 from inspector.detectors.claims import CLAIM_RULES
 from inspector.model import Finding, Generation, SourceRecord, Trace
 from inspector.summary_claims import ClaimKind, claims_in
-from tests.helpers import REAL_TRACES
+from tests.helpers import LABELLED, needs_shared, shared_files
 
-LABELLED = REAL_TRACES / "labelled"
 ENTIRECLI = LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl"
 ATTRIBUTION = LABELLED / "claude_code_2.x_entirecli_6113e919.jsonl"
 VSLA = LABELLED / "claude_code_1.0.53_vsla_f67ab274.jsonl"
-needs_real = pytest.mark.skipif(not LABELLED.is_dir(), reason="the shared real traces are not beside the repo")
+needs_real = needs_shared(LABELLED)
 
 GO_TEST_FAIL = "FAIL\tentire.io/cli/cmd/entire/cli/summarise [build failed]\nFAIL"
 GO_TEST_OK = "ok  \tentire.io/cli/cmd/entire/cli/checkpoint\t0.412s\nok  \tentire.io/cli/cmd/entire/cli/strategy\t3.1s"
@@ -228,7 +227,7 @@ def test_a_next_step_after_an_edit_since_its_last_run_is_not_stale() -> None:
 
 
 @needs_real
-@pytest.mark.parametrize("path", sorted(LABELLED.glob("*.jsonl")), ids=lambda p: p.name[:32])
+@pytest.mark.parametrize("path", shared_files(LABELLED, "*.jsonl"), ids=lambda p: p.name[:32])
 def test_no_stale_step_in_the_labelled_sessions(path) -> None:
     """The gold files list no stale task: a stale-next-step finding there would be a false one."""
     assert found(load_trace(path), "stale-next-step") == []

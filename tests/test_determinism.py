@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REAL_TRACES, REPO, SAMPLES
+from tests.helpers import LABELLED, REPO, SAMPLES, require_shared
 
-LABELLED = REAL_TRACES / "labelled"
 SEEDS = ("0", "12345", "random")
 
 
@@ -41,6 +40,5 @@ def test_check_json_is_identical_across_hash_seeds(trace: Path) -> None:
 
 
 def test_labelled_sessions_are_present_or_skipped() -> None:
-    if not LABELLED.is_dir():
-        pytest.skip(f"{LABELLED} absent: only the bundled samples were checked")
+    require_shared(LABELLED)  # absent: only the bundled samples were checked
     assert sorted(LABELLED.glob("*.jsonl")), f"no session logs in {LABELLED}"

@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 
 import inspector.guard as guard
-from tests.helpers import REAL_TRACES
+from tests.helpers import LABELLED, needs_shared, shared_files
 
-LABELLED = REAL_TRACES / "labelled"
-needs_real = pytest.mark.skipif(not LABELLED.is_dir(), reason="the shared real traces are not beside the repo")
+needs_real = needs_shared(LABELLED)
 RESTORABLE = ("user-constraint", "user-decision", "user-requirement", "user-preference", "correction")
 """Gold kinds the guard gives back in the user's words; an unresolved failure comes back as a contradicted claim."""
 
@@ -59,7 +58,7 @@ def matches(entry: str, item: dict) -> bool:
 
 
 @needs_real
-@pytest.mark.parametrize("session", sorted(LABELLED.glob("*.jsonl")), ids=lambda p: p.name[:34])
+@pytest.mark.parametrize("session", shared_files(LABELLED, "*.jsonl"), ids=lambda p: p.name[:34])
 def test_the_manifest_gives_back_what_the_gold_says_was_lost_and_nothing_kept(session, tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
     gold = json.loads(session.with_name(session.stem + ".gold.json").read_text())

@@ -14,10 +14,10 @@ import pytest
 
 from inspector import guard_install
 from inspector.guard_install import hook_command, install, is_guard_command, settings_file, status, uninstall
-from tests.helpers import REAL_TRACES
+from tests.helpers import LABELLED, needs_shared
 
 GOLDEN = Path(__file__).parent / "golden" / "guard_install"
-TRANSCRIPT = REAL_TRACES / "labelled" / "claude_code_2.x_entirecli_1e0816ef.jsonl"
+TRANSCRIPT = LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl"
 
 
 @pytest.fixture(autouse=True)
@@ -368,7 +368,7 @@ def cut_after_second_compaction(destination: Path) -> Path:
     return destination
 
 
-@pytest.mark.skipif(not TRANSCRIPT.is_file(), reason="../shared (the labelled real sessions) is absent")
+@needs_shared(TRANSCRIPT)
 def test_the_installed_command_runs_as_claude_code_runs_it(project, tmp_path, monkeypatch):
     """The command string read back from the settings file, through a shell, hook JSON on stdin."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # the guard's log and store stay in the test

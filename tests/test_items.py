@@ -21,14 +21,11 @@ from inspector.items import (
 )
 from inspector.model import Invariant, InvariantKind, SourceRecord
 from inspector.readers.claude_code import user_words_in_result
-from tests.helpers import REAL_TRACES
+from tests.helpers import LABELLED, needs_shared
 
-LABELLED = REAL_TRACES / "labelled"
 ENTIRECLI = LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl"
 VSLA = LABELLED / "claude_code_1.0.53_vsla_f67ab274.jsonl"
-needs_real = pytest.mark.skipif(
-    not LABELLED.is_dir(), reason="the shared real traces are not checked out beside the repo"
-)
+needs_real = needs_shared(LABELLED)
 
 KEEP_LOCAL = "intentional - keep it local! let's proceed with implementation using superpowers"
 MANUAL_COMMIT = (

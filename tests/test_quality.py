@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.helpers import REAL_TRACES, REPO
+from tests.helpers import LABELLED, REPO, SHARED, require_shared
 
 # The issue #13 contract: what the gate must reach on the labelled real sessions. Do not loosen these to
 # make the suite pass; improve the detectors instead.
@@ -22,14 +22,12 @@ CONTRACT: dict[str, tuple[str, float]] = {
 }
 COMPARE = {">=": operator.ge, "<=": operator.le, "==": operator.eq}
 
-SCORER = REPO.parent / "shared" / "quality" / "score.py"
-LABELLED = REAL_TRACES / "labelled"
+SCORER = SHARED / "quality" / "score.py"
 
 
 @pytest.fixture(scope="module")
 def totals() -> dict:
-    if not (SCORER.is_file() and LABELLED.is_dir()):
-        pytest.skip("../shared (the scorer and the labelled sessions) is absent")
+    require_shared(SCORER, LABELLED)
     # The scorer splits --cli on spaces.
     cli = f"{sys.executable} -m inspector"
     result = subprocess.run(

@@ -17,12 +17,12 @@ from inspector.errors import TraceReadError
 from inspector.model import Severity
 from inspector.readers import claude_code, detect_format, load_trace, native, readers
 from inspector.readers.claude_code import sidechain_paths
-from tests.helpers import read_raises_only_its_error
+from tests.helpers import REAL_TRACES, needs_shared, read_raises_only_its_error, require_shared
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "real_traces"
-VSLA = REAL / "claude_code_v1.0.53_vsla_0a725fb5.jsonl"
-V21 = REAL / "claude_code_v2.1_schema_fixture_agent-sessions.jsonl"
+VSLA = REAL_TRACES / "claude_code_v1.0.53_vsla_0a725fb5.jsonl"
+V21 = REAL_TRACES / "claude_code_v2.1_schema_fixture_agent-sessions.jsonl"
 STORY = Path(__file__).parent / "fixtures" / "claude_code" / "three_compactions.jsonl"
+CODEX_STORY = Path(__file__).parent / "fixtures" / "codex" / "three_compactions.jsonl"
 
 
 # --- building small sessions --------------------------------------------------------------------
@@ -71,6 +71,7 @@ def test_readers_register_after_native() -> None:
     assert names.index("native") < names.index("claude-code")
 
 
+@needs_shared(VSLA)
 def test_real_legacy_session_has_one_compaction() -> None:
     assert detect_format(VSLA) == "claude-code"
     trace = load_trace(VSLA)
@@ -86,6 +87,7 @@ def test_real_legacy_session_has_one_compaction() -> None:
     assert trace.notices == ()
 
 
+@needs_shared(VSLA)
 def test_real_legacy_sidechain_root_is_not_a_compaction() -> None:
     trace = load_trace(VSLA)
     lines = VSLA.read_text().splitlines()
@@ -100,6 +102,7 @@ def test_real_legacy_sidechain_root_is_not_a_compaction() -> None:
     assert len([s for s in trace.sources if s.kind == "assistant"]) < len(message_ids)
 
 
+@needs_shared(VSLA)
 def test_real_legacy_session_maps_tools_and_files() -> None:
     trace = load_trace(VSLA)
     assert texts(trace, "tool_error"), "failed tool calls become tool_error records"
@@ -110,6 +113,7 @@ def test_real_legacy_session_maps_tools_and_files() -> None:
     assert len(user_keys) == len(set(user_keys))
 
 
+@needs_shared(V21)
 def test_real_2x_fixture_has_two_boundaries() -> None:
     trace = load_trace(V21)
     assert len(trace.generations) == 3
@@ -194,15 +198,16 @@ def test_s0_renders_the_raw_context() -> None:
     assert "late-fee" not in s0  # that came after the first compaction
 
 
-def test_trace_round_trips_through_the_native_format(tmp_path: Path) -> None:
-    for source in (STORY, VSLA, V21):
-        trace = load_trace(source)
-        copy = tmp_path / f"{source.stem}.json"
-        native.write(trace, copy)
-        again = load_trace(copy)
-        assert again.format == "native"
-        assert again.sources[: len(trace.sources)] == trace.sources and again.generations == trace.generations
-        assert resolved(again) == resolved(trace)  # printed-only keys are written out, so they still resolve
+@pytest.mark.parametrize("source", [STORY, VSLA, V21], ids=["story", "vsla", "v2.1"])
+def test_trace_round_trips_through_the_native_format(tmp_path: Path, source: Path) -> None:
+    require_shared(source)
+    trace = load_trace(source)
+    copy = tmp_path / f"{source.stem}.json"
+    native.write(trace, copy)
+    again = load_trace(copy)
+    assert again.format == "native"
+    assert again.sources[: len(trace.sources)] == trace.sources and again.generations == trace.generations
+    assert resolved(again) == resolved(trace)  # printed-only keys are written out, so they still resolve
 
 
 def test_analysis_sees_weakened_lost_and_unresolved() -> None:
@@ -349,6 +354,7 @@ def test_unknown_types_and_fields_are_counted_not_fatal(tmp_path: Path) -> None:
 def test_typed_and_exact_decoding_read_the_same_session(tmp_path: Path, session: Path) -> None:
     """Known lines take the typed decoder, lines with a field it does not know the exact dict path: a
     session read either way must give the same turns, summaries and counts."""
+    require_shared(session)
     records = [json.loads(line) for line in session.read_text().splitlines() if line.strip()]
     drifted = write(tmp_path / "drifted.jsonl", [{**r, "laterField": 1} for r in records])
     typed, exact = load_trace(session, format="claude-code"), load_trace(drifted, format="claude-code")
@@ -428,7 +434,7 @@ def test_zstd_compressed_session_loads(tmp_path: Path) -> None:
 def test_sniff_rejects_native_and_codex() -> None:
     assert claude_code.sniff(STORY.read_bytes()[:65536])
     assert not claude_code.sniff(b'{"format": "compaction-trace/1", "id": "x", "sources": [], "generations": []}')
-    codex_head = (REAL / "codex_v0.146_schema_fixture_agent-sessions.jsonl").read_bytes()[:65536]
+    codex_head = CODEX_STORY.read_bytes()[:65536]
     assert not claude_code.sniff(codex_head)
     # A first record longer than the head is recognised by its keys.
     long_first = b'{"parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"content":"' + b"x" * 70000

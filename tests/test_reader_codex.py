@@ -17,11 +17,11 @@ from inspector.errors import TraceReadError
 from inspector.model import Severity, Trace
 from inspector.readers import codex, codex_records, detect_format, load_trace, native
 from inspector.report import to_json
-from tests.helpers import read_raises_only_its_error
+from tests.helpers import REAL_TRACES, needs_shared, read_raises_only_its_error, require_shared
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "real_traces"
-REAL_CODEX = REAL / "codex_v0.146_schema_fixture_agent-sessions.jsonl"
+REAL_CODEX = REAL_TRACES / "codex_v0.146_schema_fixture_agent-sessions.jsonl"
 STORY = Path(__file__).parent / "fixtures" / "codex" / "three_compactions.jsonl"
+CLAUDE_STORY = Path(__file__).parent / "fixtures" / "claude_code" / "three_compactions.jsonl"
 PREFIX = "Another language model started to solve this problem"
 
 
@@ -46,6 +46,7 @@ def meta(session: str = "rollout-1") -> dict[str, Any]:
 # --- the real fixture -------------------------------------------------------------------------------
 
 
+@needs_shared(REAL_CODEX)
 def test_real_rollout_has_six_compactions_five_unavailable() -> None:
     assert detect_format(REAL_CODEX) == "codex"
     trace = load_trace(REAL_CODEX)
@@ -65,6 +66,7 @@ def test_real_rollout_has_six_compactions_five_unavailable() -> None:
     assert all("encrypted" in g.extra["unavailable_reason"] for g in trace.generations[2:])
 
 
+@needs_shared(REAL_CODEX)
 def test_real_rollout_counts_drift_without_failing() -> None:
     trace = load_trace(REAL_CODEX)
     assert trace.extra["session_meta"] == 7
@@ -165,6 +167,7 @@ def everything(trace: Trace) -> tuple[Any, ...]:
 def test_typed_and_exact_decoding_read_the_same_session(session: Path) -> None:
     """Every line of these sessions takes the typed decoder; read again with each line on the exact dict path,
     the turns, summaries, notices and counts must be the same."""
+    require_shared(session)
     lines = [raw for raw in session.read_bytes().splitlines(keepends=True) if raw.strip()]
     assert all(codex_records.decode_fast(raw) is not None for raw in lines)
     typed = codex.read(session)
@@ -267,18 +270,19 @@ def test_empty_rollout_raises(tmp_path: Path) -> None:
 
 def test_sniff_accepts_only_rollouts() -> None:
     assert codex.sniff(STORY.read_bytes())
-    assert not codex.sniff((REAL / "claude_code_v1.0.53_vsla_0a725fb5.jsonl").read_bytes()[:65536])
+    assert not codex.sniff(CLAUDE_STORY.read_bytes()[:65536])
     assert not codex.sniff(b'{"format":"compaction-trace/1","id":"x"}\n')
 
 
-def test_round_trips_through_native(tmp_path: Path) -> None:
-    for source in (STORY, REAL_CODEX):
-        trace = load_trace(source)
-        copy = tmp_path / f"{source.stem}.jsonl"
-        native.write(trace, copy)
-        again = load_trace(copy)
-        assert again.sources[: len(trace.sources)] == trace.sources and again.generations == trace.generations
-        assert to_json(analyze(again))["generations"] == to_json(analyze(trace))["generations"]
+@pytest.mark.parametrize("source", [STORY, REAL_CODEX], ids=["story", "real"])
+def test_round_trips_through_native(tmp_path: Path, source: Path) -> None:
+    require_shared(source)
+    trace = load_trace(source)
+    copy = tmp_path / f"{source.stem}.jsonl"
+    native.write(trace, copy)
+    again = load_trace(copy)
+    assert again.sources[: len(trace.sources)] == trace.sources and again.generations == trace.generations
+    assert to_json(analyze(again))["generations"] == to_json(analyze(trace))["generations"]
 
 
 # --- arbitrary payloads of the right shape: the reader itself raises nothing but TraceReadError --------

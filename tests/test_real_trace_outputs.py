@@ -19,9 +19,9 @@ import pytest
 from inspector.analysis import analyze
 from inspector.readers import load_trace
 from inspector.report import to_json
+from tests.helpers import REAL_TRACES as REAL
+from tests.helpers import REPO, require_shared
 
-REPO = Path(__file__).resolve().parents[1]
-REAL = REPO.parent / "shared" / "real_traces"
 DIGESTS = Path(__file__).parent / "golden" / "check_digests.json"
 
 
@@ -48,15 +48,16 @@ def pinned_digests() -> dict[str, str]:
 def test_the_report_on_each_pinned_file_is_unchanged(name: str) -> None:
     path = pinned_files().get(name)
     if path is None:
-        pytest.skip(f"{name} is not on this machine")
+        if not name.startswith("real_traces/"):
+            pytest.fail(f"{name} is pinned but no longer in the repository: rewrite the digests")
+        require_shared(REAL / name.removeprefix("real_traces/"))  # a real session lives in ../shared
     assert report_digest(path) == pinned_digests()[name], (
         f"check --json on {name} changed: if deliberate, review it and run python -m tests.test_real_trace_outputs"
     )
 
 
 def test_every_real_session_and_sample_is_pinned() -> None:
-    if not REAL.is_dir():
-        pytest.skip("../shared/real_traces is not on this machine")
+    require_shared(REAL)
     assert sorted(pinned_files()) == sorted(pinned_digests())
 
 
