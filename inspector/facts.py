@@ -29,7 +29,7 @@ from inspector.invariants import (
 from inspector.item_matching import ITEM_MATCHERS
 from inspector.items import ShellRun, shell_runs
 from inspector.items import session_items as mine_session_items
-from inspector.model import Generation, Invariant, KeyPrefix, Trace
+from inspector.model import Generation, Invariant, KeyPrefix, SourceQuote, Trace
 from inspector.summary_claims import Claim, claims_in
 from inspector.text import Sentence, sentences
 
@@ -161,6 +161,13 @@ class InvariantTrack:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "statuses", tuple(m.status for m in self.matches))
+
+    @property
+    def source_quote(self) -> SourceQuote | None:
+        """The record the item was said in and its whole sentence: the evidence every finding about this
+        item carries, so a reviewer checks it against the log (None for a declared item with no source)."""
+        key = self.invariant.source_key
+        return SourceQuote(key, self.invariant.quote or self.invariant.text) if key else None
 
 
 def invariant_universe(trace: Trace) -> list[Invariant]:

@@ -85,7 +85,7 @@ def test_the_findings_table_gains_the_source_key_and_a_clipped_quote(quoting_rul
     assert [{k: v for k, v in r.items() if not k.startswith("source ")} for r in rows] == finding_rows(analysis)
     quoted = next(r for r in rows if r["rule"] == "test-quoted")
     assert quoted["source key"] == "turn:1" and quoted["source quote"] == "q" * 79 + "…"
-    assert next(r for r in rows if r["rule"] == "invariant-lost")["source key"] is None
+    assert next(r for r in rows if r["rule"] == "invariant-lost")["source key"] == "turn:1"
 
 
 def _quoting(quote: str):  # type: ignore[no-untyped-def]
@@ -116,11 +116,36 @@ def test_findings_page_shows_the_picked_findings_source_quote(tmp_path, monkeypa
     assert "What the summary says (S2)" in shown and "the summary says nothing about it" in shown
 
 
+ITEM_RULES = ("invariant-weakened", "invariant-lost", "recompaction-depth", "superseded-fact-resurfaced")
+
+
+@pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.glob("*.json")))
+def test_every_item_finding_on_a_sample_names_the_record_its_item_came_from(sample):
+    """The manifest knows where each item was said; a finding about it must show that record, not "none"."""
+    analysis = analyze(load_trace(SAMPLES / sample))
+    items = {track.invariant.id: track.invariant for track in analysis.facts.invariants}
+    about_items = [f for f in analysis.findings if f.rule in ITEM_RULES]
+    for found in about_items:
+        assert found.source is not None, f"{found.rule} at S{found.generation} has no source: {found.message}"
+        if "invariant" in found.evidence:
+            item = items[found.evidence["invariant"]]
+            assert found.source.key == item.source_key and found.source.quote in (item.quote, item.text)
+        else:  # a relapse names the correction it ignores, and the sentence there with the new value
+            assert found.source.key == found.evidence["correction"] and found.source.quote
+
+
+def test_a_relapse_quotes_the_corrections_sentence_with_the_new_value():
+    analysis = analyze(load_trace(SAMPLES / "five_item_synthetic.json"))
+    relapse = next(f for f in analysis.findings if f.rule == "superseded-fact-resurfaced")
+    stating = "Correction: the ingest batch size is 250 records, not 500; 500 overflowed worker memory."
+    assert relapse.source == SourceQuote("src:correction-batch", stating)
+
+
 @pytest.mark.parametrize("view", ["findings", "generation"])
-def test_an_invariant_weakened_finding_shows_the_summary_sentence_beside_no_source(view):
+def test_an_invariant_weakened_finding_shows_the_summary_sentence_beside_its_source(view):
     analysis = analyze(load_trace(SAMPLES / "staging_db_constraint.json"))
     weakened = next(f for f in analysis.findings if f.rule == "invariant-weakened")
-    assert weakened.excerpt is not None and weakened.source is None
+    assert weakened.excerpt is not None and weakened.source is not None and weakened.source.key == "turn:1"
     wanted = next(r["id"] for r in finding_rows(analysis) if r["rule"] == "invariant-weakened")
     at = app(trace="sample:staging_db_constraint.json", gen="2", finding=wanted)
     if view == "findings":
@@ -132,4 +157,5 @@ def test_an_invariant_weakened_finding_shows_the_summary_sentence_beside_no_sour
     shown = html_of(at)
     assert 'class="ci-evidence"' in shown and "What the summary says (S2)" in shown
     assert f'<div class="ci-text ci-quote">{weakened.excerpt}</div>' in shown  # the excerpt holds nothing to escape
-    assert "no source record" in shown
+    assert "What the log says (record <code>turn:1</code>)" in shown and "no source record" not in shown
+    assert f'<div class="ci-text ci-quote">{weakened.source.quote}</div>' in shown

@@ -21,7 +21,7 @@ from inspector.claim_evidence import (
     unchecked_edit,
     unprinted_figures,
 )
-from inspector.detectors.items import session_tracks, still, track_quote
+from inspector.detectors.items import session_tracks, still
 from inspector.facts import GenerationFacts, TraceFacts, new_keys
 from inspector.invariants import InvariantStatus
 from inspector.items import USER_KINDS, edited_path, failure_line, span_counts, topic_terms
@@ -83,7 +83,7 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
                 match.end,
                 {"claim": "fixed", "why": "no later run of it succeeded", "invariant": track.invariant.id,
                  "reason": match.reason},
-                source=track_quote(track),
+                source=track.source_quote,
             )
     for generation, claims in _claiming(facts, ClaimKind.PASSING, ClaimKind.PUSHED):
         split = split_at(facts, generation.generation)
@@ -140,7 +140,7 @@ def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
             yield Hit(generation.generation.index, message, claim.start, claim.end,
                       _evidence(claim, why) | acted,
                       severity=Severity.ERROR if acted else None,
-                      source=SourceQuote(repeated.key, clip(repeated.text, 300)) if repeated else None)  # fmt: skip
+                      source=_record_quote(repeated.key, repeated.text) if repeated else None)  # fmt: skip
 
 
 REPEAT_WINDOW = 20
@@ -242,7 +242,7 @@ def _items_collapse(tracks: list, k: int, label: str) -> Iterator[Hit]:
     yield Hit(k, f"{label} carries {len(kept)} of the {len(owed)} statements of the user still owed at it: "
                  "the session collapsed into a summary that no longer holds what was asked",
               evidence={"claim": "items", "why": f"it carries {len(kept)} of {len(owed)} owed statements",
-                        "owed": len(owed), "kept": len(kept)}, source=track_quote(lost))  # fmt: skip
+                        "owed": len(owed), "kept": len(kept)}, source=lost.source_quote)  # fmt: skip
 
 
 @rule(

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 from inspector.facts import InvariantTrack, TraceFacts
 from inspector.invariants import PRESENT, InvariantStatus, values_in
-from inspector.model import Severity
+from inspector.model import Severity, SourceQuote, SourceRecord
 from inspector.rule_registry import Hit, rule
-from inspector.text import content_terms
+from inspector.text import clip, content_terms, sentences
 
 
 def _transitions(track: InvariantTrack, target: InvariantStatus) -> Iterator[int]:
@@ -29,6 +29,12 @@ def _transitions(track: InvariantTrack, target: InvariantStatus) -> Iterator[int
 def _declared(facts: TraceFacts) -> tuple[InvariantTrack, ...]:
     """Invariants of a store: a session log's items have rules of their own (inspector.detectors.items)."""
     return () if facts.session_log else facts.invariants
+
+
+def _stating(record: SourceRecord, values: set[str]) -> SourceQuote:
+    """The correction's sentence that gives the new value: what a reviewer checks the relapse against."""
+    stating = next((s.text for s in sentences(record.text) if values_in(s.text) & values), record.text)
+    return SourceQuote(record.key, clip(stating, 300))
 
 
 def _describe(track: InvariantTrack) -> str:
@@ -52,6 +58,7 @@ def invariant_weakened(facts: TraceFacts) -> Iterator[Hit]:
                     match.start,
                     match.end,
                     {"invariant": track.invariant.id, "reason": match.reason, "wording": match.matched_text},
+                    source=track.source_quote,
                 )
 
 
@@ -60,7 +67,8 @@ def invariant_lost(facts: TraceFacts) -> Iterator[Hit]:
     for track in _declared(facts):
         for k in _transitions(track, InvariantStatus.LOST):
             if facts.generations[k].is_summary:
-                yield Hit(k, f"{_describe(track)} is gone", evidence={"invariant": track.invariant.id})
+                yield Hit(k, f"{_describe(track)} is gone", evidence={"invariant": track.invariant.id},
+                          source=track.source_quote)
 
 
 @rule(
@@ -95,6 +103,7 @@ def superseded_fact_resurfaced(facts: TraceFacts) -> Iterator[Hit]:
                         sentence.start,
                         sentence.end,
                         {"superseded": old.key, "correction": correction.key, "value": value},
+                        source=_stating(correction, fresh),
                     )
                     break
 
@@ -119,6 +128,7 @@ def recompaction_depth(facts: TraceFacts) -> Iterator[Hit]:
                     track.matches[k].start,
                     track.matches[k].end,
                     {"invariant": track.invariant.id, "depth": depth},
+                    source=track.source_quote,
                 )
                 break
 

@@ -13,16 +13,11 @@ from collections.abc import Iterator
 from inspector.facts import InvariantTrack, TraceFacts
 from inspector.invariants import InvariantStatus
 from inspector.items import USER_KINDS
-from inspector.model import InvariantKind, Severity, SourceQuote
+from inspector.model import InvariantKind, Severity
 from inspector.rule_registry import Hit, rule
 from inspector.text import clip
 
 _FAILURES = (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH)
-def track_quote(track: InvariantTrack) -> SourceQuote | None:
-    key = track.invariant.source_key
-    return SourceQuote(key, track.invariant.quote or track.invariant.text) if key else None
-
-
 def still(track: InvariantTrack, target: InvariantStatus) -> Iterator[tuple[int, bool]]:
     """Every summary where the item is in `target`, and whether it already was in the one before.
 
@@ -69,7 +64,7 @@ def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
                 f"{facts.generations[k].generation.label}",
                 evidence={"invariant": item.id, "kind": item.kind.value}
                 | ({"answering": item.context} if item.context else {}),
-                source=track_quote(track),
+                source=track.source_quote,
             )
 
 
@@ -89,7 +84,7 @@ def user_statement_weakened(facts: TraceFacts) -> Iterator[Hit]:
                 match.start,
                 match.end,
                 {"invariant": track.invariant.id, "reason": match.reason},
-                source=track_quote(track),
+                source=track.source_quote,
             )
 
 
@@ -107,7 +102,7 @@ def open_failure_lost(facts: TraceFacts) -> Iterator[Hit]:
                 f"unresolved failure “{clip(track.invariant.text, 160)}” is not in "
                 f"{facts.generations[k].generation.label}",
                 evidence={"invariant": track.invariant.id},
-                source=track_quote(track),
+                source=track.source_quote,
             )
 
 
@@ -136,8 +131,8 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
             k,
             f"{generation.generation.label} mentions none of the completed actions before it: {' and '.join(parts)}",
             evidence={"actions": [t.invariant.text for t in gone], "invariants": [t.invariant.id for t in gone]},
-            source=track_quote(gone[-1]),
+            source=gone[-1].source_quote,
         )
 
 
-__all__ = ["session_tracks", "still", "track_quote"]
+__all__ = ["session_tracks", "still"]
