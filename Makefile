@@ -40,9 +40,10 @@ demo: $(VENV)/.installed-app
 	if [ $$status -eq 1 ]; then echo "demo: exit status 1, as expected: the gate found the failures these samples demonstrate"; \
 	else exit $$status; fi
 
-# Score the findings against the hand-labelled real sessions (precision, recall, faithful errors: one line).
+# Score the findings against the hand-labelled real sessions (precision, recall, faithful errors): one line
+# per folder of ../shared/real_traces, and one per half of wider/ (half B is held out: bench/quality.py).
 quality: $(VENV)/.installed-app
-	$(PY) ../shared/quality/score.py ../shared/real_traces/labelled --cli $(VENV)/bin/compaction-inspector
+	$(PY) bench/quality.py --cli $(VENV)/bin/compaction-inspector
 
 # Every performance figure in one run (a few minutes; sessions go to a temporary folder); the table is
 # printed and saved in bench/RESULTS.md with the date and machine.
