@@ -32,7 +32,9 @@ def require_shared(*paths: Path) -> None:
     where = ", ".join(f"../{p.relative_to(SHARED.parent)}" for p in missing)
     if os.environ.get("CI"):
         pytest.fail(f"{where} is missing: CI runs with ../shared beside the clone")
-    pytest.skip(f"needs ../shared beside the repository ({where} is absent: a fresh clone has none)")
+    # Reported at the test, as a skipif mark's skip is, not at this line: the summary then names each test.
+    raise pytest.skip.Exception(f"needs ../shared beside the repository ({where} is absent: a fresh clone has none)",
+                                _use_item_location=True)  # fmt: skip
 
 
 def needs_shared(*paths: Path) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
