@@ -22,7 +22,7 @@ from inspector.fleet import scan
 from inspector.fleet.files import LINK_OUT, NOT_REGULAR
 from inspector.library import TraceRef, TraceRefError, trace_file
 from inspector.readers import load_trace
-from inspector.sized_cache import SizedCache
+from inspector.sized_cache import SizedCache, default_budget
 from tests.helpers import REPO, SAMPLES
 
 FIRST_RECORD = orjson.dumps({
@@ -247,3 +247,23 @@ def test_concurrent_requests_for_one_key_make_it_once():
     for thread in threads:
         thread.join(10)
     assert (calls, cache.get("k")) == ([1], 7)
+
+
+def test_a_make_that_fails_is_not_kept_and_the_next_caller_makes_it_again():
+    """A trace that failed to load once (a file being written) must load when opened again, not stay broken."""
+    cache: SizedCache[int] = SizedCache(budget=100)
+
+    def broken() -> int:
+        raise TraceReadError("t.jsonl", "torn")
+
+    with pytest.raises(TraceReadError):
+        cache.get_or_make("k", broken, lambda _: 1)
+    assert ("k" not in cache, cache.get_or_make("k", lambda: 7, lambda _: 1)) == (True, 7)
+
+
+@pytest.mark.parametrize(("setting", "budget"), [("1.5", 3 << 19), ("0", 1), ("", None), ("lots", None)],
+                         ids=["megabytes", "at-least-a-byte", "unset", "typo"])  # fmt: skip
+def test_the_cache_budget_is_the_setting_in_megabytes_else_a_quarter_of_memory(monkeypatch, setting, budget):
+    monkeypatch.setenv("INSPECTOR_CACHE_MB", setting)
+    quarter = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
+    assert default_budget() == (quarter if budget is None else budget)
