@@ -6,11 +6,13 @@ on disk and gigabytes once decompressed.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
 import threading
+import weakref
 from pathlib import Path
 
 import orjson
@@ -259,6 +261,25 @@ def test_a_make_that_fails_is_not_kept_and_the_next_caller_makes_it_again():
     with pytest.raises(TraceReadError):
         cache.get_or_make("k", broken, lambda _: 1)
     assert ("k" not in cache, cache.get_or_make("k", lambda: 7, lambda _: 1)) == (True, 7)
+
+
+class _Analysis:
+    """Stands for an analysis: its parts point back at it (a cycle), so only a collection frees it."""
+
+    def __init__(self) -> None:
+        self.parts = [self]
+
+
+def test_an_evicted_value_is_collected_at_once_even_in_a_cycle():
+    """The memory of a dropped analysis goes back at eviction, not whenever the collector next runs."""
+    cache: SizedCache[_Analysis] = SizedCache(budget=100)
+    old = weakref.ref(cache.get_or_make("old", _Analysis, lambda _: 60))
+    gc.disable()
+    try:
+        cache.get_or_make("new", _Analysis, lambda _: 60)  # 120 > 100: the old one goes
+        assert ("old" in cache, old()) == (False, None)
+    finally:
+        gc.enable()
 
 
 @pytest.mark.parametrize(("setting", "budget"), [("1.5", 3 << 19), ("0", 1), ("", None), ("lots", None)],
