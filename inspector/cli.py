@@ -349,13 +349,14 @@ def _annotations(args: argparse.Namespace) -> int:
 
 
 def _import_annotations(path: Path, annotations: Annotations) -> int:
-    """A file none of whose lines is an annotation is the wrong file: one line. A partly bad one: a line per
-    bad line, the rest imported."""
-    read = 0
+    """A file none of whose lines is an annotation (an empty one too) is the wrong file: one line. A partly bad
+    one: a line per bad line, the rest imported."""
+    read = lines = 0
 
     def counting(stream: BinaryIO) -> Iterator[bytes]:
-        nonlocal read
+        nonlocal read, lines
         for line in stream:
+            lines += 1
             read += bool(line.strip())
             yield line
 
@@ -364,10 +365,12 @@ def _import_annotations(path: Path, annotations: Annotations) -> int:
             added, revisions, errors = annotations.import_jsonl(counting(stream))
     except OSError as error:
         raise BadInput(f"{path}: cannot read: {error.strerror or error}") from None
-    if errors and len(errors) == read:
-        first = errors[0]  # a message may quote the line (a key name): spelled
+    if len(errors) == read:  # no line held an annotation, so nothing was merged
+        # A message may quote the line (a key name): spelled.
+        why = (f"line {errors[0].line}: {errors[0].message}" if errors else
+               "it holds only blank lines" if lines else "the file is empty")  # fmt: skip
         raise BadInput(terminal_text(f"{path}: not an annotations export (the JSONL `annotations export` writes): "
-                                     f"line {first.line}: {first.message}"))  # fmt: skip
+                                     f"{why}"))  # fmt: skip
     for error in errors:
         print(terminal_text(f"{path}:{error.line}: {error.message}"), file=sys.stderr)
     print(f"{path}: added {counted(added, 'annotation')} and {counted(revisions, 'revision')}; "

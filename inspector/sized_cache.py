@@ -1,10 +1,12 @@
 """A least-recently-used cache bounded by the memory its values hold, not by how many there are.
 
 The app keeps analyses of the traces people open. A count bound (eight analyses) holds 40 MB for
-small traces and 4 GB for large ones, and the large ones were never let go. Here each value is
-weighed when it is made, and the least recently used are dropped until the total fits the budget;
-the newest is always kept, however heavy, since someone is looking at it. Dropped values are
-collected and the allocator asked to hand the memory back to the system.
+small traces and 4 GB for large ones, and the large ones were never let go. `cachetools.LRUCache`
+with a `getsizeof` is that bound, and `cachetools.cached` with a condition makes two callers of one
+missing key wait for one `make`. What is left here is what the library does not do: a weight given
+with each value rather than computed from it, the newest value kept however heavy (the library
+refuses a value larger than the whole cache, but someone is looking at it), and the memory of
+dropped values handed back to the system; plus the budget and the weight estimate.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ import ctypes.util
 import gc
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
+
+from cachetools import LRUCache, cached
 
 from inspector.model import Trace
 
@@ -50,6 +53,26 @@ def default_budget() -> int:
         return 2048 * MB
 
 
+class _Weighed(NamedTuple):
+    """A value with the weight its maker gave it (the library weighs what it holds, so it holds both)."""
+
+    value: Any
+    weight: int
+
+
+class _Evicting(LRUCache[Hashable, _Weighed]):
+    """Counts what it drops, so the memory can be released once the lock is let go."""
+
+    def __init__(self, budget: int) -> None:
+        # An entry heavier than the whole budget counts as all of it: it drops every other and stays.
+        super().__init__(budget, getsizeof=lambda entry: min(entry.weight, budget))
+        self.dropped = 0
+
+    def popitem(self) -> tuple[Hashable, _Weighed]:
+        self.dropped += 1
+        return super().popitem()
+
+
 class SizedCache(Generic[V]):
     """Values by key, least recently used first out once their weights pass `budget` bytes. Thread-safe.
 
@@ -59,41 +82,34 @@ class SizedCache(Generic[V]):
 
     def __init__(self, budget: int) -> None:
         self.budget = budget
-        self._values: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()
-        self._lock = threading.Lock()
-        self._making: dict[Hashable, threading.Lock] = {}
+        self._values = _Evicting(budget)
+        self._lock = threading.Condition()
+
+        def weighed(key: Hashable, make: Callable[[], V], weigh: Callable[[V], int]) -> _Weighed:
+            value = make()
+            return _Weighed(value, weigh(value))
+
+        self._make = cached(self._values, key=lambda key, *_: key, condition=self._lock)(weighed)
 
     def get(self, key: Hashable) -> V | None:
         with self._lock:
             entry = self._values.get(key)
-            if entry is None:
-                return None
-            self._values.move_to_end(key)
-            return entry[0]
+        return None if entry is None else entry.value  # type: ignore[no-any-return]
 
     def get_or_make(self, key: Hashable, make: Callable[[], V], weigh: Callable[[V], int]) -> V:
         """The cached value, or `make()` weighed by `weigh` and kept (evicting others to fit)."""
-        found = self.get(key)
-        if found is not None:
-            return found
+        value: V = self._make(key, make, weigh).value
         with self._lock:
-            making = self._making.setdefault(key, threading.Lock())
-        try:
-            with making:
-                found = self.get(key)
-                if found is not None:
-                    return found
-                value = make()
-                self._put(key, value, weigh(value))
-                return value
-        finally:
-            with self._lock:
-                self._making.pop(key, None)
+            dropped, self._values.dropped = self._values.dropped, 0
+        if dropped:
+            _release_memory()
+        return value
 
     @property
     def weight(self) -> int:
+        """Bytes held against the budget (a value heavier than the budget counts as the budget)."""
         with self._lock:
-            return sum(weight for _, weight in self._values.values())
+            return int(self._values.currsize)
 
     def __len__(self) -> int:
         with self._lock:
@@ -102,19 +118,6 @@ class SizedCache(Generic[V]):
     def __contains__(self, key: Hashable) -> bool:
         with self._lock:
             return key in self._values
-
-    def _put(self, key: Hashable, value: V, weight: int) -> None:
-        with self._lock:
-            self._values[key] = (value, weight)
-            self._values.move_to_end(key)
-            total = sum(w for _, w in self._values.values())
-            dropped = 0
-            while total > self.budget and len(self._values) > 1:
-                _, (_, freed) = self._values.popitem(last=False)
-                total -= freed
-                dropped += 1
-        if dropped:
-            _release_memory()
 
 
 def _release_memory() -> None:

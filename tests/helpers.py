@@ -21,6 +21,21 @@ SHARED = REPO.parent / "shared"
 """Real sessions, gold labels and the scorer: beside the clone in CI, absent from a fresh clone."""
 REAL_TRACES = SHARED / "real_traces"
 LABELLED = REAL_TRACES / "labelled"
+FIXTURES = REPO / "tests" / "fixtures"
+ONE_OF_EACH = {
+    "native": SAMPLES / "staging_db_constraint.json",
+    "claude-code": FIXTURES / "claude_code" / "three_compactions.jsonl",
+    "codex": FIXTURES / "codex" / "three_compactions.jsonl",
+    "gemini-cli": FIXTURES / "gemini_cli" / "session-2026-12-01T01-55-e4477968.jsonl",
+    "opencode": FIXTURES / "opencode" / "opencode.db",
+    "openhands": FIXTURES / "openhands" / "conversation",
+    "inspect-ai": FIXTURES / "inspect_ai" / "two-samples.eval",
+    "langchain": FIXTURES / "langchain" / "stream-values.jsonl",
+    "anthropic-api": FIXTURES / "anthropic_api" / "messages.jsonl",
+    "openai-responses": FIXTURES / "openai_responses" / "responses.jsonl",
+    "otel-genai": FIXTURES / "otel_genai" / "traces.jsonl",
+}
+"""One session of each registered format, as its agent writes it (a file, an SQLite database, a zip, a folder)."""
 
 
 def require_shared(*paths: Path) -> None:

@@ -17,9 +17,10 @@ from inspector.cli import build_parser
 from inspector.cli_options import DEPRECATED_HELP
 from inspector.library import content_hash
 from inspector.store import Store, Target
-from tests.helpers import REPO, SAMPLES
+from tests.helpers import ONE_OF_EACH, REPO, SAMPLES
 
 NATIVE = str(SAMPLES / "staging_db_constraint.json")
+CLAUDE_CODE = str(ONE_OF_EACH["claude-code"])
 
 
 def run(tmp_path: Path, *args: str, env: dict[str, str] | None = None, stdin: str = "") -> subprocess.CompletedProcess:
@@ -68,6 +69,11 @@ BAD_INPUT = [
     # A format given by hand that does not fit says what the file is.
     ("check-input-format-codex-on-native", ["check", "--input-format", "codex", NATIVE],
      [NATIVE, "not a Codex CLI rollout", "native trace"]),
+    # … even where the reader named would read nothing from it and pass (tests/test_input_format.py: every pair).
+    ("check-input-format-codex-on-claude-code", ["check", "--input-format", "codex", CLAUDE_CODE],
+     [f"{CLAUDE_CODE}: not a Codex CLI rollout", "looks like a claude-code trace"]),
+    ("check-input-format-gemini-cli-on-claude-code", ["check", "--input-format", "gemini-cli", CLAUDE_CODE],
+     [f"{CLAUDE_CODE}: not a Gemini CLI session", "looks like a claude-code trace"]),
     ("refresh-at-0", ["refresh", NATIVE, "--at", "0"], ["--at", "S0 is the original context"]),
     ("refresh-at-past-the-end", ["refresh", NATIVE, "--at", "9"], [NATIVE, "--at 9 is not a generation", "S1..S3"]),
     # Every subcommand with a bad path, a bad option value and no arguments.

@@ -6,11 +6,13 @@ on disk and gigabytes once decompressed.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
 import threading
+import weakref
 from pathlib import Path
 
 import orjson
@@ -22,7 +24,7 @@ from inspector.fleet import scan
 from inspector.fleet.files import LINK_OUT, NOT_REGULAR
 from inspector.library import TraceRef, TraceRefError, trace_file
 from inspector.readers import load_trace
-from inspector.sized_cache import SizedCache
+from inspector.sized_cache import SizedCache, default_budget
 from tests.helpers import REPO, SAMPLES
 
 FIRST_RECORD = orjson.dumps({
@@ -247,3 +249,42 @@ def test_concurrent_requests_for_one_key_make_it_once():
     for thread in threads:
         thread.join(10)
     assert (calls, cache.get("k")) == ([1], 7)
+
+
+def test_a_make_that_fails_is_not_kept_and_the_next_caller_makes_it_again():
+    """A trace that failed to load once (a file being written) must load when opened again, not stay broken."""
+    cache: SizedCache[int] = SizedCache(budget=100)
+
+    def broken() -> int:
+        raise TraceReadError("t.jsonl", "torn")
+
+    with pytest.raises(TraceReadError):
+        cache.get_or_make("k", broken, lambda _: 1)
+    assert ("k" not in cache, cache.get_or_make("k", lambda: 7, lambda _: 1)) == (True, 7)
+
+
+class _Analysis:
+    """Stands for an analysis: its parts point back at it (a cycle), so only a collection frees it."""
+
+    def __init__(self) -> None:
+        self.parts = [self]
+
+
+def test_an_evicted_value_is_collected_at_once_even_in_a_cycle():
+    """The memory of a dropped analysis goes back at eviction, not whenever the collector next runs."""
+    cache: SizedCache[_Analysis] = SizedCache(budget=100)
+    old = weakref.ref(cache.get_or_make("old", _Analysis, lambda _: 60))
+    gc.disable()
+    try:
+        cache.get_or_make("new", _Analysis, lambda _: 60)  # 120 > 100: the old one goes
+        assert ("old" in cache, old()) == (False, None)
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize(("setting", "budget"), [("1.5", 3 << 19), ("0", 1), ("", None), ("lots", None)],
+                         ids=["megabytes", "at-least-a-byte", "unset", "typo"])  # fmt: skip
+def test_the_cache_budget_is_the_setting_in_megabytes_else_a_quarter_of_memory(monkeypatch, setting, budget):
+    monkeypatch.setenv("INSPECTOR_CACHE_MB", setting)
+    quarter = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
+    assert default_budget() == (quarter if budget is None else budget)

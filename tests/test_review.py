@@ -123,3 +123,17 @@ def test_cli_import_names_a_malformed_line_and_imports_the_rest(tmp_path):
     [line] = result.stderr.decode().splitlines()
     assert line.startswith(f"{path}:2: invalid JSON")
     assert b"added 2 annotations" in result.stdout
+
+
+@pytest.mark.parametrize(("content", "why"), [(b"", "the file is empty"), (b"\n  \n\t\r\n\n", "it holds only blank "
+                                             "lines")], ids=["empty", "blank-lines"])  # fmt: skip
+def test_cli_import_refuses_a_file_with_no_annotation_in_one_line_and_keeps_the_store(tmp_path, content, why):
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    kept = Store(url).annotations.add("h", Target("generation", generation=1), "fixed", "", "kim")
+    path = tmp_path / "export.jsonl"
+    path.write_bytes(content)
+    result = cli("annotations", "--db", url, "import", str(path))
+    assert (result.returncode, result.stdout) == (2, b"")
+    assert result.stderr.decode().splitlines() == [
+        f"{path}: not an annotations export (the JSONL `annotations export` writes): {why}"]
+    assert [a.id for a in Store(url).annotations.all()] == [kept.id]

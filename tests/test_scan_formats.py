@@ -14,22 +14,7 @@ from pathlib import Path
 
 from inspector.fleet import scan
 from inspector.readers import Deferred, readers
-
-FIXTURES = Path(__file__).parent / "fixtures"
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
-ONE_OF_EACH = {
-    "native": SAMPLES / "staging_db_constraint.json",
-    "claude-code": FIXTURES / "claude_code" / "three_compactions.jsonl",
-    "codex": FIXTURES / "codex" / "three_compactions.jsonl",
-    "gemini-cli": FIXTURES / "gemini_cli" / "session-2026-12-01T01-55-e4477968.jsonl",
-    "opencode": FIXTURES / "opencode" / "opencode.db",
-    "openhands": FIXTURES / "openhands" / "conversation",
-    "inspect-ai": FIXTURES / "inspect_ai" / "two-samples.eval",
-    "langchain": FIXTURES / "langchain" / "stream-values.jsonl",
-    "anthropic-api": FIXTURES / "anthropic_api" / "messages.jsonl",
-    "openai-responses": FIXTURES / "openai_responses" / "responses.jsonl",
-    "otel-genai": FIXTURES / "otel_genai" / "traces.jsonl",
-}
+from tests.helpers import ONE_OF_EACH
 
 
 def one_of_each(folder: Path) -> Path:

@@ -144,8 +144,10 @@ def _load(path: Path, format: str, session: str | None) -> Trace:
     reader = _READERS.get(name)
     if reader is None:
         raise TraceReadError(str(path), f"unknown format {name!r} (known: {', '.join(_READERS)})")
+    if format != "auto":
+        _refuse_another_format(path, reader)
     if session is not None and reader.read_session is None:
-        raise TraceReadError(str(path), f"#{session}: a {name} file holds one session, not several")
+        raise TraceReadError(str(path), f"#{session}: {_a(name)} {name} file holds one session, not several")
     try:
         with paused_gc():
             if session is not None:
@@ -172,19 +174,52 @@ def _with_other_sessions(trace: Trace, reader: Reader, path: Path) -> Trace:
     return replace(trace, notices=(*trace.notices, Finding("several-sessions", Severity.INFO, None, message)))
 
 
+def _recognises(reader: Reader, path: Path) -> bool:
+    """The reader's own test of the file, as detection asks it: `claims` on the path, `sniff` on the head."""
+    if reader.claims is not None and reader.claims(path):
+        return True
+    try:
+        return not path.is_dir() and reader.sniff(read_head(path))
+    except (TraceReadError, OSError):  # unreadable: the reader itself says why, naming the file
+        return False
+
+
+def _refuse_another_format(path: Path, reader: Reader) -> None:
+    """A format given by hand that the file does not fit, when detection names another: refuse it, naming the
+    other. A reader given a file that is not its format often reads nothing and reports a clean chain (a Claude
+    Code log read as a Codex rollout "passes" with one generation), so a reader's own errors cannot be relied
+    on. A file no reader recognises is left to the one named: a user may force it on a head no sniffer knows."""
+    if _recognises(reader, path):
+        return
+    try:
+        actual = detect_format(path)
+    except TraceReadError:
+        return
+    if actual != reader.name:
+        raise _looks_like(path, reader.name, actual)
+
+
 def _named_wrongly(path: Path, name: str, error: TraceReadError) -> TraceReadError:
-    """A format given by hand that fails on a file another reader recognises: say what the file is, since
-    the reader's own complaint ("no JSON record in 91 lines") describes the wrong format."""
+    """A format given by hand that fails on a file another reader recognises too (and is asked first): say what
+    the file is, since the reader's own complaint ("no JSON record in 91 lines") describes the wrong format."""
     try:
         actual = detect_format(path)
     except TraceReadError:
         return error
-    if actual == name:
-        return error
+    return error if actual == name else _looks_like(path, name, actual)
+
+
+def _looks_like(path: Path, name: str, actual: str) -> TraceReadError:
+    wrong, right = _READERS[name].description, _READERS[actual].description
     return TraceReadError(
-        str(path), f"not a {_READERS[name].description}; it looks like a {actual} trace, "
-        f"{_READERS[actual].description}, which auto-detection reads",
+        str(path), f"not {_a(wrong)} {wrong}; it looks like {_a(actual)} {actual} trace, {right}, "
+        "which auto-detection reads",
     )  # fmt: skip
+
+
+def _a(word: str) -> str:
+    """The article a reader would say before a format's name ("an opencode trace", "a Codex CLI rollout")."""
+    return "an" if word[:1].lower() in ("a", "e", "i", "o") else "a"
 
 
 __all__ = ["Deferred", "Reader", "default_locations", "detect_format", "format_names", "load_trace",
