@@ -43,7 +43,8 @@ _FIELDS = call_fields({"input": None, "model": None, "context_management": None}
 
 
 def _response(value: Any) -> dict[str, Any] | None:
-    if isinstance(value, dict) and value.get("object") in _RESPONSES and isinstance(value.get("output"), list):
+    kind = value.get("object") if isinstance(value, dict) else None
+    if isinstance(kind, str) and kind in _RESPONSES and isinstance(value.get("output"), list):
         return value
     return None
 

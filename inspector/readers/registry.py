@@ -98,13 +98,22 @@ def detect_format(path: Path) -> str:
     if not head.strip():
         raise TraceReadError(str(path), "empty file")
     for reader in _READERS.values():
-        if reader.sniff(head):
+        if _sniffs(reader, head):
             return reader.name
     if b"\x00" in head:
         raise TraceReadError(str(path), "binary data, not a trace file")
     raise TraceReadError(
         str(path), f"not a recognised trace format (known: {', '.join(_READERS)})", 1
     )
+
+
+def _sniffs(reader: Reader, head: bytes) -> bool:
+    """The reader's sniffer on a head; one that trips over odd input (a list where it expects a string) has
+    not recognised the file, and the next reader is asked rather than a traceback shown."""
+    try:
+        return bool(reader.sniff(head))
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError):
+        return False
 
 
 def default_locations() -> list[tuple[str, Path]]:
@@ -179,7 +188,7 @@ def _recognises(reader: Reader, path: Path) -> bool:
     if reader.claims is not None and reader.claims(path):
         return True
     try:
-        return not path.is_dir() and reader.sniff(read_head(path))
+        return not path.is_dir() and _sniffs(reader, read_head(path))
     except (TraceReadError, OSError):  # unreadable: the reader itself says why, naming the file
         return False
 
