@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from inspector.authorship import said_by_user
 from inspector.inert import visible
 from inspector.model import Finding, Invariant, Severity, SourceRecord, Trace
 from inspector.text import clip
@@ -103,7 +104,10 @@ def restored_items(trace: Trace) -> tuple[int, list[Restored]]:
     for finding in analysis.findings:
         if finding.generation != newest or finding.rule not in RESTORED_RULES or finding.severity is not Severity.ERROR:
             continue
-        found.append(_restored(finding, trace.sources, positions, invariants))
+        restored = _restored(finding, trace.sources, positions, invariants)
+        if finding.rule.startswith("user-statement") and not restored.by_user:
+            continue  # only words the user typed are given back as the user's; the rest is not theirs to restore
+        found.append(restored)
     return newest, found
 
 
@@ -120,7 +124,7 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
         kind = invariant.kind.value
     order = 0 if finding.rule in LOST_RULES else 1 if finding.rule in WEAKENED_RULES else 2
     when = record.timestamp if record is not None else None
-    by_user = record is not None and record.authority == "user"
+    by_user = record is not None and said_by_user(record, text)
     return Restored(finding.rule, kind, text, key, when, order, positions.get(key, -1) if key else -1, by_user)
 
 
@@ -143,8 +147,8 @@ def manifest(trace: Trace, generation: int, restored: list[Restored],
             f"it {' and '.join(what)}. From the log, verbatim:")  # fmt: skip
     lines, shown, used, left_out = [head], [], len(head), 0
     for item, entry in _lines(said, claims):
-        if used + len(entry) + 1 > max_tokens * 4:
-            left_out += 1
+        if left_out or used + len(entry) + 1 > max_tokens * 4:
+            left_out += 1  # the cap cuts from the end: nothing older gets in after a newer one was left out
             continue
         lines.append(entry)
         shown.append(item)
@@ -160,7 +164,8 @@ def _lines(said: list[Restored], claims: list[Restored]) -> Iterator[tuple[Resto
         state = "lost" if item.rule in LOST_RULES else "weakened"
         who = "The user said" if item.by_user else "The log says"
         kind = item.kind.removeprefix("user-")
-        yield item, f"- {who}{when} ({kind}, {state} in the summary): “{_shown(item.text)}”"
+        record = f", record {_shown(item.source_key)}" if item.source_key else ""
+        yield item, f"- {who}{when} ({kind}, {state} in the summary{record}): “{_shown(item.text)}”"
     for item in claims:
         yield item, f"- {_shown(item.text)}"
 

@@ -22,9 +22,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from inspector.authorship import spans_for
 from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.literals import Literals
-from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
+from inspector.model import TRANSCRIPT, Author, Invariant, InvariantKind, SourceRecord
 from inspector.text import Sentence, clip, content_terms, sentences
 from inspector.tool_names import is_edit_tool
 
@@ -35,20 +36,6 @@ USER_KINDS = frozenset(
 """What the user said: losing one of these is an error."""
 
 # --- what the user said --------------------------------------------------------------------------
-
-_NOT_A_STATEMENT = re.compile(
-    r"<(?:command-name|command-message|bash-input|bash-stdout|bash-stderr|local-command-stdout|"
-    r"local-command-caveat|system-reminder|user-prompt-submit-hook)>|^\s*\[Request interrupted",
-    re.IGNORECASE,
-)
-"""Slash commands, shell-mode input and output, harness notes: typed by the user, not said to the agent."""
-
-_PASTED_LINE = re.compile(
-    r"^\s*(?:[$#>]\s|\w[\w.-]*@[\w.-]+:|at\s+[\w.$]+\(|File \"|Traceback|[\w./-]+:\d+(?::\d+)?:|[{}\[\]();]\s*$|"
-    r"(?:import|from|def|class|func|package|return|const|let|var|public|private|#include)\b|[│├└╰╭─━×]|"
-    r"\s{4,}\S|.*\S(?:\t|\s{3,})\S)"
-)
-"""A line of a pasted log, shell session, stack trace, table or code rather than prose."""
 
 _QUESTION_START = re.compile(
     r"^(?:can|could|would|will|do|does|did|is|are|was|were|shall|what|why|how|where|when|which|who|whom|"
@@ -95,37 +82,17 @@ GENERIC_TERMS = frozenset(
 )
 """Words that say nothing about what an item is about: never the evidence that it survived."""
 
-PASTE_CHARS = 400
-"""After a line ending in a colon, this much more text is a paste (a review, a log), not the user's words."""
 MIN_TERMS = 2
 """An item needs this many topic terms; fewer ("A.", "yes") cannot be looked for in a summary."""
 
 
-TYPED_CHARS = 100_000
-"""How much of one user turn is read for statements: far more than anyone types (about 25k tokens).
-Past it a turn is a pasted document or dump, and reading a 50 MB paste sentence by sentence would
-cost half a minute for nothing the user said."""
-
-
-def statement_sentences(text: str) -> Iterator[Sentence]:
-    """The prose sentences of a user turn: pasted logs, code and shell output are dropped."""
-    text = text[:TYPED_CHARS]
-    if _NOT_A_STATEMENT.search(text):
-        return
-    prose = text.split("```", 1)[0]  # what follows a fence is code, or prose about code
-    offset = 0
-    lines = prose.splitlines(keepends=True)
-    for number, line in enumerate(lines):
-        if line.rstrip().endswith(":") and len("".join(lines[number + 1 :])) > PASTE_CHARS:
-            lines = lines[: number + 1]  # "got this feedback:" and what follows is someone else's text
-            break
-    for line in lines:
-        if _PASTED_LINE.match(line):
-            offset += len(line)
-            continue
-        for sentence in sentences(line):
-            yield Sentence(offset + sentence.start, offset + sentence.end, sentence.text)
-        offset += len(line)
+def statement_sentences(text: str, author: Author = Author.USER) -> Iterator[Sentence]:
+    """The sentences the user typed in a record's text (`inspector.authorship`): injected tags, pasted logs,
+    code, documents and shell output are someone else's words, never a statement."""
+    for span in spans_for(text, author):
+        if span.author is Author.USER:
+            for sentence in sentences(text[span.start : span.end]):
+                yield Sentence(span.start + sentence.start, span.start + sentence.end, sentence.text)
 
 
 def _clauses(sentence: str) -> Iterator[str]:
@@ -201,7 +168,7 @@ def user_items(record: SourceRecord, asked: str | None = None) -> Iterator[Invar
     own: it borrows the topic of `asked`, the question the agent had just put, to be found again.
     """
     answered = record.extra.get("via") == "question-tool"
-    for number, sentence in enumerate(statement_sentences(record.text)):
+    for number, sentence in enumerate(statement_sentences(record.text, record.author)):
         for clause in _clauses(sentence.text):
             kind = InvariantKind.USER_DECISION if answered else statement_kind(clause)
             if kind is None or len(clause) > 400:
@@ -609,7 +576,7 @@ class SpanCounts:
 def span_counts(records: Sequence[SourceRecord]) -> SpanCounts:
     """User messages (typed, not harness text) and failed runs of the work (slips and exploration excluded)."""
     users = sum(1 for r in records if r.namespace == TRANSCRIPT and r.kind == "user" and r.authority == "user"
-                and next(statement_sentences(r.text), None) is not None)  # fmt: skip
+                and next(statement_sentences(r.text, r.author), None) is not None)  # fmt: skip
     failed = [run for run in shell_runs(records) if run.signature and run.signature[0] not in _EXPLORATORY
               and (run.crash or (run.failed and not _harmless_error(run.output)))]  # fmt: skip
     first = f"{' '.join(failed[0].signature)}: {failure_line(failed[0])}" if failed else None

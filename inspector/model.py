@@ -60,6 +60,40 @@ class Severity(StrEnum):
     INFO = "info"
 
 
+class Author(StrEnum):
+    """Who wrote a span of a record's text. Only `USER` spans are what the user said."""
+
+    USER = "user"
+    """Typed by the person: a prompt, a question-tool answer, words typed when rejecting a tool call."""
+    USER_PASTE = "user-paste"
+    """Put in the user's message by the user but written elsewhere: a log, stack trace, document, code."""
+    HARNESS = "harness"
+    """Injected by the agent's tool or a wrapper: reminders, hook output, command tags, instructions."""
+    TOOL = "tool"
+    """A tool's output."""
+    SUBAGENT = "subagent"
+    """A sub-agent's report, delivered into the conversation."""
+    AGENT = "agent"
+    """The agent itself: its messages and tool calls."""
+    SUMMARY = "summary"
+    """A compaction's summary."""
+
+
+_AUTHORS = {"user": Author.USER, "assistant": Author.AGENT, "agent": Author.AGENT, "tool": Author.TOOL,
+            "harness": Author.HARNESS, "system": Author.HARNESS, "subagent": Author.SUBAGENT,
+            "user-paste": Author.USER_PASTE, "summary": Author.SUMMARY}  # fmt: skip
+"""A reader's `authority` as an author; anything else (a store's own labels) is nobody's words: harness."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuthoredSpan:
+    """A stretch of a record's text, `start` to `end`, and who wrote it."""
+
+    start: int
+    end: int
+    author: Author
+
+
 @dataclass(frozen=True, slots=True)
 class SourceRecord:
     """One piece of durable evidence: a ledger entry, a raw turn, a tool result, a file."""
@@ -80,6 +114,12 @@ class SourceRecord:
     """How likely the underlying fact is to change (stable, volatile…)."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
     """Fields a reader kept but the model does not interpret (never dropped)."""
+
+    @property
+    def author(self) -> Author:
+        """Who wrote the record, as its reader decided from the format's own fields (`authority`); the spans
+        inside a user's record are `inspector.authorship.spans_of`."""
+        return _AUTHORS.get(self.authority or "", Author.HARNESS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,5 +302,5 @@ def finding_id(finding: Finding) -> str:
     return hashlib.sha1(basis.encode()).hexdigest()[:12]
 
 
-__all__ = ["ChainEvent", "Finding", "Generation", "Invariant", "InvariantKind", "KeyPrefix",
+__all__ = ["Author", "AuthoredSpan", "ChainEvent", "Finding", "Generation", "Invariant", "InvariantKind", "KeyPrefix",
            "MentionIndex", "Severity", "SourceQuote", "SourceRecord", "TRANSCRIPT", "Trace", "finding_id"]  # fmt: skip

@@ -88,7 +88,7 @@ def test_the_collapsed_summary_gets_back_at_least_three_of_its_four_errors(tmp_p
     errors = [item for item in gold["items"] if item["severity"] == "error" and item["status"]["2"] == "lost"]
     assert len(errors) == 4
     assert sum(any(matches(entry, item) for entry in entries(context)) for item in errors) >= 3
-    assert "keep it local" in context and "(constraint, lost in the summary)" in context
+    assert "keep it local" in context and "(constraint, lost in the summary, record " in context
 
 
 @needs_real
@@ -154,8 +154,8 @@ def test_a_bundled_sample_gives_back_its_lost_prohibition_in_the_users_words(tmp
     code, context, _ = run(hook_input(sample), tmp_path)
     assert code == 0
     assert entries(context) == [
-        "- The user said, 2026-11-02 09:00 UTC (prohibition, lost in the summary): “Never run migrations against "
-        "the staging database; it is read-only until the release job releases the lock.”"
+        "- The user said, 2026-11-02 09:00 UTC (prohibition, lost in the summary, record turn:1): “Never run "
+        "migrations against the staging database; it is read-only until the release job releases the lock.”"
     ]
 
 

@@ -337,15 +337,16 @@ class _Reader:
         results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
         text = blocks_text([b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_result")])
         if text:
-            system = data.isMeta is True or text.lstrip().startswith(_SYSTEM_TEXT)
-            self.transcript.turn(node.uuid, "user", "harness" if system else "user", text, timestamp, fields=fields)
+            self.transcript.turn(node.uuid, "user", _author(data, text), text, timestamp, fields=fields)
         for block in results:
             call_id = as_str(block.get("tool_use_id"))
             body = blocks_text(block.get("content")) or blocks_text(block.get("text"))
             error = block.get("is_error") is True or (len(results) == 1 and data.tool_error)
+            tool = self.transcript.call_tool(call_id)
             self.transcript.tool_result(call_id, node.uuid, body, is_error=error, timestamp=timestamp, fields=fields)
             said, via = user_words_in_result(body)
-            if said:  # the user's own words, typed into a rejection or a question tool: a user statement
+            if said and via == _answer_kind(tool, block, data):
+                # The user's own words, typed into a rejection or a question tool: a user statement.
                 self.transcript.turn(node.uuid, "user", "user", said, timestamp, via=via)
 
     def _assistant(self, node: _Node, data: Record) -> None:
@@ -386,11 +387,27 @@ class _Reader:
                 self.transcript.unknown_types[f"assistant block {kind}"] += 1
 
 
+QUESTION_TOOL = "AskUserQuestion"
+
+
+def _answer_kind(tool: str | None, block: dict[str, Any], record: Record) -> str | None:
+    """Whether a tool result is the harness's record of the user answering, from the format's fields: the
+    answer to the agent's own question tool, or a refused call (an error whose `toolUseResult` is the
+    harness's plain string, on a call of a built-in tool). Any other result's text is the tool's, whatever it
+    says: a fetched page or an MCP server reading "the user said: …" is not the user."""
+    if tool == QUESTION_TOOL:
+        return "question-tool"
+    builtin = tool is not None and not tool.startswith("mcp__")
+    if builtin and block.get("is_error") is True and isinstance(block.get("content"), str) and record.harness_error:
+        return "rejection"
+    return None
+
+
 _REJECTED_WITH_FEEDBACK = re.compile(
     r"^The user doesn't want to proceed with this tool use\..*?the user said:\s*\n(?P<said>.+)\Z", re.DOTALL
 )
-_ANSWERED = re.compile(r"^User has answered your questions?:\s*(?P<pairs>.+?)(?:\s*You can now continue\b.*)?\Z",
-                       re.DOTALL)  # fmt: skip
+_ANSWERED = re.compile(r"^(?:User has answered your questions?|Your questions? (?:has|have) been answered):\s*"
+                       r"(?P<pairs>.+?)(?:\s*You can now continue\b.*)?\Z", re.DOTALL)  # fmt: skip
 _ANSWER_PAIR = re.compile(r'"(?P<question>(?:[^"\\]|\\.)*)"\s*=\s*"(?P<answer>(?:[^"\\]|\\.)*)"')
 
 
@@ -405,6 +422,19 @@ def user_words_in_result(body: str) -> tuple[str | None, str | None]:
         said = "\n".join(a if a.endswith((".", "!", "?")) else a + "." for a in answers if a)
         return said or None, "question-tool"
     return None, None
+
+
+_ORIGIN_AUTHORS = {"human": "user", "task-notification": "subagent"}
+"""`origin.kind` as an author; any other kind (`peer`: another process posted it) is no person's words."""
+
+
+def _author(record: Record, text: str) -> str:
+    """Who wrote a user record's text, from the record's own fields: its origin (2.x), `isMeta`, and the
+    harness's fixed openings; the spans inside are `inspector.authorship`'s."""
+    origin = record.origin.get("kind") if isinstance(record.origin, dict) else None
+    if isinstance(origin, str):
+        return _ORIGIN_AUTHORS.get(origin, "harness")
+    return "harness" if record.isMeta is True or text.lstrip().startswith(_SYSTEM_TEXT) else "user"
 
 
 def _boundary(line: int, record: Record) -> Compaction:

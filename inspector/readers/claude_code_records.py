@@ -40,7 +40,7 @@ class Message(msgspec.Struct, gc=False):
 
 _USED = ("type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "subtype", "isCompactSummary",
          "timestamp", "message", "isMeta", "isApiErrorMessage", "attachment", "version", "sessionId", "agentId",
-         "cwd", "compactMetadata", "microcompactMetadata", "trigger")  # fmt: skip
+         "cwd", "compactMetadata", "microcompactMetadata", "trigger", "origin")  # fmt: skip
 """The fields the reader reads; every other known field is skipped."""
 
 
@@ -66,8 +66,14 @@ class Record(msgspec.Struct, gc=False):
     compactMetadata: Any = None
     microcompactMetadata: Any = None
     trigger: Any = None
+    origin: Any = None
+    """Who put a user record in the conversation (2.x): `{"kind": "human"}` typed, `task-notification` a
+    background agent's report, `peer` another process."""
     tool_error: bool = False
     """`toolUseResult` marked the call failed: an "Error…" string, or an object with `is_error: true`."""
+    harness_error: bool = False
+    """`toolUseResult` is a plain "Error…" string: the harness's word on the call (refused, or it failed),
+    not a structured output the tool itself returned."""
     fields: dict[str, Any] | None = None
     """Fields the reader does not know (slow path only), kept with the turn so nothing is lost."""
 
@@ -104,7 +110,9 @@ def decode_fast(raw: bytes | bytearray) -> Any:
 
 def slim(fast: Any) -> Record:
     """A fast record as a `Record` that holds nothing of its line."""
-    return Record(*_USED_VALUES(fast), tool_error=_raw_tool_error(fast.toolUseResult))
+    result = fast.toolUseResult
+    harness = isinstance(result, msgspec.Raw) and memoryview(result)[:7].tobytes() == b'"Error:'
+    return Record(*_USED_VALUES(fast), tool_error=_raw_tool_error(result), harness_error=harness)
 
 
 def from_dict(data: dict[str, Any]) -> Record:
@@ -116,7 +124,9 @@ def from_dict(data: dict[str, Any]) -> Record:
     elif message is not None:
         known["message"] = None
     unknown = None if data.keys() <= KNOWN_FIELDS else {k: v for k, v in data.items() if k not in KNOWN_FIELDS}
-    return Record(**known, tool_error=_tool_error(data.get("toolUseResult")), fields=unknown)
+    result = data.get("toolUseResult")
+    return Record(**known, tool_error=_tool_error(result), harness_error=isinstance(result, str)
+                  and result.startswith("Error:"), fields=unknown)  # fmt: skip
 
 
 def has_parent_field(record: Any) -> bool:

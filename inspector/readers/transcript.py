@@ -83,6 +83,11 @@ class Transcript:
             self._set_outcome(key, self._outcomes[key])
         return item
 
+    def call_tool(self, call_id: str | None) -> str | None:
+        """The tool a call (by id) ran, when the call is on the timeline."""
+        call = self._calls.get(call_id) if call_id else None
+        return call.tool if call is not None else None
+
     def tool_result(self, call_id: str | None, key: str, text: str, *, is_error: bool,
                     timestamp: str | None = None, **extra: Any) -> Turn:  # fmt: skip
         call = self._calls.get(call_id) if call_id else None

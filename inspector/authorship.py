@@ -1,0 +1,222 @@
+"""Who wrote each span of a record: the user's own words apart from what rides in the user's record.
+
+Real logs put much text in `user` records that no person typed: a wrapper's instructions, harness tags,
+a sub-agent's report, shell output, pastes. A reader decides the record's author from its format's own
+fields (`SourceRecord.authority`); this module then splits a record the user wrote into spans, in two
+steps that every format shares:
+
+1. **Envelopes.** Harnesses and wrappers wrap what they inject in tags of their own (`<system-reminder>`,
+   Conductor's `<system_instruction>`, `<command-name>`, `<local-command-stdout>`, `<task-notification>`).
+   A tag whose name joins words with `-` or `_` is no HTML element a person types, so such a block is
+   the harness's (or, for the few tags below, a sub-agent's or a tool's) wherever it stands.
+2. **Pastes.** What is left of the user's text can still hold a pasted log, stack trace, table, code or
+   document: after a fence, after a line ending in a colon with much text after it, a line that looks
+   machine-written, a log message pasted mid-line after a colon, or a markdown document (headings).
+
+Only `Author.USER` spans are statements; the detectors never read the others as what the user said.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+
+from inspector.model import Author, AuthoredSpan, SourceRecord
+
+_ENVELOPE = re.compile(r"<(?P<tag>[A-Za-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?:\s[^<>]*)?>.*?</(?P=tag)\s*>", re.DOTALL)
+"""A block in a tag of the harness's own: a name of joined words, opened and closed."""
+_OPEN_ENVELOPE = re.compile(r"<(?P<tag>[A-Za-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?:\s[^<>]*)?>")
+_ENVELOPE_AUTHORS = {
+    "task-notification": Author.SUBAGENT,  # a background agent's report, delivered as a user record
+    "local-command-stdout": Author.TOOL,
+    "local-command-stderr": Author.TOOL,
+    "bash-stdout": Author.TOOL,
+    "bash-stderr": Author.TOOL,
+    "bash-input": Author.USER_PASTE,  # typed by the user, but a shell command, not something said
+    "command-args": Author.USER,  # the words after a slash command are the user's own
+}
+"""Tags whose content someone other than the harness wrote; every other joined-word tag is the harness's."""
+_HARNESS_LINE = re.compile(r"^\s*\[Request interrupted by user[^\]\n]*\]\s*$|^Caveat: The messages below", re.MULTILINE)
+"""Fixed notes the harness writes into a user record without a tag."""
+
+PASTE_CHARS = 400
+"""After a line ending in a colon, this much more text is a paste (a review, a log), not the user's words."""
+DOCUMENT_CHARS = 1_200
+"""A markdown document (a heading, then this much more) is a pasted spec, skill or review: people type
+paragraphs and lists into a prompt, not headed documents this long."""
+TYPED_CHARS = 100_000
+"""How much of one user turn is read for statements: far more than anyone types (about 25k tokens).
+Past it a turn is a pasted document or dump, and reading a 50 MB paste sentence by sentence would
+cost half a minute for nothing the user said."""
+
+_PASTED_LINE = re.compile(
+    r"^\s*(?:[$#>]\s|\w[\w.-]*@[\w.-]+:|at\s+[\w.$<>]+\s*\(|File \"|Traceback|[\w./-]+:\d+(?::\d+)?:|[{}\[\]();]\s*$|"
+    r"(?:import|from|def|class|func|package|return|const|let|var|public|private|#include)\b|[│├└╰╭─━×]|"
+    r"\s{4,}\S|.*\S(?:\t|\s{3,})\S)"
+)
+"""A line of a pasted log, shell session, stack trace, table or code rather than prose."""
+_MID_LINE_PASTE = re.compile(
+    r":\s+(?=(?:(?:Uncaught\s+)?(?:[A-Z][A-Za-z]*(?:Error|Exception|Warning))\b|(?:Warning|Error|ERROR|WARN|WARNING|"
+    r"FATAL|FAIL|Traceback|panic|npm ERR!|error\[E\d+\])\b[:\s]))"
+)
+"""Where a log message pasted into the user's own sentence starts: a colon, then a log level or exception."""
+_HEADING = re.compile(r"^#{1,6}\s+\S", re.MULTILINE)
+"""A markdown heading: what a document has and a typed prompt does not."""
+
+
+@lru_cache(maxsize=4096)
+def spans_for(text: str, author: Author) -> tuple[AuthoredSpan, ...]:
+    """`text`, written by `author` as its reader decided, as spans covering it in order: a user's text split
+    into what was typed, pasted and injected; anyone else's one span."""
+    if author is not Author.USER:
+        return (AuthoredSpan(0, len(text), author),)
+    spans: list[AuthoredSpan] = []
+    position = 0
+    for start, end, inner, (inner_start, inner_end) in _envelopes(text):
+        spans.extend(_typed(text, position, start))
+        if inner is Author.USER:  # the user's words in a harness's tag: the tags are the harness's
+            spans.append(AuthoredSpan(start, inner_start, Author.HARNESS))
+            spans.extend(_typed(text, inner_start, inner_end))
+            spans.append(AuthoredSpan(inner_end, end, Author.HARNESS))
+        else:
+            spans.append(AuthoredSpan(start, end, inner))
+        position = end
+    spans.extend(_typed(text, position, len(text)))
+    return tuple(_merged(spans))
+
+
+def spans_of(record: SourceRecord) -> tuple[AuthoredSpan, ...]:
+    """The record's text as spans with their authors, in order, covering it (cached: records are immutable)."""
+    return spans_for(record.text, record.author)
+
+
+def user_spans(record: SourceRecord) -> Iterator[AuthoredSpan]:
+    """The spans the user typed: the only ones a statement can come from."""
+    return (span for span in spans_of(record) if span.author is Author.USER)
+
+
+def said_by_user(record: SourceRecord, quote: str) -> bool:
+    """Whether `quote` stands in the record inside a span the user typed: what the guard may call theirs."""
+    position = record.text.find(quote) if quote else -1
+    return position != -1 and any(s.start <= position and position + len(quote) <= s.end for s in user_spans(record))
+
+
+def author_at(record: SourceRecord, start: int) -> Author:
+    """Who wrote the character at `start` of the record (the record's author past its end)."""
+    return next((s.author for s in spans_of(record) if s.start <= start < s.end), record.author)
+
+
+Envelope = tuple[int, int, Author, tuple[int, int]]
+"""Where a harness's block starts and ends, whose words are inside it, and where those words are."""
+
+
+def _envelopes(text: str) -> list[Envelope]:
+    """Tagged blocks of the harness's (an opened tag never closed runs to the end: a truncated injection) and
+    its untagged notes, in order, none inside another."""
+    found: list[Envelope] = []
+    position = 0
+    while (opened := _OPEN_ENVELOPE.search(text, position)) is not None:
+        closed = _ENVELOPE.match(text, opened.start())
+        end = closed.end() if closed is not None else len(text)
+        inner_end = text.rindex("</", opened.end(), end) if closed is not None else end
+        author = _ENVELOPE_AUTHORS.get(opened.group("tag"), Author.HARNESS)
+        found.append((opened.start(), end, author, (opened.end(), inner_end)))
+        position = end
+    found += [(m.start(), m.end(), Author.HARNESS, (m.start(), m.end())) for m in _HARNESS_LINE.finditer(text)]
+    found.sort()
+    kept: list[Envelope] = []
+    for envelope in found:
+        if not kept or envelope[0] >= kept[-1][1]:
+            kept.append(envelope)
+    return kept
+
+
+def _typed(text: str, start: int, end: int) -> list[AuthoredSpan]:
+    """Spans of the user's own text between envelopes: typed lines, and what was pasted among them."""
+    read_to = min(end, start + TYPED_CHARS)
+    paste_from, paste_to = _pasted(text, start, read_to)
+    return [
+        *_lines(text, start, paste_from),
+        AuthoredSpan(paste_from, paste_to, Author.USER_PASTE),
+        *_lines(text, paste_to, read_to),
+        AuthoredSpan(read_to, end, Author.USER_PASTE),  # past what anyone types
+    ]
+
+
+def _lines(text: str, start: int, end: int) -> list[AuthoredSpan]:
+    """Typed lines, a line that looks machine-written pasted, a log pasted mid-line after a colon."""
+    spans: list[AuthoredSpan] = []
+    line_start = start
+    for line_end in _line_ends(text, start, end):
+        line = text[line_start:line_end]
+        pasted = _PASTED_LINE.match(line) is not None
+        cut = None if pasted else _MID_LINE_PASTE.search(line)
+        if pasted:
+            spans.append(AuthoredSpan(line_start, line_end, Author.USER_PASTE))
+        elif cut is not None:
+            spans.append(AuthoredSpan(line_start, line_start + cut.start() + 1, Author.USER))
+            spans.append(AuthoredSpan(line_start + cut.start() + 1, line_end, Author.USER_PASTE))
+        else:
+            spans.append(AuthoredSpan(line_start, line_end, Author.USER))
+        line_start = line_end
+    return spans
+
+
+def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
+    """The stretch of the user's text that was pasted whole: from a fence, or a colon line with much after
+    it, to the end; or a markdown document, up to a short plain paragraph typed after it."""
+    cut = end
+    fence = text.find("```", start, end)
+    if fence != -1:
+        cut = fence
+    position = start
+    for line_end in _line_ends(text, start, cut):
+        line = text[position:line_end].rstrip()
+        if line.endswith(":") and cut - line_end > PASTE_CHARS:
+            return line_end, end
+        position = line_end
+    heading = _HEADING.search(text, start, cut)
+    if heading is not None and len(text[heading.start() : cut].strip()) > DOCUMENT_CHARS:
+        return heading.start(), end if cut < end else _typed_after(text, heading.start(), end)
+    return cut, end
+
+
+def _typed_after(text: str, start: int, end: int) -> int:
+    """Where a short plain paragraph typed after a pasted document starts (`end` when there is none)."""
+    last = text.rfind("\n\n", start, end)
+    if last == -1:
+        return end
+    tail = text[last:end]
+    plain = not any(_PASTED_LINE.match(line) or line.lstrip().startswith(("#", "-", "*", "|", ">"))
+                    or re.match(r"\s*\d+[.)]\s", line) for line in tail.splitlines() if line.strip())  # fmt: skip
+    return last + 2 if plain and len(tail.strip()) <= PASTE_CHARS else end
+
+
+def _line_ends(text: str, start: int, end: int) -> Iterator[int]:
+    """The end (after its line break) of each line between `start` and `end`."""
+    position = start
+    while position < end:
+        newline = text.find("\n", position, end)
+        position = end if newline == -1 else newline + 1
+        yield position
+
+
+def _merged(spans: list[AuthoredSpan]) -> Iterator[AuthoredSpan]:
+    """Neighbours by the same author as one span; empty spans dropped."""
+    current: AuthoredSpan | None = None
+    for span in spans:
+        if span.end <= span.start:
+            continue
+        if current is not None and current.author is span.author and current.end == span.start:
+            current = AuthoredSpan(current.start, span.end, span.author)
+            continue
+        if current is not None:
+            yield current
+        current = span
+    if current is not None:
+        yield current
+
+
+__all__ = ["DOCUMENT_CHARS", "PASTE_CHARS", "TYPED_CHARS", "author_at", "said_by_user", "spans_for", "spans_of",
+           "user_spans"]  # fmt: skip
