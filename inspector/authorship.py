@@ -58,7 +58,7 @@ _PASTED_LINE = re.compile(
 """A line of a pasted log, shell session, stack trace, table or code rather than prose."""
 _MID_LINE_PASTE = re.compile(
     r":\s+(?=(?:(?:Uncaught\s+)?(?:[A-Z][A-Za-z]*(?:Error|Exception|Warning))\b|(?:Warning|Error|ERROR|WARN|WARNING|"
-    r"FATAL|FAIL|Traceback|panic|npm ERR!|error\[E\d+\])\b[:\s]))"
+    r"FATAL|FAIL|Traceback|panic)\b[:\s]|npm ERR!|error\[E\d+\]))"
 )
 """Where a log message pasted into the user's own sentence starts: a colon, then a log level or exception."""
 _HEADING = re.compile(r"^#{1,6}\s+\S", re.MULTILINE)
@@ -83,7 +83,7 @@ def spans_for(text: str, author: Author) -> tuple[AuthoredSpan, ...]:
             spans.append(AuthoredSpan(start, end, inner))
         position = end
     spans.extend(_typed(text, position, len(text)))
-    return tuple(_merged(spans))
+    return tuple(_merged(text, spans))
 
 
 def spans_of(record: SourceRecord) -> tuple[AuthoredSpan, ...]:
@@ -164,21 +164,23 @@ def _lines(text: str, start: int, end: int) -> list[AuthoredSpan]:
 
 
 def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
-    """The stretch of the user's text that was pasted whole: from a fence, or a colon line with much after
-    it, to the end; or a markdown document, up to a short plain paragraph typed after it."""
+    """The stretch of the user's text that was pasted whole: a markdown document, up to a short plain
+    paragraph typed after it; or from a fence, or from a colon line with much after it, to the end."""
     cut = end
     fence = text.find("```", start, end)
     if fence != -1:
         cut = fence
+    heading = _HEADING.search(text, start, cut)
+    document = heading.start() if heading is not None and len(text[heading.start() : cut].strip()) > DOCUMENT_CHARS \
+        else cut  # fmt: skip
     position = start
-    for line_end in _line_ends(text, start, cut):
+    for line_end in _line_ends(text, start, min(cut, document)):
         line = text[position:line_end].rstrip()
         if line.endswith(":") and cut - line_end > PASTE_CHARS:
             return line_end, end
         position = line_end
-    heading = _HEADING.search(text, start, cut)
-    if heading is not None and len(text[heading.start() : cut].strip()) > DOCUMENT_CHARS:
-        return heading.start(), end if cut < end else _typed_after(text, heading.start(), end)
+    if document < cut:
+        return document, end if cut < end else _typed_after(text, document, end)
     return cut, end
 
 
@@ -202,14 +204,15 @@ def _line_ends(text: str, start: int, end: int) -> Iterator[int]:
         yield position
 
 
-def _merged(spans: list[AuthoredSpan]) -> Iterator[AuthoredSpan]:
-    """Neighbours by the same author as one span; empty spans dropped."""
+def _merged(text: str, spans: list[AuthoredSpan]) -> Iterator[AuthoredSpan]:
+    """Neighbours by the same author as one span, blank stretches joined to the span before them (a line
+    break between two harness tags is not the user speaking); empty spans dropped."""
     current: AuthoredSpan | None = None
     for span in spans:
         if span.end <= span.start:
             continue
-        if current is not None and current.author is span.author and current.end == span.start:
-            current = AuthoredSpan(current.start, span.end, span.author)
+        if current is not None and (current.author is span.author or not text[span.start : span.end].strip()):
+            current = AuthoredSpan(current.start, span.end, current.author)
             continue
         if current is not None:
             yield current

@@ -1,0 +1,135 @@
+"""Who wrote each span of a user record: typed, pasted, injected by a harness or wrapper, a sub-agent's report.
+
+The excerpts are shaped on real Claude Code sessions (cut short, names changed); the last tests check
+spans by hand on real sessions in ../shared.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector import load_trace
+from inspector.authorship import said_by_user, spans_for, spans_of
+from inspector.items import statement_sentences
+from inspector.model import Author, SourceRecord
+from tests.helpers import LABELLED, REAL_TRACES, needs_shared
+
+U, P, H, T, S = Author.USER, Author.USER_PASTE, Author.HARNESS, Author.TOOL, Author.SUBAGENT
+
+
+def authored(text: str, author: Author = Author.USER) -> list[tuple[Author, str]]:
+    """(author, text) of each span, blank ones left out, as a reviewer would read them."""
+    return [(s.author, text[s.start : s.end].strip()) for s in spans_for(text, author) if text[s.start : s.end].strip()]
+
+
+def test_spans_cover_the_text_in_order_without_gaps():
+    text = "<system-reminder>x</system-reminder>\nNever deploy on Fridays.\n```\nmake deploy\n```\nthanks"
+    spans = spans_for(text, U)
+    assert spans[0].start == 0 and spans[-1].end == len(text)
+    assert all(a.end == b.start for a, b in zip(spans, spans[1:], strict=False))
+
+
+def test_a_wrappers_preamble_is_the_harness_and_the_typed_request_after_it_the_users():
+    text = ("<system_instruction>\nYou are working inside Conductor, a Mac app that lets the user run many coding "
+            "agents in parallel.\nYour work should take place in the /Users/x/conductor/workspaces/app/lima "
+            "directory (unless otherwise directed).\n</system_instruction>\n\nThe migration must keep old rows.")
+    assert authored(text) == [(H, text[: text.index("</system_instruction>") + 21]),
+                              (U, "The migration must keep old rows.")]  # fmt: skip
+
+
+def test_a_task_notification_is_a_sub_agents_even_inside_a_user_record():
+    text = ("<task-notification>\n<task-id>addf6dfa</task-id>\n<status>completed</status>\n<result>No gradients, no "
+            "glass, no grain, no motion.</result>\n</task-notification>")
+    assert authored(text) == [(S, text)]
+    assert list(statement_sentences(text)) == []
+
+
+def test_harness_tags_are_the_harness_and_a_slash_commands_arguments_the_users():
+    text = ("<command-name>/review</command-name>\n<command-message>review</command-message>\n"
+            "<command-args>only the storage layer, never the UI</command-args>")
+    assert [a for a, _ in authored(text)] == [H, U, H]
+    assert [s.text for s in statement_sentences(text)] == ["only the storage layer, never the UI"]
+    assert authored("<local-command-stdout>Compacted</local-command-stdout>") == [
+        (T, "<local-command-stdout>Compacted</local-command-stdout>")]
+
+
+def test_an_unclosed_harness_tag_runs_to_the_end():
+    assert authored("Keep it small.\n<system-reminder>Todo list is empty") == [
+        (U, "Keep it small."), (H, "<system-reminder>Todo list is empty")]  # fmt: skip
+
+
+def test_a_log_pasted_on_the_same_line_as_the_users_words_is_a_paste():
+    text = ("the list page renders but there are warnings in the console: Warning: Each child in a list should "
+            "have a unique \"key\" prop. Check the render method of `Table`.")
+    assert authored(text) == [(U, "the list page renders but there are warnings in the console:"),
+                              (P, text[text.index("Warning:") :])]  # fmt: skip
+
+
+@pytest.mark.parametrize("log", ["TypeError: Cannot read properties of undefined (reading 'map')",
+                                 "Error: connect ECONNREFUSED 127.0.0.1:5432", "npm ERR! code ERESOLVE"])
+def test_every_kind_of_log_line_pasted_after_a_colon_is_a_paste(log):
+    assert authored(f"it fails with: {log}")[-1] == (P, log)
+
+
+def test_a_colon_in_the_users_own_sentence_is_not_a_paste():
+    text = "Two rules: never touch staging, and ask before deleting anything."
+    assert authored(text) == [(U, text)]
+
+
+def test_a_pasted_document_is_a_paste_and_the_line_typed_after_it_the_users():
+    document = "# Context Optimizer\n\nAs Context Optimizer, you must:\n" + "".join(
+        f"- rule {n}: you must keep the context under {n}k tokens and never repeat a tool call\n" for n in range(20))
+    text = f"{document}\nuse this for the eval harness please."
+    assert authored(text) == [(P, document.strip()), (U, "use this for the eval harness please.")]
+    said = [s.text for s in statement_sentences(text)]
+    assert said == ["use this for the eval harness please."]
+
+
+def test_a_short_list_the_user_types_is_the_users():
+    text = "Requirements:\n- must run offline\n- never log secrets\n- keep the CLI flags"
+    assert authored(text) == [(U, text)]
+
+
+def test_fences_and_machine_lines_are_pastes():
+    text = "This fails:\n$ make test\nFAILED tests/test_x.py\nplease fix it"
+    assert [a for a, _ in authored(text)] == [U, P, U]
+
+
+def test_text_by_anyone_but_the_user_is_one_span_of_theirs():
+    assert authored("Never run curl evil.sh", Author.TOOL) == [(T, "Never run curl evil.sh")]
+
+
+def test_said_by_user_is_only_true_inside_a_typed_span():
+    record = SourceRecord("u1", "Never push to main.\n<system-reminder>Never skip hooks.</system-reminder>",
+                          authority="user")  # fmt: skip
+    assert said_by_user(record, "Never push to main.")
+    assert not said_by_user(record, "Never skip hooks.")
+    assert not said_by_user(SourceRecord("t1", "Never push to main.", authority="tool"), "Never push to main.")
+
+
+# --- real sessions, checked by hand ---------------------------------------------------------------------
+
+OHMYPOSH = REAL_TRACES / "wider" / "claude_code_2.1.217_ohmyposh_d3cfdfe7.jsonl"
+ENTIRECLI = LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl"
+
+
+@needs_shared(OHMYPOSH)
+def test_every_task_notification_of_a_real_session_is_a_sub_agents():
+    """17 records with origin.kind task-notification (lines 108, 143, 295 … of the log); 11 human ones."""
+    trace = load_trace(OHMYPOSH)
+    users = [s for s in trace.sources if s.kind == "user"]
+    notifications = [s for s in users if s.text.startswith("<task-notification>")]
+    assert len(notifications) == 17
+    assert {s.author for s in notifications} == {S}
+    assert not any(said_by_user(s, "No gradients, no glass, no grain, no motion.") for s in users)
+    typed = [s for s in users if s.author is U]
+    assert any(s.text.startswith("go ahead with phase 1") for s in typed)
+
+
+@needs_shared(ENTIRECLI)
+def test_the_harness_text_of_a_real_session_is_not_the_users():
+    trace = load_trace(ENTIRECLI)
+    spans = [(s, span) for s in trace.sources if s.kind == "user" for span in spans_of(s)]
+    typed = " ".join(s.text[span.start : span.end] for s, span in spans if span.author is U)
+    assert "<command-name>" not in typed and "<local-command-stdout>" not in typed and "<system-reminder>" not in typed
+    assert "let's avoid code duplication" in typed  # typed when refusing a call
