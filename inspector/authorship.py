@@ -40,6 +40,10 @@ _ENVELOPE_AUTHORS = {
 _HARNESS_LINE = re.compile(r"^\s*\[Request interrupted by user[^\]\n]*\]\s*$|^Caveat: The messages below", re.MULTILINE)
 """Fixed notes the harness writes into a user record without a tag."""
 
+AUTHORS = "authors"
+"""A raw generation's extra key: [start, end, author] of every stretch of it that no person typed to the agent
+(tool output, injected text, a sub-agent's report, a paste), so a view can dim and label it."""
+
 PASTE_CHARS = 400
 """After a line ending in a colon, this much more text is a paste (a review, a log), not the user's words."""
 DOCUMENT_CHARS = 1_200
@@ -221,5 +225,5 @@ def _merged(text: str, spans: list[AuthoredSpan]) -> Iterator[AuthoredSpan]:
         yield current
 
 
-__all__ = ["DOCUMENT_CHARS", "PASTE_CHARS", "TYPED_CHARS", "author_at", "said_by_user", "spans_for", "spans_of",
-           "user_spans"]  # fmt: skip
+__all__ = ["AUTHORS", "DOCUMENT_CHARS", "PASTE_CHARS", "TYPED_CHARS", "author_at", "said_by_user", "spans_for",
+           "spans_of", "user_spans"]  # fmt: skip

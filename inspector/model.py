@@ -85,6 +85,11 @@ _AUTHORS = {"user": Author.USER, "assistant": Author.AGENT, "agent": Author.AGEN
 """A reader's `authority` as an author; anything else (a store's own labels) is nobody's words: harness."""
 
 
+def author_of(authority: str | None) -> Author:
+    """The author a reader's `authority` label names."""
+    return _AUTHORS.get(authority or "", Author.HARNESS)
+
+
 @dataclass(frozen=True, slots=True)
 class AuthoredSpan:
     """A stretch of a record's text, `start` to `end`, and who wrote it."""
@@ -119,7 +124,7 @@ class SourceRecord:
     def author(self) -> Author:
         """Who wrote the record, as its reader decided from the format's own fields (`authority`); the spans
         inside a user's record are `inspector.authorship.spans_of`."""
-        return _AUTHORS.get(self.authority or "", Author.HARNESS)
+        return author_of(self.authority)
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,5 +307,6 @@ def finding_id(finding: Finding) -> str:
     return hashlib.sha1(basis.encode()).hexdigest()[:12]
 
 
-__all__ = ["Author", "AuthoredSpan", "ChainEvent", "Finding", "Generation", "Invariant", "InvariantKind", "KeyPrefix",
-           "MentionIndex", "Severity", "SourceQuote", "SourceRecord", "TRANSCRIPT", "Trace", "finding_id"]  # fmt: skip
+__all__ = ["Author", "AuthoredSpan", "ChainEvent", "Finding", "Generation", "Invariant", "InvariantKind",
+           "KeyPrefix", "MentionIndex", "Severity", "SourceQuote", "SourceRecord", "TRANSCRIPT", "Trace", "author_of",
+           "finding_id"]  # fmt: skip

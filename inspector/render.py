@@ -19,6 +19,7 @@ from rapidfuzz.distance import Indel
 
 from inspector.analysis import Analysis
 from inspector.anchors import AnchorStatus
+from inspector.authorship import AUTHORS
 from inspector.detectors.claims import CLAIM_RULES
 from inspector.facts import shown_match
 from inspector.inert import HIDDEN, code_point, visible
@@ -36,12 +37,16 @@ class Highlight:
     end: int
     css_class: str
     why: str
+    label: str | None = None
+    """A word shown where the span starts ("pasted", "tool output"), for a mark that says whose text it is."""
 
 
 HIGHLIGHT_LABELS: dict[str, str] = {
     "anchor-resolved": "resolved", "anchor-unresolved": "unresolved", "anchor-ambiguous": "ambiguous",
     "elision-orphaned": "orphaned", "invariant-kept": "kept", "invariant-weakened": "weakened", "claim": "claims",
     "claim-status": "status claims", "annotated": "reviews", "boilerplate": "boilerplate",
+    "author-user-paste": "pasted", "author-harness": "injected", "author-subagent": "sub-agent",
+    "author-tool": "tool output",
 }  # fmt: skip
 """Short names for the per-class toggles."""
 
@@ -56,6 +61,10 @@ HIGHLIGHT_CLASSES: dict[str, str] = {
     "claim-status": "status claim the log contradicts or does not support",
     "annotated": "reviewer annotation",
     "boilerplate": "harness boilerplate: not analysed",
+    "author-user-paste": "pasted into the user's message (a log, code, a document): not the user's words",
+    "author-harness": "injected by the agent's harness, a wrapper or a hook: not the user's words",
+    "author-subagent": "a sub-agent's report, delivered in a user record: not the user's words",
+    "author-tool": "a tool's output",
 }
 """Every highlight class with its legend text; pages build their toggles from this."""
 
@@ -81,6 +90,10 @@ STYLE = """
 .ci-text mark.annotated{box-shadow:inset 0 -3px 0 #6a1b9a}
 .ci-text mark.boilerplate{opacity:0.45}
 .ci-text mark.selected{outline:3px solid #1565c0}
+.ci-text mark.author-user-paste,.ci-text mark.author-harness,.ci-text mark.author-subagent,.ci-text mark.author-tool{
+  color:#6b6b6b;background:#f5f5f5}
+.ci-author{display:inline-block;font-family:system-ui,sans-serif;font-size:0.7rem;font-weight:600;color:#fff;
+  background:#78909c;border-radius:3px;padding:0 4px;margin-right:4px;line-height:1.3}
 .ci-legend span{display:inline-block;margin:0 0.8rem 0.3rem 0;font-size:0.85rem}
 .ci-legend mark{padding:0 4px}
 .ci-diff del{background:#ffcdd2;text-decoration:line-through;color:#7f0000}
@@ -135,6 +148,10 @@ def highlights(analysis: Analysis, generation: int) -> list[Highlight]:
     (completeness claims, and status claims a claim rule found against the log)."""
     facts = analysis.facts.generations[generation]
     marks = [Highlight(start, end, "boilerplate", HIGHLIGHT_CLASSES["boilerplate"]) for start, end in facts.boilerplate]
+    for start, end, author in analysis.trace.generations[generation].extra.get(AUTHORS, ()):
+        css = f"author-{author}"
+        if css in HIGHLIGHT_CLASSES:
+            marks.append(Highlight(start, end, css, HIGHLIGHT_CLASSES[css], HIGHLIGHT_LABELS[css]))
     for resolved in facts.anchors:
         status, referents = resolved.status, ", ".join(resolved.referents)
         why = {
@@ -202,6 +219,9 @@ def highlight_html(
         if not covering and not is_selected:
             out.append(segment)
             continue
+        labels = "".join(f'<span class="ci-author">{html.escape(m.label)}</span>' for m in covering
+                         if m.label and m.start == start)  # fmt: skip
+        segment = labels + segment
         classes = sorted({m.css_class for m in covering} | ({"selected"} if is_selected else set()))
         title = "; ".join(dict.fromkeys(m.why for m in covering))
         ident = ' id="selected"' if is_selected and start == selected[0] else ""  # type: ignore[index]

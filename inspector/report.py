@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from inspector.analysis import Analysis
+from inspector.authorship import author_at
 from inspector.inert import terminal_text
-from inspector.model import Severity
+from inspector.model import Severity, SourceQuote, SourceRecord
 from inspector.text import clip, counted
 
 
@@ -54,12 +56,23 @@ def to_json(analysis: Analysis) -> dict[str, Any]:
                 "start": f.start,
                 "end": f.end,
                 "excerpt": f.excerpt,
-                "source": {"key": f.source.key, "quote": f.source.quote} if f.source is not None else None,
+                "source": _source(f.source, trace.sources, facts.log_positions) if f.source is not None else None,
             }
             for f in analysis.findings
         ],
         "verdict": analysis.verdict,
     }
+
+
+def _source(source: SourceQuote, records: Sequence[SourceRecord], positions: dict[str, int]) -> dict[str, Any]:
+    """The record a finding is about, the sentence there, and who wrote that sentence (`inspector.authorship`):
+    a reviewer sees at once whether "the user said" is the user's."""
+    record = records[positions[source.key]] if source.key in positions else None
+    author = None
+    if record is not None and record.authority is not None:  # a store's record may name no author: say none
+        found = record.text.find(source.quote)
+        author = str(author_at(record, found) if found != -1 else record.author)
+    return {"key": source.key, "quote": source.quote, "author": author}
 
 
 _MARK = {

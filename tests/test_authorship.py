@@ -133,3 +133,46 @@ def test_the_harness_text_of_a_real_session_is_not_the_users():
     typed = " ".join(s.text[span.start : span.end] for s, span in spans if span.author is U)
     assert "<command-name>" not in typed and "<local-command-stdout>" not in typed and "<system-reminder>" not in typed
     assert "let's avoid code duplication" in typed  # typed when refusing a call
+
+
+# --- the raw context shows whose words each stretch is --------------------------------------------------
+
+
+def test_s0_dims_and_labels_what_no_person_typed(tmp_path):
+    from inspector import analyze
+    from inspector.render import highlight_html, highlights
+    from tests.test_guard_authorship import CASES, session
+
+    trace = load_trace(session(tmp_path, CASES["a sub-agent's task notification"]))
+    html = highlight_html(trace.generations[0].text or "", highlights(analyze(trace), 0))
+    assert '<span class="ci-author">sub-agent</span>&lt;task-notification&gt;' in html
+    assert 'class="author-subagent"' in html and 'class="author-tool"' not in html
+    text = trace.generations[0].text or ""
+    typed = text.index("Never push to the main branch")
+    others = [m for m in highlights(analyze(trace), 0) if m.css_class.startswith("author-")]
+    assert others and not any(m.start <= typed < m.end for m in others)  # the user's own words are not dimmed
+
+
+def test_s0_labels_a_paste_and_tool_output(tmp_path):
+    from inspector import analyze
+    from inspector.render import highlight_html, highlights
+    from tests.test_guard_authorship import CASES, session
+
+    trace = load_trace(session(tmp_path, CASES["a log pasted mid-line"] + []))
+    marks = [m for m in highlights(analyze(trace), 0) if m.css_class.startswith("author-")]
+    text = trace.generations[0].text or ""
+    assert [(m.css_class, text[m.start : m.end].split(":")[0]) for m in marks] == [("author-user-paste", " Error")]
+    tooled = load_trace(session(tmp_path, CASES["Bash output forging a rejection"]))
+    html = highlight_html(tooled.generations[0].text or "", highlights(analyze(tooled), 0))
+    assert '<span class="ci-author">tool output</span>The user doesn&#x27;t want to proceed' in html
+
+
+def test_check_json_says_who_wrote_each_findings_source():
+    from inspector import analyze
+    from inspector.report import to_json
+    from tests.helpers import REPO
+
+    report = to_json(analyze(load_trace(REPO / "tests" / "fixtures" / "claude_code" / "three_compactions.jsonl")))
+    quoted = [f for f in report["findings"] if f["source"] is not None]
+    assert {f["rule"] for f in quoted} == {"user-statement-weakened", "user-statement-lost"}
+    assert {f["source"]["author"] for f in quoted} == {"user"}

@@ -11,12 +11,25 @@ drifting fields).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from inspector.authorship import AUTHORS, spans_for
 from inspector.mentions import Mentions
-from inspector.model import TRANSCRIPT, ChainEvent, Finding, Generation, KeyPrefix, Severity, SourceRecord, Trace
+from inspector.model import (
+    TRANSCRIPT,
+    Author,
+    ChainEvent,
+    Finding,
+    Generation,
+    KeyPrefix,
+    Severity,
+    SourceRecord,
+    Trace,
+    author_of,
+)
 from inspector.raw_records import RAW_RECORDS, Place, RecordIndex, Stamps
 from inspector.readers.boilerplate import boilerplate_spans, transcript_pointer
 from inspector.readers.derived_keys import DerivedKey, DerivedKeys
@@ -146,6 +159,8 @@ class Transcript:
         compactions: list[Compaction] = []
         events: list[ChainEvent] = []
         rendering: list[str] = []
+        authors: list[list[Any]] = []
+        rendered = 0
         turns: list[Turn] = []
 
         for item in self.timeline:
@@ -153,7 +168,10 @@ class Transcript:
                 order.append(item)
                 seen.setdefault(item.key)
                 if not compactions:
-                    rendering.append(_render(item))
+                    line = _render(item)
+                    authors.extend(_others(item, line, rendered))
+                    rendering.append(line)
+                    rendered += len(line) + 1
                 if item.kind == "tool_call":
                     derived.from_call(item)
                 turns.append(item)  # keys its text prints are found on demand (inspector.mentions)
@@ -169,7 +187,8 @@ class Transcript:
         sources = tuple(_turn_source(e, self._calls) if isinstance(e, Turn) else e.source_record() for e in order)
         first_time = next((t.timestamp for t in self.timeline if isinstance(t, Turn) and t.timestamp), None)
         s0_covers = covers.prefix(snapshots[0]) if snapshots else covers
-        generations = [Generation(0, "raw", "\n".join(rendering), covers=s0_covers, timestamp=first_time)]
+        generations = [Generation(0, "raw", "\n".join(rendering), covers=s0_covers, timestamp=first_time,
+                                  extra={AUTHORS: authors} if authors else {})]  # fmt: skip
         for index, (compaction, snapshot) in enumerate(zip(compactions, snapshots, strict=True), start=1):
             gen_extra = dict(compaction.extra)
             if compaction.line is not None:
@@ -236,6 +255,21 @@ def _boilerplate(text: str, format_name: str) -> dict[str, Any]:
 
 def _compact(extra: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in extra.items() if v is not None and v != {} and v != []}
+
+
+def _others(turn: Turn, line: str, offset: int) -> Iterator[list[Any]]:
+    """The stretches of one rendered S0 line written by someone other than the user or the agent."""
+    head = len(turn.kind) + 2  # "user: ", "tool_result: " …
+    if turn.kind in ("tool_result", "tool_error"):
+        yield [offset + head, offset + len(line), Author.TOOL.value]
+        return
+    if turn.kind != "user":
+        return
+    shown = head + min(len(turn.text), TURN_CHARS)  # a long turn is cut in S0
+    for span in spans_for(turn.text, author_of(turn.authority)):
+        start, end = head + span.start, min(head + span.end, shown)
+        if span.author is not Author.USER and start < end:
+            yield [offset + start, offset + end, span.author.value]
 
 
 def _render(turn: Turn) -> str:
