@@ -3,13 +3,13 @@
 Records form a DAG through uuid/parentUuid: a rewind forks it, sub-agents run on sidechains, and each
 compaction restarts it (2.x: a `compact_boundary` with `logicalParentUuid`, then an `isCompactSummary`
 user record; 1.0.x: only the summary record, with `parentUuid: null`). The conversation that survived
-is the branch ending at the last main-chain record, followed back across those compaction roots.
+is the branch ending at the last main-chain record, followed back across those compaction roots, with
+what hangs off it in the same turns (`claude_code_chain`).
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +20,8 @@ import orjson
 from inspector.bounded_io import read_head
 from inspector.errors import TraceReadError
 from inspector.model import Trace
+from inspector.readers import claude_code_fates as fate
+from inspector.readers.claude_code_chain import Dag, Node
 from inspector.readers.claude_code_records import (
     Record,
     decode_fast,
@@ -42,24 +44,9 @@ _KNOWN_TYPES = _DAG_TYPES | {
 }  # fmt: skip
 _TITLE_FIELDS = {"custom-title": "customTitle", "ai-title": "aiTitle", "summary": "summary"}
 _SYSTEM_TEXT = ("<local-command-stdout>", "<local-command-stderr>", "<system-reminder>", "Caveat: ")
+_BOUNDARIES = ("compact_boundary", "microcompact_boundary")
 _ATTACHMENT_FILES = {"edited_text_file": "edit", "file": "read", "compact_file_reference": "read",
                      "nested_memory": "read", "edited_image_file": "edit"}  # fmt: skip
-
-
-@dataclass(slots=True)
-class _Node:
-    """A record that takes part in the uuid DAG; `data` is kept only where it becomes a turn."""
-
-    line: int
-    offset: int
-    """Where its line starts in the file: its turns' record, shown as written."""
-    uuid: str
-    parent: str | None
-    has_parent_field: bool
-    logical: str | None
-    sidechain: bool
-    type: str
-    data: Record | None
 
 
 @dataclass(slots=True)
@@ -100,9 +87,8 @@ class _Reader:
         self.path = path
         self.lines = JsonLines(path, decode_fast)
         self.transcript = Transcript(path, NAME)
-        self.nodes: list[_Node] = []
-        self.by_uuid: dict[str, list[int]] = {}
-        self.points: list[tuple[int, str, Record, _Node | None]] = []
+        self.dag = Dag()
+        self.points: list[tuple[int, str, Record, Node | None]] = []
         self.session_id: str | None = None
         self.agent_id: str | None = None
         self.titles: dict[str, str] = {}
@@ -127,21 +113,17 @@ class _Reader:
             self._note_meta(kind, record)
             sidechain = record.isSidechain is True
             subtype = record.subtype
-            summary = kind == "user" and record.isCompactSummary is True
-            if kind == "system" and subtype in ("compact_boundary", "microcompact_boundary") and not sidechain:
-                self.points.append((line, subtype, record, None))
             uuid = record.uuid
+            summary = kind == "user" and record.isCompactSummary is True
             if not isinstance(uuid, str):
                 if summary:
                     self.points.append((line, "summary", record, None))
+                elif kind == "system" and subtype in _BOUNDARIES and not sidechain:
+                    self.points.append((line, subtype, record, None))
                 continue
-            if not sidechain and not self.main_seen:
-                self._forget_sidechains()
-            # A sub-agent's own log is all sidechain: keep those turns until a main record shows up.
-            keep = kind in _DAG_TYPES and (not sidechain or summary or not self.main_seen)
             parent = parent_uuid(record)
             logical = record.logicalParentUuid
-            node = _Node(
+            node = Node(
                 line=line,
                 offset=self.lines.offset,
                 uuid=uuid,
@@ -150,10 +132,21 @@ class _Reader:
                 logical=logical if isinstance(logical, str) else None,
                 sidechain=sidechain,
                 type=kind,
-                data=self._slim(record) if keep else None,
+                data=None,
+                subtype=subtype,
+                timestamp=record.timestamp,
             )
-            self.by_uuid.setdefault(uuid, []).append(len(self.nodes))
-            self.nodes.append(node)
+            if not self.dag.add(node):
+                self.counts[fate.DUPLICATE] += 1  # a copy: its original is read, and its own compaction counted once
+                self._count_unknown(record)  # drift is drift wherever the log writes it
+                continue
+            if kind == "system" and subtype in _BOUNDARIES and not sidechain:
+                self.points.append((line, subtype, record, None))
+            if not sidechain and not self.main_seen:
+                self._forget_sidechains()
+            # A sub-agent's own log is all sidechain: keep those turns until a main record shows up.
+            if kind in _DAG_TYPES and (not sidechain or summary or not self.main_seen):
+                node.data = self._slim(record)
             if summary:
                 self.points.append((line, "summary", record, node))
             if sidechain:
@@ -161,7 +154,7 @@ class _Reader:
 
     def _forget_sidechains(self) -> None:
         self.main_seen = True
-        for node in self.nodes:
+        for node in self.dag.nodes:
             if node.sidechain and node.data is not None and node.data.isCompactSummary is not True:
                 node.data = None
 
@@ -188,12 +181,17 @@ class _Reader:
         message = kept.message
         if message is not None and isinstance(message.content, list):  # thinking is not a turn
             message.content = [b for b in message.content if type_of(b) not in ("thinking", "redacted_thinking")]
-        if kept.fields:
-            if kept.type in ("user", "assistant", "system"):
-                self.unknown_fields.update(list(kept.fields))
-            else:
-                kept.fields = None
+        if kept.fields and not self._count_unknown(kept):
+            kept.fields = None
         return kept
+
+    def _count_unknown(self, record: Record) -> bool:
+        """Count a conversation record's unknown fields (a fast record has none); whether it is one."""
+        if record.type not in ("user", "assistant", "system"):
+            return False
+        if type(record) is Record and record.fields:
+            self.unknown_fields.update(list(record.fields))
+        return True
 
     # -- compactions: boundaries paired with the summary that follows them ----------------------
 
@@ -202,7 +200,8 @@ class _Reader:
         anchors: set[int] = set()
         micro: list[tuple[int, str, str | None]] = []
         pending: Compaction | None = None
-        index_of = {id(node): i for i, node in enumerate(self.nodes)}
+        nodes = self.dag.nodes
+        index_of = {id(node): i for i, node in enumerate(nodes)}
         for line, kind, record, node in sorted(self.points, key=lambda p: p[0]):
             if kind == "microcompact_boundary":
                 micro.append((line, _micro_description(record), as_str(record.timestamp)))
@@ -211,7 +210,7 @@ class _Reader:
                 found.append((line, pending))
                 uuid = record.uuid
                 if isinstance(uuid, str):
-                    anchors.update(i for i in self.by_uuid.get(uuid, ()) if self.nodes[i].line == line)
+                    anchors.update(i for i in self.dag.by_uuid.get(uuid, ()) if nodes[i].line == line)
             elif pending is not None and pending.text is None:
                 pending.text = _summary_text(record) or None
                 pending.unavailable = None if pending.text else f"the summary record at line {line} is empty"
@@ -229,91 +228,49 @@ class _Reader:
                 self.counts["unpaired_summaries"] += 1
         return found, anchors, micro
 
-    # -- the surviving chain ----------------------------------------------------------------------
-
-    def chain(self, anchors: set[int]) -> tuple[list[int], bool]:
-        """Node indices on the branch that ends at the last main record, in file order."""
-        main = [i for i, node in enumerate(self.nodes) if not node.sidechain]
-        subagent = not main and bool(self.nodes)
-        if subagent:  # a sub-agent's own log: every record is on its sidechain
-            main = list(range(len(self.nodes)))
-        on_main = set(main)
-        anchor_list = sorted(anchors)
-        visited: set[int] = set()
-        current = main[-1] if main else None
-        while current is not None and current not in visited:
-            visited.add(current)
-            node = self.nodes[current]
-            following = self._resolve(node.parent, current)
-            if following is None and node.logical is not None:
-                following = self._resolve(node.logical, current)
-            broken = following is None and (
-                node.parent is not None or node.logical is not None or not node.has_parent_field
-            )
-            if following is not None and (following in visited or following not in on_main):
-                following, broken = None, True
-            if following is None:
-                if current in anchors or broken:
-                    following = _before(main, current)
-                    if broken and current not in anchors and following is not None:
-                        self.counts["chain_gaps"] += 1
-                else:  # a plain root: this branch starts here, unless a compaction came before it
-                    following = _before(anchor_list, current)
-            current = following
-        chain = sorted(visited)
-        self.counts["abandoned_records"] = len(on_main) - len(visited & on_main)
-        return chain, subagent
-
-    def _resolve(self, uuid: str | None, before: int) -> int | None:
-        """The latest record with this uuid written before the child (logs are append-only)."""
-        if uuid is None:
-            return None
-        candidates = self.by_uuid.get(uuid)
-        if not candidates:
-            return None
-        position = bisect_left(candidates, before)
-        return candidates[position - 1] if position else None
-
     # -- turns ------------------------------------------------------------------------------------
 
     def build(self) -> Trace:
         self.parse()
         found, anchors, micro = self.compactions()
-        chain, subagent = self.chain(anchors)
-        timeline: list[tuple[int, int, Any]] = [(self.nodes[i].line, 1, self.nodes[i]) for i in chain]
+        survival = self.dag.survive(anchors)
+        nodes = self.dag.nodes
+        timeline: list[tuple[int, int, Any]] = [(nodes[i].line, 1, nodes[i]) for i in survival.chain]
         timeline += [(line, 0, compaction) for line, compaction in found]
         timeline += [(line, 2, event) for line, *event in micro]
         for _, _, item in sorted(timeline, key=lambda entry: (entry[0], entry[1])):
             if isinstance(item, Compaction):
                 self.transcript.compaction(item)
-            elif isinstance(item, _Node):
+            elif isinstance(item, Node):
                 self.transcript.place = item.offset
                 self._map(item)
             else:
                 description, timestamp = item
                 self.transcript.event("microcompaction", description, timestamp)
+        aside = Counter(survival.set_aside.values())
         self.transcript.notices[:0] = self.lines.notices
         title = self.titles.get("custom-title") or self.titles.get("ai-title") or self.titles.get("summary")
         trace_id = self.session_id or session_stem(self.path)
-        if subagent and self.agent_id:
+        if survival.subagent and self.agent_id:
             trace_id = f"{trace_id}/agent-{self.agent_id}"
         extra: dict[str, Any] = {
             "lines": self.lines.lines,
             "records": self.lines.records,
             "malformed_lines": self.lines.malformed,
             "sidechain_records": self.counts["sidechain_records"],
-            "abandoned_records": self.counts["abandoned_records"],
-            "chain_gaps": self.counts["chain_gaps"],
+            "abandoned_records": aside[fate.SUPERSEDED] + aside[fate.UNREACHED],
+            "duplicate_records": self.counts[fate.DUPLICATE],
+            "chain_gaps": survival.chain_gaps,
             "unpaired_summaries": self.counts["unpaired_summaries"],
             "unknown_fields": dict(self.unknown_fields),
-            "subagent": subagent,
+            "subagent": survival.subagent,
         }
         for name, value in (("version", self.version), ("cwd", self.cwd), ("agent_id", self.agent_id)):
             if value:
                 extra[name] = value
         return self.transcript.build(trace_id, title, extra, self.lines.stamps)
 
-    def _map(self, node: _Node) -> None:
+    def _map(self, node: Node) -> None:
         data = node.data
         if data is None or data.isCompactSummary is True:
             return
@@ -329,13 +286,13 @@ class _Reader:
                     action = _ATTACHMENT_FILES[attachment["type"]]
                     self.transcript.mention("file", target, action, data.timestamp)
 
-    def _user(self, node: _Node, data: Record) -> None:
+    def _user(self, node: Node, data: Record) -> None:
         content = data.message.content if data.message is not None else None
         timestamp = data.timestamp
         fields = data.fields
-        blocks = content if isinstance(content, list) else [content] if isinstance(content, str) else []
-        results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
-        text = blocks_text([b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_result")])
+        blocks = content if isinstance(content, list) else []
+        results = [b for b in blocks if type_of(b) == "tool_result"]
+        text = _prompt_text(content)
         if text:
             system = data.isMeta is True or text.lstrip().startswith(_SYSTEM_TEXT)
             self.transcript.turn(node.uuid, "user", "harness" if system else "user", text, timestamp, fields=fields)
@@ -348,7 +305,7 @@ class _Reader:
             if said:  # the user's own words, typed into a rejection or a question tool: a user statement
                 self.transcript.turn(node.uuid, "user", "user", said, timestamp, via=via)
 
-    def _assistant(self, node: _Node, data: Record) -> None:
+    def _assistant(self, node: Node, data: Record) -> None:
         message = data.message
         if message is None:
             return
@@ -446,9 +403,11 @@ def _fingerprint(block: dict[str, Any]) -> Any:
     return orjson.dumps(block, option=orjson.OPT_SORT_KEYS)
 
 
-def _before(ordered: list[int], index: int) -> int | None:
-    position = bisect_left(ordered, index)
-    return ordered[position - 1] if position else None
+def _prompt_text(content: Any) -> str:
+    """What a user record says besides tool results: the prompt as the agent got it."""
+    if isinstance(content, list):
+        content = [b for b in content if type_of(b) != "tool_result"]
+    return blocks_text(content)
 
 
 def read(path: Path) -> Trace:

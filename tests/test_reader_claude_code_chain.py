@@ -1,0 +1,217 @@
+"""Claude Code reader: which records the surviving conversation holds, and what became of every other one.
+
+Sessions here are small excerpts of real logs (ids shortened, text trimmed; the line each shape was seen at
+is named), written by the test, so they run on every clone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from inspector.readers import load_trace
+from tests.test_reader_claude_code import assistant, record, text, user, write
+
+
+def call(call_id: str, name: str = "Bash", **tool_input: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": call_id, "name": name, "input": tool_input or {"command": "ls"}}
+
+
+def result(uuid: str, parent: str, call_id: str, body: str, **fields: Any) -> dict[str, Any]:
+    return user(uuid, parent, [{"type": "tool_result", "tool_use_id": call_id, "content": body}], **fields)
+
+
+def progress(uuid: str, parent: str, call_id: str) -> dict[str, Any]:
+    return record(uuid, parent, "progress", toolUseID=call_id, parentToolUseID=call_id,
+                  data={"type": "hook_progress", "hookEvent": "PostToolUse"})  # fmt: skip
+
+
+def transcript(trace: Any) -> list[tuple[str, str]]:
+    return [(s.key, s.kind) for s in trace.sources if s.namespace == "transcript"]
+
+
+# --- parallel tool calls: every result stays ---------------------------------------------------------
+
+
+def test_each_result_of_parallel_calls_is_on_the_chain(tmp_path: Path) -> None:
+    """entirecli_1e0816ef lines 10-17: two Glob calls streamed as two pieces of one message; each result's
+    parent is its own call, the next message continues from the last result, so the spine skips the first."""
+    path = write(tmp_path / "parallel.jsonl", [
+        user("u1", None, "Find the summarise package."),
+        assistant("a1", "u1", [text("I'll start by understanding the layout.")], "msg_q"),
+        assistant("a2", "a1", [call("t1", "Glob", pattern="**/summarise/*.go")], "msg_q"),
+        assistant("a3", "a2", [call("t2", "Glob", pattern="**/strategy/*.go")], "msg_q"),
+        progress("p1", "a3", "t1"),
+        result("r1", "a2", "t1", "cmd/entire/cli/summarise/summarise.go"),
+        progress("p2", "r1", "t2"),
+        result("r2", "a3", "t2", "cmd/entire/cli/strategy/manual_commit.go"),
+        assistant("a4", "r2", [text("There's already a `summarise` package.")], "msg_r"),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert transcript(trace) == [("u1", "user"), ("a1", "assistant"), ("t1", "tool_call"), ("t2", "tool_call"),
+                                 ("r1", "tool_result"), ("r2", "tool_result"), ("a4", "assistant")]  # fmt: skip
+    assert trace.source("r1").text == "cmd/entire/cli/summarise/summarise.go"
+    assert trace.extra["abandoned_records"] == 0 and not trace.notices
+
+
+def test_a_streamed_piece_off_the_spine_keeps_its_call_and_result(tmp_path: Path) -> None:
+    """entirecli_6113e919 lines 7-12: the second Task call's piece hangs off the first piece, its result off
+    it, and the next message continues from the first call's result: call and result both off the spine."""
+    path = write(tmp_path / "sibling.jsonl", [
+        user("u1", None, "Compare git-ai with Entire CLI."),
+        assistant("a1", "u1", [text("I'll analyze both codebases.")], "msg_W"),
+        assistant("a2", "a1", [call("t1", "Task", description="Explore git-ai")], "msg_W"),
+        assistant("a3", "a2", [call("t2", "Task", description="Explore Entire CLI")], "msg_W"),
+        result("r2", "a3", "t2", "Entire CLI attributes by checkpoint."),
+        result("r1", "a2", "t1", "git-ai attributes by line."),
+        assistant("a4", "r1", [text("## Comparison")], "msg_i"),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    keys = [key for key, _ in transcript(trace)]
+    assert keys == ["u1", "a1", "t1", "t2", "r2", "r1", "a4"]
+
+
+def test_a_piece_threaded_through_progress_records_is_kept(tmp_path: Path) -> None:
+    """sequant_bf976109 lines 10-19: a piece's parent is a progress record of the call before it."""
+    path = write(tmp_path / "threaded.jsonl", [
+        user("u1", None, "Start /fullsolve for issue #313."),
+        assistant("a1", "u1", [call("t1", command="gh issue view 313")], "msg_e"),
+        progress("p1", "a1", "t1"),
+        assistant("a2", "p1", [call("t2", command='git branch -a | grep -i "313"')], "msg_e"),
+        result("r1", "a1", "t1", "feat(run): batch-level QA"),
+        progress("p2", "r1", "t2"),
+        result("r2", "a2", "t2", "remotes/origin/feature/313-feat-run"),
+        assistant("a3", "r2", [text("The branch exists.")], "msg_f"),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [key for key, _ in transcript(trace)] == ["u1", "t1", "t2", "r1", "r2", "a3"]
+    assert trace.source("r2").extra["command"] == 'git branch -a | grep -i "313"'
+
+
+def test_a_rewind_still_drops_the_branch_the_user_left_with_its_calls(tmp_path: Path) -> None:
+    path = write(tmp_path / "rewind.jsonl", [
+        user("u1", None, "Run the tests."),
+        assistant("a1", "u1", [call("t1", command="pytest")], "msg_1"),
+        result("r1", "a1", "t1", "3 failed"),
+        user("u2", "r1", "Delete the failing tests."),                    # left: the user rewound to r1
+        assistant("a2", "u2", [call("t2", command="rm tests/test_x.py")], "msg_2"),
+        result("r2", "a2", "t2", ""),
+        user("u3", "r1", "Fix the failing tests; never delete them."),    # the branch that went on
+        assistant("a3", "u3", [text("Fixing them.")], "msg_3"),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [key for key, _ in transcript(trace)] == ["u1", "t1", "r1", "u3", "a3"]
+    assert trace.extra["abandoned_records"] == 3
+
+
+def test_a_message_interrupted_and_resumed_from_before_it_is_superseded(tmp_path: Path) -> None:
+    """entirecli_1e0816ef lines 1070-1080: a thinking-only message cut off by /exit; the resumed session
+    answers from the result before it, with a new message."""
+    path = write(tmp_path / "resumed.jsonl", [
+        user("u1", None, "Has that skill filtering been applied?"),
+        assistant("a1", "u1", [call("t1", "Grep", pattern="skill")], "msg_j"),
+        result("r1", "a1", "t1", "explain.go:42"),
+        assistant("a2", "r1", [text("It uses the summarise package, so yes.")], "msg_N"),  # cut off
+        user("u2", "a2", "<command-name>/exit</command-name>"),
+        assistant("a3", "r1", [text("No response requested.")], "msg_7"),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [key for key, _ in transcript(trace)] == ["u1", "t1", "r1", "a3"]
+    assert trace.extra["abandoned_records"] == 2
+
+
+def test_a_result_answering_no_call_of_the_chain_is_no_part_of_it(tmp_path: Path) -> None:
+    path = write(tmp_path / "stray.jsonl", [
+        user("u1", None, "List the files."),
+        assistant("a1", "u1", [call("t1")], "msg_1"),
+        result("r1", "a1", "t1", "a.py"),
+        result("rx", "a1", "t9", "a call this conversation never made"),
+        assistant("a2", "r1", [text("One file.")], "msg_2"),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert trace.source("rx") is None and trace.extra["abandoned_records"] == 1
+
+
+def test_a_record_without_a_sidechain_flag_is_on_the_main_chain(tmp_path: Path) -> None:
+    records = [user("u1", None, "Hello."), assistant("a1", "u1", [text("Hi.")]), user("u2", "a1", "Bye.")]
+    path = write(tmp_path / "unflagged.jsonl", [{k: v for k, v in r.items() if k != "isSidechain"} for r in records])
+    trace = load_trace(path)
+    assert [key for key, _ in transcript(trace)] == ["u1", "a1", "u2"]
+    assert trace.extra["subagent"] is False and trace.extra["sidechain_records"] == 0
+
+
+def test_a_record_of_several_results_takes_the_error_flag_only_from_its_blocks(tmp_path: Path) -> None:
+    """`toolUseResult` describes one call: on a record answering two, only each block's own flag counts."""
+    path = write(tmp_path / "two.jsonl", [
+        user("u1", None, "Build and list."),
+        assistant("a1", "u1", [call("t1", command="make"), call("t2", command="ls")]),
+        user("r1", "a1", [{"type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": True},
+                          {"type": "tool_result", "tool_use_id": "t2", "content": "Makefile"}],
+             toolUseResult="Error: make failed"),
+    ])  # fmt: skip
+    kinds = [s.kind for s in load_trace(path).sources if s.namespace == "transcript"]
+    assert kinds == ["user", "tool_call", "tool_call", "tool_error", "tool_result"]
+
+
+# --- copies: a record written again under its uuid --------------------------------------------------------
+
+
+def test_history_re_appended_by_a_second_compact_is_read_once(tmp_path: Path) -> None:
+    """anthropics/claude-code#92089: a second /compact in one process first re-appends the history before the
+    first boundary, uuids, parents and timestamps kept; the turn's stop-hook row then names the last copy as
+    its parent, and the new boundary that row."""
+    history = [
+        user("u1", None, "Port the parser."),
+        assistant("a1", "u1", [text("Ported.")]),
+    ]
+    path = write(tmp_path / "recompact.jsonl", [
+        *history,
+        record("b1", None, "system", subtype="compact_boundary", logicalParentUuid="a1",
+               compactMetadata={"trigger": "manual", "preTokens": 90000}),
+        user("s1", "b1", "Summary: the parser was ported.", isCompactSummary=True),
+        user("u2", "s1", "Now port the lexer."),
+        assistant("a2", "u2", [call("t2", command="make lexer")]),
+        result("r2", "a2", "t2", "ok"),
+        assistant("a3", "r2", [text("Lexer ported.")]),
+        *history,                                                           # the copies
+        record("h1", "a1", "system", subtype="stop_hook_summary"),          # follows a3, names the last copy
+        record("b2", None, "system", subtype="compact_boundary", logicalParentUuid="h1",
+               compactMetadata={"trigger": "manual", "preTokens": 80000}),
+        user("s2", "b2", "Summary: parser and lexer ported.", isCompactSummary=True),
+        user("u3", "s2", "Port the printer."),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [key for key, _ in transcript(trace)] == ["u1", "a1", "u2", "t2", "r2", "a3", "u3"]
+    s1, s2 = trace.generations[1:]
+    assert s1.covers == ("u1", "a1") and s2.covers[-1] == "a3"
+    assert trace.extra["duplicate_records"] == 2 and trace.extra["abandoned_records"] == 0
+
+
+def test_a_replayed_compaction_is_counted_once(tmp_path: Path) -> None:
+    """On a resume Claude Code replays the segment after the last boundary: boundary, summary and later
+    records, uuids and timestamps kept."""
+    after = [
+        record("b1", None, "system", subtype="compact_boundary", logicalParentUuid="a1"),
+        user("s1", "b1", "Summary: the parser was ported.", isCompactSummary=True),
+        user("u2", "s1", "Port the lexer."),
+    ]
+    path = write(tmp_path / "replay.jsonl", [
+        user("u1", None, "Port the parser."), assistant("a1", "u1", [text("Ported.")]),
+        *after, *after, assistant("a2", "u2", [text("Lexer ported.")]),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert len(trace.generations) == 2
+    assert [key for key, _ in transcript(trace)] == ["u1", "a1", "u2", "a2"]
+    assert trace.extra["duplicate_records"] == 3
+
+
+def test_another_kind_of_record_under_a_seen_uuid_is_no_copy(tmp_path: Path) -> None:
+    """A trimmed fixture gives every record one placeholder uuid (the 2.1 schema fixture, line 42 on):
+    a record of another type or subtype under it is a record of its own, not a copy."""
+    path = write(tmp_path / "placeholder.jsonl", [
+        user("[trimmed]", None, "Hello."),
+        record("[trimmed]", "[trimmed]", "system", subtype="compact_boundary", logicalParentUuid="[trimmed]"),
+        assistant("[trimmed]", "[trimmed]", [text("Continuing.")]),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert len(trace.generations) == 2 and trace.extra["duplicate_records"] == 0
