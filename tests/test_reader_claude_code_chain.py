@@ -1,16 +1,33 @@
 """Claude Code reader: which records the surviving conversation holds, and what became of every other one.
 
 Sessions here are small excerpts of real logs (ids shortened, text trimmed; the line each shape was seen at
-is named), written by the test, so they run on every clone.
+is named), written by the test, so they run on every clone. The real sessions are read in place from
+../shared: every record of each is accounted for.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from bench.quality import halves
 from inspector.readers import load_trace
+from tests.helpers import LABELLED, REAL_TRACES, REPO, require_shared
 from tests.test_reader_claude_code import assistant, record, text, user, write
+
+FIXTURES = sorted((REPO / "tests" / "fixtures" / "claude_code").glob("*.jsonl"))
+WIDER = REAL_TRACES / "wider"
+
+
+def readable_sessions() -> list[Path]:
+    """Every real Claude Code session that may be read: the top-level ones, labelled/, and wider/'s half A
+    (half B is held out, bench/quality.py)."""
+    found = sorted(REAL_TRACES.glob("claude_code*.jsonl")) + sorted(LABELLED.glob("claude_code*.jsonl"))
+    found += [WIDER / f"{name}.jsonl" for name in halves(WIDER)[0] if name.startswith("claude_code")]
+    return found or [REAL_TRACES / "claude_code*.jsonl"]
 
 
 def call(call_id: str, name: str = "Bash", **tool_input: Any) -> dict[str, Any]:
@@ -28,6 +45,14 @@ def progress(uuid: str, parent: str, call_id: str) -> dict[str, Any]:
 
 def transcript(trace: Any) -> list[tuple[str, str]]:
     return [(s.key, s.kind) for s in trace.sources if s.namespace == "transcript"]
+
+
+def notices(trace: Any, rule: str) -> list[str]:
+    return [n.message for n in trace.notices if n.rule == rule]
+
+
+def fates(trace: Any) -> dict[str, int]:
+    return trace.extra["records_by_fate"]
 
 
 # --- parallel tool calls: every result stays ---------------------------------------------------------
@@ -52,6 +77,7 @@ def test_each_result_of_parallel_calls_is_on_the_chain(tmp_path: Path) -> None:
                                  ("r1", "tool_result"), ("r2", "tool_result"), ("a4", "assistant")]  # fmt: skip
     assert trace.source("r1").text == "cmd/entire/cli/summarise/summarise.go"
     assert trace.extra["abandoned_records"] == 0 and not trace.notices
+    assert fates(trace) == {"turn": 7, "progress": 2}
 
 
 def test_a_streamed_piece_off_the_spine_keeps_its_call_and_result(tmp_path: Path) -> None:
@@ -69,6 +95,7 @@ def test_a_streamed_piece_off_the_spine_keeps_its_call_and_result(tmp_path: Path
     trace = load_trace(path)
     keys = [key for key, _ in transcript(trace)]
     assert keys == ["u1", "a1", "t1", "t2", "r2", "r1", "a4"]
+    assert not notices(trace, "tool-result-missing")
 
 
 def test_a_piece_threaded_through_progress_records_is_kept(tmp_path: Path) -> None:
@@ -101,7 +128,9 @@ def test_a_rewind_still_drops_the_branch_the_user_left_with_its_calls(tmp_path: 
     ])  # fmt: skip
     trace = load_trace(path)
     assert [key for key, _ in transcript(trace)] == ["u1", "t1", "r1", "u3", "a3"]
-    assert trace.extra["abandoned_records"] == 3
+    assert trace.extra["abandoned_records"] == 3 and fates(trace)["superseded_branch"] == 3
+    [said] = notices(trace, "branch-set-aside")
+    assert said.startswith("3 records on 1 branch the session left")
 
 
 def test_a_message_interrupted_and_resumed_from_before_it_is_superseded(tmp_path: Path) -> None:
@@ -117,7 +146,7 @@ def test_a_message_interrupted_and_resumed_from_before_it_is_superseded(tmp_path
     ])  # fmt: skip
     trace = load_trace(path)
     assert [key for key, _ in transcript(trace)] == ["u1", "t1", "r1", "a3"]
-    assert trace.extra["abandoned_records"] == 2
+    assert fates(trace)["superseded_branch"] == 2
 
 
 def test_a_result_answering_no_call_of_the_chain_is_no_part_of_it(tmp_path: Path) -> None:
@@ -129,7 +158,7 @@ def test_a_result_answering_no_call_of_the_chain_is_no_part_of_it(tmp_path: Path
         assistant("a2", "r1", [text("One file.")], "msg_2"),
     ])  # fmt: skip
     trace = load_trace(path)
-    assert trace.source("rx") is None and trace.extra["abandoned_records"] == 1
+    assert trace.source("rx") is None and fates(trace)["superseded_branch"] == 1
 
 
 def test_a_record_without_a_sidechain_flag_is_on_the_main_chain(tmp_path: Path) -> None:
@@ -185,6 +214,8 @@ def test_history_re_appended_by_a_second_compact_is_read_once(tmp_path: Path) ->
     s1, s2 = trace.generations[1:]
     assert s1.covers == ("u1", "a1") and s2.covers[-1] == "a3"
     assert trace.extra["duplicate_records"] == 2 and trace.extra["abandoned_records"] == 0
+    [said] = notices(trace, "records-repeated")
+    assert said.startswith("2 records written again under a uuid the log already holds")
 
 
 def test_a_replayed_compaction_is_counted_once(tmp_path: Path) -> None:
@@ -202,7 +233,7 @@ def test_a_replayed_compaction_is_counted_once(tmp_path: Path) -> None:
     trace = load_trace(path)
     assert len(trace.generations) == 2
     assert [key for key, _ in transcript(trace)] == ["u1", "a1", "u2", "a2"]
-    assert trace.extra["duplicate_records"] == 3
+    assert fates(trace)["duplicate_uuid"] == 3
 
 
 def test_another_kind_of_record_under_a_seen_uuid_is_no_copy(tmp_path: Path) -> None:
@@ -214,4 +245,75 @@ def test_another_kind_of_record_under_a_seen_uuid_is_no_copy(tmp_path: Path) -> 
         assistant("[trimmed]", "[trimmed]", [text("Continuing.")]),
     ])  # fmt: skip
     trace = load_trace(path)
-    assert len(trace.generations) == 2 and trace.extra["duplicate_records"] == 0
+    assert len(trace.generations) == 2 and "duplicate_uuid" not in fates(trace)
+
+
+# --- every record accounted for ---------------------------------------------------------------------------
+
+
+def results_in(path: Path) -> set[str]:
+    """The call ids the log's main records (not a sub-agent's) answer."""
+    found: set[str] = set()
+    for line in path.read_text().splitlines():
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        message = data.get("message") if isinstance(data, dict) and data.get("isSidechain") is not True else None
+        content = message.get("content") if isinstance(message, dict) else None
+        found |= {b.get("tool_use_id") for b in content or () if isinstance(b, dict) and b.get("type") == "tool_result"}
+    return found
+
+
+def accounted(path: Path) -> None:
+    """Every line is under one fate, and every tool call has its result or a notice naming it, truly: the log
+    holds no result for a call the notice names."""
+    trace = load_trace(path)
+    lines = path.read_bytes().count(b"\n") + (not path.read_bytes().endswith(b"\n"))
+    assert sum(fates(trace).values()) == lines == trace.extra["lines"]
+    answered = {s.extra.get("call_id") for s in trace.sources if s.kind in ("tool_result", "tool_error")}
+    calls = [s.key.split("#")[0] for s in trace.sources if s.kind == "tool_call"]  # a key made unique: `id#n`
+    missing = [key for key in calls if key not in answered]
+    said = " ".join(notices(trace, "tool-result-missing"))
+    assert all(f" {key}" in said for key in missing), (missing, said)
+    assert not set(missing) & results_in(path)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.name for p in FIXTURES])
+def test_every_record_of_a_fixture_is_accounted_for(path: Path) -> None:
+    accounted(path)
+
+
+@pytest.mark.parametrize("path", readable_sessions(), ids=lambda p: p.name)
+def test_every_record_of_a_real_session_is_accounted_for(path: Path) -> None:
+    require_shared(path)
+    accounted(path)
+
+
+def test_every_line_of_a_damaged_session_is_accounted_for(tmp_path: Path) -> None:
+    path = write(tmp_path / "damaged.jsonl", [
+        user("u1", None, "Run it."), "", "{not json", [1, 2],
+        assistant("a1", "u1", [call("t1", command="make")]),
+        {"type": "hologram", "sessionId": "sess-1"}, {"type": "summary", "summary": "Run it", "leafUuid": "a1"},
+        {"type": "file-history-snapshot", "messageId": "m", "snapshot": {}},
+        '{"parentUuid": "a1", "type": "user", "uuid": "r1", "mess',
+    ], newline_at_end=False)  # fmt: skip
+    trace = load_trace(path, format="claude-code")
+    assert fates(trace) == {"blank_line": 1, "file_history_snapshot": 1, "malformed_line": 2, "metadata": 1,
+                            "torn_line": 1, "turn": 2, "unknown_type": 1}  # fmt: skip
+    [said] = notices(trace, "tool-result-missing")
+    assert said == "1 tool call with no result in the log (the log ends before its result: Bash t1)"
+
+
+def test_a_call_cut_off_by_a_compaction_says_so(tmp_path: Path) -> None:
+    """entirecli_1e0816ef lines 308-311: a Grep call, then the boundary of an auto-compaction, no result."""
+    path = write(tmp_path / "cut.jsonl", [
+        user("u1", None, "Find GetSummariseOptions."),
+        assistant("a1", "u1", [call("t1", "Grep", pattern="GetSummariseOptions")]),
+        record("b1", None, "system", subtype="compact_boundary", logicalParentUuid="a1"),
+        user("s1", "b1", "Summary: searching for GetSummariseOptions.", isCompactSummary=True),
+        assistant("a2", "s1", [text("I'll investigate GetSummariseOptions.")]),
+    ])  # fmt: skip
+    [said] = notices(load_trace(path), "tool-result-missing")
+    assert said.endswith("(a compaction came before its result: Grep t1)")
+

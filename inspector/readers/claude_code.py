@@ -4,7 +4,8 @@ Records form a DAG through uuid/parentUuid: a rewind forks it, sub-agents run on
 compaction restarts it (2.x: a `compact_boundary` with `logicalParentUuid`, then an `isCompactSummary`
 user record; 1.0.x: only the summary record, with `parentUuid: null`). The conversation that survived
 is the branch ending at the last main-chain record, followed back across those compaction roots, with
-what hangs off it in the same turns (`claude_code_chain`).
+what hangs off it in the same turns (`claude_code_chain`). Every line ends up under one fate
+(`claude_code_fates`).
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ import orjson
 
 from inspector.bounded_io import read_head
 from inspector.errors import TraceReadError
-from inspector.model import Trace
+from inspector.model import Severity, Trace
 from inspector.readers import claude_code_fates as fate
-from inspector.readers.claude_code_chain import Dag, Node
+from inspector.readers.claude_code_chain import Dag, Node, Survival
 from inspector.readers.claude_code_records import (
     Record,
     decode_fast,
@@ -34,6 +35,7 @@ from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.timeline import Compaction, Turn
 from inspector.readers.transcript import NATIVE_TAG, Transcript
 from inspector.readers.values import as_int, as_str, blocks_text, session_stem, type_of
+from inspector.text import counted
 
 NAME = "claude-code"
 
@@ -45,6 +47,12 @@ _KNOWN_TYPES = _DAG_TYPES | {
 _TITLE_FIELDS = {"custom-title": "customTitle", "ai-title": "aiTitle", "summary": "summary"}
 _SYSTEM_TEXT = ("<local-command-stdout>", "<local-command-stderr>", "<system-reminder>", "Caveat: ")
 _BOUNDARIES = ("compact_boundary", "microcompact_boundary")
+_CALLS_NAMED = 5
+"""How many calls without a result a notice names; the rest it counts."""
+
+_IDLE = {"attachment": fate.ATTACHMENT, "system": fate.SYSTEM, "progress": fate.PROGRESS, "user": fate.NO_CONTENT,
+         "assistant": fate.NO_CONTENT}  # fmt: skip
+"""The fate of a chain record of each type that gave the trace nothing."""
 _ATTACHMENT_FILES = {"edited_text_file": "edit", "file": "read", "compact_file_reference": "read",
                      "nested_memory": "read", "edited_image_file": "edit"}  # fmt: skip
 
@@ -89,6 +97,9 @@ class _Reader:
         self.transcript = Transcript(path, NAME)
         self.dag = Dag()
         self.points: list[tuple[int, str, Record, Node | None]] = []
+        self.fates: Counter[str] = Counter()
+        """Records by what became of them; a node's fate is known only once the chain is."""
+        self.point_fates: dict[int, str] = {}
         self.session_id: str | None = None
         self.agent_id: str | None = None
         self.titles: dict[str, str] = {}
@@ -107,6 +118,7 @@ class _Reader:
             kind = record.type
             if not isinstance(kind, str):
                 self.transcript.unknown_types["(no type)"] += 1
+                self.fates[fate.UNKNOWN_TYPE] += 1
                 continue
             if kind not in _KNOWN_TYPES:
                 self.transcript.unknown_types[kind] += 1
@@ -120,6 +132,8 @@ class _Reader:
                     self.points.append((line, "summary", record, None))
                 elif kind == "system" and subtype in _BOUNDARIES and not sidechain:
                     self.points.append((line, subtype, record, None))
+                else:
+                    self.fates[_fate_of_kind(kind)] += 1
                 continue
             parent = parent_uuid(record)
             logical = record.logicalParentUuid
@@ -137,7 +151,7 @@ class _Reader:
                 timestamp=record.timestamp,
             )
             if not self.dag.add(node):
-                self.counts[fate.DUPLICATE] += 1  # a copy: its original is read, and its own compaction counted once
+                self.fates[fate.DUPLICATE] += 1  # a copy: its original is read, and its own compaction counted once
                 self._count_unknown(record)  # drift is drift wherever the log writes it
                 continue
             if kind == "system" and subtype in _BOUNDARIES and not sidechain:
@@ -203,6 +217,7 @@ class _Reader:
         nodes = self.dag.nodes
         index_of = {id(node): i for i, node in enumerate(nodes)}
         for line, kind, record, node in sorted(self.points, key=lambda p: p[0]):
+            self.point_fates[line] = fate.COMPACTION if kind in _BOUNDARIES else fate.SUMMARY
             if kind == "microcompact_boundary":
                 micro.append((line, _micro_description(record), as_str(record.timestamp)))
             elif kind == "compact_boundary":
@@ -226,6 +241,7 @@ class _Reader:
                     anchors.add(index_of[id(node)])
             else:
                 self.counts["unpaired_summaries"] += 1
+                self.point_fates[line] = fate.UNPAIRED_SUMMARY
         return found, anchors, micro
 
     # -- turns ------------------------------------------------------------------------------------
@@ -243,25 +259,31 @@ class _Reader:
                 self.transcript.compaction(item)
             elif isinstance(item, Node):
                 self.transcript.place = item.offset
-                self._map(item)
+                mapped = self._map(item)
+                self.fates[self._fate_of(item, mapped or _IDLE.get(item.type) or _fate_of_kind(item.type))] += 1
             else:
                 description, timestamp = item
                 self.transcript.event("microcompaction", description, timestamp)
-        aside = Counter(survival.set_aside.values())
+        for index, aside in survival.set_aside.items():
+            self.fates[self._fate_of(nodes[index], aside)] += 1
         self.transcript.notices[:0] = self.lines.notices
+        self._notices(survival)
         title = self.titles.get("custom-title") or self.titles.get("ai-title") or self.titles.get("summary")
         trace_id = self.session_id or session_stem(self.path)
         if survival.subagent and self.agent_id:
             trace_id = f"{trace_id}/agent-{self.agent_id}"
+        lines = self.lines
+        by_fate = {**self.fates, fate.MALFORMED: lines.malformed, fate.TORN: lines.torn, fate.BLANK: lines.blank}
         extra: dict[str, Any] = {
-            "lines": self.lines.lines,
-            "records": self.lines.records,
-            "malformed_lines": self.lines.malformed,
+            "lines": lines.lines,
+            "records": lines.records,
+            "malformed_lines": lines.malformed,
             "sidechain_records": self.counts["sidechain_records"],
-            "abandoned_records": aside[fate.SUPERSEDED] + aside[fate.UNREACHED],
-            "duplicate_records": self.counts[fate.DUPLICATE],
+            "abandoned_records": self.fates[fate.SUPERSEDED] + self.fates[fate.UNREACHED],
+            "duplicate_records": self.fates[fate.DUPLICATE],
             "chain_gaps": survival.chain_gaps,
             "unpaired_summaries": self.counts["unpaired_summaries"],
+            "records_by_fate": {name: n for name, n in sorted(by_fate.items()) if n},
             "unknown_fields": dict(self.unknown_fields),
             "subagent": survival.subagent,
         }
@@ -270,23 +292,60 @@ class _Reader:
                 extra[name] = value
         return self.transcript.build(trace_id, title, extra, self.lines.stamps)
 
-    def _map(self, node: Node) -> None:
+    def _fate_of(self, node: Node, otherwise: str) -> str:
+        """A node's fate: a compaction's record or one of an unknown type wherever it is, else `otherwise`."""
+        return self.point_fates.get(node.line) or _unknown(node.type) or otherwise
+
+    def _notices(self, survival: Survival) -> None:
+        """Say what was set aside that a reader of the trace should know: branches the session left, records
+        written twice, calls whose result the log does not hold."""
+        superseded, unreached, copies = (self.fates[name] for name in (fate.SUPERSEDED, fate.UNREACHED, fate.DUPLICATE))
+        if superseded or unreached:
+            parts = [f"{counted(superseded, 'record')} on {counted(survival.branches, 'branch', 'branches')} the "
+                     "session left (a prompt edited or rewound to, a session resumed from an earlier point)"]
+            parts += [f"{counted(unreached, 'record')} no record of the surviving conversation leads to"]
+            said = " and ".join(part for part, n in zip(parts, (superseded, unreached), strict=True) if n)
+            self.transcript.notice("branch-set-aside", Severity.INFO,
+                                   f"{said}: not in the trace, which holds the conversation that went on")
+        if copies:
+            self.transcript.notice("records-repeated", Severity.INFO,
+                                   f"{counted(copies, 'record')} written again under a uuid the log already holds "
+                                   "(Claude Code re-appends history on a resume or a second /compact): each read once")
+        unanswered: dict[str, list[str]] = {}
+        for call, following in self.transcript.unanswered_calls():
+            why = ("the log ends before its result" if following is None else
+                   "a compaction came before its result" if isinstance(following, Compaction) else
+                   "the conversation went on without its result")  # fmt: skip
+            unanswered.setdefault(why, []).append(f"{call.tool or 'tool'} {call.call_id}")
+        if unanswered:
+            total = sum(len(calls) for calls in unanswered.values())
+            said = "; ".join(f"{why}: {', '.join(calls[:_CALLS_NAMED])}"
+                             + (f" and {len(calls) - _CALLS_NAMED} more" if len(calls) > _CALLS_NAMED else "")
+                             for why, calls in unanswered.items())  # fmt: skip
+            self.transcript.notice("tool-result-missing", Severity.INFO,
+                                   f"{counted(total, 'tool call')} with no result in the log ({said})")
+
+    def _map(self, node: Node) -> str | None:
+        """Add a chain record's turns; what it became (None: nothing)."""
         data = node.data
         if data is None or data.isCompactSummary is True:
-            return
+            return None
         if node.type == "user":
-            self._user(node, data)
-        elif node.type == "assistant":
-            self._assistant(node, data)
-        elif node.type == "attachment":
-            attachment = data.attachment
-            if isinstance(attachment, dict) and type_of(attachment) in _ATTACHMENT_FILES:
-                target = attachment.get("filename") or attachment.get("path")
-                if isinstance(target, str):
-                    action = _ATTACHMENT_FILES[attachment["type"]]
-                    self.transcript.mention("file", target, action, data.timestamp)
+            return fate.TURN if self._user(node, data) else None
+        if node.type == "assistant":
+            return fate.TURN if self._assistant(node, data) else None
+        if node.type != "attachment" or not isinstance(data.attachment, dict):
+            return None
+        attachment = data.attachment
+        kind = type_of(attachment)
+        if kind in _ATTACHMENT_FILES:
+            target = attachment.get("filename") or attachment.get("path")
+            if isinstance(target, str) and target.strip():
+                self.transcript.mention("file", target, _ATTACHMENT_FILES[kind], data.timestamp)
+                return fate.MENTION
+        return None
 
-    def _user(self, node: Node, data: Record) -> None:
+    def _user(self, node: Node, data: Record) -> bool:
         content = data.message.content if data.message is not None else None
         timestamp = data.timestamp
         fields = data.fields
@@ -304,11 +363,14 @@ class _Reader:
             said, via = user_words_in_result(body)
             if said:  # the user's own words, typed into a rejection or a question tool: a user statement
                 self.transcript.turn(node.uuid, "user", "user", said, timestamp, via=via)
+        return bool(text or results)
 
-    def _assistant(self, node: Node, data: Record) -> None:
+    def _assistant(self, node: Node, data: Record) -> bool:
+        """Add a piece of a streamed message; whether it held anything the pieces before it did not."""
         message = data.message
         if message is None:
-            return
+            return False
+        added = False
         message_id = message.id
         state = self.messages.get(message_id) if isinstance(message_id, str) else None
         if state is None:
@@ -328,6 +390,7 @@ class _Reader:
                 continue
             state.seen.add(fingerprint)
             if kind == "text" and isinstance(block.get("text"), str) and block["text"]:
+                added = True
                 if state.turn is None:
                     state.turn = self.transcript.turn(
                         node.uuid, "assistant", "assistant", block["text"], timestamp,
@@ -339,8 +402,10 @@ class _Reader:
                 call_id = block.get("id") if isinstance(block.get("id"), str) else node.uuid
                 name = block.get("name") if isinstance(block.get("name"), str) else "tool"
                 self.transcript.tool_call(call_id, name, block.get("input"), timestamp)
+                added = True
             elif kind not in ("thinking", "redacted_thinking"):
                 self.transcript.unknown_types[f"assistant block {kind}"] += 1
+        return added
 
 
 _REJECTED_WITH_FEEDBACK = re.compile(
@@ -408,6 +473,19 @@ def _prompt_text(content: Any) -> str:
     if isinstance(content, list):
         content = [b for b in content if type_of(b) != "tool_result"]
     return blocks_text(content)
+
+
+def _unknown(kind: str) -> str | None:
+    return fate.UNKNOWN_TYPE if kind not in _KNOWN_TYPES else None
+
+
+def _fate_of_kind(kind: str) -> str:
+    """The fate of a record that is no node of the DAG (or is one of a type that makes no turn)."""
+    if kind not in _KNOWN_TYPES:
+        return fate.UNKNOWN_TYPE
+    if kind == "file-history-snapshot":
+        return fate.SNAPSHOT
+    return fate.NO_UUID if kind in _DAG_TYPES else fate.METADATA
 
 
 def read(path: Path) -> Trace:
