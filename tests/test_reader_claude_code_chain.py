@@ -43,6 +43,12 @@ def progress(uuid: str, parent: str, call_id: str) -> dict[str, Any]:
                   data={"type": "hook_progress", "hookEvent": "PostToolUse"})  # fmt: skip
 
 
+def queued(operation: str, content: str | None = None) -> dict[str, Any]:
+    base: dict[str, Any] = {"type": "queue-operation", "operation": operation, "sessionId": "sess-1",
+                            "timestamp": "2026-02-02T11:32:28.125Z"}  # fmt: skip
+    return base if content is None else {**base, "content": content}
+
+
 def transcript(trace: Any) -> list[tuple[str, str]]:
     return [(s.key, s.kind) for s in trace.sources if s.namespace == "transcript"]
 
@@ -246,6 +252,132 @@ def test_another_kind_of_record_under_a_seen_uuid_is_no_copy(tmp_path: Path) -> 
     ])  # fmt: skip
     trace = load_trace(path)
     assert len(trace.generations) == 2 and "duplicate_uuid" not in fates(trace)
+
+
+# --- queued messages ----------------------------------------------------------------------------------------
+
+
+def test_a_dequeued_message_is_its_user_record_once(tmp_path: Path) -> None:
+    """ohmyposh_d3cfdfe7 lines 355-358: enqueue, dequeue, then the prompt's own user record."""
+    path = write(tmp_path / "dequeued.jsonl", [
+        user("u1", None, "Fix the website."), assistant("a1", "u1", [text("Phase 0 shipped.")]),
+        queued("enqueue", "go ahead with phase 1"), queued("dequeue"),
+        user("u2", "a1", "go ahead with phase 1"),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [s.text for s in trace.sources if s.kind == "user"] == ["Fix the website.", "go ahead with phase 1"]
+    assert fates(trace)["queue_delivered_as_record"] == 1 and fates(trace)["queue_bookkeeping"] == 1
+
+
+def test_a_message_sent_with_a_tool_result_is_its_attachment_once(tmp_path: Path) -> None:
+    """ohmyposh_d3cfdfe7 lines 238-248 (2.1.217): enqueue, the tool result, a queued_command attachment holding
+    the message, then the remove naming it; a background task's report comes the same way."""
+    notification = "<task-notification>\n<task-id>ab2b3b6a8a3d07c85</task-id>\n<status>completed</status>"
+    path = write(tmp_path / "attached.jsonl", [
+        user("u1", None, "Render the prompt as SVG."),
+        assistant("a1", "u1", [call("t1", command="npm run build")]),
+        queued("enqueue", "how does the SVG handle the font?"),
+        result("r1", "a1", "t1", "built"),
+        record("q1", "r1", "attachment", attachment={
+            "type": "queued_command", "prompt": "how does the SVG handle the font?", "commandMode": "prompt",
+            "origin": {"kind": "human"}}),
+        queued("remove", "how does the SVG handle the font?"),
+        queued("enqueue", notification),
+        record("q2", "q1", "attachment", attachment={
+            "type": "queued_command", "prompt": notification, "commandMode": "task-notification"}),
+        queued("remove", notification),
+        assistant("a2", "q2", [text("Good question: it embeds the glyphs.")]),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    said = [(s.key, s.authority, s.text) for s in trace.sources if s.kind == "user"]
+    assert said == [("u1", "user", "Render the prompt as SVG."), ("q1", "user", "how does the SVG handle the font?"),
+                    ("q2", "harness", notification)]  # fmt: skip
+    assert trace.source("q1").extra["via"] == "queue"
+    assert fates(trace)["queued_message"] == 2 and fates(trace)["queue_delivered_as_record"] == 2
+
+
+def test_a_message_removed_mid_turn_with_no_other_record_becomes_a_user_turn(tmp_path: Path) -> None:
+    """entirecli_1e0816ef lines 919-938: before 2.1.217 the remove names nothing and no record holds the
+    message, yet the agent answers it ("To answer your question - no, ...")."""
+    path = write(tmp_path / "removed.jsonl", [
+        user("u1", None, "Check the condensed transcript."),
+        assistant("a1", "u1", [call("t1", command="go test ./...")]),
+        queued("enqueue", "were we including the tool responses as well?"),
+        queued("remove"),
+        result("r1", "a1", "t1", "ok"),
+        assistant("a2", "r1", [text("To answer your question - no, we're not.")]),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [(key, kind) for key, kind in transcript(trace)] == [
+        ("u1", "user"), ("t1", "tool_call"), ("queued:3", "user"), ("r1", "tool_result"), ("a2", "assistant")]
+    turn = trace.source("queued:3")
+    assert (turn.authority, turn.text, turn.extra["via"]) == ("user", "were we including the tool responses as well?",
+                                                              "queue")  # fmt: skip
+
+
+def test_a_queued_message_delivered_before_a_compaction_is_in_what_it_covers(tmp_path: Path) -> None:
+    """sequant_bf976109 lines 1165-1171: removed, then an auto-compaction whose summary quotes it."""
+    path = write(tmp_path / "covered.jsonl", [
+        user("u1", None, "Fix all gaps."),
+        assistant("a1", "u1", [call("t1", "Edit", file_path="/repo/src/batch.ts")]),
+        queued("enqueue", "use sub agents or agent teams if needed"),
+        result("r1", "a1", "t1", "edited"),
+        queued("remove"),
+        record("b1", None, "system", subtype="compact_boundary", logicalParentUuid="r1"),
+        user("s1", "b1", "Summary: the user asked to use sub agents or agent teams if needed.", isCompactSummary=True),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert "queued:3" in trace.generations[1].covers
+
+
+def test_background_task_descriptors_and_commands_are_no_turns(tmp_path: Path) -> None:
+    """sequant_bf976109 lines 1219-1689: descriptors enqueued as tasks start and removed in bulk as the turn
+    ends; the task's report is dequeued as a prompt of its own. ctxeval_c8946606 line 4: a queued /model."""
+    descriptor = json.dumps({"task_id": "adb61b72045379212", "tool_use_id": "toolu_012V",
+                             "description": "Gap 1: overlap classification", "task_type": "local_agent"})  # fmt: skip
+    report = "<task-notification>\n<task-id>adb61b72045379212</task-id>\n<status>completed</status>"
+    path = write(tmp_path / "descriptors.jsonl", [
+        user("u1", None, "Fix all gaps."),
+        queued("enqueue", descriptor), queued("enqueue", "/model"), queued("remove"),
+        assistant("a1", "u1", [text("Three agents are on it.")]),
+        queued("enqueue", report), queued("remove"), queued("dequeue"),
+        user("u2", "a1", report),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [s.key for s in trace.sources if s.kind == "user"] == ["u1", "u2"]
+    assert fates(trace)["queue_delivered_as_record"] == 1 and fates(trace)["queue_bookkeeping"] == 5
+
+
+def test_a_message_that_never_left_the_queue_was_not_received(tmp_path: Path) -> None:
+    """ohmyposh_d3cfdfe7 line 346: enqueued, then neither dequeued nor removed, nor in any record."""
+    path = write(tmp_path / "stuck.jsonl", [
+        user("u1", None, "Ship phase 0."), queued("enqueue", "also update the changelog"),
+        assistant("a1", "u1", [text("Phase 0 shipped.")]),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [s.key for s in trace.sources if s.kind == "user"] == ["u1"]
+    assert fates(trace)["queue_not_delivered"] == 1
+
+
+def test_a_message_said_before_and_queued_again_is_two_turns(tmp_path: Path) -> None:
+    path = write(tmp_path / "twice.jsonl", [
+        user("u1", None, "run the tests"),
+        assistant("a1", "u1", [call("t1", command="pytest")]),
+        queued("enqueue", "run the tests"), queued("remove"),
+        result("r1", "a1", "t1", "ok"),
+    ])  # fmt: skip
+    assert [s.text for s in load_trace(path).sources if s.kind == "user"] == ["run the tests", "run the tests"]
+
+
+def test_a_remove_naming_a_message_takes_that_one(tmp_path: Path) -> None:
+    path = write(tmp_path / "named.jsonl", [
+        user("u1", None, "Build it."),
+        assistant("a1", "u1", [call("t1", command="make")]),
+        queued("enqueue", "first thought"), queued("enqueue", "second thought"), queued("remove", "second thought"),
+        result("r1", "a1", "t1", "ok"),
+    ])  # fmt: skip
+    said = [s.text for s in load_trace(path).sources if s.kind == "user"]
+    assert said == ["Build it.", "second thought"]
 
 
 # --- every record accounted for ---------------------------------------------------------------------------

@@ -4,8 +4,8 @@ Records form a DAG through uuid/parentUuid: a rewind forks it, sub-agents run on
 compaction restarts it (2.x: a `compact_boundary` with `logicalParentUuid`, then an `isCompactSummary`
 user record; 1.0.x: only the summary record, with `parentUuid: null`). The conversation that survived
 is the branch ending at the last main-chain record, followed back across those compaction roots, with
-what hangs off it in the same turns (`claude_code_chain`). Every line ends up under one fate
-(`claude_code_fates`).
+what hangs off it in the same turns (`claude_code_chain`); messages typed while the agent worked come
+from the queue records (`claude_code_queue`). Every line ends up under one fate (`claude_code_fates`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from inspector.errors import TraceReadError
 from inspector.model import Severity, Trace
 from inspector.readers import claude_code_fates as fate
 from inspector.readers.claude_code_chain import Dag, Node, Survival
+from inspector.readers.claude_code_queue import QueuedTurn, QueueOp, deliveries, queue_op
 from inspector.readers.claude_code_records import (
     Record,
     decode_fast,
@@ -97,6 +98,7 @@ class _Reader:
         self.transcript = Transcript(path, NAME)
         self.dag = Dag()
         self.points: list[tuple[int, str, Record, Node | None]] = []
+        self.queue: list[QueueOp] = []
         self.fates: Counter[str] = Counter()
         """Records by what became of them; a node's fate is known only once the chain is."""
         self.point_fates: dict[int, str] = {}
@@ -128,7 +130,10 @@ class _Reader:
             uuid = record.uuid
             summary = kind == "user" and record.isCompactSummary is True
             if not isinstance(uuid, str):
-                if summary:
+                if kind == "queue-operation":
+                    self.queue.append(queue_op(line, self.lines.offset, record.operation, record.content,
+                                               record.timestamp))  # fmt: skip
+                elif summary:
                     self.points.append((line, "summary", record, None))
                 elif kind == "system" and subtype in _BOUNDARIES and not sidechain:
                     self.points.append((line, subtype, record, None))
@@ -251,9 +256,12 @@ class _Reader:
         found, anchors, micro = self.compactions()
         survival = self.dag.survive(anchors)
         nodes = self.dag.nodes
+        queued, queue_fates = deliveries(self.queue, self._received(survival.chain))
+        self.fates.update(queue_fates.values())
         timeline: list[tuple[int, int, Any]] = [(nodes[i].line, 1, nodes[i]) for i in survival.chain]
         timeline += [(line, 0, compaction) for line, compaction in found]
         timeline += [(line, 2, event) for line, *event in micro]
+        timeline += [(turn.line, 1, turn) for turn in queued]
         for _, _, item in sorted(timeline, key=lambda entry: (entry[0], entry[1])):
             if isinstance(item, Compaction):
                 self.transcript.compaction(item)
@@ -261,6 +269,10 @@ class _Reader:
                 self.transcript.place = item.offset
                 mapped = self._map(item)
                 self.fates[self._fate_of(item, mapped or _IDLE.get(item.type) or _fate_of_kind(item.type))] += 1
+            elif isinstance(item, QueuedTurn):
+                self.transcript.place = item.offset
+                self.transcript.turn(f"queued:{item.source_line}", "user", item.authority, item.text, item.timestamp,
+                                     via="queue")  # fmt: skip
             else:
                 description, timestamp = item
                 self.transcript.event("microcompaction", description, timestamp)
@@ -291,6 +303,24 @@ class _Reader:
             if value:
                 extra[name] = value
         return self.transcript.build(trace_id, title, extra, self.lines.stamps)
+
+    def _received(self, chain: list[int]) -> list[tuple[int, str]]:
+        """(line, text) of each chain record holding a message as the agent got it: what a queued one may be."""
+        received: list[tuple[int, str]] = []
+        for i in chain:
+            node = self.dag.nodes[i]
+            data = node.data
+            if data is None or data.isCompactSummary is True:
+                continue
+            if node.type == "user" and data.message is not None:
+                text = _prompt_text(data.message.content)
+            elif node.type == "attachment" and type_of(data.attachment) == "queued_command":
+                text = blocks_text(data.attachment.get("prompt"))
+            else:
+                continue
+            if text.strip():
+                received.append((node.line, text.strip()))
+        return received
 
     def _fate_of(self, node: Node, otherwise: str) -> str:
         """A node's fate: a compaction's record or one of an unknown type wherever it is, else `otherwise`."""
@@ -338,6 +368,15 @@ class _Reader:
             return None
         attachment = data.attachment
         kind = type_of(attachment)
+        if kind == "queued_command":  # a message typed while the agent worked, sent with a tool result
+            text = blocks_text(attachment.get("prompt")).strip()
+            if not text:
+                return None
+            origin = attachment.get("origin")
+            human = attachment.get("commandMode") in (None, "prompt") and (
+                not isinstance(origin, dict) or origin.get("kind") in (None, "human"))  # fmt: skip
+            self.transcript.turn(node.uuid, "user", "user" if human else "harness", text, data.timestamp, via="queue")
+            return fate.QUEUED_TURN
         if kind in _ATTACHMENT_FILES:
             target = attachment.get("filename") or attachment.get("path")
             if isinstance(target, str) and target.strip():

@@ -10,6 +10,8 @@ from __future__ import annotations
 # In the trace.
 TURN = "turn"
 """A user or assistant record that gave a turn, a tool call or a tool result (or more text to a turn)."""
+QUEUED_TURN = "queued_message"
+"""A message typed while the agent worked, received by it, that no other record holds (`claude_code_queue`)."""
 MENTION = "mention"
 """An attachment naming a file the agent read or edited."""
 COMPACTION = "compaction"
@@ -29,6 +31,12 @@ PROGRESS = "progress"
 SNAPSHOT = "file_history_snapshot"
 METADATA = "metadata"
 """Titles, modes, the last prompt, links: the session's, not the conversation's."""
+QUEUE_DELIVERED_AS_RECORD = "queue_delivered_as_record"
+"""A queued message that a later user record or attachment holds: that record is its turn."""
+QUEUE_NOT_DELIVERED = "queue_not_delivered"
+"""A queued message the log never shows leaving the queue: the agent never received it."""
+QUEUE_BOOKKEEPING = "queue_bookkeeping"
+"""Every other queue record: a dequeue or remove, a slash command, a background task's descriptor."""
 
 # Set aside.
 SIDECHAIN = "sidechain"
@@ -53,5 +61,6 @@ BLANK = "blank_line"
 
 
 __all__ = ["ATTACHMENT", "BLANK", "COMPACTION", "DUPLICATE", "MALFORMED", "MENTION", "METADATA", "NO_CONTENT",
-           "NO_UUID", "PROGRESS", "SIDECHAIN", "SNAPSHOT", "SUMMARY", "SUPERSEDED", "SYSTEM", "TORN", "TURN",
+           "NO_UUID", "PROGRESS", "QUEUED_TURN", "QUEUE_BOOKKEEPING", "QUEUE_DELIVERED_AS_RECORD",
+           "QUEUE_NOT_DELIVERED", "SIDECHAIN", "SNAPSHOT", "SUMMARY", "SUPERSEDED", "SYSTEM", "TORN", "TURN",
            "UNKNOWN_TYPE", "UNPAIRED_SUMMARY", "UNREACHED"]  # fmt: skip
