@@ -104,20 +104,27 @@ def test_a_streamed_piece_off_the_spine_keeps_its_call_and_result(tmp_path: Path
     assert not notices(trace, "tool-result-missing")
 
 
-def test_a_piece_threaded_through_progress_records_is_kept(tmp_path: Path) -> None:
-    """sequant_bf976109 lines 10-19: a piece's parent is a progress record of the call before it."""
+def test_pieces_threaded_through_progress_records_are_kept(tmp_path: Path) -> None:
+    """sequant_bf976109 lines 10-25: four Bash calls of one message; the second piece's parent is a progress
+    record of the first call, off the spine, and the spine runs through the first result and the fourth piece."""
     path = write(tmp_path / "threaded.jsonl", [
         user("u1", None, "Start /fullsolve for issue #313."),
         assistant("a1", "u1", [call("t1", command="gh issue view 313")], "msg_e"),
         progress("p1", "a1", "t1"),
         assistant("a2", "p1", [call("t2", command='git branch -a | grep -i "313"')], "msg_e"),
+        assistant("a3", "a2", [call("t3", command="git worktree list")], "msg_e"),
+        progress("p2", "a3", "t1"),
         result("r1", "a1", "t1", "feat(run): batch-level QA"),
-        progress("p2", "r1", "t2"),
+        progress("p3", "r1", "t2"),
+        assistant("a4", "p3", [call("t4", command="ls docs/issues")], "msg_e"),
+        progress("p4", "a4", "t2"),
         result("r2", "a2", "t2", "remotes/origin/feature/313-feat-run"),
-        assistant("a3", "r2", [text("The branch exists.")], "msg_f"),
+        result("r3", "a3", "t3", "/repo  main"),
+        result("r4", "a4", "t4", "313.md"),
+        assistant("a5", "r4", [text("No existing work found for #313.")], "msg_m"),
     ])  # fmt: skip
     trace = load_trace(path)
-    assert [key for key, _ in transcript(trace)] == ["u1", "t1", "t2", "r1", "r2", "a3"]
+    assert [key for key, _ in transcript(trace)] == ["u1", "t1", "t2", "t3", "r1", "t4", "r2", "r3", "r4", "a5"]
     assert trace.source("r2").extra["command"] == 'git branch -a | grep -i "313"'
 
 
@@ -129,14 +136,16 @@ def test_a_rewind_still_drops_the_branch_the_user_left_with_its_calls(tmp_path: 
         user("u2", "r1", "Delete the failing tests."),                    # left: the user rewound to r1
         assistant("a2", "u2", [call("t2", command="rm tests/test_x.py")], "msg_2"),
         result("r2", "a2", "t2", ""),
+        record("f2", "r2", "attachment", attachment={"type": "edited_text_file", "filename": "tests/test_x.py"}),
         user("u3", "r1", "Fix the failing tests; never delete them."),    # the branch that went on
         assistant("a3", "u3", [text("Fixing them.")], "msg_3"),
     ])  # fmt: skip
     trace = load_trace(path)
     assert [key for key, _ in transcript(trace)] == ["u1", "t1", "r1", "u3", "a3"]
-    assert trace.extra["abandoned_records"] == 3 and fates(trace)["superseded_branch"] == 3
+    assert not [s for s in trace.sources if s.namespace == "file"]  # the left branch's edit is not the session's
+    assert trace.extra["abandoned_records"] == 4 and fates(trace)["superseded_branch"] == 4
     [said] = notices(trace, "branch-set-aside")
-    assert said.startswith("3 records on 1 branch the session left")
+    assert said.startswith("4 records on 1 branch the session left")
 
 
 def test_a_message_interrupted_and_resumed_from_before_it_is_superseded(tmp_path: Path) -> None:
@@ -173,6 +182,16 @@ def test_a_record_without_a_sidechain_flag_is_on_the_main_chain(tmp_path: Path) 
     trace = load_trace(path)
     assert [key for key, _ in transcript(trace)] == ["u1", "a1", "u2"]
     assert trace.extra["subagent"] is False and trace.extra["sidechain_records"] == 0
+
+
+def test_only_true_marks_a_sidechain_record(tmp_path: Path) -> None:
+    """A drifted log may write anything there: a string "false" or a 1 is not a sub-agent's record."""
+    path = write(tmp_path / "drifted.jsonl", [
+        user("u1", None, "Hello.", isSidechain="false"), assistant("a1", "u1", [text("Hi.")], isSidechain=1),
+        user("s1", "a1", "Search the repo.", isSidechain=True),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [key for key, _ in transcript(trace)] == ["u1", "a1"] and trace.extra["sidechain_records"] == 1
 
 
 def test_a_record_of_several_results_takes_the_error_flag_only_from_its_blocks(tmp_path: Path) -> None:
@@ -353,6 +372,17 @@ def test_a_message_that_never_left_the_queue_was_not_received(tmp_path: Path) ->
     path = write(tmp_path / "stuck.jsonl", [
         user("u1", None, "Ship phase 0."), queued("enqueue", "also update the changelog"),
         assistant("a1", "u1", [text("Phase 0 shipped.")]),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [s.key for s in trace.sources if s.kind == "user"] == ["u1"]
+    assert fates(trace)["queue_not_delivered"] == 1
+
+
+def test_a_dequeued_message_whose_record_never_came_is_no_turn(tmp_path: Path) -> None:
+    """A dequeue is followed by the prompt's own record; when the log ends first, nothing shows it was sent."""
+    path = write(tmp_path / "ended.jsonl", [
+        user("u1", None, "Ship phase 0."), assistant("a1", "u1", [text("Phase 0 shipped.")]),
+        queued("enqueue", "go ahead with phase 1"), queued("dequeue"),
     ])  # fmt: skip
     trace = load_trace(path)
     assert [s.key for s in trace.sources if s.kind == "user"] == ["u1"]
