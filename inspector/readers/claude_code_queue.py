@@ -23,6 +23,8 @@ What the logs show (Claude Code 2.x to 2.1.217):
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections import deque
 from dataclasses import dataclass
 
 import orjson
@@ -72,30 +74,45 @@ def deliveries(ops: list[QueueOp], received: list[tuple[int, str]]) -> tuple[lis
     is that record's turn, never a second one. Of the rest, only a `remove` delivers (a `dequeue` is always
     followed by its user record): one naming the message, or before 2.1.217 the first unnamed one after it."""
     fates = {op.line: fate.QUEUE_BOOKKEEPING for op in ops}
-    unclaimed = list(received)
-    waiting: list[QueueOp] = []  # messages no record holds, until a remove takes them
+    holding: dict[str, list[int]] = {}  # text -> lines of the records holding it not yet taken, in file order
+    for line, said in received:
+        holding.setdefault(said, []).append(line)
+    waiting: dict[int, QueueOp] = {}  # messages no record holds, by enqueue line, until a remove takes them
+    named: dict[str, deque[int]] = {}  # their enqueue lines by text, for a remove that names its message
     turns: list[QueuedTurn] = []
     for op in ops:
         if op.operation == "enqueue" and op.content is not None and _is_message(op.content):
-            text = op.content.strip()
-            held = next((k for k, (line, said) in enumerate(unclaimed) if line > op.line and said == text), None)
-            if held is None:
-                waiting.append(op)
-                fates[op.line] = fate.QUEUE_NOT_DELIVERED
-            else:
-                del unclaimed[held]
+            lines = holding.get(op.content.strip(), [])
+            later = bisect_right(lines, op.line)
+            if later < len(lines):
+                del lines[later]
                 fates[op.line] = fate.QUEUE_DELIVERED_AS_RECORD
+            else:
+                waiting[op.line] = op
+                named.setdefault(op.content, deque()).append(op.line)
+                fates[op.line] = fate.QUEUE_NOT_DELIVERED
         elif op.operation == "remove" and waiting:
-            taken = next((k for k, queued in enumerate(waiting) if op.content in (None, queued.content)), None)
-            if taken is None:
+            queued = waiting.pop(_taken(op.content, waiting, named), None)
+            if queued is None:
                 continue
-            queued = waiting.pop(taken)
             text = (queued.content or "").strip()
             fates[queued.line] = fate.QUEUE_BOOKKEEPING
             fates[op.line] = fate.QUEUED_TURN
             authority = "harness" if text.startswith(TASK_NOTIFICATION) else "user"
             turns.append(QueuedTurn(op.line, queued.line, queued.offset, text, queued.timestamp, authority))
     return turns, fates
+
+
+def _taken(content: str | None, waiting: dict[int, QueueOp], named: dict[str, deque[int]]) -> int | None:
+    """The enqueue line of the message a remove takes: the one it names, else the oldest still waiting."""
+    if content is None:
+        return next(iter(waiting))
+    lines = named.get(content)
+    while lines:
+        line = lines.popleft()
+        if line in waiting:
+            return line
+    return None
 
 
 def _is_message(content: str) -> bool:
