@@ -152,10 +152,8 @@ class _Reader:
                 sidechain=sidechain,
                 type=kind,
                 data=None,
-                subtype=subtype,
-                timestamp=record.timestamp,
             )
-            if not self.dag.add(node):
+            if not self.dag.add(node, subtype, record.timestamp):
                 self.fates[fate.DUPLICATE] += 1  # a copy: its original is read, and its own compaction counted once
                 self._count_unknown(record)  # drift is drift wherever the log writes it
                 continue

@@ -21,7 +21,7 @@ from typing import Any
 
 from inspector.readers import claude_code_fates as fate
 from inspector.readers.claude_code_records import Record
-from inspector.readers.values import type_of
+from inspector.readers.values import as_str, type_of
 
 
 @dataclass(slots=True)
@@ -38,9 +38,6 @@ class Node:
     sidechain: bool
     type: str
     data: Record | None
-    subtype: Any = None
-    timestamp: Any = None
-    """With `type`, what a copy of this record keeps: a record of another kind under its uuid is no copy."""
 
 
 @dataclass(slots=True)
@@ -62,21 +59,23 @@ class Dag:
     def __init__(self) -> None:
         self.nodes: list[Node] = []
         self.by_uuid: dict[str, list[int]] = {}
+        self._written: set[tuple[str, str, str | None, str | None]] = set()
         self._copies: dict[str, list[int]] = {}
         self._main: list[int] = []
 
-    def add(self, node: Node) -> bool:
+    def add(self, node: Node, subtype: Any, timestamp: Any) -> bool:
         """Add a record, or count it as a copy (False) when a record of its uuid, type, subtype and timestamp
         came before.
 
         Every report of these copies (#92089, resume replays, VS Code reopens) has them keep the uuid, type and
         timestamp; a record of another kind under a seen uuid is a collision (a trimmed fixture's placeholder
         uuid), not a copy, and stays a node of its own."""
-        same = self.by_uuid.setdefault(node.uuid, [])
-        if any(_same_record(self.nodes[i], node) for i in same):
+        written = (node.uuid, node.type, as_str(subtype), as_str(timestamp))
+        if written in self._written:
             self._copies.setdefault(node.uuid, []).append(len(self.nodes))
             return False
-        same.append(len(self.nodes))
+        self._written.add(written)
+        self.by_uuid.setdefault(node.uuid, []).append(len(self.nodes))
         self.nodes.append(node)
         return True
 
@@ -176,10 +175,6 @@ class Dag:
             if copy is not None and (found is None or copy > found):
                 return _before(self._main, copy) if self._main else found
         return found
-
-
-def _same_record(first: Node, again: Node) -> bool:
-    return first.type == again.type and first.subtype == again.subtype and first.timestamp == again.timestamp
 
 
 def _note_kept(node: Node, calls: set[str], messages: set[str]) -> None:
