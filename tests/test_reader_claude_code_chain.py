@@ -263,9 +263,11 @@ def test_a_replayed_compaction_is_counted_once(tmp_path: Path) -> None:
 
 def test_another_kind_of_record_under_a_seen_uuid_is_no_copy(tmp_path: Path) -> None:
     """A trimmed fixture gives every record one placeholder uuid (the 2.1 schema fixture, line 42 on):
-    a record of another type or subtype under it is a record of its own, not a copy."""
+    a record of another type or subtype under it is a record of its own, not a copy (lines 48 and 51: an
+    api_error, then a compact_boundary)."""
     path = write(tmp_path / "placeholder.jsonl", [
         user("[trimmed]", None, "Hello."),
+        record("[trimmed]", "[trimmed]", "system", subtype="api_error"),
         record("[trimmed]", "[trimmed]", "system", subtype="compact_boundary", logicalParentUuid="[trimmed]"),
         assistant("[trimmed]", "[trimmed]", [text("Continuing.")]),
     ])  # fmt: skip
