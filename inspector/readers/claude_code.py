@@ -49,7 +49,7 @@ _TITLE_FIELDS = {"custom-title": "customTitle", "ai-title": "aiTitle", "summary"
 _SYSTEM_TEXT = ("<local-command-stdout>", "<local-command-stderr>", "<system-reminder>", "Caveat: ")
 _BOUNDARIES = ("compact_boundary", "microcompact_boundary")
 _CALLS_NAMED = 5
-"""How many calls without a result a notice names; the rest it counts."""
+"""How many calls without a result a notice names (enough to find them in the log); the rest it counts."""
 
 _IDLE = {"attachment": fate.ATTACHMENT, "system": fate.SYSTEM, "progress": fate.PROGRESS, "user": fate.NO_CONTENT,
          "assistant": fate.NO_CONTENT}  # fmt: skip
