@@ -115,11 +115,12 @@ ENTIRECLI = LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl"
 
 @needs_shared(OHMYPOSH)
 def test_every_task_notification_of_a_real_session_is_a_sub_agents():
-    """17 records with origin.kind task-notification (lines 108, 143, 295 … of the log); 11 human ones."""
+    """17 user records with origin.kind task-notification (lines 108, 143, 295 … of the log) and 5 more queued
+    while the agent worked (queued_command attachments whose origin says the same); 11 human ones."""
     trace = load_trace(OHMYPOSH)
     users = [s for s in trace.sources if s.kind == "user"]
     notifications = [s for s in users if s.text.startswith("<task-notification>")]
-    assert len(notifications) == 17
+    assert len(notifications) == 22
     assert {s.author for s in notifications} == {S}
     assert not any(said_by_user(s, "No gradients, no glass, no grain, no motion.") for s in users)
     typed = [s for s in users if s.author is U]

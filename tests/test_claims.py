@@ -176,10 +176,11 @@ def test_figures_an_output_printed_are_supported() -> None:
 
 
 @needs_real
-def test_one_question_one_search_over_fifteen_user_messages_is_a_collapse() -> None:
+def test_one_question_one_search_over_sixteen_user_messages_is_a_collapse() -> None:
+    """16 with the message queued while the agent worked (line 919), which it answered (line 938)."""
     hits = found(load_trace(ENTIRECLI), "summary-collapse")
     assert [(f.generation, f.severity.value) for f in hits] == [(2, "error"), (2, "error")]
-    assert "very short" in hits[0].message and "15 user messages" in hits[0].message
+    assert "very short" in hits[0].message and "16 user messages" in hits[0].message
     assert "No errors encountered" in hits[1].message and "build failed" in hits[1].message
 
 

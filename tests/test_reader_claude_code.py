@@ -473,12 +473,19 @@ _block = st.fixed_dictionaries(
     optional={"text": _value, "id": _value, "input": _value, "name": _value, "content": _value,
               "tool_use_id": _value, "is_error": _value},
 )  # fmt: skip
+_attachment = st.fixed_dictionaries(
+    {"type": st.sampled_from(["queued_command", "edited_text_file", "file"]) | _value},
+    optional={"prompt": _value, "commandMode": _value, "origin": _value, "filename": _value},
+)  # fmt: skip
 _record = st.fixed_dictionaries(
-    {"type": st.sampled_from(["user", "assistant", "system", "summary", "attachment", "x"]) | _value},
+    {"type": st.sampled_from(["user", "assistant", "system", "summary", "attachment", "progress", "queue-operation",
+                              "x"]) | _value},
     optional={"uuid": st.sampled_from(["u1", "u2", "a1", None, 3]), "parentUuid": st.sampled_from(["u1", "a1", None]),
               "logicalParentUuid": _value, "isSidechain": _value, "isCompactSummary": _value,
               "subtype": st.sampled_from(["compact_boundary", "microcompact_boundary"]) | _value,
-              "compactMetadata": _value, "toolUseResult": _value, "attachment": _value, "sessionId": _value,
+              "compactMetadata": _value, "toolUseResult": _value, "attachment": _attachment | _value,
+              "sessionId": _value, "operation": st.sampled_from(["enqueue", "dequeue", "remove"]) | _value,
+              "content": _value, "timestamp": st.sampled_from(["t1", "t2"]) | _value,
               "message": st.fixed_dictionaries({}, optional={"id": _value, "content": st.lists(_block, max_size=3)})
               | _value},
 )  # fmt: skip

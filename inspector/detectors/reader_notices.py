@@ -23,6 +23,10 @@ _NOTICES: dict[str, tuple[Severity, str]] = {
     "torn-last-line": (Severity.WARNING, "The log ends mid-record (still being written?); the rest was loaded."),
     "several-sessions": (Severity.INFO, "The file holds several sessions; the newest was loaded (FILE#ID: another)."),
     "compactions-not-recorded": (Severity.INFO, "This log format does not record compactions; any are missing."),
+    "branch-set-aside": (Severity.INFO, "Records of branches the session left (a rewind, an earlier resume point) "
+                                        "are not in the trace; the conversation that went on is."),
+    "records-repeated": (Severity.INFO, "The log writes some records twice under one uuid; each was read once."),
+    "tool-result-missing": (Severity.INFO, "Some tool calls have no result in the log, and the notice says why."),
 }
 
 for _rule_id, (_severity, _explanation) in _NOTICES.items():

@@ -62,8 +62,10 @@ _builtin(
 )  # fmt: skip
 _builtin(
     "claude-code", "claude_code", "Claude Code session log (JSONL, 1.0.x and 2.x)",
-    "real sessions of Claude Code 1.0.53, 2.0.76 and 2.1.5 to 2.1.49: the surviving branch, "
-    "compaction boundaries, summaries and token counts exact; sub-agent sidechains set aside",
+    "real sessions of Claude Code 1.0.53, 2.0.76 and 2.1.5 to 2.1.49: the surviving branch (each parallel "
+    "call's result with it), compaction boundaries, summaries and token counts exact; messages queued while "
+    "the agent worked read from the queue records; sub-agent sidechains, left branches and records written "
+    "twice set aside, every line counted by what became of it",
     default_locations=("$CLAUDE_CONFIG_DIR/projects", "~/.claude/projects"),
 )  # fmt: skip
 _builtin(

@@ -3,13 +3,14 @@
 Records form a DAG through uuid/parentUuid: a rewind forks it, sub-agents run on sidechains, and each
 compaction restarts it (2.x: a `compact_boundary` with `logicalParentUuid`, then an `isCompactSummary`
 user record; 1.0.x: only the summary record, with `parentUuid: null`). The conversation that survived
-is the branch ending at the last main-chain record, followed back across those compaction roots.
+is the branch ending at the last main-chain record, followed back across those compaction roots, with
+what hangs off it in the same turns (`claude_code_chain`); messages typed while the agent worked come
+from the queue records (`claude_code_queue`). Every line ends up under one fate (`claude_code_fates`).
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,10 @@ import orjson
 
 from inspector.bounded_io import read_head
 from inspector.errors import TraceReadError
-from inspector.model import Trace
+from inspector.model import Severity, Trace
+from inspector.readers import claude_code_fates as fate
+from inspector.readers.claude_code_chain import Dag, Node, Survival
+from inspector.readers.claude_code_queue import QueuedTurn, QueueOp, deliveries, queue_op
 from inspector.readers.claude_code_records import (
     Record,
     decode_fast,
@@ -32,6 +36,7 @@ from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.timeline import Compaction, Turn
 from inspector.readers.transcript import NATIVE_TAG, Transcript
 from inspector.readers.values import as_int, as_str, blocks_text, session_stem, type_of
+from inspector.text import counted
 
 NAME = "claude-code"
 
@@ -42,24 +47,15 @@ _KNOWN_TYPES = _DAG_TYPES | {
 }  # fmt: skip
 _TITLE_FIELDS = {"custom-title": "customTitle", "ai-title": "aiTitle", "summary": "summary"}
 _SYSTEM_TEXT = ("<local-command-stdout>", "<local-command-stderr>", "<system-reminder>", "Caveat: ")
+_BOUNDARIES = ("compact_boundary", "microcompact_boundary")
+_CALLS_NAMED = 5
+"""How many calls without a result a notice names (enough to find them in the log); the rest it counts."""
+
+_IDLE = {"attachment": fate.ATTACHMENT, "system": fate.SYSTEM, "progress": fate.PROGRESS, "user": fate.NO_CONTENT,
+         "assistant": fate.NO_CONTENT}  # fmt: skip
+"""The fate of a chain record of each type that gave the trace nothing."""
 _ATTACHMENT_FILES = {"edited_text_file": "edit", "file": "read", "compact_file_reference": "read",
                      "nested_memory": "read", "edited_image_file": "edit"}  # fmt: skip
-
-
-@dataclass(slots=True)
-class _Node:
-    """A record that takes part in the uuid DAG; `data` is kept only where it becomes a turn."""
-
-    line: int
-    offset: int
-    """Where its line starts in the file: its turns' record, shown as written."""
-    uuid: str
-    parent: str | None
-    has_parent_field: bool
-    logical: str | None
-    sidechain: bool
-    type: str
-    data: Record | None
 
 
 @dataclass(slots=True)
@@ -100,9 +96,12 @@ class _Reader:
         self.path = path
         self.lines = JsonLines(path, decode_fast)
         self.transcript = Transcript(path, NAME)
-        self.nodes: list[_Node] = []
-        self.by_uuid: dict[str, list[int]] = {}
-        self.points: list[tuple[int, str, Record, _Node | None]] = []
+        self.dag = Dag()
+        self.points: list[tuple[int, str, Record, Node | None]] = []
+        self.queue: list[QueueOp] = []
+        self.fates: Counter[str] = Counter()
+        """Records by what became of them; a node's fate is known only once the chain is."""
+        self.point_fates: dict[int, str] = {}
         self.session_id: str | None = None
         self.agent_id: str | None = None
         self.titles: dict[str, str] = {}
@@ -121,27 +120,29 @@ class _Reader:
             kind = record.type
             if not isinstance(kind, str):
                 self.transcript.unknown_types["(no type)"] += 1
+                self.fates[fate.UNKNOWN_TYPE] += 1
                 continue
             if kind not in _KNOWN_TYPES:
                 self.transcript.unknown_types[kind] += 1
             self._note_meta(kind, record)
             sidechain = record.isSidechain is True
             subtype = record.subtype
-            summary = kind == "user" and record.isCompactSummary is True
-            if kind == "system" and subtype in ("compact_boundary", "microcompact_boundary") and not sidechain:
-                self.points.append((line, subtype, record, None))
             uuid = record.uuid
+            summary = kind == "user" and record.isCompactSummary is True
             if not isinstance(uuid, str):
-                if summary:
+                if kind == "queue-operation":
+                    self.queue.append(queue_op(line, self.lines.offset, record.operation, record.content,
+                                               record.timestamp))  # fmt: skip
+                elif summary:
                     self.points.append((line, "summary", record, None))
+                elif kind == "system" and subtype in _BOUNDARIES and not sidechain:
+                    self.points.append((line, subtype, record, None))
+                else:
+                    self.fates[_fate_of_kind(kind)] += 1
                 continue
-            if not sidechain and not self.main_seen:
-                self._forget_sidechains()
-            # A sub-agent's own log is all sidechain: keep those turns until a main record shows up.
-            keep = kind in _DAG_TYPES and (not sidechain or summary or not self.main_seen)
             parent = parent_uuid(record)
             logical = record.logicalParentUuid
-            node = _Node(
+            node = Node(
                 line=line,
                 offset=self.lines.offset,
                 uuid=uuid,
@@ -150,10 +151,19 @@ class _Reader:
                 logical=logical if isinstance(logical, str) else None,
                 sidechain=sidechain,
                 type=kind,
-                data=self._slim(record) if keep else None,
+                data=None,
             )
-            self.by_uuid.setdefault(uuid, []).append(len(self.nodes))
-            self.nodes.append(node)
+            if not self.dag.add(node, subtype, record.timestamp):
+                self.fates[fate.DUPLICATE] += 1  # a copy: its original is read, and its own compaction counted once
+                self._count_unknown(record)  # drift is drift wherever the log writes it
+                continue
+            if kind == "system" and subtype in _BOUNDARIES and not sidechain:
+                self.points.append((line, subtype, record, None))
+            if not sidechain and not self.main_seen:
+                self._forget_sidechains()
+            # A sub-agent's own log is all sidechain: keep those turns until a main record shows up.
+            if kind in _DAG_TYPES and (not sidechain or summary or not self.main_seen):
+                node.data = self._slim(record)
             if summary:
                 self.points.append((line, "summary", record, node))
             if sidechain:
@@ -161,7 +171,7 @@ class _Reader:
 
     def _forget_sidechains(self) -> None:
         self.main_seen = True
-        for node in self.nodes:
+        for node in self.dag.nodes:
             if node.sidechain and node.data is not None and node.data.isCompactSummary is not True:
                 node.data = None
 
@@ -188,12 +198,17 @@ class _Reader:
         message = kept.message
         if message is not None and isinstance(message.content, list):  # thinking is not a turn
             message.content = [b for b in message.content if type_of(b) not in ("thinking", "redacted_thinking")]
-        if kept.fields:
-            if kept.type in ("user", "assistant", "system"):
-                self.unknown_fields.update(list(kept.fields))
-            else:
-                kept.fields = None
+        if kept.fields and not self._count_unknown(kept):
+            kept.fields = None
         return kept
+
+    def _count_unknown(self, record: Record) -> bool:
+        """Count a conversation record's unknown fields (a fast record has none); whether it is one."""
+        if record.type not in ("user", "assistant", "system"):
+            return False
+        if type(record) is Record and record.fields:
+            self.unknown_fields.update(list(record.fields))
+        return True
 
     # -- compactions: boundaries paired with the summary that follows them ----------------------
 
@@ -202,8 +217,10 @@ class _Reader:
         anchors: set[int] = set()
         micro: list[tuple[int, str, str | None]] = []
         pending: Compaction | None = None
-        index_of = {id(node): i for i, node in enumerate(self.nodes)}
+        nodes = self.dag.nodes
+        index_of = {id(node): i for i, node in enumerate(nodes)}
         for line, kind, record, node in sorted(self.points, key=lambda p: p[0]):
+            self.point_fates[line] = fate.COMPACTION if kind in _BOUNDARIES else fate.SUMMARY
             if kind == "microcompact_boundary":
                 micro.append((line, _micro_description(record), as_str(record.timestamp)))
             elif kind == "compact_boundary":
@@ -211,7 +228,7 @@ class _Reader:
                 found.append((line, pending))
                 uuid = record.uuid
                 if isinstance(uuid, str):
-                    anchors.update(i for i in self.by_uuid.get(uuid, ()) if self.nodes[i].line == line)
+                    anchors.update(i for i in self.dag.by_uuid.get(uuid, ()) if nodes[i].line == line)
             elif pending is not None and pending.text is None:
                 pending.text = _summary_text(record) or None
                 pending.unavailable = None if pending.text else f"the summary record at line {line} is empty"
@@ -227,115 +244,150 @@ class _Reader:
                     anchors.add(index_of[id(node)])
             else:
                 self.counts["unpaired_summaries"] += 1
+                self.point_fates[line] = fate.UNPAIRED_SUMMARY
         return found, anchors, micro
-
-    # -- the surviving chain ----------------------------------------------------------------------
-
-    def chain(self, anchors: set[int]) -> tuple[list[int], bool]:
-        """Node indices on the branch that ends at the last main record, in file order."""
-        main = [i for i, node in enumerate(self.nodes) if not node.sidechain]
-        subagent = not main and bool(self.nodes)
-        if subagent:  # a sub-agent's own log: every record is on its sidechain
-            main = list(range(len(self.nodes)))
-        on_main = set(main)
-        anchor_list = sorted(anchors)
-        visited: set[int] = set()
-        current = main[-1] if main else None
-        while current is not None and current not in visited:
-            visited.add(current)
-            node = self.nodes[current]
-            following = self._resolve(node.parent, current)
-            if following is None and node.logical is not None:
-                following = self._resolve(node.logical, current)
-            broken = following is None and (
-                node.parent is not None or node.logical is not None or not node.has_parent_field
-            )
-            if following is not None and (following in visited or following not in on_main):
-                following, broken = None, True
-            if following is None:
-                if current in anchors or broken:
-                    following = _before(main, current)
-                    if broken and current not in anchors and following is not None:
-                        self.counts["chain_gaps"] += 1
-                else:  # a plain root: this branch starts here, unless a compaction came before it
-                    following = _before(anchor_list, current)
-            current = following
-        chain = sorted(visited)
-        self.counts["abandoned_records"] = len(on_main) - len(visited & on_main)
-        return chain, subagent
-
-    def _resolve(self, uuid: str | None, before: int) -> int | None:
-        """The latest record with this uuid written before the child (logs are append-only)."""
-        if uuid is None:
-            return None
-        candidates = self.by_uuid.get(uuid)
-        if not candidates:
-            return None
-        position = bisect_left(candidates, before)
-        return candidates[position - 1] if position else None
 
     # -- turns ------------------------------------------------------------------------------------
 
     def build(self) -> Trace:
         self.parse()
         found, anchors, micro = self.compactions()
-        chain, subagent = self.chain(anchors)
-        timeline: list[tuple[int, int, Any]] = [(self.nodes[i].line, 1, self.nodes[i]) for i in chain]
+        survival = self.dag.survive(anchors)
+        nodes = self.dag.nodes
+        queued, queue_fates = deliveries(self.queue, self._received(survival.chain))
+        self.fates.update(queue_fates.values())
+        timeline: list[tuple[int, int, Any]] = [(nodes[i].line, 1, nodes[i]) for i in survival.chain]
         timeline += [(line, 0, compaction) for line, compaction in found]
         timeline += [(line, 2, event) for line, *event in micro]
+        timeline += [(turn.line, 1, turn) for turn in queued]
         for _, _, item in sorted(timeline, key=lambda entry: (entry[0], entry[1])):
             if isinstance(item, Compaction):
                 self.transcript.compaction(item)
-            elif isinstance(item, _Node):
+            elif isinstance(item, Node):
                 self.transcript.place = item.offset
-                self._map(item)
+                mapped = self._map(item)
+                self.fates[self._fate_of(item, mapped or _IDLE.get(item.type) or _fate_of_kind(item.type))] += 1
+            elif isinstance(item, QueuedTurn):
+                self.transcript.place = item.offset
+                self.transcript.turn(f"queued:{item.source_line}", "user", item.authority, item.text, item.timestamp,
+                                     via="queue")  # fmt: skip
             else:
                 description, timestamp = item
                 self.transcript.event("microcompaction", description, timestamp)
+        for index, aside in survival.set_aside.items():
+            self.fates[self._fate_of(nodes[index], aside)] += 1
         self.transcript.notices[:0] = self.lines.notices
+        self._notices(survival)
         title = self.titles.get("custom-title") or self.titles.get("ai-title") or self.titles.get("summary")
         trace_id = self.session_id or session_stem(self.path)
-        if subagent and self.agent_id:
+        if survival.subagent and self.agent_id:
             trace_id = f"{trace_id}/agent-{self.agent_id}"
+        lines = self.lines
+        by_fate = {**self.fates, fate.MALFORMED: lines.malformed, fate.TORN: lines.torn, fate.BLANK: lines.blank}
         extra: dict[str, Any] = {
-            "lines": self.lines.lines,
-            "records": self.lines.records,
-            "malformed_lines": self.lines.malformed,
+            "lines": lines.lines,
+            "records": lines.records,
+            "malformed_lines": lines.malformed,
             "sidechain_records": self.counts["sidechain_records"],
-            "abandoned_records": self.counts["abandoned_records"],
-            "chain_gaps": self.counts["chain_gaps"],
+            "abandoned_records": self.fates[fate.SUPERSEDED] + self.fates[fate.UNREACHED],
+            "duplicate_records": self.fates[fate.DUPLICATE],
+            "chain_gaps": survival.chain_gaps,
             "unpaired_summaries": self.counts["unpaired_summaries"],
+            "records_by_fate": {name: n for name, n in sorted(by_fate.items()) if n},
             "unknown_fields": dict(self.unknown_fields),
-            "subagent": subagent,
+            "subagent": survival.subagent,
         }
         for name, value in (("version", self.version), ("cwd", self.cwd), ("agent_id", self.agent_id)):
             if value:
                 extra[name] = value
         return self.transcript.build(trace_id, title, extra, self.lines.stamps)
 
-    def _map(self, node: _Node) -> None:
+    def _received(self, chain: list[int]) -> list[tuple[int, str]]:
+        """(line, text) of each chain record holding a message as the agent got it: what a queued one may be."""
+        received: list[tuple[int, str]] = []
+        for i in chain:
+            node = self.dag.nodes[i]
+            data = node.data
+            if data is None or data.isCompactSummary is True:
+                continue
+            if node.type == "user" and data.message is not None:
+                text = _prompt_text(data.message.content)
+            elif node.type == "attachment" and type_of(data.attachment) == "queued_command":
+                text = blocks_text(data.attachment.get("prompt"))
+            else:
+                continue
+            if text.strip():
+                received.append((node.line, text.strip()))
+        return received
+
+    def _fate_of(self, node: Node, otherwise: str) -> str:
+        """A node's fate: a compaction's record or one of an unknown type wherever it is, else `otherwise`."""
+        return self.point_fates.get(node.line) or _unknown(node.type) or otherwise
+
+    def _notices(self, survival: Survival) -> None:
+        """Say what was set aside that a reader of the trace should know: branches the session left, records
+        written twice, calls whose result the log does not hold."""
+        superseded, unreached, copies = (self.fates[name] for name in (fate.SUPERSEDED, fate.UNREACHED, fate.DUPLICATE))
+        if superseded or unreached:
+            parts = [f"{counted(superseded, 'record')} on {counted(survival.branches, 'branch', 'branches')} the "
+                     "session left (a prompt edited or rewound to, a session resumed from an earlier point)"]
+            parts += [f"{counted(unreached, 'record')} no record of the surviving conversation leads to"]
+            said = " and ".join(part for part, n in zip(parts, (superseded, unreached), strict=True) if n)
+            self.transcript.notice("branch-set-aside", Severity.INFO,
+                                   f"{said}: not in the trace, which holds the conversation that went on")
+        if copies:
+            self.transcript.notice("records-repeated", Severity.INFO,
+                                   f"{counted(copies, 'record')} written again under a uuid the log already holds "
+                                   "(Claude Code re-appends history on a resume or a second /compact): each read once")
+        unanswered: dict[str, list[str]] = {}
+        for call, following in self.transcript.unanswered_calls():
+            why = ("the log ends before its result" if following is None else
+                   "a compaction came before its result" if isinstance(following, Compaction) else
+                   "the conversation went on without its result")  # fmt: skip
+            unanswered.setdefault(why, []).append(f"{call.tool or 'tool'} {call.call_id}")
+        if unanswered:
+            total = sum(len(calls) for calls in unanswered.values())
+            said = "; ".join(f"{why}: {', '.join(calls[:_CALLS_NAMED])}"
+                             + (f" and {len(calls) - _CALLS_NAMED} more" if len(calls) > _CALLS_NAMED else "")
+                             for why, calls in unanswered.items())  # fmt: skip
+            self.transcript.notice("tool-result-missing", Severity.INFO,
+                                   f"{counted(total, 'tool call')} with no result in the log ({said})")
+
+    def _map(self, node: Node) -> str | None:
+        """Add a chain record's turns; what it became (None: nothing)."""
         data = node.data
         if data is None or data.isCompactSummary is True:
-            return
+            return None
         if node.type == "user":
-            self._user(node, data)
-        elif node.type == "assistant":
-            self._assistant(node, data)
-        elif node.type == "attachment":
-            attachment = data.attachment
-            if isinstance(attachment, dict) and type_of(attachment) in _ATTACHMENT_FILES:
-                target = attachment.get("filename") or attachment.get("path")
-                if isinstance(target, str):
-                    action = _ATTACHMENT_FILES[attachment["type"]]
-                    self.transcript.mention("file", target, action, data.timestamp)
+            return fate.TURN if self._user(node, data) else None
+        if node.type == "assistant":
+            return fate.TURN if self._assistant(node, data) else None
+        if node.type != "attachment" or not isinstance(data.attachment, dict):
+            return None
+        attachment = data.attachment
+        kind = type_of(attachment)
+        if kind == "queued_command":  # a message typed while the agent worked, sent with a tool result
+            text = blocks_text(attachment.get("prompt")).strip()
+            if not text:
+                return None
+            by = _origin_author(attachment.get("origin")) or "user"
+            author = by if attachment.get("commandMode") in (None, "prompt") else "harness"
+            self.transcript.turn(node.uuid, "user", author, text, data.timestamp, via="queue")
+            return fate.QUEUED_TURN
+        if kind in _ATTACHMENT_FILES:
+            target = attachment.get("filename") or attachment.get("path")
+            if isinstance(target, str) and target.strip():
+                self.transcript.mention("file", target, _ATTACHMENT_FILES[kind], data.timestamp)
+                return fate.MENTION
+        return None
 
-    def _user(self, node: _Node, data: Record) -> None:
+    def _user(self, node: Node, data: Record) -> bool:
         content = data.message.content if data.message is not None else None
         timestamp = data.timestamp
         fields = data.fields
-        blocks = content if isinstance(content, list) else [content] if isinstance(content, str) else []
-        results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
-        text = blocks_text([b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_result")])
+        blocks = content if isinstance(content, list) else []
+        results = [b for b in blocks if type_of(b) == "tool_result"]
+        text = _prompt_text(content)
         if text:
             self.transcript.turn(node.uuid, "user", _author(data, text), text, timestamp, fields=fields)
         for block in results:
@@ -348,11 +400,14 @@ class _Reader:
             if said and via == _answer_kind(tool, block, data):
                 # The user's own words, typed into a rejection or a question tool: a user statement.
                 self.transcript.turn(node.uuid, "user", "user", said, timestamp, via=via)
+        return bool(text or results)
 
-    def _assistant(self, node: _Node, data: Record) -> None:
+    def _assistant(self, node: Node, data: Record) -> bool:
+        """Add a piece of a streamed message; whether it held anything the pieces before it did not."""
         message = data.message
         if message is None:
-            return
+            return False
+        added = False
         message_id = message.id
         state = self.messages.get(message_id) if isinstance(message_id, str) else None
         if state is None:
@@ -372,6 +427,7 @@ class _Reader:
                 continue
             state.seen.add(fingerprint)
             if kind == "text" and isinstance(block.get("text"), str) and block["text"]:
+                added = True
                 if state.turn is None:
                     state.turn = self.transcript.turn(
                         node.uuid, "assistant", "assistant", block["text"], timestamp,
@@ -383,8 +439,10 @@ class _Reader:
                 call_id = block.get("id") if isinstance(block.get("id"), str) else node.uuid
                 name = block.get("name") if isinstance(block.get("name"), str) else "tool"
                 self.transcript.tool_call(call_id, name, block.get("input"), timestamp)
+                added = True
             elif kind not in ("thinking", "redacted_thinking"):
                 self.transcript.unknown_types[f"assistant block {kind}"] += 1
+        return added
 
 
 QUESTION_TOOL = "AskUserQuestion"
@@ -428,12 +486,18 @@ _ORIGIN_AUTHORS = {"human": "user", "task-notification": "subagent"}
 """`origin.kind` as an author; any other kind (`peer`: another process posted it) is no person's words."""
 
 
+def _origin_author(origin: Any) -> str | None:
+    """The author an `origin` field names (None when there is none to read)."""
+    kind = origin.get("kind") if isinstance(origin, dict) else None
+    return _ORIGIN_AUTHORS.get(kind, "harness") if isinstance(kind, str) else None
+
+
 def _author(record: Record, text: str) -> str:
     """Who wrote a user record's text, from the record's own fields: its origin (2.x), `isMeta`, and the
     harness's fixed openings; the spans inside are `inspector.authorship`'s."""
-    origin = record.origin.get("kind") if isinstance(record.origin, dict) else None
-    if isinstance(origin, str):
-        return _ORIGIN_AUTHORS.get(origin, "harness")
+    by = _origin_author(record.origin)
+    if by is not None:
+        return by
     return "harness" if record.isMeta is True or text.lstrip().startswith(_SYSTEM_TEXT) else "user"
 
 
@@ -476,9 +540,24 @@ def _fingerprint(block: dict[str, Any]) -> Any:
     return orjson.dumps(block, option=orjson.OPT_SORT_KEYS)
 
 
-def _before(ordered: list[int], index: int) -> int | None:
-    position = bisect_left(ordered, index)
-    return ordered[position - 1] if position else None
+def _prompt_text(content: Any) -> str:
+    """What a user record says besides tool results: the prompt as the agent got it."""
+    if isinstance(content, list):
+        content = [b for b in content if type_of(b) != "tool_result"]
+    return blocks_text(content)
+
+
+def _unknown(kind: str) -> str | None:
+    return fate.UNKNOWN_TYPE if kind not in _KNOWN_TYPES else None
+
+
+def _fate_of_kind(kind: str) -> str:
+    """The fate of a record that is no node of the DAG (or is one of a type that makes no turn)."""
+    if kind not in _KNOWN_TYPES:
+        return fate.UNKNOWN_TYPE
+    if kind == "file-history-snapshot":
+        return fate.SNAPSHOT
+    return fate.NO_UUID if kind in _DAG_TYPES else fate.METADATA
 
 
 def read(path: Path) -> Trace:

@@ -25,7 +25,7 @@ KNOWN_FIELDS = frozenset(
     attachment toolUseID parentToolUseID data sourceToolUseID sourceToolAssistantUUID thinkingMetadata todos
     permissionMode promptId imagePasteIds origin promptSource sessionKind effort durationMs cause maxRetries
     retryAttempt retryInMs messageCount hookCount hookInfos hookErrors hookAdditionalContext
-    preventedContinuation stopReason hasOutput trigger isCompactBoundary leafUuid""".split()
+    preventedContinuation stopReason hasOutput trigger isCompactBoundary leafUuid operation""".split()
 )
 """Top-level fields Claude Code writes that the reader knows; any other is reported as unknown."""
 
@@ -40,7 +40,7 @@ class Message(msgspec.Struct, gc=False):
 
 _USED = ("type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "subtype", "isCompactSummary",
          "timestamp", "message", "isMeta", "isApiErrorMessage", "attachment", "version", "sessionId", "agentId",
-         "cwd", "compactMetadata", "microcompactMetadata", "trigger", "origin")  # fmt: skip
+         "cwd", "compactMetadata", "microcompactMetadata", "trigger", "origin", "operation", "content")  # fmt: skip
 """The fields the reader reads; every other known field is skipped."""
 
 
@@ -69,6 +69,10 @@ class Record(msgspec.Struct, gc=False):
     origin: Any = None
     """Who put a user record in the conversation (2.x): `{"kind": "human"}` typed, `task-notification` a
     background agent's report, `peer` another process."""
+    operation: Any = None
+    """A queue-operation's `enqueue`, `dequeue` or `remove`."""
+    content: Any = None
+    """A queue-operation's message (a system record's text)."""
     tool_error: bool = False
     """`toolUseResult` marked the call failed: an "Error…" string, or an object with `is_error: true`."""
     harness_error: bool = False

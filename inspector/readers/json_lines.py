@@ -34,6 +34,10 @@ class JsonLines:
         self.notices: list[Finding] = []
         self.records = 0
         self.malformed = 0
+        self.blank = 0
+        """Lines holding only whitespace: no record, and nothing wrong."""
+        self.torn = 0
+        """A last line cut mid-record (0 or 1): every line is a record, blank, malformed or torn."""
         self.lines = 0
         self.offset = 0
         """Where the line last yielded starts, in bytes of the (decompressed) file."""
@@ -62,6 +66,7 @@ class JsonLines:
                         if number == 1 and line.startswith(b"\xef\xbb\xbf"):
                             line = line[3:].lstrip()
                         if not line:
+                            self.blank += 1
                             continue
                         try:
                             data = orjson.loads(line)
@@ -89,6 +94,7 @@ class JsonLines:
 
     def _bad(self, number: int, why: str, *, torn: bool) -> None:
         if torn:
+            self.torn += 1
             self._notice("torn-last-line", f"{self.path}:{number}: last line is incomplete ({why}); ignored")
             return
         self.malformed += 1

@@ -129,6 +129,21 @@ class Transcript:
             for result in self._results.get(call_id, ()):
                 result.kind = "tool_error"
 
+    def unanswered_calls(self) -> list[tuple[Turn, Turn | Compaction | None]]:
+        """Tool calls no result or outcome answered, each with what came next on the timeline (a turn other than
+        a call, a compaction, or None at the end): why a call has no result is in what followed it."""
+        found: list[tuple[Turn, Turn | Compaction | None]] = []
+        waiting: list[Turn] = []
+        for item in self.timeline:
+            if isinstance(item, Turn) and item.kind == "tool_call":
+                key = item.call_id or ""
+                if key not in self._results and key not in self._outcomes and self._calls.get(key) is item:
+                    waiting.append(item)
+            elif isinstance(item, Turn | Compaction) and waiting:
+                found += [(call, item) for call in waiting]
+                waiting = []
+        return found + [(call, None) for call in waiting]
+
     def mention(self, namespace: str, key: str, action: str, timestamp: str | None = None) -> None:
         if key.strip():
             self.timeline.append(Mention(namespace, key.strip(), action, as_str(timestamp)))

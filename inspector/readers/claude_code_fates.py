@@ -1,0 +1,66 @@
+"""What became of each record of a Claude Code log: one name per fate, and every line of the log has one.
+
+A reader that drops records silently hides what compaction lost behind what the reader lost, so the
+Claude Code reader counts every line under one of these (`Trace.extra["records_by_fate"]`), and the
+counts add up to the lines of the file.
+"""
+
+from __future__ import annotations
+
+# In the trace.
+TURN = "turn"
+"""A user or assistant record that gave a turn, a tool call or a tool result (or more text to a turn)."""
+QUEUED_TURN = "queued_message"
+"""A message typed while the agent worked, received by it, that no other record holds (`claude_code_queue`)."""
+MENTION = "mention"
+"""An attachment naming a file the agent read or edited."""
+COMPACTION = "compaction"
+SUMMARY = "summary"
+
+# On the surviving chain, not a turn.
+ATTACHMENT = "attachment"
+"""Hook output, reminders and listings the harness attached."""
+SYSTEM = "system"
+"""Hook summaries, turn durations, API errors."""
+NO_CONTENT = "no_content"
+"""Nothing new: a thinking-only piece of a streamed message, a piece repeating earlier ones, an empty record."""
+PROGRESS = "progress"
+"""A running tool's or hook's progress: bookkeeping, on the chain or off it."""
+
+# Not conversation records.
+SNAPSHOT = "file_history_snapshot"
+METADATA = "metadata"
+"""Titles, modes, the last prompt, links: the session's, not the conversation's."""
+QUEUE_DELIVERED_AS_RECORD = "queue_delivered_as_record"
+"""A queued message that a later user record or attachment holds: that record is its turn."""
+QUEUE_NOT_DELIVERED = "queue_not_delivered"
+"""A queued message the log never shows leaving the queue: the agent never received it."""
+QUEUE_BOOKKEEPING = "queue_bookkeeping"
+"""Every other queue record: a dequeue or remove, a slash command, a background task's descriptor."""
+
+# Set aside.
+SIDECHAIN = "sidechain"
+"""A sub-agent's records in the main log (its own log reads on its own)."""
+SUPERSEDED = "superseded_branch"
+"""On a branch the session left: a prompt edited or rewound to, a session resumed from an earlier point."""
+UNREACHED = "unreached"
+"""Off the chain, and no record of the surviving conversation leads to it (its parent is not in the log)."""
+DUPLICATE = "duplicate_uuid"
+"""Written again under a uuid the log already holds (anthropics/claude-code#92089, resumes): read once."""
+UNPAIRED_SUMMARY = "unpaired_summary"
+"""A summary record no compaction boundary precedes (a sub-agent's, inside the main log)."""
+NO_UUID = "no_uuid"
+"""A conversation record without a uuid: nothing can link to it."""
+UNKNOWN_TYPE = "unknown_type"
+"""A record of a type this reader does not know (counted in `unknown_types` too)."""
+
+# Lines that are no record.
+MALFORMED = "malformed_line"
+TORN = "torn_line"
+BLANK = "blank_line"
+
+
+__all__ = ["ATTACHMENT", "BLANK", "COMPACTION", "DUPLICATE", "MALFORMED", "MENTION", "METADATA", "NO_CONTENT",
+           "NO_UUID", "PROGRESS", "QUEUED_TURN", "QUEUE_BOOKKEEPING", "QUEUE_DELIVERED_AS_RECORD",
+           "QUEUE_NOT_DELIVERED", "SIDECHAIN", "SNAPSHOT", "SUMMARY", "SUPERSEDED", "SYSTEM", "TORN", "TURN",
+           "UNKNOWN_TYPE", "UNPAIRED_SUMMARY", "UNREACHED"]  # fmt: skip
