@@ -312,7 +312,7 @@ def test_a_message_sent_with_a_tool_result_is_its_attachment_once(tmp_path: Path
     trace = load_trace(path)
     said = [(s.key, s.authority, s.text) for s in trace.sources if s.kind == "user"]
     assert said == [("u1", "user", "Render the prompt as SVG."), ("q1", "user", "how does the SVG handle the font?"),
-                    ("q2", "harness", notification)]  # fmt: skip
+                    ("q2", "subagent", notification)]  # fmt: skip
     assert trace.source("q1").extra["via"] == "queue"
     assert fates(trace)["queued_message"] == 2 and fates(trace)["queue_delivered_as_record"] == 2
 

@@ -370,9 +370,9 @@ class _Reader:
             text = blocks_text(attachment.get("prompt")).strip()
             if not text:
                 return None
-            by = _origin_author(attachment.get("origin")) or "user"
-            author = by if attachment.get("commandMode") in (None, "prompt") else "harness"
-            self.transcript.turn(node.uuid, "user", author, text, data.timestamp, via="queue")
+            mode = attachment.get("commandMode")  # "prompt" typed, "task-notification" a background agent's
+            by = _origin_author(attachment.get("origin")) or _ORIGIN_AUTHORS.get(mode or "prompt", "harness")
+            self.transcript.turn(node.uuid, "user", by, text, data.timestamp, via="queue")
             return fate.QUEUED_TURN
         if kind in _ATTACHMENT_FILES:
             target = attachment.get("filename") or attachment.get("path")
@@ -482,8 +482,9 @@ def user_words_in_result(body: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-_ORIGIN_AUTHORS = {"human": "user", "task-notification": "subagent"}
-"""`origin.kind` as an author; any other kind (`peer`: another process posted it) is no person's words."""
+_ORIGIN_AUTHORS = {"human": "user", "prompt": "user", "task-notification": "subagent"}
+"""`origin.kind` (or a queued message's `commandMode`) as an author; any other kind (`peer`: another process
+posted it; a slash command's mode) is no person's words."""
 
 
 def _origin_author(origin: Any) -> str | None:
