@@ -25,7 +25,7 @@ from functools import lru_cache
 from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.literals import Literals
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
-from inspector.text import Sentence, clip, content_terms, sentences
+from inspector.text import Sentence, clip, content_terms, sentences, stem
 from inspector.tool_names import is_edit_tool
 
 USER_KINDS = frozenset(
@@ -88,12 +88,14 @@ _KIND_RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
 )  # fmt: skip
 
 GENERIC_TERMS = frozenset(
-    """ok okay yes yeah yep nope please think let lets now fine good great thing things something stuff want like
-    really maybe probably sure also just actually use using used make get go going need one way bit lot well
-    still even right know see look sorta kind sort basically much many new old add added work working done
+    stem(word)
+    for word in """ok okay yes yeah yep nope please think let lets now fine good great thing things something stuff
+    want like really maybe probably sure also just actually use using used make get go going need one way bit lot
+    well still even right know see look sorta kind sort basically much many new old add added work working done
     want wanted prefer approach keep simple""".split()
 )
-"""Words that say nothing about what an item is about: never the evidence that it survived."""
+"""Words that say nothing about what an item is about: never the evidence that it survived (stemmed, as the
+terms they are taken from are)."""
 
 PASTE_CHARS = 400
 """After a line ending in a colon, this much more text is a paste (a review, a log), not the user's words."""
@@ -457,7 +459,8 @@ def _done_by_edits(items: list[Invariant], records: Sequence[SourceRecord],
         if item.kind not in _DONE_KINDS or not named or item.retired_by:
             yield item
             continue
-        topic = {t for t in topic_terms(item.text) if t.rsplit(".", 1)[0] not in named}
+        named_terms = named | content_terms(" ".join(named))  # 'README' is a term as its stem, 'readm'
+        topic = {t for t in topic_terms(item.text) if t.rsplit(".", 1)[0] not in named_terms}
         since = order.get(item.source_key or "", 0)
         done = next((r.key for at, r in edits if at > since and _edits_file(r.text, named)
                      and _roots(topic) & _roots(topic_terms(edit_written(r.text)))), None)  # fmt: skip

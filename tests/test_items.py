@@ -334,6 +334,12 @@ def test_a_request_naming_a_file_is_retired_by_the_edit_that_writes_it() -> None
     assert item.retired_by == "e2"
 
 
+def test_an_edit_that_writes_only_the_files_own_name_does_not_retire_the_request() -> None:
+    """The file a request names is not one of its topic terms, however the stemmer spells it ('README' → 'readm')."""
+    named_only = _edit("e2", "/Users/alex/workspace/cli/README.md", "See the README for the install steps.")
+    assert all(i.retired_by is None for i in session_items([user(README_ASK), named_only]))
+
+
 def test_an_unrelated_edit_or_a_constraint_is_not_retired_by_an_edit() -> None:
     unrelated = _edit("e2", "/Users/alex/workspace/cli/README.md", "| `strategy_options.push_sessions` | true |")
     assert all(i.retired_by is None for i in session_items([user(README_ASK), unrelated]))
