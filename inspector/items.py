@@ -25,7 +25,7 @@ from functools import lru_cache
 from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.literals import Literals
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
-from inspector.text import Sentence, clip, content_terms, sentences, stem
+from inspector.text import Sentence, clip, content_terms, sentences, stem, words
 from inspector.tool_names import is_edit_tool
 
 USER_KINDS = frozenset(
@@ -557,7 +557,8 @@ class Presence:
 
 
 def _phrases(text: str) -> list[str]:
-    tokens = [t for t in re.findall(r"[a-z0-9][a-z0-9_.'/-]*", text.lower())]
+    """The item's two-word phrases whose words both say something: looked for verbatim in a summary."""
+    tokens = words(text)
     pairs = [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]
     return [p for p in pairs if all(content_terms(w) - GENERIC_TERMS for w in p.split())]
 

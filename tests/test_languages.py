@@ -129,3 +129,8 @@ def test_a_portuguese_statement_typed_decomposed_is_kept_by_a_composed_summary()
     kept = "The user answered: não use a configuração automática de migração em produção."
     assert carried(typed, kept)
     assert lost_in(session(typed, kept, "The user answered about the release notes.")) == [2]
+
+
+def test_a_two_word_phrase_of_a_korean_statement_is_found_in_a_summary() -> None:
+    """A phrase kept word for word is evidence the item was paraphrased, not lost, in any script."""
+    assert presence(KOREAN, IndexedText("Notes: the user asked for 읽기 전용으로 access.")).phrase
