@@ -12,10 +12,12 @@ import regex
 
 from inspector.stemming import stem
 
-_SENTENCE_END = re.compile(r"[.!?\n](?:(?<=\n)\s*|\s+(?=\S))")
+_SENTENCE_END = re.compile(r"[.!?\n。！？](?:(?<=\n)\s*|(?<=[。！？])\s*|\s+(?=\S))")
 """A sentence ends at a line break, or at terminal punctuation followed by more text; the gap is what
-follows the punctuation (a line break is part of its gap). Written to start with one character class,
-which `re` scans for in C: 3× faster on prose and 5× on text without a break than a look-behind."""
+follows the punctuation (a line break is part of its gap). Chinese and Japanese full stops, exclamation and
+question marks end one with no space after them, as those languages write them. Written to start with one
+character class, which `re` scans for in C: 3× faster on prose and 5× on text without a break than a
+look-behind."""
 _NON_SPACE = re.compile(r"\S*")
 _WORD_PATTERN = r"[^\W_](?:[\w'./-]*[^\W_])?"
 WORD = regex.compile(_WORD_PATTERN)

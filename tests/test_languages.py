@@ -14,7 +14,7 @@ from inspector import analyze
 from inspector.invariants import IndexedText
 from inspector.items import KEPT_COVERAGE, presence, topic_terms
 from inspector.model import Generation, SourceRecord, Trace
-from inspector.text import content_terms, stem, words
+from inspector.text import content_terms, sentences, stem, words
 
 KOREAN = "프로덕션 데이터베이스는 읽기 전용으로 유지하고 마이그레이션은 스테이징에서만 실행하세요"
 """Keep the production database read-only and run migrations on staging only."""
@@ -134,3 +134,17 @@ def test_a_portuguese_statement_typed_decomposed_is_kept_by_a_composed_summary()
 def test_a_two_word_phrase_of_a_korean_statement_is_found_in_a_summary() -> None:
     """A phrase kept word for word is evidence the item was paraphrased, not lost, in any script."""
     assert presence(KOREAN, IndexedText("Notes: the user asked for 읽기 전용으로 access.")).phrase
+
+
+def test_a_chinese_or_japanese_full_stop_ends_a_sentence_without_a_space() -> None:
+    assert [s.text for s in sentences("用户决定：不要修改生产数据库。测试稍后再加！为什么？")] == [
+        "用户决定：不要修改生产数据库。", "测试稍后再加！", "为什么？"]  # fmt: skip
+    assert [s.text for s in sentences("本番は触らないでください。テストは後で。")] == [
+        "本番は触らないでください。", "テストは後で。"]  # fmt: skip
+
+
+def test_a_chinese_statement_is_not_kept_by_pairs_scattered_over_a_paragraph() -> None:
+    """Each sentence names one thing the statement names; no passage says not to modify the production database."""
+    said = "不要修改生产数据库"
+    paragraph = "用户要求先修改测试。然后我们讨论了生产环境的部署。接着检查了日志。最后更新了数据库文档。"
+    assert lost_in(session(said, f"决定：{said}。", paragraph)) == [2]
