@@ -50,16 +50,35 @@ _PASTED_LINE = re.compile(
 )
 """A line of a pasted log, shell session, stack trace, table or code rather than prose."""
 
+_AUXILIARY = (
+    "can could would will shall should may might must do does did is are was were am have has had can't couldn't "
+    "won't wouldn't shouldn't mustn't don't doesn't didn't isn't aren't wasn't weren't haven't hasn't hadn't"
+).split()
+"""Verbs that come before their subject in an English question ("do you…", "is it…", "don't we…")."""
+_SUBJECT = (
+    "i you we they he she it this that these those there someone somebody anyone anybody everyone everybody "
+    "something anything everything the a an my your our their his her its any some all each every both"
+).split()
+"""What a subject opens with: a pronoun, or the determiner of a noun phrase ("does the build pass")."""
+_WH = "what why how where when which who whom whose".split()
+
+
+def _alternatives(words: list[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+_INVERTED = rf"(?:{_alternatives(_AUXILIARY)})\s+(?:{_alternatives(_SUBJECT)})\b"
+"""An auxiliary followed by its subject: the word order of a question. Followed by a verb it is an imperative
+("Don't touch the production database", "Do run the migrations first") or drops its subject ("Has to be
+done before the release", "Could be a race")."""
 _QUESTION_START = re.compile(
-    r"^(?:can|could|would|will|do|does|did|is|are|was|were|shall|what|why|how|where|when|which|who|whom|"
-    r"have|has|isn't|aren't|don't|doesn't|didn't|any|am)\b",
-    re.IGNORECASE,
+    rf"^(?:{_INVERTED}|(?:{_alternatives(_WH)})\b(?!\s+(?:{_alternatives(_SUBJECT)})\b))", re.IGNORECASE
 )
-_QUESTION_CLAUSE = re.compile(
-    r",\s*(?=(?:can|could|would|will|do|does|is|are|should|what|why|how|where|which)\s+(?:you|we|i|it|this|that|"
-    r"they|there)\b)",
-    re.IGNORECASE,
-)
+"""A question without its question mark: inverted word order, or a question word not followed by a subject
+(followed by one it opens a clause of a statement: "when someone amends the commit, it's not feasible",
+"what I want is…")."""
+_QUESTION_CLAUSE = re.compile(rf",\s*(?=(?:(?:{_alternatives(_WH)})\s+)?{_INVERTED})", re.IGNORECASE)
+"""A question riding on a statement after a comma: "ok, do nothing, can we add tests" (inverted word order)."""
 _PARENTHESISED_QUESTION = re.compile(r"\([^()]*\?[^()]*\)")
 
 _CORRECTION_START = re.compile(
