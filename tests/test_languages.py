@@ -78,6 +78,11 @@ def test_words_of_other_scripts_get_terms(text: str, expected: set[str]) -> None
     assert content_terms(text) == expected
 
 
+def test_the_marks_of_an_emoji_are_not_a_word() -> None:
+    """A variation selector and a joiner are combining marks with no letter under them."""
+    assert words("⚠️ Warning: 🏳️\u200d🌈 ready ✔️") == ["warning", "ready"]
+
+
 def test_a_korean_particle_changes_one_pair_not_the_word() -> None:
     subject, object_ = content_terms("데이터베이스는"), content_terms("데이터베이스를")
     assert len(subject & object_) == 5 and subject ^ object_ == {"스는", "스를"}
