@@ -26,7 +26,7 @@ from inspector.authorship import spans_for
 from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.literals import Literals
 from inspector.model import TRANSCRIPT, Author, Invariant, InvariantKind, SourceRecord
-from inspector.text import Sentence, clip, content_terms, sentences
+from inspector.text import Sentence, clip, content_terms, sentences, stem, words
 from inspector.tool_names import is_edit_tool
 
 USER_KINDS = frozenset(
@@ -37,16 +37,35 @@ USER_KINDS = frozenset(
 
 # --- what the user said --------------------------------------------------------------------------
 
+_AUXILIARY = (
+    "can could would will shall should may might must do does did is are was were am have has had can't couldn't "
+    "won't wouldn't shouldn't mustn't don't doesn't didn't isn't aren't wasn't weren't haven't hasn't hadn't"
+).split()
+"""Verbs that come before their subject in an English question ("do you…", "is it…", "don't we…")."""
+_SUBJECT = (
+    "i you we they he she it this that these those there someone somebody anyone anybody everyone everybody "
+    "something anything everything the a an my your our their his her its any some all each every both"
+).split()
+"""What a subject opens with: a pronoun, or the determiner of a noun phrase ("does the build pass")."""
+_WH = "what why how where when which who whom whose".split()
+
+
+def _alternatives(words: list[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+_INVERTED = rf"(?:{_alternatives(_AUXILIARY)})\s+(?:{_alternatives(_SUBJECT)})\b"
+"""An auxiliary followed by its subject: the word order of a question. Followed by a verb it is an imperative
+("Don't touch the production database", "Do run the migrations first") or drops its subject ("Has to be
+done before the release", "Could be a race")."""
 _QUESTION_START = re.compile(
-    r"^(?:can|could|would|will|do|does|did|is|are|was|were|shall|what|why|how|where|when|which|who|whom|"
-    r"have|has|isn't|aren't|don't|doesn't|didn't|any|am)\b",
-    re.IGNORECASE,
+    rf"^(?:{_INVERTED}|(?:{_alternatives(_WH)})\b(?!\s+(?:{_alternatives(_SUBJECT)})\b))", re.IGNORECASE
 )
-_QUESTION_CLAUSE = re.compile(
-    r",\s*(?=(?:can|could|would|will|do|does|is|are|should|what|why|how|where|which)\s+(?:you|we|i|it|this|that|"
-    r"they|there)\b)",
-    re.IGNORECASE,
-)
+"""A question without its question mark: inverted word order, or a question word not followed by a subject
+(followed by one it opens a clause of a statement: "when someone amends the commit, it's not feasible",
+"what I want is…")."""
+_QUESTION_CLAUSE = re.compile(rf",\s*(?=(?:(?:{_alternatives(_WH)})\s+)?{_INVERTED})", re.IGNORECASE)
+"""A question riding on a statement after a comma: "ok, do nothing, can we add tests" (inverted word order)."""
 _PARENTHESISED_QUESTION = re.compile(r"\([^()]*\?[^()]*\)")
 
 _CORRECTION_START = re.compile(
@@ -75,12 +94,14 @@ _KIND_RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
 )  # fmt: skip
 
 GENERIC_TERMS = frozenset(
-    """ok okay yes yeah yep nope please think let lets now fine good great thing things something stuff want like
-    really maybe probably sure also just actually use using used make get go going need one way bit lot well
-    still even right know see look sorta kind sort basically much many new old add added work working done
+    stem(word)
+    for word in """ok okay yes yeah yep nope please think let lets now fine good great thing things something stuff
+    want like really maybe probably sure also just actually use using used make get go going need one way bit lot
+    well still even right know see look sorta kind sort basically much many new old add added work working done
     want wanted prefer approach keep simple""".split()
 )
-"""Words that say nothing about what an item is about: never the evidence that it survived."""
+"""Words that say nothing about what an item is about: never the evidence that it survived (stemmed, as the
+terms they are taken from are)."""
 
 MIN_TERMS = 2
 """An item needs this many topic terms; fewer ("A.", "yes") cannot be looked for in a summary."""
@@ -424,7 +445,8 @@ def _done_by_edits(items: list[Invariant], records: Sequence[SourceRecord],
         if item.kind not in _DONE_KINDS or not named or item.retired_by:
             yield item
             continue
-        topic = {t for t in topic_terms(item.text) if t.rsplit(".", 1)[0] not in named}
+        named_terms = named | content_terms(" ".join(named))  # 'README' is a term as its stem, 'readm'
+        topic = {t for t in topic_terms(item.text) if t.rsplit(".", 1)[0] not in named_terms}
         since = order.get(item.source_key or "", 0)
         done = next((r.key for at, r in edits if at > since and _edits_file(r.text, named)
                      and _roots(topic) & _roots(topic_terms(edit_written(r.text)))), None)  # fmt: skip
@@ -521,7 +543,8 @@ class Presence:
 
 
 def _phrases(text: str) -> list[str]:
-    tokens = [t for t in re.findall(r"[a-z0-9][a-z0-9_.'/-]*", text.lower())]
+    """The item's two-word phrases whose words both say something: looked for verbatim in a summary."""
+    tokens = words(text)
     pairs = [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]
     return [p for p in pairs if all(content_terms(w) - GENERIC_TERMS for w in p.split())]
 

@@ -138,7 +138,7 @@ def test_the_users_answer_to_the_question_tool_is_given_back(tmp_path, monkeypat
 
 def test_the_users_words_typed_when_refusing_a_call_are_given_back(tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
-    feedback = REJECTED.replace(PLANTED, "Never touch the staging database, use a local copy.")
+    feedback = REJECTED.replace(PLANTED, "Don't touch the staging database, use a local copy.")
     refused = tool("Bash", {"command": "psql staging"}, feedback, f"Error: {feedback}", is_error=True)
     context = given_back(session(tmp_path, refused), tmp_path)
-    assert "Never touch the staging database, use a local copy." in context
+    assert "Don't touch the staging database, use a local copy." in context

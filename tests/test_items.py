@@ -108,6 +108,75 @@ def test_a_question_without_its_question_mark_is_not_an_item() -> None:
     assert statement_kind(asked) is None
 
 
+INTERROGATIVE_OR_NOT = {
+    # opener: (a question without its "?", a statement or imperative that opens with the same word)
+    "can": ("can you make sure the tests pass", "can be done later, but never on main"),
+    "could": ("could you avoid touching the schema", "could be a race, so never run them in parallel"),
+    "would": ("would it be better to avoid the rewrite", "would be good to ensure we log"),
+    "will": ("will the migration need to run first", "will need to run the migrations first"),
+    "shall": ("shall we avoid the rewrite", "shall be read-only until the release"),
+    "should": ("should we avoid the rewrite", "should never run on the production database"),
+    "may": ("may I skip the tests for now", "may need to rerun the migrations"),
+    "might": ("might it be better to avoid the rewrite", "might need to rerun the migrations"),
+    "must": ("must we keep it local", "must keep it local"),
+    "do": ("do you want me to never push", "Do make sure the migrations run first."),
+    "does": ("does the build need to pass first", "does not need to run on CI, keep it local"),
+    "did": ("did you make sure the tests pass", "did not work, avoid that approach"),
+    "is": ("is it ok to never push to main", "is fine, ensure we log"),
+    "are": ("are the tests required to pass first", "are required before the release, never skip them"),
+    "was": ("was the schema read-only before", "was wrong, never use that flag"),
+    "were": ("were the tests required", "were never meant to run on prod"),
+    "am": ("am I supposed to avoid the rewrite", "am fine with it, but never push to main"),
+    "have": ("have you decided to avoid the rewrite", "have to keep it local"),
+    "has": ("has the build been required to pass", "has to pass before the release"),
+    "had": ("had you decided to avoid the rewrite", "had to revert it, never use that flag again"),
+    "can't": ("can't we avoid the rewrite", "can't be done on main, keep it local"),
+    "couldn't": ("couldn't we avoid the rewrite", "couldn't reproduce it, so avoid that approach"),
+    "won't": ("won't it need to run first", "won't work, avoid that approach"),
+    "wouldn't": ("wouldn't it be better to avoid the rewrite", "wouldn't work, avoid that approach"),
+    "shouldn't": ("shouldn't we avoid the rewrite", "shouldn't touch the production database"),
+    "mustn't": ("mustn't we keep it local", "mustn't touch the production database"),
+    "don't": ("don't you think we should avoid the rewrite", "Don't touch the production database."),
+    "doesn't": ("doesn't it need to run first", "doesn't need to run on CI, keep it local"),
+    "didn't": ("didn't you make sure the tests pass", "didn't work, avoid that approach"),
+    "isn't": ("isn't it required to pass first", "isn't needed, avoid adding it"),
+    "aren't": ("aren't the tests required", "aren't needed, avoid adding them"),
+    "wasn't": ("wasn't the schema read-only", "wasn't needed, avoid adding it"),
+    "weren't": ("weren't the tests required", "weren't needed, avoid adding them"),
+    "haven't": ("haven't we decided to avoid the rewrite", "haven't decided yet, go with sqlite for now"),
+    "hasn't": ("hasn't the build been required", "hasn't been needed, avoid adding it"),
+    "hadn't": ("hadn't we decided to avoid the rewrite", "hadn't been needed, avoid adding it"),
+    "what": ("what should we avoid here", "what I want is a test for each endpoint"),
+    "why": ("why do we need to keep it local", "why we never push to main: the CI deploys it"),
+    "how": ("how should we avoid the rewrite", "how you do it is up to you, but never push to main"),
+    "where": ("where do we need to keep the logs", "where the logs go is up to you, but never in the repo"),
+    "when": ("when will we need to run the migrations",
+             "when someone does a `commit --amend` later it's not really feasible to update again"),
+    "which": ("which flag should we avoid", "which you pick is up to you, but avoid the rewrite"),
+    "who": ("who needs to review the migration", "who you ask doesn't matter, never push to main"),
+    "whom": ("whom should we ask to review it", "whom you ask doesn't matter, never push to main"),
+    "any": ("Any chance we can avoid the rewrite?", "Any change to prod must be reviewed first."),
+}  # fmt: skip
+"""An auxiliary opens a question when its subject follows it, and an imperative or a statement that drops its
+subject when a verb does; a question word followed by a subject opens a clause of a statement."""
+
+
+@pytest.mark.parametrize("opener", sorted(INTERROGATIVE_OR_NOT))
+def test_an_opening_word_makes_a_question_only_in_question_word_order(opener: str) -> None:
+    question, statement = INTERROGATIVE_OR_NOT[opener]
+    assert question.lower().startswith(opener + " ") and statement.lower().startswith(opener + " ")
+    assert statement_kind(question) is None
+    assert statement_kind(statement) is not None
+
+
+def test_a_question_after_a_comma_is_cut_off_in_question_word_order_only() -> None:
+    assert items_of("never push the branch, did the tests pass") == [
+        (InvariantKind.USER_CONSTRAINT, "never push the branch")]  # fmt: skip
+    assert items_of("avoid the rewrite, which do you prefer") == [(InvariantKind.USER_CONSTRAINT, "avoid the rewrite")]
+    assert items_of("avoid the rewrite, what we need is a small patch") == [
+        (InvariantKind.USER_CONSTRAINT, "avoid the rewrite, what we need is a small patch")]  # fmt: skip
+
+
 def test_lets_proceed_with_implementation_is_not_an_item() -> None:
     assert statement_kind("let's proceed with implementation") is None
 
@@ -332,6 +401,12 @@ def test_a_request_naming_a_file_is_retired_by_the_edit_that_writes_it() -> None
     done = _edit("e2", "/Users/alex/workspace/cli/README.md", "Summaries are generated with Claude only for now.")
     [item] = [i for i in session_items([user(README_ASK), done]) if i.kind is InvariantKind.USER_DECISION]
     assert item.retired_by == "e2"
+
+
+def test_an_edit_that_writes_only_the_files_own_name_does_not_retire_the_request() -> None:
+    """The file a request names is not one of its topic terms, however the stemmer spells it ('README' → 'readm')."""
+    named_only = _edit("e2", "/Users/alex/workspace/cli/README.md", "See the README for the install steps.")
+    assert all(i.retired_by is None for i in session_items([user(README_ASK), named_only]))
 
 
 def test_an_unrelated_edit_or_a_constraint_is_not_retired_by_an_edit() -> None:

@@ -10,8 +10,9 @@ from inspector.claims import CLAIM, find_claims
 from inspector.literals import Literals
 from inspector.text import WORD, words
 
-PIECES = ["Never", "RUN", "it's", "v1.2", "a.b.", "'quoted'", "İstanbul", "K", "ß", " ", "\n", ".", "100 %",
-          "Fully Preserved", "ALL items ARE complete", "nothing was lost", "Comprehensively", "é"]  # fmt: skip
+PIECES = ["Never", "RUN", "it's", "v1.2", "a.b.", "'quoted'", "_x_", "--flag", "src/a.py.", "İstanbul", "K", "ß",
+          " ", "\n", ".", "100 %", "Fully Preserved", "ALL items ARE complete", "nothing was lost", "Comprehensively",
+          "é"]  # fmt: skip
 text = st.lists(st.sampled_from(PIECES), max_size=30).map(" ".join)
 
 

@@ -1,0 +1,155 @@
+"""Users who do not write English: their words are words, get terms, and are found kept or lost like anyone's.
+
+The statements are answers given through Claude Code's question tool, the one path by which a statement is
+an item whatever its language (a typed prompt is typed by English markers: "never", "must", "let's"…).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from inspector import analyze
+from inspector.invariants import IndexedText
+from inspector.items import KEPT_COVERAGE, presence, topic_terms
+from inspector.model import Generation, SourceRecord, Trace
+from inspector.text import content_terms, sentences, stem, words
+
+KOREAN = "프로덕션 데이터베이스는 읽기 전용으로 유지하고 마이그레이션은 스테이징에서만 실행하세요"
+"""Keep the production database read-only and run migrations on staging only."""
+PORTUGUESE = "Nunca altere o esquema do banco de dados de produção sem me perguntar antes"
+"""Never change the production database's schema without asking me first."""
+
+
+def answered(text: str) -> SourceRecord:
+    return SourceRecord("u1", text, namespace="transcript", kind="user", authority="user",
+                        extra={"via": "question-tool"})  # fmt: skip
+
+
+def session(said: str, *summaries: str) -> Trace:
+    """A session log: the agent asks, the user answers, then one summary per text, each covering both."""
+    asked = SourceRecord("a1", "How should the database be handled?", namespace="transcript", kind="assistant",
+                         authority="assistant")  # fmt: skip
+    records = (asked, answered(said))
+    keys = tuple(r.key for r in records)
+    generations = [Generation(0, "raw", "\n".join(r.text for r in records), covers=keys)]
+    generations += [Generation(k, "summary", text, parent=k - 1, covers=keys) for k, text in enumerate(summaries, 1)]
+    return Trace("fixture", "claude-code", records, tuple(generations), extra={"meta": {"session_log": True}})
+
+
+def lost_in(trace: Trace) -> list[int | None]:
+    return [f.generation for f in analyze(trace).findings if f.rule == "user-statement-lost"]
+
+
+def carried(said: str, summary: str) -> bool:
+    """One passage of the summary carries half of the statement's topic terms: kept, not merely "not lost"."""
+    return presence(said, IndexedText(summary)).coverage >= KEPT_COVERAGE
+
+
+# --- words and terms -------------------------------------------------------------------------------
+
+
+def test_status_and_statuses_share_a_stem_that_is_a_word() -> None:
+    assert stem("status") == stem("statuses") == "status"
+    assert content_terms("the statuses") == content_terms("its status") == {"status"}
+
+
+def test_words_that_say_nothing_stay_out_of_a_topic_whatever_their_stem() -> None:
+    assert topic_terms("really, basically just using the simple approach") == set()
+
+
+def test_a_path_a_version_and_an_identifier_are_looked_for_as_written() -> None:
+    assert sorted(content_terms("it's v1.2 in src/items.py and node_modules")) == [
+        "it", "node_modules", "src/items.py", "v1.2"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("не трогай базу данных", {"не", "трога", "баз", "дан"}),  # Russian: Cyrillic has a Snowball stemmer
+        ("βάση δεδομένων", {"βασ", "δεδομεν"}),  # Greek too
+        ("हिन्दी भाषा", {"हिन्दी", "भाषा"}),  # Devanagari: a vowel sign is part of its word; no stemmer, kept whole
+        ("生产数据库", {"生产", "产数", "数据", "据库"}),  # Chinese: no spaces, character pairs
+        ("データベース", {"デー", "ータ", "タベ", "ベー", "ース"}),  # the long-vowel mark is kana
+    ],
+)
+def test_words_of_other_scripts_get_terms(text: str, expected: set[str]) -> None:
+    assert content_terms(text) == expected
+
+
+def test_the_marks_of_an_emoji_are_not_a_word() -> None:
+    """A variation selector and a joiner are combining marks with no letter under them."""
+    assert words("⚠️ Warning: 🏳️\u200d🌈 ready ✔️") == ["warning", "ready"]
+
+
+def test_a_korean_particle_changes_one_pair_not_the_word() -> None:
+    subject, object_ = content_terms("데이터베이스는"), content_terms("데이터베이스를")
+    assert len(subject & object_) == 5 and subject ^ object_ == {"스는", "스를"}
+
+
+def test_a_latin_word_fused_to_a_korean_particle_is_stemmed_apart() -> None:
+    assert content_terms("statuses는") == {"status"}
+
+
+def test_portuguese_words_keep_their_accents_and_english_rules_leave_them_whole() -> None:
+    assert words("Não mexa na configuração") == ["não", "mexa", "na", "configuração"]
+    assert {stem("produção"), stem("configuração"), stem("nunca")} == {"produção", "configuração", "nunca"}
+    assert stem("bancos") == stem("banco")
+
+
+def test_a_decomposed_accent_is_the_same_word_as_a_composed_one() -> None:
+    typed = unicodedata.normalize("NFD", "não altere a configuração")
+    assert len(words(typed)) == 4
+    assert content_terms(typed) == content_terms("não altere a configuração")
+
+
+# --- kept and lost ---------------------------------------------------------------------------------
+
+
+def test_a_korean_statement_quoted_in_a_summary_is_kept_and_lost_once_removed() -> None:
+    quoted = f'6. All user messages:\n   - "{KOREAN}"\n7. Pending Tasks:\n   - Add the staging job.'
+    removed = '6. All user messages:\n   - "테스트를 먼저 추가해 주세요"\n7. Pending Tasks:\n   - Add the staging job.'
+    assert carried(KOREAN, quoted)
+    assert lost_in(session(KOREAN, quoted, removed)) == [2]
+
+
+def test_a_korean_statement_paraphrased_with_other_particles_and_endings_is_kept() -> None:
+    """Of its eight words the paraphrase repeats three as they were (읽기, 전용으로, 프로덕션); its pairs, most."""
+    paraphrased = "결정: 프로덕션 데이터베이스를 읽기 전용으로 유지하며 마이그레이션을 스테이징 환경에서만 실행할 것."
+    removed = "결정: 테스트를 먼저 추가할 것."
+    assert carried(KOREAN, paraphrased)
+    assert lost_in(session(KOREAN, paraphrased, removed)) == [2]
+
+
+def test_a_portuguese_statement_kept_in_a_summary_is_kept_and_lost_once_removed() -> None:
+    paraphrased = "Decisão do usuário: não alterar os esquemas dos bancos de dados de produção sem perguntar antes."
+    removed = "Decisão do usuário: adicionar testes de integração ao módulo de pagamentos."
+    assert carried(PORTUGUESE, paraphrased)
+    assert lost_in(session(PORTUGUESE, paraphrased, removed)) == [2]
+
+
+def test_a_portuguese_statement_typed_decomposed_is_kept_by_a_composed_summary() -> None:
+    typed = unicodedata.normalize("NFD", "Não use a configuração automática de migração em produção")
+    kept = "The user answered: não use a configuração automática de migração em produção."
+    assert carried(typed, kept)
+    assert lost_in(session(typed, kept, "The user answered about the release notes.")) == [2]
+
+
+def test_a_two_word_phrase_of_a_korean_statement_is_found_in_a_summary() -> None:
+    """A phrase kept word for word is evidence the item was paraphrased, not lost, in any script."""
+    assert presence(KOREAN, IndexedText("Notes: the user asked for 읽기 전용으로 access.")).phrase
+
+
+def test_a_chinese_or_japanese_full_stop_ends_a_sentence_without_a_space() -> None:
+    assert [s.text for s in sentences("用户决定：不要修改生产数据库。测试稍后再加！为什么？")] == [
+        "用户决定：不要修改生产数据库。", "测试稍后再加！", "为什么？"]  # fmt: skip
+    assert [s.text for s in sentences("本番は触らないでください。テストは後で。")] == [
+        "本番は触らないでください。", "テストは後で。"]  # fmt: skip
+
+
+def test_a_chinese_statement_is_not_kept_by_pairs_scattered_over_a_paragraph() -> None:
+    """Each sentence names one thing the statement names; no passage says not to modify the production database."""
+    said = "不要修改生产数据库"
+    paragraph = "用户要求先修改测试。然后我们讨论了生产环境的部署。接着检查了日志。最后更新了数据库文档。"
+    assert lost_in(session(said, f"决定：{said}。", paragraph)) == [2]
