@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import lru_cache
 
 from inspector.model import Author, AuthoredSpan, SourceRecord
 
@@ -69,7 +68,6 @@ _HEADING = re.compile(r"^#{1,6}\s+\S", re.MULTILINE)
 """A markdown heading: what a document has and a typed prompt does not."""
 
 
-@lru_cache(maxsize=4096)
 def spans_for(text: str, author: Author) -> tuple[AuthoredSpan, ...]:
     """`text`, written by `author` as its reader decided, as spans covering it in order: a user's text split
     into what was typed, pasted and injected; anyone else's one span."""
@@ -91,7 +89,7 @@ def spans_for(text: str, author: Author) -> tuple[AuthoredSpan, ...]:
 
 
 def spans_of(record: SourceRecord) -> tuple[AuthoredSpan, ...]:
-    """The record's text as spans with their authors, in order, covering it (cached: records are immutable)."""
+    """The record's text as spans with their authors, in order, covering it."""
     return spans_for(record.text, record.author)
 
 
