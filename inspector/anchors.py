@@ -169,7 +169,7 @@ class AnchorIndex:
         self._by_key: dict[str, set[str]] = defaultdict(set)
         self._by_basename: dict[str, set[str]] = defaultdict(set)
         self._mentions = mentions
-        self._mentioned: dict[str, frozenset[tuple[str, str]]] = {}
+        self._mentioned: dict[str, Mapping[tuple[str, str], int]] = {}
         self._resolved: dict[str, tuple[AnchorStatus, tuple[str, ...]]] = {}
         self._sorted_keys: list[str] | None = None
         for record in sources:
@@ -221,10 +221,10 @@ class AnchorIndex:
         position = bisect_left(keys, prefix)
         return position < len(keys) and keys[position].startswith(prefix)
 
-    def _mentions_for(self, key: str) -> frozenset[tuple[str, str]]:
+    def _mentions_for(self, key: str) -> Mapping[tuple[str, str], int]:
         """Mentions that may bind to `key`: every one whose key contains its needle."""
         if self._mentions is None:
-            return frozenset()
+            return {}
         if needle(key) not in self._mentioned:
             self.prepare([key])
         return self._mentioned[needle(key)]

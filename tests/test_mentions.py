@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.anchors import AnchorIndex, AnchorStatus, extract_anchors
-from inspector.mentions import Mentions
+from inspector.mentions import BATCH_CHARS, Mentions
 from inspector.model import SourceRecord
 
 PIECES = [
@@ -36,6 +36,19 @@ def test_lazy_resolution_equals_eager_extraction(turns, summary):
     lazy.prepare(keys)
     for key in keys:
         assert lazy.referents(key) == eager.referents(key), key
+
+
+def test_a_mention_is_placed_by_the_first_turn_that_prints_it():
+    mentions = Mentions(["nothing here", "see src/a.py,", "then (src/a.py) again"], (), ["t0", "t1", "t2"])
+    assert mentions.containing(["a.py"]) == {"a.py": {("file", "src/a.py"): 1}}
+    assert mentions.key_at(1) == "t1"
+
+
+def test_a_mention_past_the_first_batch_is_placed_by_its_own_turn():
+    """Texts are searched in batches of bytes: a later batch's turns, after a non-ASCII one, keep their places."""
+    mentions = Mentions(["x " * (BATCH_CHARS // 2), "é" * 10 + " src/b.py", "see src/a.py,"], (), ["t0", "t1", "t2"])
+    assert mentions.containing(["a.py", "b.py"]) == {
+        "a.py": {("file", "src/a.py"): 2}, "b.py": {("file", "src/b.py"): 1}}  # fmt: skip
 
 
 def test_a_printed_path_resolves_and_two_places_are_ambiguous():
