@@ -30,7 +30,7 @@ from inspector.item_matching import ITEM_MATCHERS
 from inspector.items import ShellRun, shell_runs
 from inspector.items import session_items as mine_session_items
 from inspector.model import Generation, Invariant, SourceQuote, Trace
-from inspector.places import extends, first_covered
+from inspector.places import RecordPlaces, extends, first_covered
 from inspector.summary_claims import Claim, claims_in
 from inspector.text import Sentence, sentences
 
@@ -101,8 +101,11 @@ class GenerationFacts:
 
     @cached_property
     def anchors(self) -> tuple[ResolvedAnchor, ...]:
+        """Each printed key resolved against what the state could have seen: the records before its
+        compaction (placed at its index or earlier, `inspector.places`), never those written after it."""
         self._index.prepare(a.key for a in self.printed)  # one pass over the transcript for all its keys
-        return tuple(self._index.resolve(anchor) for anchor in self.printed)
+        cut = self.generation.index
+        return tuple(self._index.resolve(anchor, cut) for anchor in self.printed)
 
     @cached_property
     def sentences(self) -> list[Sentence]:
@@ -372,11 +375,12 @@ class TraceFacts:
 
 def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
     config = config or Config()
-    index = AnchorIndex(trace.sources, trace.mentions)
+    first_cover = first_covered(trace.generations)
+    places = RecordPlaces(first_cover, session_log=trace.is_session_log)
+    index = AnchorIndex(trace.sources, trace.mentions, places)
     generations = tuple(GenerationFacts(g, index, config) for g in trace.generations)
     # One pass over the transcript for every key the summaries print (S0's keys, only when shown).
     index.prepare(a.key for g in generations if g.is_summary for a in g.printed)
-    first_cover = first_covered(trace.generations)
     source_keys = frozenset(s.key for s in trace.sources)
     successors: dict[str, list[str]] = {}
     for record in trace.sources:

@@ -1,15 +1,32 @@
-"""Where each record sits among a trace's compactions: the first state that covers it.
+"""Where each record sits among a trace's compactions: what a summary could have seen when it was written.
 
-Covers are cumulative (`Generation.covers`), so one map from each key to the first state covering it
-says what every state is responsible for, without a set per state.
+Sₖ was written at its compaction from what came before it; a record written after that is no referent
+of a key Sₖ prints. Covers say what came before, and they are cumulative (`Generation.covers`), so a
+record's *place* is the first state that covers it, and Sₖ sees every record placed at k or earlier:
+`place <= k` is "before Sₖ's compaction" (S₀ sees what S₀ covers).
+
+A record no state covers is placed by what it is:
+
+* one that names the record its key was first seen in (`extra["first_seen"]`: the turn that first
+  printed it, as the native writer keeps for a session log's printed keys) sits where that record sits;
+* in a session log, and for a transcript turn anywhere, it is the log's own, after every compaction
+  (the live context no summary has covered yet): `AFTER_EVERY_CUT`;
+* otherwise it is what a curated store declares outside the log (a ledger entry, a file): it does not
+  belong to the log's time, so every state sees it: `OUTSIDE_THE_LOG`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from itertools import islice
 
-from inspector.model import Generation, KeyPrefix
+from inspector.model import TRANSCRIPT, Generation, KeyPrefix, SourceRecord
+
+OUTSIDE_THE_LOG = -1
+"""The place of a store's record that no state covers and the log did not write: before every cut."""
+AFTER_EVERY_CUT = sys.maxsize
+"""The place of a log record no state covers yet: after the last compaction, seen by no summary."""
 
 
 def first_covered(generations: Sequence[Generation]) -> dict[str, int]:
@@ -37,4 +54,30 @@ def extends(keys: Sequence[str], previous: Sequence[str]) -> bool:
     return tuple(keys[: len(previous)]) == tuple(previous)
 
 
-__all__ = ["extends", "first_covered"]
+class RecordPlaces:
+    """Each record's place (see the module docstring), from the chain's first-cover map."""
+
+    def __init__(self, first_cover: Mapping[str, int], *, session_log: bool) -> None:
+        """`session_log`: the trace is an agent's log (or a native copy of one), which declares nothing
+        outside itself, so a record no state covers is after every cut."""
+        self._first = first_cover
+        self._session_log = session_log
+
+    def of_log_key(self, key: str) -> int:
+        """The place of a record of the log itself (a turn): the first state covering it, else after every cut."""
+        return self._first.get(key, AFTER_EVERY_CUT)
+
+    def of(self, record: SourceRecord) -> int:
+        """The first state covering the record, else the one covering where it was first seen; else by what it is."""
+        place = self._first.get(record.key)
+        if place is not None:
+            return place
+        seen_in = record.extra.get("first_seen") if record.extra else None
+        if isinstance(seen_in, str) and seen_in in self._first:
+            return self._first[seen_in]
+        if self._session_log or record.namespace == TRANSCRIPT or isinstance(seen_in, str):
+            return AFTER_EVERY_CUT
+        return OUTSIDE_THE_LOG
+
+
+__all__ = ["AFTER_EVERY_CUT", "OUTSIDE_THE_LOG", "RecordPlaces", "extends", "first_covered"]

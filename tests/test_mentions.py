@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from inspector.anchors import AnchorIndex, AnchorStatus, extract_anchors
 from inspector.mentions import BATCH_CHARS, Mentions
 from inspector.model import SourceRecord
+from inspector.places import RecordPlaces
 
 PIECES = [
     "src/a.py", "/home/u/src/a.py", "a.py", "lib/src/a.py", "x/y/z", "and/or", "http://h.io/a.py", "https://h.io/",
@@ -36,6 +37,27 @@ def test_lazy_resolution_equals_eager_extraction(turns, summary):
     lazy.prepare(keys)
     for key in keys:
         assert lazy.referents(key) == eager.referents(key), key
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(text, st.integers(0, 3)), min_size=1, max_size=6), text)
+def test_resolution_at_a_cut_equals_an_index_of_only_the_records_before_it(turns, summary):
+    """Each turn is first covered by some state (places rise with the log); at cut k the index answers as one
+    built from the durable records and the turns placed at k or before, and nothing else: as if the log
+    ended there (folders included), and binding to what eager extraction of those turns binds to."""
+    places = sorted(place for _, place in turns)
+    texts = [t for t, _ in turns]
+    keys = [f"t{i}" for i in range(len(texts))]
+    first_cover = {**dict(zip(keys, places, strict=True)), **{r.key: 0 for r in DURABLE}}
+    lazy = AnchorIndex(DURABLE, Mentions(texts, (), keys), RecordPlaces(first_cover, session_log=True))
+    anchors = extract_anchors(summary) + extract_anchors("a.py src/a.py [[file:src/a.py]] /home/u/src /srv/app")
+    lazy.prepare(a.key for a in anchors)
+    for cut in range(4):
+        before = [t for t, place in zip(texts, places, strict=True) if place <= cut]
+        ended, eager = AnchorIndex(DURABLE, Mentions(before)), AnchorIndex([*DURABLE, *Mentions(before).records()])
+        for anchor in anchors:
+            assert lazy.resolve(anchor, cut) == ended.resolve(anchor), (anchor.key, cut)
+            assert lazy.referents(anchor.key, cut) == eager.referents(anchor.key), (anchor.key, cut)
 
 
 def test_a_mention_is_placed_by_the_first_turn_that_prints_it():
