@@ -5,10 +5,10 @@ of a key Sₖ prints. Covers say what came before, and they are cumulative (`Gen
 record's *place* is the first state that covers it, and Sₖ sees every record placed at k or earlier:
 `place <= k` is "before Sₖ's compaction" (S₀ sees what S₀ covers).
 
-A record no state covers is placed by what it is:
+A record that names the record its key was first seen in (`extra["first_seen"]`: the turn that first
+printed it, as the native writer keeps for a session log's printed keys) sits there if that is earlier.
+A record placed by neither is placed by what it is:
 
-* one that names the record its key was first seen in (`extra["first_seen"]`: the turn that first
-  printed it, as the native writer keeps for a session log's printed keys) sits where that record sits;
 * in a session log, and for a transcript turn anywhere, it is the log's own, after every compaction
   (the live context no summary has covered yet): `AFTER_EVERY_CUT`;
 * otherwise it is what a curated store declares outside the log (a ledger entry, a file): it does not
@@ -68,13 +68,14 @@ class RecordPlaces:
         return self._first.get(key, AFTER_EVERY_CUT)
 
     def of(self, record: SourceRecord) -> int:
-        """The first state covering the record, else the one covering where it was first seen; else by what it is."""
+        """The first state covering the record or the one it was first seen in; else by what it is."""
         place = self._first.get(record.key)
-        if place is not None:
-            return place
         seen_in = record.extra.get("first_seen") if record.extra else None
         if isinstance(seen_in, str) and seen_in in self._first:
-            return self._first[seen_in]
+            seen = self._first[seen_in]
+            return seen if place is None else min(place, seen)
+        if place is not None:
+            return place
         if self._session_log or record.namespace == TRANSCRIPT or isinstance(seen_in, str):
             return AFTER_EVERY_CUT
         return OUTSIDE_THE_LOG

@@ -9,7 +9,7 @@ from inspector.analysis import analyze
 from inspector.anchors import AnchorIndex, AnchorStatus, extract_anchors
 from inspector.model import Generation, Trace
 from inspector.places import RecordPlaces
-from inspector.readers import load_trace
+from inspector.readers import load_trace, native
 from tests.helpers import record
 from tests.test_reader_claude_code import assistant, text, user, write
 from tests.test_reader_claude_code import record as log_record
@@ -94,6 +94,27 @@ def test_a_folder_resolves_only_once_a_path_under_it_came_before_the_cut(tmp_pat
         (1, "unresolved", ()),
         (2, "resolved", ("folder:/srv/billing/api",)),
     ]
+
+
+def test_a_path_typed_before_a_compaction_and_read_after_it_resolves_in_the_log_and_in_its_native_copy(
+    tmp_path: Path,
+) -> None:
+    """The Read call after S1's compaction makes the path a record only S2 covers; the user printed it before."""
+    read = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "src/fees/late.py"}}
+    path = write(tmp_path / "typed.jsonl", [
+        user("u1", None, "The bug is in src/fees/late.py."),
+        assistant("a1", "u1", [text("Noted.")]),
+        log_record("b1", None, "system", subtype="compact_boundary", logicalParentUuid="a1"),
+        user("s1", "b1", "The bug is in src/fees/late.py.", isCompactSummary=True),
+        assistant("a2", "s1", [read]),
+        user("r2", "a2", [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "def fee(): ..."}]),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    copy = tmp_path / "copy.json"
+    native.write(trace, copy)
+    for loaded in (trace, load_trace(copy)):
+        assert statuses(loaded, "src/fees/late.py") == [(0, "resolved", ("file:src/fees/late.py",)),
+                                                       (1, "resolved", ("file:src/fees/late.py",))]  # fmt: skip
 
 
 # --- native traces: what a state covers, and what a store declares outside the log ----------------------
