@@ -2,7 +2,8 @@
 
 The first note's test: strip the raw context, keep only the summary, and resolve every anchor it
 prints against the store. A key that binds to no record is unresolved; one that binds to records in
-two namespaces (two `config.yaml`) is ambiguous, which is worse than a miss.
+two namespaces (two `config.yaml`) is ambiguous, which is worse than a miss. "The store" is what the
+summary could have seen: the records before its compaction (`inspector.places`), not the whole log.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
 
 from inspector.model import MentionIndex, SourceRecord
+from inspector.places import AFTER_EVERY_CUT, OUTSIDE_THE_LOG, RecordPlaces
 from inspector.text import word_end, word_start
 
 _CODE_EXTENSIONS = (
@@ -37,6 +39,10 @@ DEFAULT_PATTERNS: dict[str, str] = {
     "commit": r"\b(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b",
     "ticket": r"\b[A-Z][A-Z0-9]{1,9}-[0-9]{1,6}\b",
 }
+
+
+WHOLE_LOG = AFTER_EVERY_CUT
+"""The cut that sees every record, those after the last compaction too: resolution against the whole store."""
 
 
 class AnchorStatus(StrEnum):
@@ -158,92 +164,196 @@ def _plausible_path(key: str) -> bool:
     return key.count("/") >= 2 and any(c.isalpha() for c in key)
 
 
+@dataclass(slots=True)
+class _Tier:
+    """The records one key binds to in one way (exactly, or as a path suffix), earliest place first: the
+    ones before a cut are a prefix, found by bisection, and each prefix's outcome is worked out once."""
+
+    places: list[int]
+    referents: list[str]
+    outcomes: dict[int, tuple[AnchorStatus, tuple[str, ...]]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, placed: Mapping[str, int]) -> _Tier:
+        if len(placed) == 1:  # most keys bind to one record
+            [(referent, place)] = placed.items()
+            return cls([place], [referent])
+        ordered = sorted((place, referent) for referent, place in placed.items())
+        return cls([place for place, _ in ordered], [referent for _, referent in ordered])
+
+    def seen(self, cut: int) -> int:
+        """How many of the referents lie before the cut (placed at or before it)."""
+        return bisect_right(self.places, cut)
+
+
+_NO_TIER = _Tier([], [])
+
+
 class AnchorIndex:
     """The source store as a resolver sees it: keys, namespace-qualified keys, and path suffixes.
 
     `mentions` (a session log's turns) count as records too — `namespace:key` for every key a turn
     prints — but are looked up only for the keys asked about; `prepare` batches those look-ups.
+
+    Every record and mention has a place among the compactions (`inspector.places`; without `places`,
+    all lie before every cut), and a key resolves at a cut against only what lies before it, exactly
+    as an index of those records alone would. What a key binds to over the whole log is found once per
+    key, sorted by place, so each state's answer is a bisection, not a new search.
     """
 
-    def __init__(self, sources: Iterable[SourceRecord], mentions: MentionIndex | None = None) -> None:
-        self._by_key: dict[str, set[str]] = defaultdict(set)
+    def __init__(self, sources: Iterable[SourceRecord], mentions: MentionIndex | None = None,
+                 places: RecordPlaces | None = None) -> None:  # fmt: skip
+        self._by_key: dict[str, dict[str, int]] = defaultdict(dict)
         self._by_basename: dict[str, set[str]] = defaultdict(set)
         self._mentions = mentions
-        self._mentioned: dict[str, frozenset[tuple[str, str]]] = {}
-        self._resolved: dict[str, tuple[AnchorStatus, tuple[str, ...]]] = {}
-        self._sorted_keys: list[str] | None = None
+        self._places = places
+        self._mentioned: dict[str, dict[tuple[str, str], int]] = {}
+        self._exact: dict[str, _Tier] = {}
+        self._suffix: dict[str, _Tier] = {}
+        self._folders: dict[str, int | None] = {}
+        self._key_places: dict[str, int] = {}
+        """The earliest place of any record under each key of `_by_key`: when a folder's paths are known."""
+        self._sorted_keys: tuple[list[str], list[int]] | None = None
+        place_of = places.of if places is not None else None
+        by_key, key_places = self._by_key, self._key_places
         for record in sources:
+            place = place_of(record) if place_of is not None else OUTSIDE_THE_LOG
             referent = f"{record.namespace}:{record.key}"
-            self._by_key[record.key].add(referent)
-            self._by_key[referent].add(referent)
+            for key in (record.key, referent):  # inlined `_keep_earliest`: this loop sees every record
+                bound = by_key[key]
+                if bound.get(referent, WHOLE_LOG) >= place:
+                    bound[referent] = place
+                if key_places.get(key, WHOLE_LOG) >= place:
+                    key_places[key] = place
             if "/" in record.key:
                 self._by_basename[_basename(record.key)].add(record.key)
 
     def prepare(self, keys: Iterable[str]) -> None:
-        """Find the mentions of all these keys in one pass over the transcript."""
-        if self._mentions is not None:
-            self._mentioned.update(self._mentions.containing({needle(key) for key in keys}))
-
-    def referents(self, key: str) -> set[str]:
-        """Records `key` binds to: exact key, `namespace:key`, or a path ending in `/key`."""
-        mentioned = self._mentions_for(key)
-        exact = set(self._by_key.get(key, ()))
-        exact.update(f"{ns}:{k}" for ns, k in mentioned if k == key or f"{ns}:{k}" == key)
-        if exact:
-            return exact
-        bound: set[str] = set()
-        candidate = key.lstrip("./~")
-        basename = candidate.rstrip("/").rsplit("/", 1)[-1]
-        fulls = set(self._by_basename.get(basename, ()))
-        fulls.update(k for _, k in mentioned if "/" in k and _basename(k) == basename)
-        for full in fulls:
-            if full.endswith("/" + candidate) or full == candidate:
-                bound |= self._by_key.get(full, set())
-                bound.update(f"{ns}:{k}" for ns, k in mentioned if k == full or f"{ns}:{k}" == full)
-        return bound
-
-    def _is_folder_of_known_path(self, key: str) -> bool:
-        """A folder is there when a path under it is: `/usr/local/cuda-12.6` of `/usr/local/cuda-12.6/bin/nvcc`."""
-        if "/" not in key:
-            return False
-        folder = key.rstrip("/") + "/"
-        return self._has_key_starting(folder) or any(
-            k.startswith(folder) or f"/{folder}" in k for _, k in self._mentions_for(key)
-        )
-
-    def _has_key_starting(self, prefix: str) -> bool:
-        """Does a record's key start with `prefix`? Keys sharing a prefix sit together in sorted order, so
-        one bisection answers what a scan of every key did: for each unresolved key of 200 summaries over
-        a 100 MB session, that scan was 4.9 million `startswith` calls."""
-        if self._sorted_keys is None:
-            self._sorted_keys = sorted(self._by_key)
-        keys = self._sorted_keys
-        position = bisect_left(keys, prefix)
-        return position < len(keys) and keys[position].startswith(prefix)
-
-    def _mentions_for(self, key: str) -> frozenset[tuple[str, str]]:
-        """Mentions that may bind to `key`: every one whose key contains its needle."""
+        """Find the mentions of all these keys in one pass over the transcript, each placed by its first turn."""
         if self._mentions is None:
-            return frozenset()
+            return
+        wanted = {needle(key) for key in keys} - self._mentioned.keys()
+        for found, mentions in self._mentions.containing(wanted).items():
+            self._mentioned[found] = {mention: self._turn_place(position) for mention, position in mentions.items()}
+
+    def _turn_place(self, position: int) -> int:
+        key = self._mentions.key_at(position) if self._mentions is not None else None
+        return self._places.of_log_key(key) if self._places is not None and key is not None else OUTSIDE_THE_LOG
+
+    def referents(self, key: str, cut: int | None = None) -> set[str]:
+        """Records `key` binds to before the cut (None: in the whole log): those whose key is `key` or whose
+        `namespace:key` is, else those whose path ends in `/key`."""
+        tier, seen = self._tier_before(key, WHOLE_LOG if cut is None else cut)
+        return set(tier.referents[:seen])
+
+    def _tier_before(self, key: str, cut: int) -> tuple[_Tier, int]:
+        """The records `key` binds to before the cut, and how many: exact ones where any, else path suffixes."""
+        tier = self._exact_tier(key)
+        seen = tier.seen(cut)
+        if not seen:
+            tier = self._suffix_tier(key)
+            seen = tier.seen(cut)
+        return tier, seen
+
+    def _exact_tier(self, key: str) -> _Tier:
+        tier = self._exact.get(key)
+        if tier is None:
+            placed = dict(self._by_key.get(key, {}))
+            for (namespace, mentioned), place in self._mentions_for(key).items():
+                referent = f"{namespace}:{mentioned}"
+                if mentioned == key or referent == key:
+                    _keep_earliest(placed, referent, place)
+            tier = self._exact[key] = _Tier.of(placed) if placed else _NO_TIER
+        return tier
+
+    def _suffix_tier(self, key: str) -> _Tier:
+        """Paths ending in `/key`: what `key` binds to before a cut where nothing bears it exactly."""
+        tier = self._suffix.get(key)
+        if tier is None:
+            named = self._named(key)
+            candidate = key.lstrip("./~")
+            basename = _basename(candidate)
+            fulls = set(self._by_basename.get(basename, ()))
+            fulls.update(k for k in named if "/" in k and _basename(k) == basename)
+            placed: dict[str, int] = {}
+            for full in fulls:
+                if full.endswith("/" + candidate) or full == candidate:
+                    for referent, place in (*self._by_key.get(full, {}).items(), *named.get(full, {}).items()):
+                        _keep_earliest(placed, referent, place)
+            tier = self._suffix[key] = _Tier.of(placed) if placed else _NO_TIER
+        return tier
+
+    def _named(self, key: str) -> dict[str, dict[str, int]]:
+        """The mentions that may bind to `key`, by the keys they answer to: their own and `namespace:key`."""
+        named: dict[str, dict[str, int]] = defaultdict(dict)
+        for (namespace, mentioned), place in self._mentions_for(key).items():
+            referent = f"{namespace}:{mentioned}"
+            _keep_earliest(named[mentioned], referent, place)
+            _keep_earliest(named[referent], referent, place)
+        return named
+
+    def _folder_place(self, key: str) -> int | None:
+        """Where a path under `key` is first known, if any: a folder is there when a path under it is
+        (`/usr/local/cuda-12.6` of `/usr/local/cuda-12.6/bin/nvcc`)."""
+        if key in self._folders:
+            return self._folders[key]
+        found: int | None = None
+        if "/" in key:
+            folder = key.rstrip("/") + "/"
+            places = [p for (_, k), p in self._mentions_for(key).items() if k.startswith(folder) or f"/{folder}" in k]
+            stored = self._earliest_key_starting(folder)
+            found = min([*places, *([stored] if stored is not None else [])], default=None)
+        self._folders[key] = found
+        return found
+
+    def _earliest_key_starting(self, folder: str) -> int | None:
+        """The earliest place of a record whose key starts with `folder` (which ends in `/`), if any.
+
+        Keys sharing a prefix sit together in sorted order, so two bisections find them all, where a
+        scan of every key for each unresolved key of 200 summaries over a 100 MB session was 4.9 million
+        `startswith` calls; every key past them sorts at or after the prefix with `/` raised to `0`.
+        """
+        if self._sorted_keys is None:
+            keys = sorted(self._key_places)
+            self._sorted_keys = (keys, list(map(self._key_places.__getitem__, keys)))
+        keys, places = self._sorted_keys
+        low, high = bisect_left(keys, folder), bisect_left(keys, folder[:-1] + "0")
+        return min(places[low:high]) if low < high else None
+
+    def _mentions_for(self, key: str) -> dict[tuple[str, str], int]:
+        """Mentions that may bind to `key` (every one whose key contains its needle), with their places."""
+        if self._mentions is None:
+            return {}
         if needle(key) not in self._mentioned:
             self.prepare([key])
         return self._mentioned[needle(key)]
 
-    def resolve(self, anchor: Anchor) -> ResolvedAnchor:
-        """The anchor's status; worked out once per key (a chain prints the same keys again and again)."""
-        known = self._resolved.get(anchor.key)
-        if known is None:
-            bound = self.referents(anchor.key)
-            if not bound and self._is_folder_of_known_path(anchor.key):
-                status, bound = AnchorStatus.RESOLVED, {f"folder:{anchor.key}"}
-            elif not bound:
-                status = AnchorStatus.UNRESOLVED
-            elif len(_distinct_targets(bound)) > 1:
-                status = AnchorStatus.AMBIGUOUS
-            else:
-                status = AnchorStatus.RESOLVED
-            known = self._resolved[anchor.key] = (status, tuple(sorted(bound)))
-        return ResolvedAnchor(anchor, *known)
+    def resolve(self, anchor: Anchor, cut: int | None = None) -> ResolvedAnchor:
+        """The anchor's status against the records before the cut (a state's index; None: the whole log).
+
+        Judged among those records only: a key whose one record comes later is unresolved, and one that
+        binds to a second place only later is not ambiguous yet.
+        """
+        limit = WHOLE_LOG if cut is None else cut
+        tier, seen = self._tier_before(anchor.key, limit)
+        if seen:
+            known = tier.outcomes.get(seen)
+            if known is None:
+                bound = tier.referents[:seen]
+                status = AnchorStatus.AMBIGUOUS if len(_distinct_targets(bound)) > 1 else AnchorStatus.RESOLVED
+                known = tier.outcomes[seen] = (status, tuple(sorted(bound)))
+            return ResolvedAnchor(anchor, *known)
+        folder = self._folder_place(anchor.key)
+        if folder is not None and folder <= limit:
+            return ResolvedAnchor(anchor, AnchorStatus.RESOLVED, (f"folder:{anchor.key}",))
+        return ResolvedAnchor(anchor, AnchorStatus.UNRESOLVED, ())
+
+
+def _keep_earliest(placed: dict[str, int], referent: str, place: int) -> None:
+    """Keep a referent's earliest place: a key printed twice was there from the first time."""
+    known = placed.get(referent)
+    if known is None or place < known:
+        placed[referent] = place
 
 
 @lru_cache(maxsize=1 << 16)
@@ -267,7 +377,7 @@ _ONE_WORKSPACE = frozenset({"file", "command", "transcript"})
 """A session log's namespaces all name one machine: a path run as a command and read as a file is one path."""
 
 
-def _distinct_targets(referents: set[str]) -> list[tuple[str, str]]:
+def _distinct_targets(referents: Iterable[str]) -> list[tuple[str, str]]:
     """Two spellings of one path (`src/a.py`, `/home/u/src/a.py`) are one target, not a collision."""
     parsed = sorted(
         ((("workspace" if ns in _ONE_WORKSPACE else ns), k) for ns, k in (r.split(":", 1) for r in referents)),
@@ -281,10 +391,11 @@ def _distinct_targets(referents: set[str]) -> list[tuple[str, str]]:
 
 
 def resolve_in_isolation(
-    text: str, index: AnchorIndex, patterns: Mapping[str, str] | None = None
+    text: str, index: AnchorIndex, patterns: Mapping[str, str] | None = None, cut: int | None = None
 ) -> list[ResolvedAnchor]:
-    """Resolve every anchor the text prints, using nothing but the text and the store."""
-    return [index.resolve(anchor) for anchor in extract_anchors(text, patterns)]
+    """Resolve every anchor the text prints, using nothing but the text and the store before the cut
+    (the state's index; None: the whole store)."""
+    return [index.resolve(anchor, cut) for anchor in extract_anchors(text, patterns)]
 
 
 __all__ = ["Anchor", "AnchorIndex", "AnchorStatus", "DEFAULT_PATTERNS", "ResolvedAnchor",

@@ -29,7 +29,8 @@ from inspector.invariants import (
 from inspector.item_matching import ITEM_MATCHERS
 from inspector.items import ShellRun, shell_runs
 from inspector.items import session_items as mine_session_items
-from inspector.model import Generation, Invariant, KeyPrefix, SourceQuote, Trace
+from inspector.model import Generation, Invariant, SourceQuote, Trace
+from inspector.places import RecordPlaces, extends, first_covered
 from inspector.summary_claims import Claim, claims_in
 from inspector.text import Sentence, sentences
 
@@ -100,8 +101,11 @@ class GenerationFacts:
 
     @cached_property
     def anchors(self) -> tuple[ResolvedAnchor, ...]:
+        """Each printed key resolved against what the state could have seen: the records before its
+        compaction (placed at its index or earlier, `inspector.places`), never those written after it."""
         self._index.prepare(a.key for a in self.printed)  # one pass over the transcript for all its keys
-        return tuple(self._index.resolve(anchor) for anchor in self.printed)
+        cut = self.generation.index
+        return tuple(self._index.resolve(anchor, cut) for anchor in self.printed)
 
     @cached_property
     def sentences(self) -> list[Sentence]:
@@ -187,36 +191,12 @@ def invariant_universe(trace: Trace) -> list[Invariant]:
     return universe
 
 
-def first_covered(generations: Sequence[Generation]) -> dict[str, int]:
-    """For every key a state covers, the position of the first state that covers it.
-
-    One map for the chain rather than one set per state: covers are cumulative, so a set per state
-    held every key once per generation (tens of MB for a long session). Where a state's keys start
-    with its parent's, only the new ones are read.
-    """
-    first: dict[str, int] = {}
-    previous: Sequence[str] = ()
-    for position, generation in enumerate(generations):
-        keys = generation.covers
-        start = len(previous) if _extends(keys, previous) else 0
-        for key in islice(keys, start, None):
-            first.setdefault(key, position)
-        previous = keys
-    return first
-
-
 def new_keys(state: Generation, parent: Generation) -> list[str]:
     """Keys a state covers that its parent did not: the span of the log its compaction summarised."""
-    if _extends(state.covers, parent.covers):
+    if extends(state.covers, parent.covers):
         return list(islice(state.covers, len(parent.covers), None))
     before = set(parent.covers)
     return [key for key in state.covers if key not in before]
-
-
-def _extends(keys: Sequence[str], previous: Sequence[str]) -> bool:
-    if isinstance(keys, KeyPrefix):
-        return keys.starts_with(previous)
-    return tuple(keys[: len(previous)]) == tuple(previous)
 
 
 def introduced_at(
@@ -395,11 +375,12 @@ class TraceFacts:
 
 def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
     config = config or Config()
-    index = AnchorIndex(trace.sources, trace.mentions)
+    first_cover = first_covered(trace.generations)
+    places = RecordPlaces(first_cover, session_log=trace.is_session_log)
+    index = AnchorIndex(trace.sources, trace.mentions, places)
     generations = tuple(GenerationFacts(g, index, config) for g in trace.generations)
     # One pass over the transcript for every key the summaries print (S0's keys, only when shown).
     index.prepare(a.key for g in generations if g.is_summary for a in g.printed)
-    first_cover = first_covered(trace.generations)
     source_keys = frozenset(s.key for s in trace.sources)
     successors: dict[str, list[str]] = {}
     for record in trace.sources:

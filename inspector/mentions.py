@@ -11,11 +11,16 @@ That is exact, not an approximation: no anchor pattern matches whitespace, and e
 boundary assertions treat whitespace like the ends of the text, so the anchors of a text are the
 anchors of its words. A mention that could bind to a printed key contains that key (or the part of
 it a resolver compares), so every such word holds a hit.
+
+Each mention keeps the position of the first turn that prints it: a summary's key resolves only against
+what came before its compaction (`inspector.places`), and turns are in log order, so the first turn is
+the earliest place the key was there to be seen.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 
 import hyperscan
@@ -48,7 +53,8 @@ class Mentions:
     """The texts of a transcript's turns, searchable for the keys they print.
 
     Results are cached per needle, so re-analysing the same trace (a refresh branch) does not search
-    again. Texts are held by reference: the turns' own strings, not a copy.
+    again. Texts are held by reference: the turns' own strings, not a copy. `turn_keys` are the turns'
+    record keys, by position: where a mention was printed, for the compaction cut.
     """
 
     def __init__(self, texts: Sequence[str], timestamps: Sequence[str | None] = (),
@@ -56,13 +62,18 @@ class Mentions:
         self._texts = texts
         self._timestamps = timestamps
         self._turn_keys = turn_keys
-        self._found: dict[str, frozenset[Mention]] = {}
+        self._found: dict[str, dict[Mention, int]] = {}
 
     def __len__(self) -> int:
         return len(self._texts)
 
-    def containing(self, wanted: Iterable[str]) -> dict[str, frozenset[Mention]]:
-        """For each needle, every mention whose key contains it (one pass for all new needles)."""
+    def key_at(self, position: int) -> str | None:
+        """The record key of the turn at `position`, if the reader gave keys."""
+        return _at(self._turn_keys, position)
+
+    def containing(self, wanted: Iterable[str]) -> dict[str, dict[Mention, int]]:
+        """For each needle, every mention whose key contains it, with the position of the first turn
+        printing it (one pass for all new needles)."""
         wanted = set(wanted)
         missing = [n for n in wanted if n not in self._found]
         if missing:
@@ -75,17 +86,20 @@ class Mentions:
         The texts are scanned as UTF-8 in joined batches (a newline between texts, so no word spans
         two of them); a hit's word is cut at ASCII whitespace in bytes, decoded, and trimmed at any
         other whitespace in text, so the words are exactly those the string search would see.
+        Hits are taken in text order (batches in order, each batch's hits by end), so a mention's first
+        position is its first turn, and a repeated stretch skipped is a later one.
         """
         needles = [n.encode("utf-8", _LONE_SURROGATES) for n in missing]
         database = hyperscan.Database()
         database.compile(expressions=needles, ids=list(range(len(needles))), elements=len(needles),
                          flags=0, literal=True)  # fmt: skip
-        found: dict[str, set[Mention]] = {n: set() for n in missing}
+        found: dict[str, dict[Mention, int]] = {n: {} for n in missing}
         words: dict[str, list[Mention]] = {}
         repeated: set[tuple[bytes, int, int]] = set()
-        for batch in _batches(self._texts):
+        for batch, first, starts in _batches(self._texts):
             hits: list[tuple[int, int]] = []
             database.scan(batch, match_event_handler=_collect, context=hits)
+            hits.sort(key=_end)
             size = len(batch)
             for which, end in hits:
                 if end < size and batch[end] in _ASCII_WORD:
@@ -106,8 +120,12 @@ class Mentions:
                 mentions = words.get(word)
                 if mentions is None:
                     mentions = words[word] = _mentions_in(word)
-                found[needle].update(m for m in mentions if needle in m[1])
-        self._found.update((n, frozenset(keys)) for n, keys in found.items())
+                position = first + bisect_right(starts, start) - 1
+                earliest = found[needle]
+                for mention in mentions:
+                    if needle in mention[1] and mention not in earliest:
+                        earliest[mention] = position
+        self._found.update(found)
 
     def records(self) -> list[SourceRecord]:
         """Every mention as the derived record an eager reader would have made (for export).
@@ -134,18 +152,27 @@ def _collect(which: int, start: int, end: int, flags: int, hits: list[tuple[int,
     hits.append((which, end))
 
 
-def _batches(texts: Sequence[str], size: int = BATCH_CHARS) -> Iterator[bytes]:
-    """The texts joined by newlines and encoded, about `size` characters at a time (bounded memory)."""
-    batch: list[str] = []
-    held = 0
-    for text in texts:
-        batch.append(text)
+def _end(hit: tuple[int, int]) -> int:
+    return hit[1]
+
+
+def _batches(texts: Sequence[str], size: int = BATCH_CHARS) -> Iterator[tuple[bytes, int, list[int]]]:
+    """The texts encoded and joined by newlines, about `size` characters at a time (bounded memory), with
+    the position of the batch's first text and the byte offset where each of its texts starts."""
+    batch: list[bytes] = []
+    starts: list[int] = []
+    first = held = offset = 0
+    for position, text in enumerate(texts):
+        encoded = text.encode("utf-8", _LONE_SURROGATES)
+        batch.append(encoded)
+        starts.append(offset)
+        offset += len(encoded) + 1
         held += len(text) + 1
         if held >= size:
-            yield "\n".join(batch).encode("utf-8", _LONE_SURROGATES)
-            batch, held = [], 0
+            yield b"\n".join(batch), first, starts
+            batch, starts, held, offset, first = [], [], 0, 0, position + 1
     if batch:
-        yield "\n".join(batch).encode("utf-8", _LONE_SURROGATES)
+        yield b"\n".join(batch), first, starts
 
 
 def _word_start(data: bytes, position: int) -> int:
@@ -171,4 +198,4 @@ def _at(values: Sequence[str | None], position: int) -> str | None:
     return values[position] if position < len(values) else None
 
 
-__all__ = ["Mentions"]
+__all__ = ["BATCH_CHARS", "Mentions"]

@@ -8,7 +8,7 @@ compactions has n+1 generations. Readers build these objects; analyses never ope
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import islice
@@ -23,8 +23,13 @@ class MentionIndex(Protocol):
 
     def __len__(self) -> int: ...
 
-    def containing(self, wanted: Iterable[str]) -> dict[str, frozenset[tuple[str, str]]]:
-        """For each needle, every (namespace, key) mention whose key contains it."""
+    def containing(self, wanted: Iterable[str]) -> Mapping[str, Mapping[tuple[str, str], int]]:
+        """For each needle, every (namespace, key) mention whose key contains it, with the position of the
+        first turn that prints it (turns are in log order: where the key first appears)."""
+        ...
+
+    def key_at(self, position: int) -> str | None:
+        """The record key of the turn at `position` (None when the index was given no keys)."""
         ...
 
     def records(self) -> list[SourceRecord]:

@@ -7,7 +7,8 @@ this package, so a malformed file is reported as `file[:line]: what is wrong`, n
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -17,7 +18,7 @@ import orjson
 
 from inspector.bounded_io import iter_lines, read_all
 from inspector.errors import TraceReadError
-from inspector.model import ChainEvent, Generation, Invariant, InvariantKind, SourceRecord, Trace
+from inspector.model import TRANSCRIPT, ChainEvent, Generation, Invariant, InvariantKind, SourceRecord, Trace
 
 FORMAT_TAG = "compaction-trace/1"
 NAME = "native"
@@ -289,14 +290,37 @@ def to_document(trace: Trace) -> dict[str, Any]:
         document["meta"] = {**document.get("meta", {}), "session_log": True}
     sources = list(trace.sources)
     if trace.mentions is not None:
-        present = {(s.namespace, s.key) for s in sources}
-        sources += [m for m in trace.mentions.records() if (m.namespace, m.key) not in present]
+        sources = _with_mentions(sources, trace.mentions.records())
     document["sources"] = [_source_dict(s) for s in sources]
     document["generations"] = [_generation_dict(g) for g in trace.generations]
     if trace.invariants is not None:
         document["invariants"] = [_invariant_dict(i) for i in trace.invariants]
     document["events"] = [_event_dict(e) for e in trace.events]
     return document
+
+
+def _with_mentions(sources: Sequence[SourceRecord], mentions: Sequence[SourceRecord]) -> list[SourceRecord]:
+    """The log's records, then every key a turn printed that no record is (a derived `mentioned KEY`).
+
+    Each mention names the turn it was first printed in (`first_seen`), so the copy places it where it
+    was first seen (`inspector.places`) and a summary's key resolves before the same compaction as in the
+    log. A record the turns printed before the log itself named it (a path the user typed, read by a
+    tool only after a compaction) takes that turn as its `first_seen`, for the same reason.
+    """
+    written = list(sources)
+    at = {(s.namespace, s.key): i for i, s in enumerate(written)}
+    turns = {s.key: i for i, s in enumerate(written) if s.namespace == TRANSCRIPT}
+    derived = []
+    for mention in mentions:
+        position = at.get((mention.namespace, mention.key))
+        if position is None:
+            derived.append(mention)
+            continue
+        turn = mention.extra.get("first_seen")
+        if isinstance(turn, str) and turns.get(turn, position) < position:
+            record = written[position]
+            written[position] = replace(record, extra={**record.extra, "first_seen": turn})
+    return written + derived
 
 
 def _jsonl_records(trace: Trace) -> Iterator[dict[str, Any]]:
