@@ -97,6 +97,25 @@ def streamlit_server(data_dir: Path, extra_env: dict[str, str] | None = None) ->
         yield url
 
 
+SETTLED = """() => !!document.querySelector(
+      '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]')
+  && !document.querySelector('[data-testid="stSkeleton"], [data-stale="true"]')
+  && [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].every(c => c.querySelector('svg.marks, canvas'))
+  && [...document.querySelectorAll('[data-testid="stGraphVizChart"]')].every(c => c.querySelector('svg g.node'))"""
+"""True once a script run has ended (Streamlit's own state on stApp: "initial" before the first run, so a page
+just opened is not taken for one done) and what it sent is drawn: no element still loading (a skeleton) or left
+from the last run (stale), every Vega chart and Graphviz graph drawn, which happens after the run ends."""
+
+SETTLE_MS = 60_000
+"""Generous: on a loaded machine (two cores, another test suite beside) a chart took several seconds to draw."""
+
+
+def wait_until_settled(page, timeout_ms: int = SETTLE_MS) -> None:  # type: ignore[no-untyped-def]
+    """Wait for the page to be drawn (`SETTLED`), never for a fixed time: a fixed sleep is too short under load."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
+    page.wait_for_function(SETTLED, timeout=timeout_ms)
+
+
 DOC_PICTURES = frozenset({"chain", "generation", "manifest", "story"})
 """Screenshots the README shows; every browser-test run refreshes them in docs/screenshots/."""
 

@@ -10,7 +10,14 @@ from inspector import analyze, load_trace
 from inspector.readers import format_names
 from inspector.render import HIGHLIGHT_LABELS, chain_width
 from inspector.views import finding_rows
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, save_screenshot, streamlit_server
+from tests.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    require_chromium,
+    save_screenshot,
+    streamlit_server,
+    wait_until_settled,
+)
 from tests.helpers import REPO, SAMPLES
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -55,9 +62,8 @@ def page(browser, server):
 
 
 def wait_for_app(tab) -> None:
-    tab.wait_for_selector('[data-testid="stApp"]')
-    tab.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
-    tab.wait_for_timeout(500)
+    """The script run has ended and everything it sent, charts included, is drawn (a condition, not a sleep)."""
+    wait_until_settled(tab)
 
 
 def test_open_a_sample_and_walk_to_the_generation_view(page, server):
@@ -143,8 +149,7 @@ def test_hostile_text_renders_as_text(page, server, path):
     joiner = "&" if "?" in path else "?"
     page.goto(f"{server}/{path}{joiner}trace=sample:hostile_text.json")
     page.locator(".ci-caption").first.wait_for()  # every page shows the (hostile) title once loaded
-    wait_for_app(page)
-    page.wait_for_timeout(1000)
+    wait_for_app(page)  # everything the page sent is in the DOM: an injected script would have run by now
     assert page.title() == "Compaction Inspector"  # no injected script retitled the page
     assert page.dialogs == [] and page.leaks == []
     injected = page.evaluate(
