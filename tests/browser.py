@@ -117,16 +117,23 @@ def wait_until_settled(page, timeout_ms: int = SETTLE_MS) -> None:  # type: igno
 
 
 DOC_PICTURES = frozenset({"chain", "generation", "manifest", "story"})
-"""Screenshots the README shows; every browser-test run refreshes them in docs/screenshots/."""
+"""Screenshots the README shows (docs/screenshots/); `make screenshots` refreshes them, `make test` never does."""
+
+SCREENSHOTS = ARTIFACTS / "screenshots"
+"""Where every browser test's screenshot goes: git-ignored, so a test run leaves `git status` clean."""
+
+DOC_SCREENSHOTS_ENV = "INSPECTOR_DOC_SCREENSHOTS"
+"""Names a folder (`make screenshots`: docs/screenshots) the README's pictures are copied into as well."""
 
 
 def save_screenshot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
-    """Screenshots are test artifacts; the README's are refreshed from the same run."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
+    """A screenshot is a test artifact; a README picture also goes where `INSPECTOR_DOC_SCREENSHOTS` says, if set."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
-    if name in DOC_PICTURES:
-        target = REPO / "docs" / "screenshots"
+    docs = os.environ.get(DOC_SCREENSHOTS_ENV)
+    if docs and name in DOC_PICTURES:
+        target = REPO / docs
         target.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target / f"{name}.png")
     return path

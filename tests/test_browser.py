@@ -233,7 +233,7 @@ def test_an_uploaded_zstd_bomb_is_one_error_line(page, server, tmp_path):
     save_screenshot(page, "upload-bomb")
 
 
-# --- issue 19: what a newcomer trips over in the app; each case is pictured in test-artifacts/ ------------------
+# --- issue 19: what a newcomer trips over in the app; each case is pictured in test-artifacts/screenshots/ ---------
 
 NOTHING_TO_CHART = REPO / "tests" / "fixtures" / "native" / "two_generations_nothing_to_chart.json"
 
