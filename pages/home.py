@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from inspector.library import TraceRef, list_samples, sample_index, store_upload, traces_dir
+from inspector.library import (
+    TraceRef,
+    list_samples,
+    sample_index,
+    store_upload,
+    traces_dir,
+    upload_help,
+    upload_label,
+)
 from inspector.share import share_report
 from inspector.views import finding_rows
 from pages.common import (
@@ -33,7 +41,7 @@ with sample_tab:
     if st.button("Open sample", key="open_sample", type="primary") and chosen:
         set_state(trace=TraceRef("sample", chosen), gen=None, inv=None, finding=None)
 with upload_tab:
-    uploaded = st.file_uploader("Trace file (native, Claude Code or Codex JSONL; .zst too)", key="upload")
+    uploaded = st.file_uploader(upload_label(), help=upload_help(), key="upload")
     if uploaded is not None and st.button("Open upload", key="open_upload"):
         set_state(trace=store_upload(uploaded.getvalue(), uploaded.name), gen=None, inv=None, finding=None)
 with path_tab:

@@ -286,6 +286,13 @@ def test_a_bad_traces_folder_path_shows_one_error_line(tmp_path, monkeypatch, na
     assert "\n" not in str(errors[0].proto.body)
 
 
+def test_the_upload_box_is_labelled_from_the_reader_registry():
+    from inspector.library import upload_help, upload_label
+
+    [uploader] = app().run().get("file_uploader")
+    assert uploader.proto.label == upload_label() and uploader.proto.help == upload_help()
+
+
 def test_a_pasted_sample_link_shows_that_sample_in_the_picker():
     at = app(trace="sample:staging_db_constraint.json")
     assert at.selectbox(key="sample_choice").value == "staging_db_constraint.json"

@@ -7,7 +7,7 @@ from urllib.parse import urlparse
 import pytest
 
 from inspector import analyze, load_trace
-from inspector.readers import format_names
+from inspector.readers import format_names, readers
 from inspector.render import HIGHLIGHT_LABELS, chain_width
 from inspector.views import finding_rows
 from tests.browser import (
@@ -329,3 +329,23 @@ def test_a_wide_findings_table_wraps_its_messages(page, server):
     longest = max((r["message"] for r in finding_rows(analysis)), key=len)
     assert longest in table.locator("td").all_inner_texts()
     save_screenshot(page, "issue19-findings-wide-table")
+
+
+# --- issue 26: what a real session showed broken in the app; each fixed view is pictured in test-artifacts/ -------
+
+CUT = "els => els.flatMap(e => [e, ...e.querySelectorAll('*')]).filter(e => e.scrollWidth > e.clientWidth + 1)" \
+      ".map(e => e.textContent)"  # fmt: skip
+"""Every element under the located ones whose text is wider than its box (cut, or ended with "…")."""
+
+
+def test_the_upload_label_names_every_registered_format_whole(page, server):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(server)
+    wait_for_app(page)
+    page.get_by_role("tab", name="Upload").click()
+    label = page.locator('[data-testid="stFileUploader"] [data-testid="stWidgetLabel"]')
+    label.wait_for()
+    text = label.inner_text()
+    assert [r.name for r in readers() if r.name not in text] == []
+    assert label.evaluate_all(CUT) == []
+    save_screenshot(page, "issue26-upload-label")

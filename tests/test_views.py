@@ -1,7 +1,18 @@
 import pytest
 
 from inspector import analyze, load_trace
-from inspector.library import TraceRef, TraceRefError, confined, resolve, sample_index, store_upload
+from inspector.inert import markdown_text
+from inspector.library import (
+    TraceRef,
+    TraceRefError,
+    confined,
+    resolve,
+    sample_index,
+    store_upload,
+    upload_help,
+    upload_label,
+)
+from inspector.readers import Reader, readers, registry
 from inspector.views import (
     CELL_CHAR_PX,
     CELL_PADDING_PX,
@@ -124,3 +135,15 @@ def test_a_text_column_is_as_wide_as_its_longest_value_and_long_text_wraps():
     assert layout.widths["message"] == LONG_TEXT_PX and layout.wraps  # too long for one line: rows wrap
     short = table_layout({"verdict": ["pass"]})
     assert short.widths["verdict"] == len("verdict") * CELL_CHAR_PX + CELL_PADDING_PX and not short.wraps
+
+
+def test_the_upload_label_names_every_registered_format_and_the_tooltip_says_what_each_is(monkeypatch):
+    assert len(readers()) == 11
+    label, tooltip = upload_label(), upload_help()
+    for reader in readers():
+        assert reader.name in label, reader.name
+        assert f"- {markdown_text(reader.name)}: {markdown_text(reader.description)}" in tooltip.splitlines()
+    # A reader registered later is named too: the label is the registry's, not a sentence kept beside it.
+    toy = Reader(name="toy-agent", description="Toy agent log (JSONL)", sniff=lambda head: False, read=print)
+    monkeypatch.setitem(registry._READERS, toy.name, toy)
+    assert upload_label().endswith("or toy-agent (.zst compressed too)") and "Toy agent log" in upload_help()
