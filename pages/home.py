@@ -60,12 +60,14 @@ if analysis is not None:
     caption_for(analysis)
     rows = finding_rows(analysis)
     counts = {s: sum(1 for r in rows if r["severity"] == s) for s in ("error", "warning", "info")}
-    columns = st.columns(5)
-    columns[0].metric("Format", analysis.trace.format)
-    columns[1].metric("Generations", len(analysis.trace.generations))
-    columns[2].metric("Verdict", analysis.verdict.upper())
-    columns[3].metric("Errors", counts["error"])
-    columns[4].metric("Warnings", counts["warning"])
+    # Each metric as wide as its value, in a row that wraps: five equal columns cut "openai-responses" to
+    # "openai-…" at 1280 px.
+    metrics = st.container(horizontal=True, gap="large")
+    metrics.metric("Format", analysis.trace.format, width="content")
+    metrics.metric("Generations", len(analysis.trace.generations), width="content")
+    metrics.metric("Verdict", analysis.verdict.upper(), width="content")
+    metrics.metric("Errors", counts["error"], width="content")
+    metrics.metric("Warnings", counts["warning"], width="content")
 
     links = st.columns(4)
     links[0].page_link("pages/chain.py", label="Chain view", icon=":material/timeline:", query_params=state_params())

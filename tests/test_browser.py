@@ -349,3 +349,17 @@ def test_the_upload_label_names_every_registered_format_whole(page, server):
     assert [r.name for r in readers() if r.name not in text] == []
     assert label.evaluate_all(CUT) == []
     save_screenshot(page, "issue26-upload-label")
+
+
+OPENAI_RESPONSES = REPO / "tests" / "fixtures" / "openai_responses" / "responses.jsonl"
+
+
+def test_the_format_metric_shows_the_whole_format_name(page, server):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    upload(page, server, OPENAI_RESPONSES)  # the longest format name the readers have
+    page.get_by_text("Top findings").wait_for()
+    wait_for_app(page)
+    metrics = page.get_by_test_id("stMetric")
+    assert metrics.first.get_by_test_id("stMetricValue").inner_text() == "openai-responses"
+    assert metrics.evaluate_all(CUT) == []  # no value or label ends in "…"
+    save_screenshot(page, "issue26-home-format-metric")
