@@ -96,7 +96,9 @@ if analysis is not None:
         st.success("No findings: every anchor resolves and every invariant survives.")
     for row in top:
         where = f"S{row['generation']}" if row["generation"] is not None else "trace"
-        line = st.container(horizontal=True, vertical_alignment="center")
+        # wrap=False: the link stays at the line's right end and a long message wraps beside it, where a wrapping
+        # row put some links beside their finding and others on a line of their own.
+        line = st.container(horizontal=True, vertical_alignment="center", wrap=False)
         with line:
             show_text(f"{row['severity'].upper()} · {row['rule']} · {where}: {row['message']}", css_class="ci-caption")
             if row["generation"] is not None:

@@ -363,3 +363,24 @@ def test_the_format_metric_shows_the_whole_format_name(page, server):
     assert metrics.first.get_by_test_id("stMetricValue").inner_text() == "openai-responses"
     assert metrics.evaluate_all(CUT) == []  # no value or label ends in "…"
     save_screenshot(page, "issue26-home-format-metric")
+
+
+def test_every_open_link_of_the_top_findings_sits_on_its_findings_line(page, server):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{server}/?trace=sample:five_item_synthetic.json")
+    page.get_by_text("Top findings").wait_for()
+    wait_for_app(page)
+    rows = page.locator('[data-testid="stHorizontalBlock"]:has([data-testid="stPageLink"] a[href*="finding="])')
+    boxes = rows.evaluate_all("""rows => rows.map(row => {
+        const caption = row.querySelector('.ci-caption'), text = caption.getBoundingClientRect();
+        const link = row.querySelector('[data-testid="stPageLink"] a').getBoundingClientRect();
+        return {lines: Math.round(text.height / parseFloat(getComputedStyle(caption).lineHeight)),
+                left: Math.round(link.left), height: Math.round(link.height), middle: (link.top + link.bottom) / 2,
+                top: text.top, bottom: text.bottom};
+    })""")  # fmt: skip
+    lines = [b["lines"] for b in boxes]
+    assert 1 in lines and max(lines) > 1, boxes  # some messages fit on one line, some wrap
+    assert len({b["left"] for b in boxes}) == 1 and len({b["height"] for b in boxes}) == 1, boxes  # one column
+    assert all(b["top"] <= b["middle"] <= b["bottom"] for b in boxes), boxes  # beside its finding, not below
+    rows.last.scroll_into_view_if_needed()
+    save_screenshot(page, "issue26-home-open-links")
