@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlparse
 
 import pytest
@@ -384,3 +385,30 @@ def test_every_open_link_of_the_top_findings_sits_on_its_findings_line(page, ser
     assert all(b["top"] <= b["middle"] <= b["bottom"] for b in boxes), boxes  # beside its finding, not below
     rows.last.scroll_into_view_if_needed()
     save_screenshot(page, "issue26-home-open-links")
+
+
+LINE_BREAKS = REPO / "tests" / "fixtures" / "native" / "line_breaks_in_quoted_text.json"
+BACKSLASH_ESCAPE = re.compile(r"\\[ntr]")
+
+
+def test_no_finding_shows_a_literal_backslash_n(page, server):
+    """A phrase quoted over a line break read 'as noted\\nabove' wherever its finding was shown."""
+    upload(page, server, LINE_BREAKS)
+    page.get_by_text("Top findings").wait_for()
+    wait_for_app(page)
+    shown = page.locator(".ci-caption").all_inner_texts()
+    page.get_by_role("link", name="Generation view").click()
+    findings = page.locator(".ci-findings li")
+    findings.first.wait_for()
+    wait_for_app(page)
+    shown += findings.all_inner_texts()
+    assert [text for text in shown if BACKSLASH_ESCAPE.search(text)] == []
+    assert any("'as noted above' points back" in text for text in shown), shown
+    save_screenshot(page, "issue26-generation-findings-one-line")
+    page.get_by_role("link", name="Findings").first.click()
+    table = page.locator('[data-testid="stDataFrame"]')
+    table.wait_for()
+    wait_for_app(page)
+    cells = table.locator("td").all_inner_texts()
+    assert "'as noted above' points back with no key beside it" in cells
+    assert [text for text in cells if BACKSLASH_ESCAPE.search(text)] == []
