@@ -99,21 +99,40 @@ def streamlit_server(data_dir: Path, extra_env: dict[str, str] | None = None) ->
 
 SETTLED = """() => !!document.querySelector(
       '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]')
+  && !!document.querySelector('[data-testid="stMain"] [data-testid="stElementContainer"]')
   && !document.querySelector('[data-testid="stSkeleton"], [data-stale="true"]')
   && [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].every(c => c.querySelector('svg.marks, canvas'))
   && [...document.querySelectorAll('[data-testid="stGraphVizChart"]')].every(c => c.querySelector('svg g.node'))"""
 """True once a script run has ended (Streamlit's own state on stApp: "initial" before the first run, so a page
-just opened is not taken for one done) and what it sent is drawn: no element still loading (a skeleton) or left
-from the last run (stale), every Vega chart and Graphviz graph drawn, which happens after the run ends."""
+just opened is not taken for one done) and what it sent is drawn: something in the main area, nothing still
+loading (a skeleton) or left from the last run (stale), every Vega chart and Graphviz graph drawn (they draw
+after the run ends)."""
+
+QUIET_MS = 300
+"""How long the page must not change with `SETTLED` true. Streamlit flips the run's state to finished before it
+has drawn the last elements the run sent (seen: 110 ms with nothing yet in the main area), so one true reading
+is not enough; a page that has settled stays unchanged."""
 
 SETTLE_MS = 60_000
 """Generous: on a loaded machine (two cores, another test suite beside) a chart took several seconds to draw."""
 
+_QUIET = f"""() => {{
+  const now = performance.now();
+  if (!window.__ciChanged) {{
+    window.__ciChanged = {{at: now}};
+    new MutationObserver(() => {{ window.__ciChanged.at = performance.now(); }})
+      .observe(document.body, {{subtree: true, childList: true, attributes: true, characterData: true}});
+  }}
+  if (!({SETTLED})()) {{ window.__ciChanged.at = now; return false; }}
+  return now - window.__ciChanged.at >= {QUIET_MS};
+}}"""
+
 
 def wait_until_settled(page, timeout_ms: int = SETTLE_MS) -> None:  # type: ignore[no-untyped-def]
-    """Wait for the page to be drawn (`SETTLED`), never for a fixed time: a fixed sleep is too short under load."""
+    """Wait until the page is drawn (`SETTLED`) and has stayed so for `QUIET_MS`: a condition on the page, checked
+    every animation frame, never a fixed sleep, which is too short on a loaded machine."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
-    page.wait_for_function(SETTLED, timeout=timeout_ms)
+    page.wait_for_function(_QUIET, timeout=timeout_ms)
 
 
 DOC_PICTURES = frozenset({"chain", "generation", "manifest", "story"})
