@@ -92,6 +92,7 @@ def test_open_a_sample_and_walk_to_the_generation_view(page, server):
     link = page.locator(".ci-findings a[href^='#f-']").first
     target = link.get_attribute("href")[1:]
     assert page.locator(f"[id='{target}']").count() == 1  # the finding's link lands on its span
+    page.locator('[data-testid="stTabs"]').evaluate("tabs => tabs.scrollIntoView({block: 'start'})")  # the text
     save_screenshot(page, "generation")
 
     for name, ready in (("manifest", ".ci-matrix"), ("findings", '[data-testid="stDataFrame"]')):
@@ -412,3 +413,20 @@ def test_no_finding_shows_a_literal_backslash_n(page, server):
     cells = table.locator("td").all_inner_texts()
     assert "'as noted above' points back with no key beside it" in cells
     assert [text for text in cells if BACKSLASH_ESCAPE.search(text)] == []
+
+
+def test_the_summary_text_has_the_pages_width_and_its_findings_stand_above_it(page, server):
+    """Beside the findings, a real session's S1 filled 60% of the width and ran to 12,800 px."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{server}/generation?trace=sample:anchor_decay.json&gen=3")
+    summary = page.locator('[data-testid="stTabs"] .ci-text:not(.ci-legend):not(.ci-diff):not(.ci-quote)').first
+    summary.wait_for()
+    wait_for_app(page)
+    width = page.locator('[data-testid="stMainBlockContainer"]').evaluate(  # its content box
+        "c => c.clientWidth - parseFloat(getComputedStyle(c).paddingLeft) * 2"
+    )
+    text, findings = summary.bounding_box(), page.locator(".ci-findings").bounding_box()
+    assert text["width"] >= 0.95 * width, (text, width)
+    assert findings["y"] + findings["height"] <= text["y"], (findings, text)  # above the text, not beside it
+    page.locator('[data-testid="stTabs"]').evaluate("tabs => tabs.scrollIntoView({block: 'start'})")
+    save_screenshot(page, "issue26-generation-full-width")
