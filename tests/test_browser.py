@@ -430,3 +430,18 @@ def test_the_summary_text_has_the_pages_width_and_its_findings_stand_above_it(pa
     assert findings["y"] + findings["height"] <= text["y"], (findings, text)  # above the text, not beside it
     page.locator('[data-testid="stTabs"]').evaluate("tabs => tabs.scrollIntoView({block: 'start'})")
     save_screenshot(page, "issue26-generation-full-width")
+
+
+def test_the_findings_table_fits_its_container_at_a_desktop_width(page, server):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{server}/findings?trace=sample:five_item_synthetic.json")
+    table = page.locator('[data-testid="stDataFrame"]')
+    table.wait_for()
+    wait_for_app(page)
+    grid = table.locator(".dvn-scroller")  # the grid's scrolling box: its content wider than it is cut off
+    overflow = grid.evaluate("g => ({content: g.scrollWidth, box: g.clientWidth})")
+    assert overflow["content"] <= overflow["box"] + 1, overflow
+    assert table.bounding_box()["x"] + table.bounding_box()["width"] <= 1280
+    headers = table.locator("th").all_inner_texts()
+    assert headers[-1] == "review" and "id" not in headers
+    save_screenshot(page, "issue26-findings-table-fits")
