@@ -9,7 +9,7 @@ import pytest
 
 from inspector import analyze, load_trace
 from inspector.readers import format_names, readers
-from inspector.render import HIGHLIGHT_LABELS, chain_width
+from inspector.render import CHART_BLOCK, CHART_DRAWN, CHART_SLOT_PX, HIGHLIGHT_LABELS, chain_width
 from inspector.views import finding_rows
 from tests.browser import (
     CHROMIUM,
@@ -249,6 +249,7 @@ def upload(page, server, path) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_a_chain_with_nothing_to_chart_says_so_and_draws_two_modest_boxes(page, server):
+    page.add_init_script(CHART_HEADINGS)  # issue 26: the sentences take their charts' places, headings included
     upload(page, server, NOTHING_TO_CHART)
     page.get_by_role("link", name="Chain view").click()
     graph = page.locator('[data-testid="stGraphVizChart"] svg')
@@ -265,6 +266,7 @@ def test_a_chain_with_nothing_to_chart_says_so_and_draws_two_modest_boxes(page, 
     labels = nodes.all_text_contents()
     assert not any("?" in label for label in labels), labels  # no "raw ?→?"
     assert graph.bounding_box()["width"] <= chain_width(2) + 1  # not two boxes stretched across the page
+    assert page.evaluate("window.headingsOverNothing") == [], page.evaluate("window.chartSlotsSeen")
     save_screenshot(page, "issue19-chain-nothing-to-chart")
 
 
@@ -445,3 +447,50 @@ def test_the_findings_table_fits_its_container_at_a_desktop_width(page, server):
     headers = table.locator("th").all_inner_texts()
     assert headers[-1] == "review" and "id" not in headers
     save_screenshot(page, "issue26-findings-table-fits")
+
+
+CHART_HEADINGS = f"""
+window.headingsOverNothing = []; window.chartSlotsSeen = {{}};
+const started = performance.now();
+function watch() {{
+  for (const block of document.querySelectorAll('[class*="st-key-{CHART_BLOCK}-"]')) {{
+    const heading = block.querySelector('h1, h2, h3');
+    if (!heading || !heading.getBoundingClientRect().height) continue;
+    const slot = block.querySelector(':scope > [data-testid="stElementContainer"]');  // the heading is in its own box
+    const shown = e => !!e && e.getBoundingClientRect().height > 0;
+    const height = slot ? slot.getBoundingClientRect().height : 0;
+    const state = !slot ? 'none'
+      : [...slot.querySelectorAll('{CHART_DRAWN}')].some(shown) ? 'drawn'
+      : getComputedStyle(slot, '::after').content.includes('Drawing') && height >= {CHART_SLOT_PX} - 1 ? 'placeholder'
+      : shown(slot.querySelector('[data-testid="stSkeleton"]')) ? 'skeleton'
+      : 'nothing';
+    window.chartSlotsSeen[state] = (window.chartSlotsSeen[state] || 0) + 1;
+    if (state === 'none' || state === 'nothing') {{
+      window.headingsOverNothing.push([Math.round(performance.now() - started), heading.textContent, height]);
+    }}
+  }}
+  requestAnimationFrame(watch);
+}}
+requestAnimationFrame(watch);
+"""
+"""Checks every frame from the first: a chart heading that shows stands over its chart drawn, over the chart's
+room with the placeholder in it, or (before the app's style has loaded) over Streamlit's own loading skeleton,
+never over an empty or collapsed space."""
+
+
+def test_a_chart_heading_never_stands_over_nothing_while_the_charts_draw(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 1600})
+    context.add_init_script(CHART_HEADINGS)
+    tab = context.new_page()
+    tab.set_default_timeout(30_000)
+    try:
+        tab.goto(f"{server}/chain?trace=sample:five_item_synthetic.json")
+        wait_for_app(tab)  # every chart drawn
+        charts = tab.locator('[data-testid="stVegaLiteChart"], [data-testid="stGraphVizChart"]')
+        assert charts.count() == 5
+        outside = charts.evaluate_all(f"""cs => cs.filter(c => !c.closest('[class*="st-key-{CHART_BLOCK}-"]'))""")
+        assert outside == []  # every chart is in a block with its heading, so the watch above saw them all
+        assert tab.evaluate("window.headingsOverNothing") == [], tab.evaluate("window.chartSlotsSeen")
+        save_screenshot(tab, "issue26-chain-charts-drawn")
+    finally:
+        context.close()
