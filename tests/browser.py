@@ -102,11 +102,13 @@ SETTLED = """() => !!document.querySelector(
   && !!document.querySelector('[data-testid="stMain"] [data-testid="stElementContainer"]')
   && !document.querySelector('[data-testid="stSkeleton"], [data-stale="true"]')
   && [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].every(c => c.querySelector('svg.marks, canvas'))
-  && [...document.querySelectorAll('[data-testid="stGraphVizChart"]')].every(c => c.querySelector('svg g.node'))"""
+  && [...document.querySelectorAll('[data-testid="stGraphVizChart"]')].every(c => c.querySelector('svg g.node'))
+  && [...document.querySelectorAll('[data-testid="stDataFrame"]')].every(d => d.querySelector('table'))"""
 """True once a script run has ended (Streamlit's own state on stApp: "initial" before the first run, so a page
 just opened is not taken for one done) and what it sent is drawn: something in the main area, nothing still
-loading (a skeleton) or left from the last run (stale), every Vega chart and Graphviz graph drawn (they draw
-after the run ends)."""
+loading (a skeleton) or left from the last run (stale), every Vega chart and Graphviz graph drawn and every
+table's cells in the DOM (the grid writes its accessible table after its first draw): all of them come after the
+run ends."""
 
 QUIET_MS = 300
 """How long the page must not change with `SETTLED` true. Streamlit flips the run's state to finished before it
