@@ -16,7 +16,6 @@ from pathlib import Path
 
 from inspector.bounded_io import open_regular
 from inspector.inert import markdown_text, terminal_text
-from inspector.readers import readers
 from inspector.text import clip
 
 KINDS = ("sample", "path", "upload")
@@ -144,12 +143,16 @@ def sample_index(ref_text: str | None, samples: list[str]) -> int:
 def upload_label() -> str:
     """The upload box's label, naming every registered format: built from the registry, so a reader added
     later is named the day it is registered (a hand-written label named three of eleven)."""
+    from inspector.readers import readers  # here: the CLI imports this module, and `rules` must not load the readers
+
     names = [reader.name for reader in readers()]
     return f"Trace file: {', '.join(names[:-1])} or {names[-1]} (.zst compressed too)"
 
 
 def upload_help() -> str:
     """The label's tooltip: what each format is, in the registry's words (Markdown-escaped)."""
+    from inspector.readers import readers
+
     return "\n".join(f"- {markdown_text(reader.name)}: {markdown_text(reader.description)}" for reader in readers())
 
 
