@@ -6,7 +6,7 @@ PORT ?= 8501
 # Loopback only: the app has no authentication. `make serve ADDRESS=0.0.0.0` exposes it (README: behind a proxy).
 ADDRESS ?= 127.0.0.1
 
-.PHONY: serve test lint demo quality bench clean
+.PHONY: serve test lint screenshots demo quality bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,12 @@ serve: $(VENV)/.installed-app
 test: $(VENV)/.installed-test
 	$(PY) -m ruff check inspector pages app.py serve.py tests bench
 	$(PY) -m pytest
+
+# Refresh the README's pictures in docs/screenshots/ from the browser tests that take them. `make test` writes its
+# screenshots to test-artifacts/screenshots/ only (git-ignored), so a test run leaves `git status` clean.
+screenshots: $(VENV)/.installed-test
+	@test -x /usr/bin/chromium || { echo "make screenshots: needs Debian's chromium at /usr/bin/chromium"; exit 2; }
+	INSPECTOR_DOC_SCREENSHOTS=docs/screenshots $(PY) -m pytest tests/test_browser.py -q
 
 lint: $(VENV)/.installed-test
 	$(PY) -m ruff check inspector pages app.py serve.py tests bench

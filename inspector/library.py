@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.bounded_io import open_regular
-from inspector.inert import terminal_text
+from inspector.inert import markdown_text, terminal_text
 from inspector.text import clip
 
 KINDS = ("sample", "path", "upload")
@@ -140,6 +140,22 @@ def sample_index(ref_text: str | None, samples: list[str]) -> int:
     return samples.index(name) if kind == "sample" and name in samples else 0
 
 
+def upload_label() -> str:
+    """The upload box's label, naming every registered format: built from the registry, so a reader added
+    later is named the day it is registered (a hand-written label named three of eleven)."""
+    from inspector.readers import readers  # here: the CLI imports this module, and `rules` must not load the readers
+
+    names = [reader.name for reader in readers()]
+    return f"Trace file: {', '.join(names[:-1])} or {names[-1]} (.zst compressed too)"
+
+
+def upload_help() -> str:
+    """The label's tooltip: what each format is, in the registry's words (Markdown-escaped)."""
+    from inspector.readers import readers
+
+    return "\n".join(f"- {markdown_text(reader.name)}: {markdown_text(reader.description)}" for reader in readers())
+
+
 def store_upload(data: bytes, filename: str) -> TraceRef:
     """Keep an uploaded trace under its content hash, so its link works after a restart."""
     digest = hashlib.sha256(data).hexdigest()
@@ -161,4 +177,5 @@ def content_hash(path: Path) -> str:
 
 
 __all__ = ["TraceRef", "TraceRefError", "confined", "content_hash", "data_dir", "list_samples", "ref_for",
-           "resolve", "sample_index", "store_upload", "trace_file", "traces_dir"]  # fmt: skip
+           "resolve", "sample_index", "store_upload", "trace_file", "traces_dir", "upload_help",
+           "upload_label"]  # fmt: skip

@@ -75,6 +75,23 @@ FINDING_HIGHLIGHTS: dict[str, str] = {
 """Findings whose span is marked in the text, by rule, with the highlight class that marks them; the
 claim rules' findings also show the log's side beside them."""
 
+CHART_BLOCK = "ci-chart"
+"""Key prefix of a block holding a heading and its chart (`chart_block_key`); STYLE gives its chart a slot."""
+CHART_SLOT_PX = 120
+"""Room a chart's slot holds under its heading, with a placeholder, until the chart is drawn: about the smallest
+drawing the chain view makes (the chain graph; its line charts are 220 px), so the page moves little."""
+
+CHART_DRAWN = '.vega-embed svg.marks, [data-testid="stGraphVizChart"] svg, .ci-nothing-to-chart'
+"""What fills a chart's slot once it is drawn: Vega marks its element vega-embed only when it has laid the chart
+out (before that the element is there, 0 px tall), Graphviz inserts its svg when its layout has run, and the
+sentence saying there is nothing to chart stands in for a chart."""
+
+
+def chart_block_key(title: str) -> str:
+    """The key of the block for the chart headed `title` (Streamlit gives the block the class st-key-<key>)."""
+    return f"{CHART_BLOCK}-" + "-".join(re.findall(r"[a-z0-9]+", title.lower()))
+
+
 STYLE = """
 .ci-text{white-space:pre-wrap;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:0.86rem;
   line-height:1.55;border:1px solid #ddd;border-radius:6px;padding:0.8rem;background:#fff;color:#111}
@@ -115,6 +132,12 @@ STYLE = """
 .ci-guard ol{margin:0.3rem 0;padding-left:1.2rem}.ci-guard li{margin-bottom:0.35rem}
 .ci-hidden{background:#b71c1c;color:#fff;font-weight:600;border-radius:3px;padding:0 2px;margin:0 1px;
   font-size:0.8em;font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
+""" + f"""
+[class*="st-key-{CHART_BLOCK}-"] [data-testid="stSkeleton"]{{display:none}}
+[class*="st-key-{CHART_BLOCK}-"]>[data-testid="stElementContainer"]:not(:has({CHART_DRAWN})){{
+  min-height:{CHART_SLOT_PX}px;width:100%;position:relative;background:#f6f6f4;border-radius:6px}}
+[class*="st-key-{CHART_BLOCK}-"]>[data-testid="stElementContainer"]:not(:has({CHART_DRAWN}))::after{{
+  content:"Drawing the chart…";position:absolute;top:0.6rem;left:0.8rem;color:#777;font-size:0.85rem}}
 """
 
 
@@ -557,7 +580,8 @@ def _evidence_note(note: str) -> str:
     return f'<p class="ci-caption"><em>{text_html(clip(note, EVIDENCE_CHARS))}</em></p>'
 
 
-__all__ = ["DiffOp", "HIGHLIGHT_CLASSES", "HIGHLIGHT_LABELS", "Highlight", "STYLE", "attribute_html",
-           "chain_dot", "chain_width", "diff_html", "evidence_html", "finding_targets", "findings_html",
-           "guard_html", "highlight_html", "highlights", "legend_html", "matrix_html", "paginate_diff",
-           "style_block", "text_html", "token_change", "word_diff"]  # fmt: skip
+__all__ = ["CHART_BLOCK", "CHART_DRAWN", "CHART_SLOT_PX", "DiffOp", "HIGHLIGHT_CLASSES", "HIGHLIGHT_LABELS",
+           "Highlight", "STYLE", "attribute_html", "chain_dot", "chain_width", "chart_block_key", "diff_html",
+           "evidence_html", "finding_targets", "findings_html", "guard_html", "highlight_html", "highlights",
+           "legend_html", "matrix_html", "paginate_diff", "style_block", "text_html", "token_change",
+           "word_diff"]  # fmt: skip

@@ -146,9 +146,23 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def quoted(text: str, limit: int | None = None, marks: str = "“”") -> str:
+    """Trace text inside a finding's message, as every rule quotes it: between `marks`, each run of whitespace (a
+    line break, a tab) one space, clipped to `limit`. A message is one line of text for a reader; Python's repr,
+    which some rules used, wrote a line break as a literal backslash-n and doubled every backslash."""
+    flat = " ".join(text.split())
+    return f"{marks[0]}{flat if limit is None else clip(flat, limit)}{marks[1]}"
+
+
+def quoted_name(text: str) -> str:
+    """A key, value or phrase a message names: `quoted`, in the straight quotes repr gave it, so for ordinary text
+    the message, and the finding id hashed from it that reviews attach to, stay what they were."""
+    return quoted(text, marks="''")
+
+
 def normalise(text: str) -> str:
     return " ".join(words(text))
 
 
 __all__ = ["Sentence", "WORD", "caseless_spans", "clip", "content_terms", "counted", "estimate_tokens",
-           "normalise", "sentences", "stem", "word_end", "word_start", "words"]  # fmt: skip
+           "normalise", "quoted", "quoted_name", "sentences", "stem", "word_end", "word_start", "words"]  # fmt: skip

@@ -313,28 +313,74 @@ CELL_CHAR_PX = 8
 CELL_PADDING_PX = 28
 LONG_TEXT_PX = 440
 """The widest a text column is drawn; a longer value wraps onto the lines of a taller row instead."""
+TABLE_PX = 800
+"""The width every table is laid out to fit: the main area at 1280 px with the sidebar open is 820 px. Streamlit
+grows the columns to fill a wider one."""
+ROW_MARKER_PX = 34
+"""The checkbox column Streamlit adds to a table whose rows can be selected."""
+NARROWEST_TEXT_PX = 160
+"""No text column is narrowed below this to make a table fit; one that is wraps its text instead."""
+LINE_PX = 20
+ROW_PADDING_PX = 12
+"""A table row is LINE_PX per line of text plus this: three lines in 72 px (Streamlit wraps only above 64)."""
+MOST_LINES = 6
+"""The tallest a row grows: a longer value is cut there (a cell shows its whole value when opened)."""
 
 
 @dataclass(frozen=True, slots=True)
 class TableLayout:
-    """How wide to draw each text column of a table so its values can be read, and whether rows must wrap."""
+    """How wide to draw each column of a table so that it fits `TABLE_PX` and its values can be read, and how
+    tall its rows must be for the text that had to wrap."""
 
     widths: dict[str, int]
     wraps: bool
-    """Some value is wider than LONG_TEXT_PX: rows must be tall enough to wrap it."""
+    """Some text is wider than its column: rows are `row_height` tall so it wraps."""
+    row_height: int | None = None
 
 
-def table_layout(columns: dict[str, list[object]]) -> TableLayout:
-    """Widths for text columns (header → values): the longest value or header whole, at most LONG_TEXT_PX."""
-    widths, wraps = {}, False
+def _cell_text(value: object) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def table_layout(columns: dict[str, list[object]], room_px: int = TABLE_PX) -> TableLayout:
+    """Widths for a table's shown columns (header → values, a missing value None) within `room_px`.
+
+    Each column is as wide as its longest value or header, a text column at most LONG_TEXT_PX. When they add up
+    to more than the room, the widest columns of prose give way first (cut to one width, never below
+    NARROWEST_TEXT_PX) and rows grow to wrap what no longer fits; names are never narrowed. A table with more
+    columns of names and numbers than that can make room for keeps its widths and scrolls sideways.
+    """
+    needed, text, prose = {}, set(), set()
     for header, values in columns.items():
-        needed = max([len(header), *(len(str(v)) for v in values if v is not None)]) * CELL_CHAR_PX + CELL_PADDING_PX
-        widths[header] = min(needed, LONG_TEXT_PX)
-        wraps = wraps or needed > LONG_TEXT_PX
-    return TableLayout(widths, wraps)
+        shown = [_cell_text(v) for v in values if v is not None]
+        needed[header] = max([len(header), *map(len, shown)]) * CELL_CHAR_PX + CELL_PADDING_PX
+        if all(isinstance(v, str) for v in values if v is not None):
+            text.add(header)
+            if any(" " in v for v in shown):
+                prose.add(header)
+    widths = {h: min(n, LONG_TEXT_PX) if h in text else n for h, n in needed.items()}
+    # A cell wraps only between words, so only prose gives way: a name without a space (a rule, a file) would be
+    # cut. A table that would not fit even then keeps its widths and scrolls, rather than cramp its prose too.
+    excess = sum(widths.values()) - room_px
+    narrowable = {h: w for h, w in widths.items() if h in prose and w > NARROWEST_TEXT_PX}
+    if 0 < excess <= sum(w - NARROWEST_TEXT_PX for w in narrowable.values()):
+        widths |= _narrowed(narrowable, excess)
+    lines = max([-(-(needed[h] - CELL_PADDING_PX) // (widths[h] - CELL_PADDING_PX)) for h in text] or [1])
+    if lines <= 1:
+        return TableLayout(widths, False)
+    return TableLayout(widths, True, max(3, min(lines, MOST_LINES)) * LINE_PX + ROW_PADDING_PX)
 
 
-__all__ = ["CELL_CHAR_PX", "CELL_PADDING_PX", "ChainChart", "GuardMark", "LONG_TEXT_PX", "annotation_rows",
-           "chain_chart", "correction_rows", "debt_comparison", "find_finding", "finding_rows",
-           "finding_rows_with_source", "generation_rows", "guard_marks", "invariant_matrix", "lineage",
-           "manifest_diff", "survival_by_kind", "table_layout"]  # fmt: skip
+def _narrowed(widths: dict[str, int], excess: int) -> dict[str, int]:
+    """The widest columns cut down to one level, as far as it takes to give up `excess` px."""
+    level = max(widths.values())
+    while sum(max(0, w - level) for w in widths.values()) < excess:
+        level -= 1
+    return {h: min(w, level) for h, w in widths.items()}
+
+
+__all__ = ["CELL_CHAR_PX", "CELL_PADDING_PX", "ChainChart", "GuardMark", "LINE_PX", "LONG_TEXT_PX", "MOST_LINES",
+           "NARROWEST_TEXT_PX", "ROW_MARKER_PX", "ROW_PADDING_PX", "TABLE_PX", "annotation_rows", "chain_chart",
+           "correction_rows", "debt_comparison", "find_finding", "finding_rows", "finding_rows_with_source",
+           "generation_rows", "guard_marks", "invariant_matrix", "lineage", "manifest_diff", "survival_by_kind",
+           "table_layout"]  # fmt: skip

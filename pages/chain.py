@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
 import altair as alt
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
-from inspector.render import chain_dot, chain_width
+from inspector.render import chain_dot, chain_width, chart_block_key
 from inspector.views import ChainChart, chain_chart, debt_comparison, generation_rows, survival_by_kind
 from pages.common import (
     caption_for,
@@ -18,16 +23,31 @@ from pages.common import (
     state_params,
 )
 
+
+@contextmanager
+def chart_block(title: str, heading: str = "subheader", **container: Any) -> Iterator[DeltaGenerator]:
+    """A heading over what the body draws (a chart, or the sentence standing in for one). Charts draw a second or
+    two after the page is idle and their headings stood over nothing: the heading is sent after the body, so it
+    never reaches the browser before its chart's slot, which keeps its room with a placeholder until the chart is
+    drawn (render.CHART_SLOT_PX). It goes into a container of its own made first: filling an `st.empty` would not
+    do, since Streamlit's queue sends a later delta to the same place where the first one stood."""
+    block = st.container(key=chart_block_key(title), **container)
+    head = block.container()
+    with block:
+        yield block
+    getattr(head, heading)(title)
+
+
 analysis = require_analysis()
 caption_for(analysis)
-st.header("Chain")
 branch = refreshed_branch(analysis)
 guard = guard_marks_of(analysis)
-drawing = st.container(width=chain_width(len(analysis.trace.generations)))
-drawing.graphviz_chart(
-    chain_dot(analysis, (branch[0], len(branch[1].corrections), branch[1].records_read) if branch else None, guard),
-    width="stretch",
-)
+with chart_block("Chain", heading="header", width=chain_width(len(analysis.trace.generations))) as drawing:
+    st.graphviz_chart(
+        chain_dot(analysis, (branch[0], len(branch[1].corrections), branch[1].records_read) if branch else None,
+                  guard),
+        width="stretch",
+    )  # fmt: skip
 for mark in guard.values():
     show_text(f"{mark.label}: performed by the guard at {mark.latest.created_at}", css_class="ci-caption")
 if branch is not None:
@@ -44,38 +64,40 @@ with drawing:  # each link under its node: the links share the graph's width
 
 def line_chart(title: str, chart: ChainChart, axis: str, unit_interval: bool = False) -> None:
     """One chart across the chain, or the sentence that says why there is nothing to draw."""
-    st.subheader(title)
-    if not chart.points:
-        show_text(chart.nothing_to_chart, css_class="ci-caption ci-nothing-to-chart")
-        return
-    scale = alt.Scale(domain=[0, 1]) if unit_interval else alt.Scale(zero=True)
-    measures = {point["measure"] for point in chart.points}
-    st.altair_chart(
-        alt.Chart(pd.DataFrame(chart.points)).mark_line(point=True).encode(
-            x=alt.X("generation:O", title="generation"), y=alt.Y("value:Q", scale=scale, title=axis),
-            color=alt.Color("measure:N", title=None, legend=alt.Legend() if len(measures) > 1 else None),
-        ).properties(height=220),
-        width="stretch",
-    )  # fmt: skip
+    with chart_block(title):
+        if not chart.points:
+            show_text(chart.nothing_to_chart, css_class="ci-caption ci-nothing-to-chart")
+            return
+        scale = alt.Scale(domain=[0, 1]) if unit_interval else alt.Scale(zero=True)
+        measures = {point["measure"] for point in chart.points}
+        st.altair_chart(
+            alt.Chart(pd.DataFrame(chart.points)).mark_line(point=True).encode(
+                x=alt.X("generation:O", title="generation"), y=alt.Y("value:Q", scale=scale, title=axis),
+                color=alt.Color("measure:N", title=None, legend=alt.Legend() if len(measures) > 1 else None),
+            ).properties(height=220),
+            width="stretch",
+        )  # fmt: skip
 
 
 left, right = st.columns(2)
 with left:
-    st.subheader("Invariant survival by kind")
     survival = pd.DataFrame(survival_by_kind(analysis))
     if survival.empty:
+        st.subheader("Invariant survival by kind")
         st.write("No invariants in this trace.")
     else:
-        st.altair_chart(
-            alt.Chart(survival).mark_bar().encode(
-                x=alt.X("generation:O", title="generation"),
-                y=alt.Y("sum(count):Q", title="invariants", axis=alt.Axis(tickMinStep=1, format="d")),
-                color=alt.Color("status:N", scale=alt.Scale(
-                    domain=["verbatim", "paraphrased", "weakened", "lost", "not-yet-introduced", "retired", "unknown"],
-                    range=["#2e7d32", "#81c784", "#ef6c00", "#c62828", "#cfd8dc", "#b0bec5", "#eceff1"])),
-                tooltip=["kind", "status", "count"],
-            ).properties(width=130, height=100).facet(facet=alt.Facet("kind:N", title=None), columns=2)
-        )  # fmt: skip
+        with chart_block("Invariant survival by kind"):
+            st.altair_chart(
+                alt.Chart(survival).mark_bar().encode(
+                    x=alt.X("generation:O", title="generation"),
+                    y=alt.Y("sum(count):Q", title="invariants", axis=alt.Axis(tickMinStep=1, format="d")),
+                    color=alt.Color("status:N", scale=alt.Scale(
+                        domain=["verbatim", "paraphrased", "weakened", "lost", "not-yet-introduced", "retired",
+                                "unknown"],
+                        range=["#2e7d32", "#81c784", "#ef6c00", "#c62828", "#cfd8dc", "#b0bec5", "#eceff1"])),
+                    tooltip=["kind", "status", "count"],
+                ).properties(width=130, height=100).facet(facet=alt.Facet("kind:N", title=None), columns=2)
+            )  # fmt: skip
     line_chart("Compaction debt", chain_chart(generations, "debt"), "summaries since source")
 with right:
     line_chart("Anchor density", chain_chart(generations, "density"), "density", unit_interval=True)

@@ -24,7 +24,7 @@ from inspector.refresh import RefreshResult, refresh_and_reanalyse
 from inspector.render import text_html
 from inspector.sized_cache import SizedCache, default_budget, trace_weight
 from inspector.store import Store, open_store
-from inspector.views import GuardMark, guard_marks, table_layout
+from inspector.views import ROW_MARKER_PX, TABLE_PX, GuardMark, guard_marks, table_layout
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
 
@@ -259,19 +259,16 @@ def caption_for(analysis: Analysis) -> None:
     )
 
 
-WRAPPED_ROW_PX = 72
-"""Streamlit wraps the text of a cell only in rows taller than 4rem: three lines of a long message."""
-
-
 def show_table(frame: pd.DataFrame, **options: Any) -> Any:
-    """`st.dataframe` with each text column wide enough to read (`views.table_layout`), long text wrapped in
-    taller rows, and a missing value shown as "—" rather than "None". Explicit `column_config` entries win."""
-    shown = options.get("column_order") or list(frame.columns)
-    text = [c for c in shown if c in frame and (frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c]))]
-    layout = table_layout({c: frame[c].tolist() for c in text})
+    """`st.dataframe` laid out by `views.table_layout`: every shown column as wide as its values, all of them
+    within the main area's width (the widest text narrowed and wrapped in taller rows rather than cut off on the
+    right), and a missing value shown as "—" rather than "None". Explicit `column_config` entries win."""
+    shown = [c for c in options.get("column_order") or list(frame.columns) if c in frame]
+    room = TABLE_PX - (ROW_MARKER_PX if options.get("on_select", "ignore") != "ignore" else 0)
+    layout = table_layout({c: frame[c].astype(object).where(frame[c].notna(), None).tolist() for c in shown}, room)
     config: dict[str, Any] = {c: st.column_config.Column(width=w) for c, w in layout.widths.items()}
     config.update(options.pop("column_config", None) or {})
     options.setdefault("hide_index", True)
-    if layout.wraps:
-        options.setdefault("row_height", WRAPPED_ROW_PX)
+    if layout.row_height is not None:
+        options.setdefault("row_height", layout.row_height)
     return st.dataframe(frame, column_config=config, placeholder="—", **options)

@@ -115,30 +115,25 @@ def refresh_controls(analysis: Analysis, k: int, guarded: GuardMark | None) -> N
 
 def text_and_findings(analysis: Analysis, k: int, enabled: list[str], selected: tuple[int, int] | None,
                       reviews: list[Annotation]) -> None:  # fmt: skip
-    """The text with its highlights (a part at a time when long), the findings beside it."""
+    """The findings, each linking to its span, then the text with its highlights across the page's width (a
+    part at a time when long): beside the findings, a real summary in 60% of the width ran to 12,800 px."""
     generation = analysis.trace.generations[k]
+    st.subheader("Findings")
+    st.html(findings_html(analysis, k))
     if generation.text is None:
         reason = generation.extra.get("unavailable_reason", "this summary's text is not in the log")
         show_text(f"Text unavailable: {reason}", "div", "ci-caption")
-    else:
-        text = generation.text
-        window = None
-        if len(text) > PAGE_CHARS:
-            parts = (len(text) + PAGE_CHARS - 1) // PAGE_CHARS
-            default = (selected[0] // PAGE_CHARS + 1) if selected else 1
-            part = st.number_input(f"Part (of {parts})", 1, parts, default, key=f"part_{k}")
-            window = ((part - 1) * PAGE_CHARS, min(len(text), part * PAGE_CHARS))
-        body, side = st.columns([3, 2])
-        with body:
-            marks = highlights(analysis, k) + annotation_highlights(analysis, reviews, k)
-            st.html(
-                highlight_html(
-                    text, marks, enabled, window=window, selected=selected, targets=finding_targets(analysis, k)
-                )
-            )
-        with side:
-            st.subheader("Findings")
-            st.html(findings_html(analysis, k))
+        return
+    text = generation.text
+    window = None
+    if len(text) > PAGE_CHARS:
+        parts = (len(text) + PAGE_CHARS - 1) // PAGE_CHARS
+        default = (selected[0] // PAGE_CHARS + 1) if selected else 1
+        part = st.number_input(f"Part (of {parts})", 1, parts, default, key=f"part_{k}")
+        window = ((part - 1) * PAGE_CHARS, min(len(text), part * PAGE_CHARS))
+    marks = highlights(analysis, k) + annotation_highlights(analysis, reviews, k)
+    targets = finding_targets(analysis, k)
+    st.html(highlight_html(text, marks, enabled, window=window, selected=selected, targets=targets))
 
 
 def diff_against_parent(analysis: Analysis, k: int) -> None:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from inspector.library import TraceRef, list_samples, sample_index, store_upload, traces_dir
+from inspector.library import (
+    TraceRef,
+    list_samples,
+    sample_index,
+    store_upload,
+    traces_dir,
+    upload_help,
+    upload_label,
+)
 from inspector.share import share_report
 from inspector.views import finding_rows
 from pages.common import (
@@ -33,7 +41,7 @@ with sample_tab:
     if st.button("Open sample", key="open_sample", type="primary") and chosen:
         set_state(trace=TraceRef("sample", chosen), gen=None, inv=None, finding=None)
 with upload_tab:
-    uploaded = st.file_uploader("Trace file (native, Claude Code or Codex JSONL; .zst too)", key="upload")
+    uploaded = st.file_uploader(upload_label(), help=upload_help(), key="upload")
     if uploaded is not None and st.button("Open upload", key="open_upload"):
         set_state(trace=store_upload(uploaded.getvalue(), uploaded.name), gen=None, inv=None, finding=None)
 with path_tab:
@@ -52,12 +60,14 @@ if analysis is not None:
     caption_for(analysis)
     rows = finding_rows(analysis)
     counts = {s: sum(1 for r in rows if r["severity"] == s) for s in ("error", "warning", "info")}
-    columns = st.columns(5)
-    columns[0].metric("Format", analysis.trace.format)
-    columns[1].metric("Generations", len(analysis.trace.generations))
-    columns[2].metric("Verdict", analysis.verdict.upper())
-    columns[3].metric("Errors", counts["error"])
-    columns[4].metric("Warnings", counts["warning"])
+    # Each metric as wide as its value, in a row that wraps: five equal columns cut "openai-responses" to
+    # "openai-…" at 1280 px.
+    metrics = st.container(horizontal=True, gap="large")
+    metrics.metric("Format", analysis.trace.format, width="content")
+    metrics.metric("Generations", len(analysis.trace.generations), width="content")
+    metrics.metric("Verdict", analysis.verdict.upper(), width="content")
+    metrics.metric("Errors", counts["error"], width="content")
+    metrics.metric("Warnings", counts["warning"], width="content")
 
     links = st.columns(4)
     links[0].page_link("pages/chain.py", label="Chain view", icon=":material/timeline:", query_params=state_params())
@@ -86,7 +96,9 @@ if analysis is not None:
         st.success("No findings: every anchor resolves and every invariant survives.")
     for row in top:
         where = f"S{row['generation']}" if row["generation"] is not None else "trace"
-        line = st.container(horizontal=True, vertical_alignment="center")
+        # wrap=False: the link stays at the line's right end and a long message wraps beside it, where a wrapping
+        # row put some links beside their finding and others on a line of their own.
+        line = st.container(horizontal=True, vertical_alignment="center", wrap=False)
         with line:
             show_text(f"{row['severity'].upper()} · {row['rule']} · {where}: {row['message']}", css_class="ci-caption")
             if row["generation"] is not None:

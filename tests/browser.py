@@ -97,17 +97,64 @@ def streamlit_server(data_dir: Path, extra_env: dict[str, str] | None = None) ->
         yield url
 
 
+SETTLED = """() => !!document.querySelector(
+      '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]')
+  && !!document.querySelector('[data-testid="stMain"] [data-testid="stElementContainer"]')
+  && !document.querySelector('[data-testid="stSkeleton"], [data-stale="true"]')
+  && [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].every(c => c.querySelector('svg.marks, canvas'))
+  && [...document.querySelectorAll('[data-testid="stGraphVizChart"]')].every(c => c.querySelector('svg g.node'))
+  && [...document.querySelectorAll('[data-testid="stDataFrame"]')].every(d => d.querySelector('table'))"""
+"""True once a script run has ended (Streamlit's own state on stApp: "initial" before the first run, so a page
+just opened is not taken for one done) and what it sent is drawn: something in the main area, nothing still
+loading (a skeleton) or left from the last run (stale), every Vega chart and Graphviz graph drawn and every
+table's cells in the DOM (the grid writes its accessible table after its first draw): all of them come after the
+run ends."""
+
+QUIET_MS = 300
+"""How long the page must not change with `SETTLED` true. Streamlit flips the run's state to finished before it
+has drawn the last elements the run sent (seen: 110 ms with nothing yet in the main area), so one true reading
+is not enough; a page that has settled stays unchanged."""
+
+SETTLE_MS = 60_000
+"""Generous: on a loaded machine (two cores, another test suite beside) a chart took several seconds to draw."""
+
+_QUIET = f"""() => {{
+  const now = performance.now();
+  if (!window.__ciChanged) {{
+    window.__ciChanged = {{at: now}};
+    new MutationObserver(() => {{ window.__ciChanged.at = performance.now(); }})
+      .observe(document.body, {{subtree: true, childList: true, attributes: true, characterData: true}});
+  }}
+  if (!({SETTLED})()) {{ window.__ciChanged.at = now; return false; }}
+  return now - window.__ciChanged.at >= {QUIET_MS};
+}}"""
+
+
+def wait_until_settled(page, timeout_ms: int = SETTLE_MS) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the page is drawn (`SETTLED`) and has stayed so for `QUIET_MS`: a condition on the page, checked
+    every animation frame, never a fixed sleep, which is too short on a loaded machine."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
+    page.wait_for_function(_QUIET, timeout=timeout_ms)
+
+
 DOC_PICTURES = frozenset({"chain", "generation", "manifest", "story"})
-"""Screenshots the README shows; every browser-test run refreshes them in docs/screenshots/."""
+"""Screenshots the README shows (docs/screenshots/); `make screenshots` refreshes them, `make test` never does."""
+
+SCREENSHOTS = ARTIFACTS / "screenshots"
+"""Where every browser test's screenshot goes: git-ignored, so a test run leaves `git status` clean."""
+
+DOC_SCREENSHOTS_ENV = "INSPECTOR_DOC_SCREENSHOTS"
+"""Names a folder (`make screenshots`: docs/screenshots) the README's pictures are copied into as well."""
 
 
 def save_screenshot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
-    """Screenshots are test artifacts; the README's are refreshed from the same run."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
+    """A screenshot is a test artifact; a README picture also goes where `INSPECTOR_DOC_SCREENSHOTS` says, if set."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
-    if name in DOC_PICTURES:
-        target = REPO / "docs" / "screenshots"
+    docs = os.environ.get(DOC_SCREENSHOTS_ENV)
+    if docs and name in DOC_PICTURES:
+        target = REPO / docs
         target.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target / f"{name}.png")
     return path

@@ -14,7 +14,7 @@ from inspector import analyze, load_trace
 from inspector.model import finding_id
 from inspector.raw_records import pretty_json, record_index
 from inspector.render import HIGHLIGHT_CLASSES
-from inspector.views import CELL_CHAR_PX, LONG_TEXT_PX, finding_rows
+from inspector.views import CELL_CHAR_PX, LONG_TEXT_PX, ROW_MARKER_PX, TABLE_PX, finding_rows
 from tests.helpers import REPO, SAMPLES
 
 APP = str(REPO / "app.py")
@@ -286,6 +286,13 @@ def test_a_bad_traces_folder_path_shows_one_error_line(tmp_path, monkeypatch, na
     assert "\n" not in str(errors[0].proto.body)
 
 
+def test_the_upload_box_is_labelled_from_the_reader_registry():
+    from inspector.library import upload_help, upload_label
+
+    [uploader] = app().run().get("file_uploader")
+    assert uploader.proto.label == upload_label() and uploader.proto.help == upload_help()
+
+
 def test_a_pasted_sample_link_shows_that_sample_in_the_picker():
     at = app(trace="sample:staging_db_constraint.json")
     assert at.selectbox(key="sample_choice").value == "staging_db_constraint.json"
@@ -295,13 +302,16 @@ def test_a_pasted_sample_link_shows_that_sample_in_the_picker():
 
 
 
-def test_the_findings_table_is_wide_enough_to_read_its_messages_and_ids():
+def test_the_findings_table_fits_the_main_area_with_rule_names_whole_and_messages_wrapped():
     at = page(app(trace="sample:five_item_synthetic.json"), "findings")
     table = at.dataframe[0]
-    widths = {name: config.get("width") for name, config in json.loads(table.proto.columns).items()}
-    ids = list(table.value["id"])
-    assert widths["id"] >= max(map(len, ids)) * CELL_CHAR_PX  # was "small": the id was cut
-    assert widths["message"] == LONG_TEXT_PX and table.proto.row_height > 64  # 4rem: Streamlit wraps above it
+    shown = list(table.proto.column_order)
+    widths = {name: config.get("width") for name, config in json.loads(table.proto.columns).items() if name in shown}
+    assert shown == ["generation", "severity", "rule", "message", "review"]  # the id and the record: in the picker
+    assert sum(widths.values()) + ROW_MARKER_PX <= TABLE_PX  # cut off on the right when it was wider
+    assert widths["rule"] >= max(map(len, table.value["rule"])) * CELL_CHAR_PX  # a rule name is never cut
+    assert widths["message"] < LONG_TEXT_PX and table.proto.row_height > 64  # narrowed, so wrapped (4rem: Streamlit)
+    assert "superseded-fact-resurfaced: " in " ".join(at.selectbox(key="finding_pick").options)  # named, not by id
 
 
 def _opened(tmp_path, monkeypatch, name: str, data: str, **params: str) -> AppTest:

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlparse
 
 import pytest
 
 from inspector import analyze, load_trace
-from inspector.readers import format_names
-from inspector.render import HIGHLIGHT_LABELS, chain_width
+from inspector.readers import format_names, readers
+from inspector.render import CHART_BLOCK, CHART_DRAWN, CHART_SLOT_PX, HIGHLIGHT_LABELS, chain_width
 from inspector.views import finding_rows
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, save_screenshot, streamlit_server
+from tests.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    require_chromium,
+    save_screenshot,
+    streamlit_server,
+    wait_until_settled,
+)
 from tests.helpers import REPO, SAMPLES
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -55,9 +63,8 @@ def page(browser, server):
 
 
 def wait_for_app(tab) -> None:
-    tab.wait_for_selector('[data-testid="stApp"]')
-    tab.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
-    tab.wait_for_timeout(500)
+    """The script run has ended and everything it sent, charts included, is drawn (a condition, not a sleep)."""
+    wait_until_settled(tab)
 
 
 def test_open_a_sample_and_walk_to_the_generation_view(page, server):
@@ -85,6 +92,7 @@ def test_open_a_sample_and_walk_to_the_generation_view(page, server):
     link = page.locator(".ci-findings a[href^='#f-']").first
     target = link.get_attribute("href")[1:]
     assert page.locator(f"[id='{target}']").count() == 1  # the finding's link lands on its span
+    page.locator('[data-testid="stTabs"]').evaluate("tabs => tabs.scrollIntoView({block: 'start'})")  # the text
     save_screenshot(page, "generation")
 
     for name, ready in (("manifest", ".ci-matrix"), ("findings", '[data-testid="stDataFrame"]')):
@@ -143,8 +151,7 @@ def test_hostile_text_renders_as_text(page, server, path):
     joiner = "&" if "?" in path else "?"
     page.goto(f"{server}/{path}{joiner}trace=sample:hostile_text.json")
     page.locator(".ci-caption").first.wait_for()  # every page shows the (hostile) title once loaded
-    wait_for_app(page)
-    page.wait_for_timeout(1000)
+    wait_for_app(page)  # everything the page sent is in the DOM: an injected script would have run by now
     assert page.title() == "Compaction Inspector"  # no injected script retitled the page
     assert page.dialogs == [] and page.leaks == []
     injected = page.evaluate(
@@ -228,7 +235,7 @@ def test_an_uploaded_zstd_bomb_is_one_error_line(page, server, tmp_path):
     save_screenshot(page, "upload-bomb")
 
 
-# --- issue 19: what a newcomer trips over in the app; each case is pictured in test-artifacts/ ------------------
+# --- issue 19: what a newcomer trips over in the app; each case is pictured in test-artifacts/screenshots/ ---------
 
 NOTHING_TO_CHART = REPO / "tests" / "fixtures" / "native" / "two_generations_nothing_to_chart.json"
 
@@ -242,6 +249,7 @@ def upload(page, server, path) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_a_chain_with_nothing_to_chart_says_so_and_draws_two_modest_boxes(page, server):
+    page.add_init_script(CHART_HEADINGS)  # issue 26: the sentences take their charts' places, headings included
     upload(page, server, NOTHING_TO_CHART)
     page.get_by_role("link", name="Chain view").click()
     graph = page.locator('[data-testid="stGraphVizChart"] svg')
@@ -258,6 +266,7 @@ def test_a_chain_with_nothing_to_chart_says_so_and_draws_two_modest_boxes(page, 
     labels = nodes.all_text_contents()
     assert not any("?" in label for label in labels), labels  # no "raw ?→?"
     assert graph.bounding_box()["width"] <= chain_width(2) + 1  # not two boxes stretched across the page
+    assert page.evaluate("window.headingsOverNothing") == [], page.evaluate("window.chartSlotsSeen")
     save_screenshot(page, "issue19-chain-nothing-to-chart")
 
 
@@ -324,3 +333,164 @@ def test_a_wide_findings_table_wraps_its_messages(page, server):
     longest = max((r["message"] for r in finding_rows(analysis)), key=len)
     assert longest in table.locator("td").all_inner_texts()
     save_screenshot(page, "issue19-findings-wide-table")
+
+
+# --- issue 26: what a real session showed broken in the app; each fixed view is pictured in test-artifacts/ -------
+
+CUT = "els => els.flatMap(e => [e, ...e.querySelectorAll('*')]).filter(e => e.scrollWidth > e.clientWidth + 1)" \
+      ".map(e => e.textContent)"  # fmt: skip
+"""Every element under the located ones whose text is wider than its box (cut, or ended with "…")."""
+
+
+def test_the_upload_label_names_every_registered_format_whole(page, server):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(server)
+    wait_for_app(page)
+    page.get_by_role("tab", name="Upload").click()
+    label = page.locator('[data-testid="stFileUploader"] [data-testid="stWidgetLabel"]')
+    label.wait_for()
+    text = label.inner_text()
+    assert [r.name for r in readers() if r.name not in text] == []
+    assert label.evaluate_all(CUT) == []
+    save_screenshot(page, "issue26-upload-label")
+
+
+OPENAI_RESPONSES = REPO / "tests" / "fixtures" / "openai_responses" / "responses.jsonl"
+
+
+def test_the_format_metric_shows_the_whole_format_name(page, server):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    upload(page, server, OPENAI_RESPONSES)  # the longest format name the readers have
+    page.get_by_text("Top findings").wait_for()
+    wait_for_app(page)
+    metrics = page.get_by_test_id("stMetric")
+    assert metrics.first.get_by_test_id("stMetricValue").inner_text() == "openai-responses"
+    assert metrics.evaluate_all(CUT) == []  # no value or label ends in "…"
+    save_screenshot(page, "issue26-home-format-metric")
+
+
+def test_every_open_link_of_the_top_findings_sits_on_its_findings_line(page, server):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{server}/?trace=sample:five_item_synthetic.json")
+    page.get_by_text("Top findings").wait_for()
+    wait_for_app(page)
+    rows = page.locator('[data-testid="stHorizontalBlock"]:has([data-testid="stPageLink"] a[href*="finding="])')
+    boxes = rows.evaluate_all("""rows => rows.map(row => {
+        const caption = row.querySelector('.ci-caption'), text = caption.getBoundingClientRect();
+        const link = row.querySelector('[data-testid="stPageLink"] a').getBoundingClientRect();
+        return {lines: Math.round(text.height / parseFloat(getComputedStyle(caption).lineHeight)),
+                left: Math.round(link.left), height: Math.round(link.height), middle: (link.top + link.bottom) / 2,
+                top: text.top, bottom: text.bottom};
+    })""")  # fmt: skip
+    lines = [b["lines"] for b in boxes]
+    assert 1 in lines and max(lines) > 1, boxes  # some messages fit on one line, some wrap
+    assert len({b["left"] for b in boxes}) == 1 and len({b["height"] for b in boxes}) == 1, boxes  # one column
+    assert all(b["top"] <= b["middle"] <= b["bottom"] for b in boxes), boxes  # beside its finding, not below
+    rows.last.scroll_into_view_if_needed()
+    save_screenshot(page, "issue26-home-open-links")
+
+
+LINE_BREAKS = REPO / "tests" / "fixtures" / "native" / "line_breaks_in_quoted_text.json"
+BACKSLASH_ESCAPE = re.compile(r"\\[ntr]")
+
+
+def test_no_finding_shows_a_literal_backslash_n(page, server):
+    """A phrase quoted over a line break read 'as noted\\nabove' wherever its finding was shown."""
+    upload(page, server, LINE_BREAKS)
+    page.get_by_text("Top findings").wait_for()
+    wait_for_app(page)
+    shown = page.locator(".ci-caption").all_inner_texts()
+    page.get_by_role("link", name="Generation view").click()
+    findings = page.locator(".ci-findings li")
+    findings.first.wait_for()
+    wait_for_app(page)
+    shown += findings.all_inner_texts()
+    assert [text for text in shown if BACKSLASH_ESCAPE.search(text)] == []
+    assert any("'as noted above' points back" in text for text in shown), shown
+    save_screenshot(page, "issue26-generation-findings-one-line")
+    page.get_by_role("link", name="Findings").first.click()
+    table = page.locator('[data-testid="stDataFrame"]')
+    table.wait_for()
+    wait_for_app(page)
+    cells = table.locator("td").all_inner_texts()
+    assert "'as noted above' points back with no key beside it" in cells
+    assert [text for text in cells if BACKSLASH_ESCAPE.search(text)] == []
+
+
+def test_the_summary_text_has_the_pages_width_and_its_findings_stand_above_it(page, server):
+    """Beside the findings, a real session's S1 filled 60% of the width and ran to 12,800 px."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{server}/generation?trace=sample:anchor_decay.json&gen=3")
+    summary = page.locator('[data-testid="stTabs"] .ci-text:not(.ci-legend):not(.ci-diff):not(.ci-quote)').first
+    summary.wait_for()
+    wait_for_app(page)
+    width = page.locator('[data-testid="stMainBlockContainer"]').evaluate(  # its content box
+        "c => c.clientWidth - parseFloat(getComputedStyle(c).paddingLeft) * 2"
+    )
+    text, findings = summary.bounding_box(), page.locator(".ci-findings").bounding_box()
+    assert text["width"] >= 0.95 * width, (text, width)
+    assert findings["y"] + findings["height"] <= text["y"], (findings, text)  # above the text, not beside it
+    page.locator('[data-testid="stTabs"]').evaluate("tabs => tabs.scrollIntoView({block: 'start'})")
+    save_screenshot(page, "issue26-generation-full-width")
+
+
+def test_the_findings_table_fits_its_container_at_a_desktop_width(page, server):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{server}/findings?trace=sample:five_item_synthetic.json")
+    table = page.locator('[data-testid="stDataFrame"]')
+    table.wait_for()
+    wait_for_app(page)
+    grid = table.locator(".dvn-scroller")  # the grid's scrolling box: its content wider than it is cut off
+    overflow = grid.evaluate("g => ({content: g.scrollWidth, box: g.clientWidth})")
+    assert overflow["content"] <= overflow["box"] + 1, overflow
+    assert table.bounding_box()["x"] + table.bounding_box()["width"] <= 1280
+    headers = table.locator("th").all_inner_texts()
+    assert headers[-1] == "review" and "id" not in headers
+    save_screenshot(page, "issue26-findings-table-fits")
+
+
+CHART_HEADINGS = f"""
+window.headingsOverNothing = []; window.chartSlotsSeen = {{}};
+const started = performance.now();
+function watch() {{
+  for (const block of document.querySelectorAll('[class*="st-key-{CHART_BLOCK}-"]')) {{
+    const heading = block.querySelector('h1, h2, h3');
+    if (!heading || !heading.getBoundingClientRect().height) continue;
+    const slot = block.querySelector(':scope > [data-testid="stElementContainer"]');  // the heading is in its own box
+    const shown = e => !!e && e.getBoundingClientRect().height > 0;
+    const height = slot ? slot.getBoundingClientRect().height : 0;
+    const state = !slot ? 'none'
+      : [...slot.querySelectorAll('{CHART_DRAWN}')].some(shown) ? 'drawn'
+      : getComputedStyle(slot, '::after').content.includes('Drawing') && height >= {CHART_SLOT_PX} - 1 ? 'placeholder'
+      : shown(slot.querySelector('[data-testid="stSkeleton"]')) ? 'skeleton'
+      : 'nothing';
+    window.chartSlotsSeen[state] = (window.chartSlotsSeen[state] || 0) + 1;
+    if (state === 'none' || state === 'nothing') {{
+      window.headingsOverNothing.push([Math.round(performance.now() - started), heading.textContent, height]);
+    }}
+  }}
+  requestAnimationFrame(watch);
+}}
+requestAnimationFrame(watch);
+"""
+"""Checks every frame from the first: a chart heading that shows stands over its chart drawn, over the chart's
+room with the placeholder in it, or (before the app's style has loaded) over Streamlit's own loading skeleton,
+never over an empty or collapsed space."""
+
+
+def test_a_chart_heading_never_stands_over_nothing_while_the_charts_draw(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 1600})
+    context.add_init_script(CHART_HEADINGS)
+    tab = context.new_page()
+    tab.set_default_timeout(30_000)
+    try:
+        tab.goto(f"{server}/chain?trace=sample:five_item_synthetic.json")
+        wait_for_app(tab)  # every chart drawn
+        charts = tab.locator('[data-testid="stVegaLiteChart"], [data-testid="stGraphVizChart"]')
+        assert charts.count() == 5
+        outside = charts.evaluate_all(f"""cs => cs.filter(c => !c.closest('[class*="st-key-{CHART_BLOCK}-"]'))""")
+        assert outside == []  # every chart is in a block with its heading, so the watch above saw them all
+        assert tab.evaluate("window.headingsOverNothing") == [], tab.evaluate("window.chartSlotsSeen")
+        save_screenshot(tab, "issue26-chain-charts-drawn")
+    finally:
+        context.close()

@@ -1,8 +1,10 @@
 """The README stays true: its two commands exist, and its pictures are the ones the browser tests write."""
 
 import re
+from pathlib import Path
 
-from tests.browser import DOC_PICTURES
+import tests.browser
+from tests.browser import ARTIFACTS, DOC_PICTURES, DOC_SCREENSHOTS_ENV, SCREENSHOTS
 from tests.helpers import REPO
 
 README = (REPO / "README.md").read_text()
@@ -25,6 +27,36 @@ def test_readme_pictures_are_the_screenshots_the_browser_tests_refresh():
         assert (REPO / picture).is_file(), picture
     for name in DOC_PICTURES:  # each is taken by a browser test (the loop over manifest/findings included)
         assert f'"{name}"' in browser_tests, name
+
+
+class _Page:
+    """Stands in for a Playwright page: `screenshot` writes the bytes a picture would have."""
+
+    def screenshot(self, path: str, full_page: bool) -> None:
+        Path(path).write_bytes(b"picture")
+
+
+def test_a_test_run_writes_its_screenshots_only_to_the_ignored_artifacts_folder(tmp_path, monkeypatch):
+    """`make test` must leave `git status` clean: the README's pictures change only through `make screenshots`."""
+    assert SCREENSHOTS.is_relative_to(ARTIFACTS) and "test-artifacts/" in (REPO / ".gitignore").read_text().split()
+    monkeypatch.setattr(tests.browser, "REPO", tmp_path)  # where docs/screenshots would be written
+    monkeypatch.setattr(tests.browser, "SCREENSHOTS", tmp_path / "artifacts")
+    monkeypatch.delenv(DOC_SCREENSHOTS_ENV, raising=False)
+    assert tests.browser.save_screenshot(_Page(), "chain") == tmp_path / "artifacts" / "chain.png"
+    assert not (tmp_path / "docs").exists()  # a plain run writes no README picture
+
+    monkeypatch.setenv(DOC_SCREENSHOTS_ENV, "docs/screenshots")  # as `make screenshots` runs the browser tests
+    for name in ("chain", "hostile-home"):
+        tests.browser.save_screenshot(_Page(), name)
+    assert [p.name for p in (tmp_path / "docs" / "screenshots").iterdir()] == ["chain.png"]  # README pictures only
+
+
+def test_make_screenshots_points_the_browser_tests_at_the_readme_pictures():
+    makefile = (REPO / "Makefile").read_text()
+    recipe = makefile.split("\nscreenshots:", 1)[1].split("\n\n", 1)[0]
+    assert f"{DOC_SCREENSHOTS_ENV}=docs/screenshots" in recipe and "tests/test_browser.py" in recipe
+    assert "make screenshots" in README
+    assert DOC_SCREENSHOTS_ENV not in makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]  # `make test` never does
 
 
 def test_the_readme_lists_every_reader_with_what_it_was_tested_on():

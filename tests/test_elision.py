@@ -1,9 +1,12 @@
+import re
+
 import pytest
 
+from inspector import analyze, load_trace
 from inspector.anchors import extract_anchors
 from inspector.elision import anchor_density, find_elisions
 from inspector.facts import Config
-from tests.helpers import chain, generations_of, record
+from tests.helpers import REPO, SAMPLES, chain, generations_of, record
 
 
 def spans(text: str) -> list[tuple[str, bool]]:
@@ -68,3 +71,24 @@ def test_offsets_stay_true_when_lower_casing_changes_the_text_length():
     text = "İstanbul: AS NOTED EARLIER, done. Etc."
     found = find_elisions(text, [])
     assert [(text[e.start : e.end], e.text) for e in found] == [("AS NOTED EARLIER",) * 2, ("Etc.",) * 2]
+
+
+LINE_BREAKS = REPO / "tests" / "fixtures" / "native" / "line_breaks_in_quoted_text.json"
+
+
+def test_a_phrase_over_a_line_break_is_quoted_in_its_finding_as_one_line():
+    findings = analyze(load_trace(LINE_BREAKS)).findings
+    assert [f.message for f in findings if f.rule == "orphaned-anaphora"] == [
+        "'as noted above' points back with no key beside it",  # not 'as noted\\nabove'
+        "'as before' points back with no key beside it",
+    ]
+
+
+NATIVE_FIXTURES = REPO / "tests" / "fixtures" / "native"
+
+
+@pytest.mark.parametrize("trace", [*sorted(SAMPLES.glob("*.json")), *sorted(NATIVE_FIXTURES.glob("*.json"))],
+                         ids=lambda p: p.name)  # fmt: skip
+def test_no_finding_message_holds_a_line_break_tab_or_its_escape(trace):
+    for finding in analyze(load_trace(trace)).findings:
+        assert not re.search(r"[\n\t\r]|\\[ntr]", finding.message), (finding.rule, finding.message)

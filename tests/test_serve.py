@@ -14,7 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port, require_chromium, running_server, streamlit_server
+from tests.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    free_port,
+    require_chromium,
+    running_server,
+    streamlit_server,
+    wait_until_settled,
+)
 from tests.helpers import REPO, SAMPLES
 
 LISTEN = "0A"  # TCP state in /proc/net/tcp*
@@ -146,9 +154,7 @@ def test_no_page_breaks_the_content_security_policy(browser, server):
         seen += page.evaluate("window.violations")
         for path in PAGES:
             page.goto(f"{server}/{path}")
-            page.wait_for_selector('[data-testid="stApp"]')
-            page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
-            page.wait_for_timeout(1500)  # charts and graphviz render after the script run ends
+            wait_until_settled(page)  # charts and graphviz draw after the script run ends: wait until they have
             seen += [f"{path}: {v}" for v in page.evaluate("window.violations")]
             if path.startswith("chain"):
                 graph_nodes = page.locator('[data-testid="stGraphVizChart"] svg g.node').count()

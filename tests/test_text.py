@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from inspector.claims import CLAIM, find_claims
 from inspector.literals import Literals
-from inspector.text import WORD, words
+from inspector.text import WORD, quoted, quoted_name, words
 
 PIECES = ["Never", "RUN", "it's", "v1.2", "a.b.", "'quoted'", "_x_", "--flag", "src/a.py.", "İstanbul", "K", "ß",
           " ", "\n", ".", "100 %", "Fully Preserved", "ALL items ARE complete", "nothing was lost", "Comprehensively",
@@ -47,3 +47,13 @@ def test_a_literal_scan_answers_as_a_search_of_the_lower_cased_text_would():
     assert [any(m in t.lower() for m in markers.literals) for t in texts[:-1]] == got[:-1]
     with pytest.raises(ValueError):
         Literals(("Upper",))
+
+
+def test_a_message_quotes_trace_text_on_one_line_without_escapes():
+    """Python's repr, which some rules quoted with, wrote a summary's line break as a literal backslash-n."""
+    assert quoted("as noted\nabove,\tthen") == "“as noted above, then”"
+    assert quoted("it's   done", 5) == "“it's…”"
+    assert quoted_name("as noted\r\nabove") == "'as noted above'"
+    assert quoted_name("C:\\temp") == "'C:\\temp'"  # one backslash, as written; repr doubled it
+    for ordinary in ("etc.", "src/checkout.py", "ledger:1.2", "500"):  # the same message, so the same finding id
+        assert quoted_name(ordinary) == repr(ordinary)

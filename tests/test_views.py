@@ -1,11 +1,25 @@
 import pytest
 
 from inspector import analyze, load_trace
-from inspector.library import TraceRef, TraceRefError, confined, resolve, sample_index, store_upload
+from inspector.inert import markdown_text
+from inspector.library import (
+    TraceRef,
+    TraceRefError,
+    confined,
+    resolve,
+    sample_index,
+    store_upload,
+    upload_help,
+    upload_label,
+)
+from inspector.readers import Reader, readers, registry
 from inspector.views import (
     CELL_CHAR_PX,
     CELL_PADDING_PX,
+    LINE_PX,
     LONG_TEXT_PX,
+    MOST_LINES,
+    ROW_PADDING_PX,
     chain_chart,
     find_finding,
     finding_rows,
@@ -124,3 +138,31 @@ def test_a_text_column_is_as_wide_as_its_longest_value_and_long_text_wraps():
     assert layout.widths["message"] == LONG_TEXT_PX and layout.wraps  # too long for one line: rows wrap
     short = table_layout({"verdict": ["pass"]})
     assert short.widths["verdict"] == len("verdict") * CELL_CHAR_PX + CELL_PADDING_PX and not short.wraps
+
+
+def test_a_table_wider_than_the_room_narrows_its_prose_and_never_a_name():
+    message = "the user's requirement “must be controlled by configuration, default to off” is gone from S2 " * 2
+    columns = {"generation": [2], "severity": ["error"], "rule": ["completed-actions-lost"], "message": [message],
+               "quote": ["must be controlled by configuration"], "review": [None]}  # fmt: skip
+    layout = table_layout(columns, room_px=820)
+    assert sum(layout.widths.values()) <= 820  # it fits: nothing is cut off on the right
+    assert layout.widths["rule"] == len("completed-actions-lost") * CELL_CHAR_PX + CELL_PADDING_PX  # a name, whole
+    assert layout.widths["message"] == layout.widths["quote"] < LONG_TEXT_PX  # the widest prose gave way first
+    assert layout.wraps and layout.row_height == MOST_LINES * LINE_PX + ROW_PADDING_PX  # as tall as it can grow
+    roomy = table_layout(columns, room_px=2000)
+    assert roomy.widths["message"] == LONG_TEXT_PX and roomy.row_height == 4 * LINE_PX + ROW_PADDING_PX  # its lines
+    names = {f"rule {n}": ["superseded-fact-resurfaced"] for n in range(6)} | {"message": [message]}
+    crowded = table_layout(names, room_px=820)  # no room to make even at the narrowest: it scrolls, uncramped
+    assert crowded.widths["message"] == LONG_TEXT_PX and sum(crowded.widths.values()) > 820
+
+
+def test_the_upload_label_names_every_registered_format_and_the_tooltip_says_what_each_is(monkeypatch):
+    assert len(readers()) == 11
+    label, tooltip = upload_label(), upload_help()
+    for reader in readers():
+        assert reader.name in label, reader.name
+        assert f"- {markdown_text(reader.name)}: {markdown_text(reader.description)}" in tooltip.splitlines()
+    # A reader registered later is named too: the label is the registry's, not a sentence kept beside it.
+    toy = Reader(name="toy-agent", description="Toy agent log (JSONL)", sniff=lambda head: False, read=print)
+    monkeypatch.setitem(registry._READERS, toy.name, toy)
+    assert upload_label().endswith("or toy-agent (.zst compressed too)") and "Toy agent log" in upload_help()

@@ -8,7 +8,7 @@ from inspector.anchors import AnchorStatus, ResolvedAnchor
 from inspector.facts import GenerationFacts, TraceFacts
 from inspector.model import Severity
 from inspector.rule_registry import Hit, rule
-from inspector.text import Sentence, content_terms
+from inspector.text import Sentence, content_terms, quoted_name
 
 
 def _first_per_key(facts: GenerationFacts, status: AnchorStatus) -> Iterator[tuple[ResolvedAnchor, int]]:
@@ -40,7 +40,9 @@ def _anchor_hits(facts: TraceFacts, status: AnchorStatus, describe: Callable[[Re
     session_severity=Severity.WARNING,
 )
 def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
-    return _anchor_hits(facts, AnchorStatus.UNRESOLVED, lambda r: f"{r.anchor.key!r} resolves to no source record")
+    return _anchor_hits(
+        facts, AnchorStatus.UNRESOLVED, lambda r: f"{quoted_name(r.anchor.key)} resolves to no source record"
+    )
 
 
 @rule(
@@ -53,7 +55,7 @@ def ambiguous_anchor(facts: TraceFacts) -> Iterator[Hit]:
     return _anchor_hits(
         facts,
         AnchorStatus.AMBIGUOUS,
-        lambda r: f"{r.anchor.key!r} binds to {len(r.referents)} records: {', '.join(r.referents[:4])}",
+        lambda r: f"{quoted_name(r.anchor.key)} binds to {len(r.referents)} records: {', '.join(r.referents[:4])}",
     )
 
 
@@ -85,7 +87,7 @@ def orphaned_anaphora(facts: TraceFacts) -> Iterator[Hit]:
             if elision.orphaned:
                 yield Hit(
                     generation.generation.index,
-                    f"{elision.text!r} points back with no key beside it",
+                    f"{quoted_name(elision.text)} points back with no key beside it",
                     elision.start,
                     elision.end,
                 )
@@ -155,7 +157,8 @@ def anchor_set_drift(facts: TraceFacts) -> Iterator[Hit]:
                 sentence, share = described
                 yield Hit(
                     child.generation.index,
-                    f"{key!r} was dropped from {parent.generation.label} but its referent is still described",
+                    f"{quoted_name(key)} was dropped from {parent.generation.label} "
+                    "but its referent is still described",
                     sentence.start,
                     sentence.end,
                     {"key": key, "overlap": round(share, 2), "description": sentence.text},

@@ -28,7 +28,7 @@ from inspector.items import USER_KINDS, edited_path, failure_line, span_counts, 
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
 from inspector.rule_registry import Hit, rule
 from inspector.summary_claims import Claim, ClaimKind
-from inspector.text import clip, sentences
+from inspector.text import clip, quoted, sentences
 
 CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step")
 """The rules of this module: the app marks their spans as status claims."""
@@ -58,7 +58,7 @@ def _evidence(claim: Claim, why: str) -> dict[str, object]:
 
 
 def _said(claim: Claim) -> str:
-    return f"“{clip(claim.text, 140)}”"
+    return quoted(claim.text, 140)
 
 
 def _record_quote(key: str, quote: str) -> SourceQuote:
@@ -77,7 +77,7 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
             match = track.matches[k]
             yield Hit(
                 k,
-                f"{facts.generations[k].generation.label} presents “{clip(track.invariant.text, 140)}” as fixed; "
+                f"{facts.generations[k].generation.label} presents {quoted(track.invariant.text, 140)} as fixed; "
                 "no later run of it succeeded",
                 match.start,
                 match.end,
@@ -215,7 +215,7 @@ def summary_collapse(facts: TraceFacts) -> Iterator[Hit]:
                 if claim.kind is ClaimKind.BRIEF and span.user_messages >= BRIEF_LIMIT:
                     said = f"{span.user_messages} user messages"
                 elif claim.kind is ClaimKind.NO_ERRORS and span.failed_runs:
-                    said = f"{span.failed_runs} failed runs, the first “{clip(span.first_failure or '', 120)}”"
+                    said = f"{span.failed_runs} failed runs, the first {quoted(span.first_failure or '', 120)}"
                 else:
                     continue
                 reported = True

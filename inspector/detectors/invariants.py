@@ -8,7 +8,7 @@ from inspector.facts import InvariantTrack, TraceFacts
 from inspector.invariants import PRESENT, InvariantStatus, values_in
 from inspector.model import Severity, SourceQuote, SourceRecord
 from inspector.rule_registry import Hit, rule
-from inspector.text import clip, content_terms, sentences
+from inspector.text import clip, content_terms, quoted, quoted_name, sentences
 
 
 def _transitions(track: InvariantTrack, target: InvariantStatus) -> Iterator[int]:
@@ -38,8 +38,7 @@ def _stating(record: SourceRecord, values: set[str]) -> SourceQuote:
 
 
 def _describe(track: InvariantTrack) -> str:
-    text = track.invariant.text
-    return f"{track.invariant.kind} “{text if len(text) <= 90 else text[:89] + '…'}”"
+    return f"{track.invariant.kind} {quoted(track.invariant.text, 90)}"
 
 
 @rule(
@@ -99,7 +98,8 @@ def superseded_fact_resurfaced(facts: TraceFacts) -> Iterator[Hit]:
                     value = sorted(found & stale)[0]
                     yield Hit(
                         generation.generation.index,
-                        f"superseded value {value!r} from {old.key!r} is back; {correction.key!r} corrected it",
+                        f"superseded value {quoted_name(value)} from {quoted_name(old.key)} is back; "
+                        f"{quoted_name(correction.key)} corrected it",
                         sentence.start,
                         sentence.end,
                         {"superseded": old.key, "correction": correction.key, "value": value},

@@ -15,7 +15,7 @@ from inspector.invariants import InvariantStatus
 from inspector.items import USER_KINDS
 from inspector.model import InvariantKind, Severity
 from inspector.rule_registry import Hit, rule
-from inspector.text import clip
+from inspector.text import quoted
 
 _FAILURES = (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH)
 def still(track: InvariantTrack, target: InvariantStatus) -> Iterator[tuple[int, bool]]:
@@ -40,7 +40,7 @@ def entered(track: InvariantTrack, target: InvariantStatus) -> list[int]:
 def _user_said(track: InvariantTrack) -> str:
     """How a finding names a user's statement: its kind and words."""
     item = track.invariant
-    return f"the user's {item.kind.value.removeprefix('user-')} “{clip(item.text, 160)}”"
+    return f"the user's {item.kind.value.removeprefix('user-')} {quoted(item.text, 160)}"
 
 
 def session_tracks(facts: TraceFacts, kinds: frozenset[InvariantKind] | tuple[InvariantKind, ...]) -> list:
@@ -57,7 +57,7 @@ def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
     for track in session_tracks(facts, USER_KINDS):
         for k, again in still(track, InvariantStatus.LOST):
             item = track.invariant
-            answering = f" (answering “{clip(item.context, 100)}”)" if item.context else ""
+            answering = f" (answering {quoted(item.context, 100)})" if item.context else ""
             yield Hit(
                 k,
                 f"{_user_said(track)}{answering} is {'still ' if again else ''}gone from "
@@ -99,7 +99,7 @@ def open_failure_lost(facts: TraceFacts) -> Iterator[Hit]:
         for k in entered(track, InvariantStatus.LOST):
             yield Hit(
                 k,
-                f"unresolved failure “{clip(track.invariant.text, 160)}” is not in "
+                f"unresolved failure {quoted(track.invariant.text, 160)} is not in "
                 f"{facts.generations[k].generation.label}",
                 evidence={"invariant": track.invariant.id},
                 source=track.source_quote,
