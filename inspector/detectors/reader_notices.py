@@ -23,6 +23,10 @@ _NOTICES: dict[str, tuple[Severity, str]] = {
     "torn-last-line": (Severity.WARNING, "The log ends mid-record (still being written?); the rest was loaded."),
     "several-sessions": (Severity.INFO, "The file holds several sessions; the newest was loaded (FILE#ID: another)."),
     "compactions-not-recorded": (Severity.INFO, "This log format does not record compactions; any are missing."),
+    "records-set-aside": (Severity.INFO, "Records of the log are not in the chain (a type the reader does not know); "
+                          "what they held is missing, not absent."),
+    "tool-result-missing": (Severity.INFO, "A tool call has no result in the log; its outcome is unknown, not a "
+                            "success."),
 }
 
 for _rule_id, (_severity, _explanation) in _NOTICES.items():

@@ -34,6 +34,8 @@ class JsonLines:
         self.notices: list[Finding] = []
         self.records = 0
         self.malformed = 0
+        self.torn = 0
+        """A last line cut mid-record (0 or 1): set aside like a malformed one, with its own milder notice."""
         self.lines = 0
         self.offset = 0
         """Where the line last yielded starts, in bytes of the (decompressed) file."""
@@ -89,6 +91,7 @@ class JsonLines:
 
     def _bad(self, number: int, why: str, *, torn: bool) -> None:
         if torn:
+            self.torn += 1
             self._notice("torn-last-line", f"{self.path}:{number}: last line is incomplete ({why}); ignored")
             return
         self.malformed += 1
