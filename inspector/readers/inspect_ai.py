@@ -23,6 +23,20 @@ from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.raw_records import stamps_of
 from inspector.readers.boilerplate import INSPECT_SUMMARY_OPENING
+from inspector.readers.conservation import (
+    COMPACTION,
+    DUPLICATE,
+    EMPTY,
+    INSTRUCTIONS,
+    MALFORMED,
+    METADATA,
+    TOOL_CALL,
+    TOOL_RESULT,
+    TURN,
+    UNKNOWN,
+    UNREAD,
+    Fate,
+)
 from inspector.readers.field_decoder import FieldDecoder, Shape
 from inspector.readers.timeline import Compaction
 from inspector.readers.transcript import Transcript
@@ -191,7 +205,7 @@ class _Sample:
         self.sample = sample
         attachments = sample.get("attachments")
         self.attachments: dict[str, Any] = attachments if isinstance(attachments, dict) else {}
-        self.transcript = Transcript(path, NAME)
+        self.transcript = Transcript(path, NAME, unit="messages and events")
         self.instructions = 0
         self.member, self.pointer = log.where.get(session, (None, None))
         """Where the sample is (its zip member, or the file; its JSON pointer there): a message's record is in it."""
@@ -201,13 +215,19 @@ class _Sample:
         raw = self.sample.get("messages")
         messages = [m for m in raw if isinstance(m, dict)] if isinstance(raw, list) else []
         positions = [i for i, m in enumerate(raw) if isinstance(m, dict)] if isinstance(raw, list) else []
+        records = self.transcript.records
+        records.met(len(raw) if isinstance(raw, list) else 0)
+        records.aside(MALFORMED, len(raw) - len(messages) if isinstance(raw, list) else 0)  # not a message object
         placed = self._placed_compactions(messages)
         used: set[int] = set()
         for index, message in enumerate(messages):
             for event, summarizer_output in placed.get(index, ()):
                 self._compaction(event, summarizer_output, messages, index, used)
-            if index not in used:
-                self._message(index, message, None if place is None else f"{place}/messages/{positions[index]}")
+            if index in used:
+                records.count(COMPACTION)  # the summary message of a compaction event
+            else:
+                place_at = None if place is None else f"{place}/messages/{positions[index]}"
+                records.count(self._message(index, message, place_at), f"message {message.get('role')}")
         for event, summarizer_output in placed.get(len(messages), ()):
             self._compaction(event, summarizer_output, messages, len(messages), used)
         extra: dict[str, Any] = {"sample": self.session, "messages": len(messages),
@@ -228,11 +248,15 @@ class _Sample:
         position = {m["id"]: i for i, m in enumerate(messages) if isinstance(m.get("id"), str)}
         raw = self.sample.get("events")
         events = [e for e in raw if isinstance(e, dict)] if isinstance(raw, list) else []
+        records = self.transcript.records
+        records.met(len(raw) if isinstance(raw, list) else 0)
+        records.aside(MALFORMED, len(raw) - len(events) if isinstance(raw, list) else 0)
         seen = -1
         placed: dict[int, list[_Placed]] = {}
         summarizer_output: str | None = None
         for event in events:
             kind = event.get("event")
+            records.count(_event_fate(kind, event))
             if kind == "model":
                 refs = [m.get("id") for m in self._model_input(event) if isinstance(m, dict)]
                 output = _output_message(event)
@@ -279,7 +303,7 @@ class _Sample:
 
     # Turns ----------------------------------------------------------------------------------------
 
-    def _message(self, index: int, message: dict[str, Any], place: str | None) -> None:
+    def _message(self, index: int, message: dict[str, Any], place: str | None) -> Fate:
         """`place`: the message's JSON pointer in the document, when it has one."""
         self.transcript.place = place
         role = message.get("role")
@@ -288,33 +312,40 @@ class _Sample:
             # A summary with no compaction event: the log lost the event, the summary is still one.
             self.transcript.compaction(Compaction(self._text(message.get("content")), line=index,
                                                   extra={"message_id": key, "compaction_event": False}))  # fmt: skip
-            return
+            return COMPACTION
         text = self._text(message.get("content"))
         if role == "system":
             self.instructions += 1
-        elif role == "user":
-            if text:
-                harness = message.get("source") not in (None, "input") or text.lstrip().startswith(_CONTINUE)
-                self.transcript.turn(key, "user", "harness" if harness else "user", text,
-                                     source=as_str(message.get("source")))  # fmt: skip
-        elif role == "assistant":
+            return INSTRUCTIONS
+        if role == "user":
+            if not text:
+                return EMPTY
+            harness = message.get("source") not in (None, "input") or text.lstrip().startswith(_CONTINUE)
+            self.transcript.turn(key, "user", "harness" if harness else "user", text,
+                                 source=as_str(message.get("source")))  # fmt: skip
+            return TURN
+        if role == "assistant":
             if text:
                 self.transcript.turn(key, "assistant", "assistant", text, model=as_str(message.get("model")))
             calls = message.get("tool_calls")
+            called = False
             for n, call in enumerate(calls if isinstance(calls, list) else ()):
                 if isinstance(call, dict):
                     call_id = as_str(call.get("id")) or f"{key}:call:{n}"
                     tool = as_str(call.get("function")) or "tool"
                     self.transcript.place = None if place is None else f"{place}/tool_calls/{n}"
                     self.transcript.tool_call(call_id, tool, self._resolve(call.get("arguments", {})))
-        elif role == "tool":
+                    called = True
+            return TURN if text else TOOL_CALL if called else EMPTY
+        if role == "tool":
             error = message.get("error")
             failed = isinstance(error, dict) or (error is not None and error is not False)
             if isinstance(error, dict) and not text:
                 text = input_text(error)
             self.transcript.tool_result(as_str(message.get("tool_call_id")), key, text, is_error=failed)
-        else:
-            self.transcript.unknown_types[f"message {role}"] += 1
+            return TOOL_RESULT
+        self.transcript.unknown_types[f"message {role}"] += 1
+        return UNKNOWN
 
     def _compaction(self, event: dict[str, Any], summarizer_output: str | None, messages: list[dict[str, Any]],
                     index: int, used: set[int]) -> None:  # fmt: skip
@@ -366,6 +397,19 @@ class _Sample:
                 resolved.setdefault("text", resolved["reasoning"])
             return resolved
         return value
+
+
+def _event_fate(kind: Any, event: dict[str, Any]) -> Fate:
+    """What an event is to the trace: a compaction; a model call or tool event read for the message ids that
+    place the compactions (a tool event naming none only echoes its tool message); else the sample's own
+    bookkeeping (its state, spans, scores), not read."""
+    if kind == "compaction":
+        return COMPACTION
+    if kind == "model":
+        return METADATA
+    if kind == "tool":
+        return METADATA if isinstance(event.get("message_id"), str) else DUPLICATE
+    return UNREAD
 
 
 def _is_summary(message: dict[str, Any]) -> bool:
