@@ -108,12 +108,12 @@ class RecordTally:
         if label is not None:
             self._labels.setdefault(reason.name, Counter())[label] += count
 
-    def count(self, fate: Fate, label: str | None = None) -> None:
-        """One record's fate: read as `fate` (a string), or set aside for a `Reason`."""
+    def count(self, fate: Fate, label: str | None = None, times: int = 1) -> None:
+        """A record's fate (`times` records'): read as `fate` (a string), or set aside for a `Reason`."""
         if isinstance(fate, Reason):
-            self.aside(fate, 1, label)
+            self.aside(fate, times, label)
         else:
-            self.read_as(fate)
+            self.read_as(fate, times)
 
     def lines(self, lines: Any) -> None:
         """A JSONL log's lines (`JsonLines`, once read): each non-blank line a record, the ones that were not
