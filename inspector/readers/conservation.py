@@ -95,8 +95,9 @@ class RecordTally:
         self.active = True
 
     def read_as(self, fate: str, count: int = 1) -> None:
-        self.read[fate] += count
         self.active = True
+        if count > 0:
+            self.read[fate] += count
 
     def aside(self, reason: Reason, count: int = 1, label: str | None = None) -> None:
         """`label` names what was set aside (an unknown record's type) in the notice."""
