@@ -237,7 +237,11 @@ def test_unknown_and_odd_lines_are_counted_alike_on_both_paths(tmp_path: Path) -
         "telepathy": 1, "event_msg mind_meld": 1, "response_item hologram": 1, "response_item None": 1,
         "turn_context (no payload)": 1, "event_msg (no payload)": 1, "(no type)": 1, "world_state (no payload)": 1,
     }  # fmt: skip
-    assert [n.rule for n in typed.notices] == ["malformed-line", "malformed-line", "summary-unavailable"]
+    assert [n.rule for n in typed.notices] == ["malformed-line", "malformed-line", "summary-unavailable",
+                                               "records-set-aside"]  # fmt: skip
+    assert typed.notices[-1].message == (
+        "rollout.jsonl: 8 of 18 lines are not in the chain: 8 unknown type (telepathy, event_msg mind_meld, "
+        "response_item hologram, …)")  # fmt: skip
 
 
 # --- bad input ---------------------------------------------------------------------------------------
@@ -250,8 +254,11 @@ def test_malformed_line_and_unknown_types(tmp_path: Path) -> None:
     ])  # fmt: skip
     trace = load_trace(path)
     assert [s.text for s in trace.sources if s.namespace == "transcript"] == ["One.", "Two."]
-    assert [(n.rule, n.message.startswith(f"{path}:3:")) for n in trace.notices] == [("malformed-line", True)]
+    assert [(n.rule, n.message.startswith(f"{path}:3:")) for n in trace.notices] == [
+        ("malformed-line", True), ("records-set-aside", False)]  # fmt: skip
     assert trace.extra["unknown_types"] == {"telepathy": 1, "event_msg mind_meld": 1}
+    assert trace.notices[1].message == "rollout.jsonl: 2 of 6 lines are not in the chain: 2 unknown type (telepathy, " \
+        "event_msg mind_meld)"
 
 
 def test_zstd_rollout_loads(tmp_path: Path) -> None:
