@@ -227,7 +227,8 @@ class _Sample:
                 records.count(COMPACTION)  # the summary message of a compaction event
             else:
                 place_at = None if place is None else f"{place}/messages/{positions[index]}"
-                records.count(self._message(index, message, place_at), f"message {message.get('role')}")
+                fate = self._message(index, message, place_at)
+                records.count(fate, f"message {message.get('role')}" if fate is UNKNOWN else None)
         for event, summarizer_output in placed.get(len(messages), ()):
             self._compaction(event, summarizer_output, messages, len(messages), used)
         extra: dict[str, Any] = {"sample": self.session, "messages": len(messages),
@@ -254,10 +255,14 @@ class _Sample:
         seen = -1
         placed: dict[int, list[_Placed]] = {}
         summarizer_output: str | None = None
+        # What each event is to the trace: a compaction; a model call, or a tool event naming its message, read for
+        # the message ids that place the compactions; a tool event naming none only echoes its tool message; any
+        # other (the sample's state, spans, scores) is bookkeeping, not read. Counted once, after the walk.
+        read = {"model": 0, "tool": 0, "echo": 0, "compaction": 0}
         for event in events:
             kind = event.get("event")
-            records.count(_event_fate(kind, event))
             if kind == "model":
+                read["model"] += 1
                 refs = [m.get("id") for m in self._model_input(event) if isinstance(m, dict)]
                 output = _output_message(event)
                 refs.append(output.get("id"))
@@ -267,11 +272,20 @@ class _Sample:
                     summarizer_output = None
                 else:  # a call on none of the sample's messages' ids: a summariser's
                     summarizer_output = self._text(output.get("content"))
-            elif kind == "tool" and isinstance(event.get("message_id"), str):
-                seen = max(seen, position.get(event["message_id"], seen))
+            elif kind == "tool":
+                if isinstance(event.get("message_id"), str):
+                    read["tool"] += 1
+                    seen = max(seen, position.get(event["message_id"], seen))
+                else:
+                    read["echo"] += 1
             elif kind == "compaction":
+                read["compaction"] += 1
                 placed.setdefault(seen + 1, []).append((event, summarizer_output))
                 summarizer_output = None
+        records.read_as(METADATA, read["model"] + read["tool"])
+        records.read_as(COMPACTION, read["compaction"])
+        records.aside(DUPLICATE, read["echo"])
+        records.aside(UNREAD, len(events) - sum(read.values()))
         if not position and placed:  # no ids to place by: pair summaries in order, the rest at the end
             return self._placed_by_summaries(messages, [e for p in sorted(placed) for e in placed[p]])
         return placed
@@ -397,19 +411,6 @@ class _Sample:
                 resolved.setdefault("text", resolved["reasoning"])
             return resolved
         return value
-
-
-def _event_fate(kind: Any, event: dict[str, Any]) -> Fate:
-    """What an event is to the trace: a compaction; a model call or tool event read for the message ids that
-    place the compactions (a tool event naming none only echoes its tool message); else the sample's own
-    bookkeeping (its state, spans, scores), not read."""
-    if kind == "compaction":
-        return COMPACTION
-    if kind == "model":
-        return METADATA
-    if kind == "tool":
-        return METADATA if isinstance(event.get("message_id"), str) else DUPLICATE
-    return UNREAD
 
 
 def _is_summary(message: dict[str, Any]) -> bool:

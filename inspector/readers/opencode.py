@@ -305,8 +305,8 @@ class _Reader:
         records.count(METADATA)  # the message's row: its time and agent; the words are its parts
         for index, part in enumerate(parts):
             kind = type_of(part)
-            records.count(self._user_part(position, message_id, timestamp, index, kind, part),
-                          f"user part {kind}")  # fmt: skip
+            fate = self._user_part(position, message_id, timestamp, index, kind, part)
+            records.count(fate, f"user part {kind}" if fate is UNKNOWN else None)
 
     def _user_part(self, position: int, message_id: str, timestamp: str | None, index: int, kind: str | None,
                    part: dict[str, Any]) -> Fate:  # fmt: skip
@@ -377,7 +377,7 @@ class _Reader:
             else:
                 self.transcript.unknown_types[f"assistant part {kind}"] += 1
                 fate = UNKNOWN
-            records.count(fate, f"assistant part {kind}")
+            records.count(fate, f"assistant part {kind}" if fate is UNKNOWN else None)
         error = info.get("error")
         if isinstance(error, dict) and not texts:
             self.transcript.event("error", _error_text(error), timestamp)
