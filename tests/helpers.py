@@ -132,16 +132,23 @@ class MarkupCollector(HTMLParser):
 
 
 def read_raises_only_its_error(read, records: list, tail: bytes, name: str) -> None:  # type: ignore[no-untyped-def]
-    """Call a reader directly (not load_trace, whose safety net would hide a reader bug) on JSON lines."""
+    """Call a reader directly (not load_trace, whose safety net would hide a reader bug) on JSON lines. What it
+    reads, it accounts for: every record it met has a fate (no record dropped, whatever the lines hold)."""
     import json
     from tempfile import TemporaryDirectory
 
     from inspector.errors import TraceReadError
+    from inspector.readers.conservation import RECORDS, UNACCOUNTED
 
     with TemporaryDirectory() as folder:
         path = Path(folder) / name
         path.write_bytes("\n".join(json.dumps(r) for r in records).encode() + tail)
         try:
-            read(path)
+            trace = read(path)
         except TraceReadError:
-            pass
+            return
+        counts = trace.extra.get(RECORDS)
+        if isinstance(counts, dict):  # a reader that counts its records (Claude Code's still keeps a number there)
+            assert UNACCOUNTED.name not in counts["set_aside"], counts
+            if path.suffix == ".jsonl" and counts["unit"] == "lines":
+                assert counts["total"] == sum(1 for line in path.read_bytes().splitlines() if line.strip()), counts

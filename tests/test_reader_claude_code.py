@@ -347,7 +347,8 @@ def test_unknown_types_and_fields_are_counted_not_fatal(tmp_path: Path) -> None:
     assert trace.extra["unknown_types"]["hologram"] == 2
     assert trace.extra["unknown_fields"] == {"brandNewField": 1}
     assert trace.source("u1").extra["fields"] == {"brandNewField": {"x": 1}}
-    assert [n.rule for n in trace.notices] == ["malformed-line"]
+    assert [n.rule for n in trace.notices] == ["malformed-line", "records-set-aside"]
+    assert trace.notices[1].message.endswith("2 of 5 lines are not in the chain: 2 unknown type")
 
 
 @pytest.mark.parametrize("session", [STORY, VSLA], ids=["story", "vsla"])

@@ -466,7 +466,7 @@ def test_every_line_of_a_damaged_session_is_accounted_for(tmp_path: Path) -> Non
     assert fates(trace) == {"blank_line": 1, "file_history_snapshot": 1, "malformed_line": 2, "metadata": 1,
                             "torn_line": 1, "turn": 2, "unknown_type": 1}  # fmt: skip
     [said] = notices(trace, "tool-result-missing")
-    assert said == "1 tool call with no result in the log (the log ends before its result: Bash t1)"
+    assert said == "1 tool call has no result in the log: t1 (Bash): the log ends before its result"
 
 
 def test_a_call_cut_off_by_a_compaction_says_so(tmp_path: Path) -> None:
@@ -479,5 +479,5 @@ def test_a_call_cut_off_by_a_compaction_says_so(tmp_path: Path) -> None:
         assistant("a2", "s1", [text("I'll investigate GetSummariseOptions.")]),
     ])  # fmt: skip
     [said] = notices(load_trace(path), "tool-result-missing")
-    assert said.endswith("(a compaction came before its result: Grep t1)")
+    assert said.endswith("1 tool call has no result in the log: t1 (Grep): a compaction came before its result")
 

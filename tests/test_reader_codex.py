@@ -148,6 +148,75 @@ def test_exit_codes_in_plain_text_output(tmp_path: Path) -> None:
     assert deploy.kind == "command" and deploy.text == "make deploy (failed)"  # a failed deploy is not done
 
 
+# --- how a command's failure is read, field by field ---------------------------------------------------
+
+
+def story_lines(keep: Any = lambda record: True) -> list[dict[str, Any]]:
+    return [r for r in map(json.loads, STORY.read_text().splitlines()) if keep(r)]
+
+
+def test_the_exit_code_in_a_json_output_alone_says_a_command_failed(tmp_path: Path) -> None:
+    """A rollout whose exec_command_end events are not in it (older Codex wrote none): the output's own
+    metadata.exit_code is then all that says the test run failed, and the commits succeeded."""
+    no_events = story_lines(lambda r: r["payload"].get("type") != "exec_command_end")
+    trace = load_trace(write(tmp_path / "rollout.jsonl", no_events))  # type: ignore[arg-type]
+    kinds = {s.key: s.kind for s in trace.sources if s.key.endswith(":output")}
+    assert kinds == {"call_1:output": "tool_result", "call_2:output": "tool_error", "call_3:output": "tool_result",
+                     "call_4:output": "tool_result"}  # fmt: skip
+    assert trace.source("call_1:output").text.startswith("def total(items):")  # the JSON's `output`, not the JSON
+
+
+def test_the_exit_code_event_alone_says_a_command_failed(tmp_path: Path) -> None:
+    """The other way round: the outputs' metadata gone, exec_command_end's exit_code decides."""
+    def plain(record: dict[str, Any]) -> dict[str, Any]:
+        payload = record["payload"]
+        if payload.get("type") == "function_call_output":
+            payload["output"] = json.loads(payload["output"])["output"]
+        return record
+
+    trace = load_trace(write(tmp_path / "rollout.jsonl", [plain(r) for r in story_lines()]))
+    assert trace.source("call_2:output").kind == "tool_error" and trace.source("call_1:output").kind == "tool_result"
+
+
+@pytest.mark.parametrize(("output", "failed"), [
+    ("Exit code: 2\nWall time: 0.4 seconds\nOutput:\nboom", True),
+    ("Exit code: -1\nOutput:\nkilled", True),  # a negative code (a signal, a timeout) is no success
+    ("Exit code: 0\nOutput:\nok", False),
+    ("Process exited with code 1\nOutput:\nboom", True),  # the unified exec tool's wording
+    ("Process exited with code 0\nOutput:\nok", False),
+    ("The exit code: 1 is quoted here, not reported", False),  # only an output that opens with it
+    (json.dumps({"output": "boom", "metadata": {"exit_code": -9}}), True),
+    (json.dumps({"output": "ok", "metadata": {"exit_code": 0}}), False),
+    (json.dumps({"output": "refused", "success": False}), True),
+    (json.dumps({"output": "no metadata"}), False),
+], ids=["exit-2", "exit-minus-1", "exit-0", "process-1", "process-0", "quoted", "json-minus-9", "json-0",
+        "json-success-false", "json-no-metadata"])  # fmt: skip
+def test_each_way_an_output_reports_its_exit_code(tmp_path: Path, output: str, failed: bool) -> None:
+    path = write(tmp_path / "rollout.jsonl", [
+        meta(), message("user", "Run it."),
+        line("response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
+                               "arguments": json.dumps({"command": ["make"]})}),
+        line("response_item", {"type": "function_call_output", "call_id": "c1", "output": output}),
+    ])  # fmt: skip
+    result = load_trace(path).source("c1:output")
+    assert result is not None and result.kind == ("tool_error" if failed else "tool_result")
+    if output.startswith("{"):  # the JSON's own `output` is the text
+        assert result.text.endswith(json.loads(output)["output"])
+
+
+def test_the_older_compaction_summary_item_is_opaque_too(tmp_path: Path) -> None:
+    """Codex named the encrypted item `compaction_summary` before `compaction`: either hides the summary."""
+    def renamed(record: dict[str, Any]) -> dict[str, Any]:
+        for item in record["payload"].get("replacement_history") or ():
+            if item.get("type") == "compaction":
+                item["type"] = "compaction_summary"
+        return record
+
+    trace = load_trace(write(tmp_path / "rollout.jsonl", [renamed(r) for r in story_lines()]))
+    assert [g.text is None for g in trace.generations] == [False, False, False, True]
+    assert [(n.rule, n.generation) for n in trace.notices] == [("summary-unavailable", 3)]
+
+
 # --- typed and exact decoding -----------------------------------------------------------------------
 
 
@@ -237,7 +306,11 @@ def test_unknown_and_odd_lines_are_counted_alike_on_both_paths(tmp_path: Path) -
         "telepathy": 1, "event_msg mind_meld": 1, "response_item hologram": 1, "response_item None": 1,
         "turn_context (no payload)": 1, "event_msg (no payload)": 1, "(no type)": 1, "world_state (no payload)": 1,
     }  # fmt: skip
-    assert [n.rule for n in typed.notices] == ["malformed-line", "malformed-line", "summary-unavailable"]
+    assert [n.rule for n in typed.notices] == ["malformed-line", "malformed-line", "summary-unavailable",
+                                               "records-set-aside"]  # fmt: skip
+    assert typed.notices[-1].message == (
+        "rollout.jsonl: 8 of 18 lines are not in the chain: 8 unknown type (telepathy, event_msg mind_meld, "
+        "response_item hologram, …)")  # fmt: skip
 
 
 # --- bad input ---------------------------------------------------------------------------------------
@@ -250,8 +323,11 @@ def test_malformed_line_and_unknown_types(tmp_path: Path) -> None:
     ])  # fmt: skip
     trace = load_trace(path)
     assert [s.text for s in trace.sources if s.namespace == "transcript"] == ["One.", "Two."]
-    assert [(n.rule, n.message.startswith(f"{path}:3:")) for n in trace.notices] == [("malformed-line", True)]
+    assert [(n.rule, n.message.startswith(f"{path}:3:")) for n in trace.notices] == [
+        ("malformed-line", True), ("records-set-aside", False)]  # fmt: skip
     assert trace.extra["unknown_types"] == {"telepathy": 1, "event_msg mind_meld": 1}
+    assert trace.notices[1].message == "rollout.jsonl: 2 of 6 lines are not in the chain: 2 unknown type (telepathy, " \
+        "event_msg mind_meld)"
 
 
 def test_zstd_rollout_loads(tmp_path: Path) -> None:

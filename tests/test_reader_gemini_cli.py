@@ -128,6 +128,58 @@ def test_ui_messages_and_slash_commands_are_not_user_statements(tmp_path: Path) 
     assert trace.extra["ui_messages"] == 1
 
 
+# --- what each field of a record says, on the fixture's own records ----------------------------------------
+
+
+def typed(text: str, message_id: str = "u-typed") -> dict[str, Any]:
+    """A user message as the CLI writes one (the fixture's "First…" line, with other words)."""
+    first = records()[2]
+    return {**first, "id": message_id, "content": [{"text": text}]}
+
+
+def test_a_compression_after_compress_is_manual_and_the_next_one_auto(tmp_path: Path) -> None:
+    """The fixture's first compression (line 25), with the user's /compress just before it: S1 was asked for,
+    S2 (line 40, no /compress since) was the CLI's own. The last thing the user typed decides, not the first."""
+    lines = records()
+    path = write(tmp_path / "session.jsonl", [*lines[:24], typed("/compress"), *lines[24:]])
+    trace = load_trace(path)
+    assert [g.trigger for g in trace.generations[1:]] == ["manual", "auto"]
+    assert [(s.authority, s.text) for s in trace.sources if s.text == "/compress"] == [("harness", "/compress")]
+
+
+def test_a_compress_the_cli_did_not_act_on_leaves_the_next_compression_auto(tmp_path: Path) -> None:
+    """/compress typed before "Third…" (too little to compress: no history rewrite follows it), then the user
+    went on; the compression at line 25 came from the token limit, after the user's later words."""
+    lines = records()
+    path = write(tmp_path / "session.jsonl", [*lines[:18], typed("/compress"), *lines[18:]])
+    assert [g.trigger for g in load_trace(path).generations[1:]] == ["auto", "auto"]
+
+
+def test_a_cancelled_call_is_a_failure_and_a_successful_one_is_not(tmp_path: Path) -> None:
+    lines = records()
+    call = lines[22]["toolCalls"][0]
+    assert call["status"] == "success"
+    assert load_trace(SESSION).source(f"{call['id']}:result").kind == "tool_result"  # type: ignore[union-attr]
+    for status in ("cancelled", "error"):
+        changed = [*lines[:22], {**lines[22], "toolCalls": [{**call, "status": status}]}, *lines[23:]]
+        result = load_trace(write(tmp_path / f"{status}.jsonl", changed)).source(f"{call['id']}:result")
+        assert result is not None and result.kind == "tool_error", status
+
+
+def test_what_the_user_typed_is_read_rather_than_what_the_cli_expanded(tmp_path: Path) -> None:
+    """An @file reference: `content` holds the file the CLI read in, `displayContent` the words typed."""
+    lines = records()
+    third = lines[18]
+    expanded = {**third, "content": [{"text": "Third: add a --verbose flag to @cli.py."},
+                                     {"text": "--- cli.py ---\nimport click\n"}],
+                "displayContent": [{"text": "Third: add a --verbose flag to @cli.py."}]}  # fmt: skip
+    trace = load_trace(write(tmp_path / "session.jsonl", [*lines[:18], expanded, *lines[19:]]))
+    assert [s.text for s in trace.sources if s.key == third["id"]] == ["Third: add a --verbose flag to @cli.py."]
+    blank = {**expanded, "displayContent": [{"text": "  "}]}  # nothing shown: the content is what was said
+    trace = load_trace(write(tmp_path / "blank.jsonl", [*lines[:18], blank, *lines[19:]]))
+    assert trace.source(third["id"]).text.endswith("import click\n")  # type: ignore[union-attr]
+
+
 # --- bad input ------------------------------------------------------------------------------------------
 
 

@@ -163,6 +163,64 @@ def test_failed_tool_and_nonzero_exit_are_failures(tmp_path: Path) -> None:
     assert trace.source(f"{tools[1]['callID']}:output").kind == "tool_error"
 
 
+# --- what each field of a record says, on the export's own records -------------------------------------------
+
+
+def compaction_parts(document: dict[str, Any]) -> list[dict[str, Any]]:
+    return [p for m in document["messages"] for p in m["parts"] if p["type"] == "compaction"]
+
+
+def test_the_trigger_is_the_compaction_parts_auto_field(tmp_path: Path) -> None:
+    """`auto: false` is a /compact the user ran (manual); a part that does not say is no trigger at all."""
+    document = export()
+    first, second = compaction_parts(document)
+    assert (first["auto"], second["auto"]) == (True, True)
+    first["auto"] = False
+    del second["auto"]
+    trace = load_trace(write_export(tmp_path / "export.json", document))
+    assert [g.trigger for g in trace.generations[1:]] == ["manual", None]
+    second["auto"] = "yes"  # not a boolean: not read as one
+    assert load_trace(write_export(tmp_path / "export.json", document)).generations[2].trigger is None
+
+
+def test_a_summary_without_its_request_takes_no_trigger_from_the_one_before(tmp_path: Path) -> None:
+    document = export()
+    document["messages"] = [m for m in document["messages"]
+                            if not any(p is compaction_parts(document)[1] for p in m["parts"])]  # fmt: skip
+    trace = load_trace(write_export(tmp_path / "export.json", document))
+    assert [g.trigger for g in trace.generations[1:]] == ["auto", None]
+
+
+def test_any_nonzero_exit_is_a_failure(tmp_path: Path) -> None:
+    document = export()
+    tools = [p for m in document["messages"] for p in m["parts"] if p["type"] == "tool"]
+    assert [t["state"]["metadata"]["exit"] for t in tools] == [0] * len(tools)
+    for code, kind in ((1, "tool_error"), (-1, "tool_error"), (0, "tool_result")):
+        tools[0]["state"]["metadata"]["exit"] = code
+        trace = load_trace(write_export(tmp_path / "export.json", document))
+        assert trace.source(f"{tools[0]['callID']}:output").kind == kind, code  # type: ignore[union-attr]
+
+
+def test_the_prompt_size_counts_cached_input_read_and_written(tmp_path: Path) -> None:
+    """The 19500-token prompt before each compaction, as a provider with prompt caching splits it."""
+    document = export()
+    overflowing = [m["info"] for m in document["messages"] if m["info"].get("tokens", {}).get("input") == 19500]
+    assert len(overflowing) == 2
+    for info in overflowing:
+        info["tokens"]["input"], info["tokens"]["cache"] = 500, {"read": 18000, "write": 1000}
+    trace = load_trace(write_export(tmp_path / "export.json", document))
+    assert [g.tokens_before for g in trace.generations[1:]] == [19500, 19500]
+
+
+def test_a_text_part_opencode_marks_ignored_is_no_turn(tmp_path: Path) -> None:
+    document = export()
+    fourth = next(p for m in document["messages"] for p in m["parts"] if "Fourth:" in (p.get("text") or ""))
+    fourth["ignored"] = True
+    trace = load_trace(write_export(tmp_path / "export.json", document))
+    assert not [s for s in trace.sources if "Fourth:" in s.text]
+    assert trace.extra["records"]["set_aside"]["marked ignored"] == 1
+
+
 # --- bad input ------------------------------------------------------------------------------------------
 
 

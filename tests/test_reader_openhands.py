@@ -60,8 +60,11 @@ def test_garbled_and_truncated_events_are_notices_not_tracebacks(tmp_path: Path)
     events[3].write_bytes(events[3].read_bytes()[:40])
     events[5].write_text("[1, 2]")
     trace = load_trace(copy)
-    assert [n.rule for n in trace.notices] == ["malformed-line", "malformed-line"]
+    # Event 3 was a call's observation: the call is left without its result, and says so.
+    assert [n.rule for n in trace.notices] == ["malformed-line", "malformed-line", "tool-result-missing"]
     assert str(events[3]) + ":1:" in trace.notices[0].message
+    assert trace.notices[2].message.startswith("1 tool call has no result in the log: ")
+    assert trace.extra["records"]["set_aside"] == {"malformed": 2, "system prompt": 1}
     assert len(trace.generations) == 3
 
 

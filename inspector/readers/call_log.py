@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from inspector.model import Trace
+from inspector.readers.conservation import COMPACTION, DUPLICATE, EMPTY, EVENT, TURN, UNKNOWN, Fate
 from inspector.readers.field_decoder import FieldDecoder, Shape
 from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.resent_history import ResentHistory
+from inspector.readers.timeline import Compaction, Turn
 from inspector.readers.transcript import NATIVE_TAG, Transcript
 from inspector.readers.values import as_str, session_stem
 
@@ -57,28 +59,47 @@ class CallLog:
         self._request_of, self._response_of = request_of, response_of
 
     def each_call(self) -> Iterator[tuple[int, dict[str, Any] | None, dict[str, Any] | None]]:
-        """(line, request, response) of every call; a line holding neither is counted as an unknown type."""
+        """(line, request, response) of every call; a line holding neither is counted as an unknown type.
+
+        Each line is one record: a compaction if reading it made one, turns if it added any, else a duplicate
+        (a request that only re-sends what was read before)."""
+        records, timeline = self.transcript.records, self.transcript.timeline
         for line, record in self.lines:
             request = self._request_of(record.get("request"))
             response = self._response_of(record) or self._response_of(record.get("response"))
             if request is None and response is None:
                 self.transcript.unknown_types["(no request or response)"] += 1
+                records.count(UNKNOWN, "(no request or response)")
                 continue
             self.calls += 1
             if request is not None:
                 self.model = as_str(request.get("model")) or self.model
             self.transcript.place = self.lines.offset  # the call's turns are made as it is walked
+            before = len(timeline)
             yield line, request, response
+            records.count(_fate(timeline[before:], response))
+        records.lines(self.lines)
 
     def finish(self, **extra: Any) -> Trace:
         """The trace, with the log's counts and any reader-specific ones in `extra`."""
         self.transcript.notices[:0] = self.lines.notices
-        counts: dict[str, Any] = {"lines": self.lines.lines, "records": self.lines.records,
-                                  "malformed_lines": self.lines.malformed, "calls": self.calls,
-                                  "history_rewrites": self.history.rewrites, **extra}  # fmt: skip
+        counts: dict[str, Any] = {"lines": self.lines.lines, "malformed_lines": self.lines.malformed,
+                                  "calls": self.calls, "history_rewrites": self.history.rewrites, **extra}  # fmt: skip
         if self.model:
             counts["model"] = self.model
         return self.transcript.build(session_stem(self.path), None, counts, self.lines.stamps)
+
+
+def _fate(made: list[Any], response: dict[str, Any] | None) -> Fate:
+    """What one call line became: a compaction, turns, an event; or nothing new (a request re-sending only what
+    was read, or a response with nothing to read in it)."""
+    if any(isinstance(item, Compaction) for item in made):
+        return COMPACTION
+    if any(isinstance(item, Turn) for item in made):
+        return TURN
+    if made:
+        return EVENT
+    return EMPTY if response is not None else DUPLICATE
 
 
 __all__ = ["CallLog", "Recogniser", "call_fields", "sniff_calls"]

@@ -48,8 +48,6 @@ _KNOWN_TYPES = _DAG_TYPES | {
 _TITLE_FIELDS = {"custom-title": "customTitle", "ai-title": "aiTitle", "summary": "summary"}
 _SYSTEM_TEXT = ("<local-command-stdout>", "<local-command-stderr>", "<system-reminder>", "Caveat: ")
 _BOUNDARIES = ("compact_boundary", "microcompact_boundary")
-_CALLS_NAMED = 5
-"""How many calls without a result a notice names (enough to find them in the log); the rest it counts."""
 
 _IDLE = {"attachment": fate.ATTACHMENT, "system": fate.SYSTEM, "progress": fate.PROGRESS, "user": fate.NO_CONTENT,
          "assistant": fate.NO_CONTENT}  # fmt: skip
@@ -245,6 +243,8 @@ class _Reader:
             else:
                 self.counts["unpaired_summaries"] += 1
                 self.point_fates[line] = fate.UNPAIRED_SUMMARY
+            if not isinstance(record.uuid, str):  # no node of the DAG, so no later pass gives it its fate
+                self.fates[self.point_fates[line]] += 1
         return found, anchors, micro
 
     # -- turns ------------------------------------------------------------------------------------
@@ -284,9 +284,9 @@ class _Reader:
             trace_id = f"{trace_id}/agent-{self.agent_id}"
         lines = self.lines
         by_fate = {**self.fates, fate.MALFORMED: lines.malformed, fate.TORN: lines.torn, fate.BLANK: lines.blank}
+        fate.tally(self.transcript.records, lines, self.fates)
         extra: dict[str, Any] = {
             "lines": lines.lines,
-            "records": lines.records,
             "malformed_lines": lines.malformed,
             "sidechain_records": self.counts["sidechain_records"],
             "abandoned_records": self.fates[fate.SUPERSEDED] + self.fates[fate.UNREACHED],
@@ -339,19 +339,10 @@ class _Reader:
             self.transcript.notice("records-repeated", Severity.INFO,
                                    f"{counted(copies, 'record')} written again under a uuid the log already holds "
                                    "(Claude Code re-appends history on a resume or a second /compact): each read once")
-        unanswered: dict[str, list[str]] = {}
-        for call, following in self.transcript.unanswered_calls():
-            why = ("the log ends before its result" if following is None else
-                   "a compaction came before its result" if isinstance(following, Compaction) else
-                   "the conversation went on without its result")  # fmt: skip
-            unanswered.setdefault(why, []).append(f"{call.tool or 'tool'} {call.call_id}")
-        if unanswered:
-            total = sum(len(calls) for calls in unanswered.values())
-            said = "; ".join(f"{why}: {', '.join(calls[:_CALLS_NAMED])}"
-                             + (f" and {len(calls) - _CALLS_NAMED} more" if len(calls) > _CALLS_NAMED else "")
-                             for why, calls in unanswered.items())  # fmt: skip
-            self.transcript.notice("tool-result-missing", Severity.INFO,
-                                   f"{counted(total, 'tool call')} with no result in the log ({said})")
+        for call, following in self.transcript.unanswered_calls():  # the shared tool-result-missing notice says
+            self.transcript.no_result(call.call_id or "", "the log ends before its result" if following is None else
+                                      "a compaction came before its result" if isinstance(following, Compaction) else
+                                      "the conversation went on without its result")  # fmt: skip
 
     def _map(self, node: Node) -> str | None:
         """Add a chain record's turns; what it became (None: nothing)."""

@@ -7,6 +7,12 @@ counts add up to the lines of the file.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from inspector.readers import conservation
+from inspector.readers.conservation import Reason, RecordTally
+
 # In the trace.
 TURN = "turn"
 """A user or assistant record that gave a turn, a tool call or a tool result (or more text to a turn)."""
@@ -60,7 +66,30 @@ TORN = "torn_line"
 BLANK = "blank_line"
 
 
+_SET_ASIDE: dict[str, Reason] = {
+    SIDECHAIN: Reason("sidechain", told=False),  # its own log reads on its own
+    SUPERSEDED: conservation.SUPERSEDED,  # the branch-set-aside notice names these
+    UNREACHED: Reason("unreached", told=False),  # and these
+    DUPLICATE: conservation.DUPLICATE,
+    UNPAIRED_SUMMARY: Reason("unpaired summary", told=False),
+    NO_UUID: Reason("no uuid", told=True),
+    UNKNOWN_TYPE: conservation.UNKNOWN,
+}
+"""The fates of records not in the trace, as the shared tally's reasons; every other fate is read."""
+
+
+def tally(records: RecordTally, lines: Any, fates: Mapping[str, int]) -> None:
+    """This reader's fates in the shape every reader reports (`inspector.readers.conservation`): the lines'
+    total, malformed and torn from `JsonLines`, and each fate read or set aside (blank lines are no record)."""
+    records.lines(lines)
+    for name, count in fates.items():
+        if name in _SET_ASIDE:
+            records.aside(_SET_ASIDE[name], count)
+        elif name not in (BLANK, MALFORMED, TORN):
+            records.read_as(name.replace("_", " "), count)
+
+
 __all__ = ["ATTACHMENT", "BLANK", "COMPACTION", "DUPLICATE", "MALFORMED", "MENTION", "METADATA", "NO_CONTENT",
            "NO_UUID", "PROGRESS", "QUEUED_TURN", "QUEUE_BOOKKEEPING", "QUEUE_DELIVERED_AS_RECORD",
            "QUEUE_NOT_DELIVERED", "SIDECHAIN", "SNAPSHOT", "SUMMARY", "SUPERSEDED", "SYSTEM", "TORN", "TURN",
-           "UNKNOWN_TYPE", "UNPAIRED_SUMMARY", "UNREACHED"]  # fmt: skip
+           "UNKNOWN_TYPE", "UNPAIRED_SUMMARY", "UNREACHED", "tally"]  # fmt: skip

@@ -19,7 +19,9 @@ import orjson
 from inspector.model import Trace
 from inspector.readers.boilerplate import CODEX_SUMMARY_OPENING
 from inspector.readers.codex_records import (
+    ECHO_EVENTS,
     LINE_TYPES,
+    REASONING_EVENTS,
     AgentMessage,
     Call,
     CommandEnd,
@@ -38,6 +40,21 @@ from inspector.readers.codex_records import (
     decode_fast,
     from_dict,
     kind,
+)
+from inspector.readers.conservation import (
+    COMPACTION,
+    DUPLICATE,
+    EMPTY,
+    INSTRUCTIONS,
+    METADATA,
+    OUTCOME,
+    REASONING,
+    TOOL_CALL,
+    TOOL_RESULT,
+    TURN,
+    UNKNOWN,
+    UNREAD,
+    Fate,
 )
 from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.timeline import Compaction, TokenWatch
@@ -76,24 +93,33 @@ class _Reader:
         self.instructions = 0
 
     def build(self) -> Trace:
+        records = self.transcript.records
         for line, decoded in self.lines:
             record = from_dict(decoded) if type(decoded) is dict else decoded
             shape = type(record)
+            fate: Fate
             if shape is ItemLine:
                 self.transcript.place = self.lines.offset  # the turns an item makes are found at its line
-                self._item(line, record.payload, as_str(record.timestamp))
+                fate = self._item(line, record.payload, as_str(record.timestamp))
             elif shape is EventLine:
-                self._event(record.payload, as_str(record.timestamp))
+                fate = self._event(record.payload, as_str(record.timestamp))
             elif shape is CompactedLine:
                 self._compacted(line, record.payload, as_str(record.timestamp))
+                fate = COMPACTION
             elif shape is SessionMetaLine:
                 self._meta(record.payload)
+                fate = METADATA
             elif shape is Unknown:
                 self.transcript.unknown_types[record.label] += 1
+                records.count(UNKNOWN, record.label)
+                continue
+            else:  # a turn context, a world state: bookkeeping no analysis reads
+                fate = UNREAD
+            records.count(fate)
+        records.lines(self.lines)
         self.transcript.notices[:0] = self.lines.notices
         extra: dict[str, Any] = {
             "lines": self.lines.lines,
-            "records": self.lines.records,
             "malformed_lines": self.lines.malformed,
             "session_meta": len(self.session_ids),
             "instruction_messages": self.instructions,
@@ -115,46 +141,68 @@ class _Reader:
 
     # -- response items: the turns --------------------------------------------------------------
 
-    def _item(self, line: int, item: Any, timestamp: str | None) -> None:
+    def _item(self, line: int, item: Any, timestamp: str | None) -> Fate:
         """A message, a call or an output; other items (reasoning, snapshots) are no turn."""
         if isinstance(item, Message):
-            self._message(_key(item, line), item, timestamp)
-        elif isinstance(item, AgentMessage):
+            return self._message(_key(item, line), item, timestamp)
+        if isinstance(item, AgentMessage):
             text = blocks_text(item.content)
-            if text:
-                self.transcript.turn(_key(item, line), "user", "agent", text, timestamp, author=item.author)
-        elif isinstance(item, Call):
+            if not text:
+                return EMPTY
+            self.transcript.turn(_key(item, line), "user", "agent", text, timestamp, author=item.author)
+            return TURN
+        if isinstance(item, Call):
             call_id = _call_id(item, _key(item, line))
             name = item.name if isinstance(item.name, str) else kind(item)
             self.transcript.tool_call(call_id, name, tool_arguments(msgspec.structs.asdict(item)), timestamp)
-        elif isinstance(item, Output):
+            if kind(item) == "web_search_call":
+                self.transcript.no_result(call_id, "a web search writes no output item (its results are in a "
+                                          "web_search_end event, which names no call this reader can pair it with)")
+            return TOOL_CALL
+        if isinstance(item, Output):
             call_id = _call_id(item, None)
             text, failed = _output(item.tools if item.output is msgspec.UNSET else item.output)
             self.transcript.tool_result(call_id, f"{call_id}:output" if call_id else _key(item, line), text,
                                         is_error=failed, timestamp=timestamp)  # fmt: skip
+            return TOOL_RESULT
+        tag = kind(item)
+        if tag == "reasoning":
+            return REASONING
+        # The opaque compaction item is the compaction its `compacted` line makes a generation.
+        return DUPLICATE if tag in ("compaction", "compaction_summary") else UNREAD
 
-    def _message(self, key: str, message: Message, timestamp: str | None) -> None:
+    def _message(self, key: str, message: Message, timestamp: str | None) -> Fate:
         role = message.role
         text = blocks_text(message.content)
         if not text:
-            return
+            return EMPTY
         if role == "assistant":
             self.transcript.turn(key, "assistant", "assistant", text, timestamp)
         elif role == "user":
             if text.startswith(CODEX_SUMMARY_OPENING):
-                return  # the summary put back after a compaction is a generation, not evidence
+                return DUPLICATE  # the summary put back after a compaction is a generation, not evidence
             injected = text.lstrip().startswith(_INJECTED)
             self.transcript.turn(key, "user", "harness" if injected else "user", text, timestamp)
         else:  # developer / system prompts: the harness's instructions, not the conversation
             self.instructions += 1
+            return INSTRUCTIONS
+        return TURN
 
     # -- events: outcomes, files touched, token counts --------------------------------------------
 
-    def _event(self, event: Any, timestamp: str | None) -> None:
+    def _event(self, event: Any, timestamp: str | None) -> Fate:
         """Outcomes, files read and edited, token counts, the title; the other known events echo turns."""
         if isinstance(event, TokenCount):
             self._tokens(event.info)
-        elif isinstance(event, CommandEnd):
+            return METADATA
+        if isinstance(event, ThreadName):
+            if isinstance(event.thread_name, str):
+                self.title = event.thread_name
+            return METADATA
+        if not isinstance(event, CommandEnd | PatchEnd | ToolCallEnd):
+            tag = kind(event)
+            return REASONING if tag in REASONING_EVENTS else DUPLICATE if tag in ECHO_EVENTS else UNREAD
+        if isinstance(event, CommandEnd):
             call_id = as_str(event.call_id)
             code = as_int(event.exit_code)
             if call_id and code is not None:
@@ -178,8 +226,7 @@ class _Reader:
             )
             if call_id and failed:
                 self.transcript.outcome(call_id, False)
-        elif isinstance(event, ThreadName) and isinstance(event.thread_name, str):
-            self.title = event.thread_name
+        return OUTCOME
 
     def _tokens(self, info: Any) -> None:
         usage = info.get("last_token_usage") if isinstance(info, dict) else None

@@ -132,6 +132,12 @@ QUIET_EVENTS = tuple(
     undo_completed stream_error plan_update background_event turn_diff""".split()
 )
 """Events the reader knows and reads nothing from: the turns they echo are read from the response items."""
+ECHO_EVENTS = frozenset({"user_message", "agent_message", "context_compacted", "exec_command_begin",
+                         "exec_command_output_delta", "patch_apply_begin", "mcp_tool_call_begin", "item_started",
+                         "item_completed", "web_search_begin", "view_image_tool_call",
+                         "image_generation_begin", "image_generation_end"})  # fmt: skip
+"""Quiet events that say again what a response item or a compacted line says."""
+REASONING_EVENTS = frozenset({"agent_reasoning", "agent_reasoning_raw_content", "agent_reasoning_section_break"})
 
 
 def _tagged(base: type, tags: tuple[str, ...]) -> list[type]:
@@ -220,6 +226,6 @@ def unknown_label(data: dict[str, Any]) -> str:
     return f"{line_type} {type_of(payload)}"
 
 
-__all__ = ["AgentMessage", "Call", "CommandEnd", "CompactedLine", "EventLine", "ItemLine", "LINE_TYPES", "Line",
-           "Message", "Output", "PatchEnd", "SessionMeta", "SessionMetaLine", "ThreadName", "TokenCount",
-           "ToolCallEnd", "Unknown", "decode_fast", "from_dict", "kind", "unknown_label"]  # fmt: skip
+__all__ = ["AgentMessage", "Call", "CommandEnd", "CompactedLine", "ECHO_EVENTS", "EventLine", "ItemLine", "LINE_TYPES",
+           "Line", "Message", "Output", "PatchEnd", "REASONING_EVENTS", "SessionMeta", "SessionMetaLine", "ThreadName",
+           "TokenCount", "ToolCallEnd", "Unknown", "decode_fast", "from_dict", "kind", "unknown_label"]  # fmt: skip

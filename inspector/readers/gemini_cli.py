@@ -26,6 +26,18 @@ from inspector.bounded_io import read_all, read_head
 from inspector.errors import TraceReadError
 from inspector.model import Severity, Trace
 from inspector.readers.boilerplate import GEMINI_ACKNOWLEDGEMENT
+from inspector.readers.conservation import (
+    COMPACTION,
+    DUPLICATE,
+    EMPTY,
+    EVENT,
+    METADATA,
+    SUPERSEDED,
+    TURN,
+    UNKNOWN,
+    Fate,
+    Reason,
+)
 from inspector.readers.field_decoder import FieldDecoder
 from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.timeline import Compaction, TokenWatch
@@ -40,6 +52,8 @@ _COMMAND_TEXT = ("/", "?")
 """What the CLI handles itself (slash commands, help) and never sends to the model as the user's words."""
 _UI_TYPES = frozenset({"info", "error", "warning"})
 """Messages shown in the terminal only; the CLI drops them when it rebuilds the model's history."""
+_TERMINAL_ONLY = Reason("terminal only", told=False)
+"""A message the CLI shows in the terminal and never sends to the model (info, error, warning)."""
 _FAILED = frozenset({"error", "cancelled"})
 _LEGACY_NOTICE = (
     "{path}: a Gemini CLI .json session (the builds before the JSONL log, 0.36 and older) does not record "
@@ -85,9 +99,11 @@ class _Reader:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.transcript = Transcript(path, NAME)
-        self.pending: dict[str, tuple[int | None, dict[str, Any]]] = {}
+        self.pending: dict[str, tuple[int | None, dict[str, Any], bool]] = {}
         """Messages since the last compaction, by id in first-written order; the latest write wins. With each,
-        where its own line starts (None for one re-listed inside a history rewrite: no line is its own)."""
+        where its own line starts (None for one re-listed inside a history rewrite: no line is its own), and
+        whether it is a record of its own (its line, or a message of the legacy document), counted when it leaves:
+        onto the transcript, replaced by a later write, or rewound."""
         self.lines: JsonLines | None = None
         self.written: dict[str, _Written] = {}
         self.fingerprints: set[Any] = set()
@@ -106,15 +122,19 @@ class _Reader:
 
     def build(self) -> Trace:
         lines: JsonLines | None = None
+        records = self.transcript.records
         if _is_document(self.path):
-            self._record(1, _document(self.path))
-            notices, extra = [], {"lines": 1, "records": 1, "malformed_lines": 0, "legacy_json": True}
+            self._legacy(_document(self.path))
+            notices, extra = [], {"lines": 1, "malformed_lines": 0, "legacy_json": True}
         else:
             lines = self.lines = JsonLines(self.path, _message_line)
             for line, record in lines:
-                self._record(line, record)
+                fate = self._record(line, record)
+                if fate is not None:
+                    records.count(fate, _shape(record) if fate is UNKNOWN else None)
+            records.lines(lines)
             notices = lines.notices
-            extra = {"lines": lines.lines, "records": lines.records, "malformed_lines": lines.malformed}
+            extra = {"lines": lines.lines, "malformed_lines": lines.malformed}
         self._flush()
         if lines is None and not self.summaries:
             self.transcript.notice("compactions-not-recorded", Severity.INFO, _LEGACY_NOTICE.format(path=self.path))
@@ -124,23 +144,43 @@ class _Reader:
         stamps = lines.stamps if lines is not None else None
         return self.transcript.build(self.session_id or session_stem(self.path), self.title, extra, stamps)
 
-    def _record(self, line: int, record: dict[str, Any]) -> None:
+    def _legacy(self, document: dict[str, Any]) -> None:
+        """The legacy document: its records are its messages (anything else in it is the session's metadata)."""
+        records = self.transcript.records
+        records.unit = "messages"
+        messages = document.get("messages")
+        if not (isinstance(document.get("sessionId"), str) and isinstance(document.get("projectHash"), str)):
+            records.unit = "documents"  # no session: the document is one record, of a type not known
+            records.met()
+            self.transcript.unknown_types[_shape(document)] += 1
+            records.count(UNKNOWN, _shape(document))
+            return
+        records.met(len(messages) if isinstance(messages, list) else 0)
+        self._metadata(document)
+        if isinstance(messages, list):
+            self._history(1, messages, counted=True)
+
+    def _record(self, line: int, record: dict[str, Any]) -> Fate | None:
+        """One line; what became of it, or None when that is known only later (a message waiting to be flushed)."""
         if isinstance(record.get("$rewindTo"), str):
             self._rewind(record["$rewindTo"], as_str(record.get("timestamp")))
-        elif isinstance(record.get("id"), str):
-            self._message(line, record, own_line=True)
-        elif isinstance(record.get("$set"), dict):
+            return EVENT
+        if isinstance(record.get("id"), str):
+            return self._message(line, record, own_line=True, counted=True)
+        if isinstance(record.get("$set"), dict):
             update = record["$set"]
             self._metadata(update)
-            if isinstance(update.get("messages"), list):
-                self._history(line, update["messages"])
-        elif isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str):
+            if not isinstance(update.get("messages"), list):
+                return METADATA
+            return self._history(line, update["messages"], counted=False)
+        if isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str):
             self.counts["resumes"] += self.session_id is not None
             self._metadata(record)
-            if isinstance(record.get("messages"), list):  # the legacy document, or a partial one
-                self._history(line, record["messages"])
-        else:
-            self.transcript.unknown_types[_shape(record)] += 1
+            if isinstance(record.get("messages"), list):  # a partial legacy document on a line of its own
+                self._history(line, record["messages"], counted=False)
+            return METADATA
+        self.transcript.unknown_types[_shape(record)] += 1
+        return UNKNOWN
 
     def _metadata(self, values: dict[str, Any]) -> None:
         if self.session_id is None and isinstance(values.get("sessionId"), str):
@@ -151,24 +191,33 @@ class _Reader:
             if name not in self.meta and isinstance(values.get(name), str):
                 self.meta[name] = values[name]
 
-    def _message(self, line: int, record: dict[str, Any], own_line: bool = False) -> None:
+    def _message(self, line: int, record: dict[str, Any], own_line: bool = False,
+                 counted: bool = False) -> Fate | None:  # fmt: skip
+        """A message record; its fate now, or None while it waits in `pending` (`counted`: a record of its own)."""
         message_id, kind = record["id"], as_str(record.get("type"))
         if kind == "gemini":
             self._tokens(record)
         if kind in _UI_TYPES:
             self.counts["ui_messages"] += 1
-            return
+            return _TERMINAL_ONLY
         if kind not in ("user", "gemini"):
             self.transcript.unknown_types[f"message {kind}"] += 1
-            return
+            if counted and self.lines is None:  # a legacy document's message: its label, as a line's is its shape
+                self.transcript.records.aside(UNKNOWN, label=f"message {kind}")
+                return None
+            return UNKNOWN
         self.fingerprints.add(_fingerprint(record))
         offset = self.lines.offset if own_line and self.lines is not None else None
         if message_id in self.written:  # rewritten after a compaction put it on the transcript
             self.transcript.place = offset
-            self._late_update(record)
+            gained = self._late_update(record)
             self.transcript.place = None
-            return
-        self.pending[message_id] = (offset, record)
+            return TURN if gained else DUPLICATE
+        replaced = self.pending.get(message_id)
+        if replaced is not None and replaced[2]:
+            self.transcript.records.count(SUPERSEDED)  # the earlier write of this message: the latest wins
+        self.pending[message_id] = (offset, record, counted)
+        return None
 
     def _rewind(self, message_id: str, timestamp: str | None) -> None:
         """Drop that message and every later one, as the CLI does when the user rewinds."""
@@ -176,6 +225,8 @@ class _Reader:
         ids = list(self.pending)
         cut = ids.index(message_id) if message_id in ids else (0 if message_id not in self.written else len(ids))
         for dropped in ids[cut:]:
+            if self.pending[dropped][2]:
+                self.transcript.records.count(SUPERSEDED)
             del self.pending[dropped]
         self.transcript.event("rewind", f"rewound to before message {message_id}; {len(ids) - cut} dropped",
                               timestamp)  # fmt: skip
@@ -187,34 +238,59 @@ class _Reader:
 
     # -- a whole history written at once: a resume, or a compression ----------------------------
 
-    def _history(self, line: int, messages: list[Any]) -> None:
+    def _history(self, line: int, messages: list[Any], *, counted: bool) -> Fate:
+        """A whole history written at once. Its line is one record (`counted` False): a compaction if it holds a
+        new summary, turns if it lists messages never read, else a duplicate of what was read. The legacy
+        document's messages are each a record (`counted`), given their fates here."""
         self.counts["history_rewrites"] += 1
+        tally = self.transcript.records
         records = [m for m in messages if isinstance(m, dict) and isinstance(m.get("id"), str)]
+        if counted:
+            tally.aside(UNKNOWN, len(messages) - len(records), "(message without an id)")
         summary_at = _summary_index(records)
         pair = records[summary_at : summary_at + 2] if summary_at is not None else []
         for known in pair:  # the summary and its acknowledgement are never turns
             self.fingerprints.add(_fingerprint(known))
-        if pair and pair[0]["id"] not in self.summaries:
+        read: set[int] = set()
+        compacted = bool(pair) and pair[0]["id"] not in self.summaries
+        if compacted:
             self.summaries.add(pair[0]["id"])
-            self._compaction(line, pair[0], records[:summary_at])
-        tail = [r for r in records if not any(r is known for known in pair)]
-        for record in tail:
-            message_id = record["id"]
-            if message_id in self.pending or message_id in self.written:
+            for record in records[:summary_at]:  # the bootstrap context, if this history is the first the file shows
+                if record["id"] not in self.pending and record["id"] not in self.written \
+                        and _fingerprint(record) not in self.fingerprints:  # fmt: skip
+                    self._listed_message(line, record, counted)
+                    read.add(id(record))
+            self._compaction(line, pair[0])
+        if counted and pair:  # the summary and the model's fixed acknowledgement
+            if compacted:
+                tally.read_as(COMPACTION, len(pair))
+            else:
+                tally.aside(DUPLICATE, len(pair))  # a summary read before, listed again
+        new = False
+        for record in records:
+            if id(record) in read or any(record is known for known in pair):
                 continue
-            print_ = _fingerprint(record)
-            if print_ in self.fingerprints:  # a kept message re-listed under a new id
+            message_id = record["id"]
+            known = message_id in self.pending or message_id in self.written
+            if not known and _fingerprint(record) in self.fingerprints:  # a kept message re-listed under a new id
                 self.counts["kept_messages"] += 1
                 self.written.setdefault(message_id, _Written())
-                continue
-            self._message(line, record)
+                known = True
+            if not known:
+                self._listed_message(line, record, counted)
+                new = True
+            elif counted:
+                tally.count(DUPLICATE)
+        return COMPACTION if compacted else TURN if new else DUPLICATE
 
-    def _compaction(self, line: int, summary: dict[str, Any], before: list[dict[str, Any]]) -> None:
-        for record in before:  # the bootstrap context, if this history is the first the file shows
-            if record["id"] not in self.pending and record["id"] not in self.written \
-                    and _fingerprint(record) not in self.fingerprints:  # fmt: skip
-                self._message(line, record)
-        last_user = next((r for _, r in reversed(self.pending.values()) if r.get("type") == "user"), None)
+    def _listed_message(self, line: int, record: dict[str, Any], counted: bool) -> None:
+        """A message a history lists that was never read: read now (a record of its own when `counted`)."""
+        fate = self._message(line, record, counted=counted)
+        if fate is not None and counted:
+            self.transcript.records.count(fate)
+
+    def _compaction(self, line: int, summary: dict[str, Any]) -> None:
+        last_user = next((r for _, r, _ in reversed(self.pending.values()) if r.get("type") == "user"), None)
         manual = last_user is not None and _text(last_user.get("content")).strip().startswith("/compress")
         self._flush()
         text = _text(summary.get("content")).strip()
@@ -233,23 +309,31 @@ class _Reader:
     # -- messages onto the transcript -----------------------------------------------------------
 
     def _flush(self) -> None:
-        for message_id, (offset, record) in self.pending.items():
+        timeline = self.transcript.timeline
+        for message_id, (offset, record, counted) in self.pending.items():
             self.transcript.place = offset
             written = self.written.setdefault(message_id, _Written())
+            before = len(timeline)
             if record.get("type") == "user":
                 self._user(message_id, record)
             else:
                 self._gemini(message_id, record, written)
+            if counted:  # nothing new: a reply whose result was read in its call, or a message with no words
+                self.transcript.records.count(TURN if len(timeline) > before else DUPLICATE if _answers(record)
+                                              else EMPTY)  # fmt: skip
         self.pending.clear()
         self.transcript.place = None
 
-    def _late_update(self, record: dict[str, Any]) -> None:
-        """A message rewritten after it went on the transcript: only calls it gained are new."""
-        if record.get("type") == "gemini":
-            written = self.written[record["id"]]
-            before = len(written.calls)
-            self._calls(record["id"], record, written)
-            self.counts["late_updates"] += len(written.calls) > before
+    def _late_update(self, record: dict[str, Any]) -> bool:
+        """A message rewritten after it went on the transcript: only calls it gained are new (True if any)."""
+        if record.get("type") != "gemini":
+            return False
+        written = self.written[record["id"]]
+        before = len(written.calls)
+        self._calls(record["id"], record, written)
+        gained = len(written.calls) > before
+        self.counts["late_updates"] += gained
+        return gained
 
     def _user(self, message_id: str, record: dict[str, Any]) -> None:
         content = record.get("content")
@@ -368,6 +452,11 @@ def _message_line(raw: bytes | bytearray) -> dict[str, Any] | None:
     (metadata, `$set`, an unknown record, whose keys are listed) is decoded whole."""
     record = _MESSAGE.decode(raw)
     return record if record is not None and isinstance(record.get("id"), str) else None
+
+
+def _answers(record: dict[str, Any]) -> bool:
+    """A user message that holds function responses (the CLI writes each result in its call too)."""
+    return any(isinstance(part.get("functionResponse"), dict) for part in _parts(record.get("content")))
 
 
 def _shape(record: dict[str, Any]) -> str:

@@ -23,6 +23,20 @@ from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.raw_records import stamps_of
 from inspector.readers.boilerplate import INSPECT_SUMMARY_OPENING
+from inspector.readers.conservation import (
+    COMPACTION,
+    DUPLICATE,
+    EMPTY,
+    INSTRUCTIONS,
+    MALFORMED,
+    METADATA,
+    TOOL_CALL,
+    TOOL_RESULT,
+    TURN,
+    UNKNOWN,
+    UNREAD,
+    Fate,
+)
 from inspector.readers.field_decoder import FieldDecoder, Shape
 from inspector.readers.timeline import Compaction
 from inspector.readers.transcript import Transcript
@@ -191,7 +205,7 @@ class _Sample:
         self.sample = sample
         attachments = sample.get("attachments")
         self.attachments: dict[str, Any] = attachments if isinstance(attachments, dict) else {}
-        self.transcript = Transcript(path, NAME)
+        self.transcript = Transcript(path, NAME, unit="messages and events")
         self.instructions = 0
         self.member, self.pointer = log.where.get(session, (None, None))
         """Where the sample is (its zip member, or the file; its JSON pointer there): a message's record is in it."""
@@ -201,13 +215,20 @@ class _Sample:
         raw = self.sample.get("messages")
         messages = [m for m in raw if isinstance(m, dict)] if isinstance(raw, list) else []
         positions = [i for i, m in enumerate(raw) if isinstance(m, dict)] if isinstance(raw, list) else []
+        records = self.transcript.records
+        records.met(len(raw) if isinstance(raw, list) else 0)
+        records.aside(MALFORMED, len(raw) - len(messages) if isinstance(raw, list) else 0)  # not a message object
         placed = self._placed_compactions(messages)
         used: set[int] = set()
         for index, message in enumerate(messages):
             for event, summarizer_output in placed.get(index, ()):
                 self._compaction(event, summarizer_output, messages, index, used)
-            if index not in used:
-                self._message(index, message, None if place is None else f"{place}/messages/{positions[index]}")
+            if index in used:
+                records.count(COMPACTION)  # the summary message of a compaction event
+            else:
+                place_at = None if place is None else f"{place}/messages/{positions[index]}"
+                fate = self._message(index, message, place_at)
+                records.count(fate, f"message {message.get('role')}" if fate is UNKNOWN else None)
         for event, summarizer_output in placed.get(len(messages), ()):
             self._compaction(event, summarizer_output, messages, len(messages), used)
         extra: dict[str, Any] = {"sample": self.session, "messages": len(messages),
@@ -228,12 +249,20 @@ class _Sample:
         position = {m["id"]: i for i, m in enumerate(messages) if isinstance(m.get("id"), str)}
         raw = self.sample.get("events")
         events = [e for e in raw if isinstance(e, dict)] if isinstance(raw, list) else []
+        records = self.transcript.records
+        records.met(len(raw) if isinstance(raw, list) else 0)
+        records.aside(MALFORMED, len(raw) - len(events) if isinstance(raw, list) else 0)
         seen = -1
         placed: dict[int, list[_Placed]] = {}
         summarizer_output: str | None = None
+        # What each event is to the trace: a compaction; a model call, or a tool event naming its message, read for
+        # the message ids that place the compactions; a tool event naming none only echoes its tool message; any
+        # other (the sample's state, spans, scores) is bookkeeping, not read. Counted once, after the walk.
+        read = {"model": 0, "tool": 0, "echo": 0, "compaction": 0}
         for event in events:
             kind = event.get("event")
             if kind == "model":
+                read["model"] += 1
                 refs = [m.get("id") for m in self._model_input(event) if isinstance(m, dict)]
                 output = _output_message(event)
                 refs.append(output.get("id"))
@@ -243,11 +272,20 @@ class _Sample:
                     summarizer_output = None
                 else:  # a call on none of the sample's messages' ids: a summariser's
                     summarizer_output = self._text(output.get("content"))
-            elif kind == "tool" and isinstance(event.get("message_id"), str):
-                seen = max(seen, position.get(event["message_id"], seen))
+            elif kind == "tool":
+                if isinstance(event.get("message_id"), str):
+                    read["tool"] += 1
+                    seen = max(seen, position.get(event["message_id"], seen))
+                else:
+                    read["echo"] += 1
             elif kind == "compaction":
+                read["compaction"] += 1
                 placed.setdefault(seen + 1, []).append((event, summarizer_output))
                 summarizer_output = None
+        records.read_as(METADATA, read["model"] + read["tool"])
+        records.read_as(COMPACTION, read["compaction"])
+        records.aside(DUPLICATE, read["echo"])
+        records.aside(UNREAD, len(events) - sum(read.values()))
         if not position and placed:  # no ids to place by: pair summaries in order, the rest at the end
             return self._placed_by_summaries(messages, [e for p in sorted(placed) for e in placed[p]])
         return placed
@@ -279,7 +317,7 @@ class _Sample:
 
     # Turns ----------------------------------------------------------------------------------------
 
-    def _message(self, index: int, message: dict[str, Any], place: str | None) -> None:
+    def _message(self, index: int, message: dict[str, Any], place: str | None) -> Fate:
         """`place`: the message's JSON pointer in the document, when it has one."""
         self.transcript.place = place
         role = message.get("role")
@@ -288,33 +326,40 @@ class _Sample:
             # A summary with no compaction event: the log lost the event, the summary is still one.
             self.transcript.compaction(Compaction(self._text(message.get("content")), line=index,
                                                   extra={"message_id": key, "compaction_event": False}))  # fmt: skip
-            return
+            return COMPACTION
         text = self._text(message.get("content"))
         if role == "system":
             self.instructions += 1
-        elif role == "user":
-            if text:
-                harness = message.get("source") not in (None, "input") or text.lstrip().startswith(_CONTINUE)
-                self.transcript.turn(key, "user", "harness" if harness else "user", text,
-                                     source=as_str(message.get("source")))  # fmt: skip
-        elif role == "assistant":
+            return INSTRUCTIONS
+        if role == "user":
+            if not text:
+                return EMPTY
+            harness = message.get("source") not in (None, "input") or text.lstrip().startswith(_CONTINUE)
+            self.transcript.turn(key, "user", "harness" if harness else "user", text,
+                                 source=as_str(message.get("source")))  # fmt: skip
+            return TURN
+        if role == "assistant":
             if text:
                 self.transcript.turn(key, "assistant", "assistant", text, model=as_str(message.get("model")))
             calls = message.get("tool_calls")
+            called = False
             for n, call in enumerate(calls if isinstance(calls, list) else ()):
                 if isinstance(call, dict):
                     call_id = as_str(call.get("id")) or f"{key}:call:{n}"
                     tool = as_str(call.get("function")) or "tool"
                     self.transcript.place = None if place is None else f"{place}/tool_calls/{n}"
                     self.transcript.tool_call(call_id, tool, self._resolve(call.get("arguments", {})))
-        elif role == "tool":
+                    called = True
+            return TURN if text else TOOL_CALL if called else EMPTY
+        if role == "tool":
             error = message.get("error")
             failed = isinstance(error, dict) or (error is not None and error is not False)
             if isinstance(error, dict) and not text:
                 text = input_text(error)
             self.transcript.tool_result(as_str(message.get("tool_call_id")), key, text, is_error=failed)
-        else:
-            self.transcript.unknown_types[f"message {role}"] += 1
+            return TOOL_RESULT
+        self.transcript.unknown_types[f"message {role}"] += 1
+        return UNKNOWN
 
     def _compaction(self, event: dict[str, Any], summarizer_output: str | None, messages: list[dict[str, Any]],
                     index: int, used: set[int]) -> None:  # fmt: skip

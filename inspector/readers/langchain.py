@@ -31,6 +31,18 @@ import orjson
 from inspector.bounded_io import read_all, read_head
 from inspector.errors import TraceReadError
 from inspector.model import Trace
+from inspector.readers.conservation import (
+    COMPACTION,
+    DUPLICATE,
+    EMPTY,
+    INSTRUCTIONS,
+    METADATA,
+    TOOL_CALL,
+    TOOL_RESULT,
+    TURN,
+    UNKNOWN,
+    Fate,
+)
 from inspector.readers.json_lines import JsonLines, head_records, is_json_document
 from inspector.readers.timeline import Compaction, TokenWatch
 from inspector.readers.transcript import NATIVE_TAG, Transcript
@@ -120,17 +132,25 @@ class _Reader:
             extra = self._document()
         else:
             lines = JsonLines(self.path)
+            records = self.transcript.records
             chunks = 0
             for line, record in lines:
                 found = _chunks(record)
-                if not found and any(update is not None for update in record.values()):
-                    self.transcript.unknown_types["(no messages)"] += 1  # a node that returned nothing is normal
+                if not found:
+                    if any(update is not None for update in record.values()):
+                        self.transcript.unknown_types["(no messages)"] += 1
+                        records.count(UNKNOWN, "(no messages)")
+                    else:
+                        records.count(EMPTY)  # a node that returned nothing is normal
+                    continue
+                before = (len(self.transcript.timeline), self.summaries, self.instructions)
                 for messages in found:
                     chunks += 1
                     self._read(messages, line)
+                records.count(_line_fate(before, (len(self.transcript.timeline), self.summaries, self.instructions)))
+            records.lines(lines)
             self.transcript.notices[:0] = lines.notices
-            extra = {"lines": lines.lines, "records": lines.records, "malformed_lines": lines.malformed,
-                     "message_lists": chunks}  # fmt: skip
+            extra = {"lines": lines.lines, "malformed_lines": lines.malformed, "message_lists": chunks}
         extra |= {"summarizations": self.summaries, "system_messages": self.instructions, "removed": self.removed}
         return self.transcript.build(session_stem(self.path).removesuffix(".json"), None, extra)
 
@@ -142,56 +162,76 @@ class _Reader:
         messages = data if isinstance(data, list) else _messages(data)
         if messages is None or not any(_message(m) for m in messages):
             raise TraceReadError(str(self.path), "no LangChain messages in this JSON document")
-        self._read(messages, None)
+        records = self.transcript.records
+        records.unit = "messages"
+        records.met(len(messages))
+        for fate in self._read(messages, None):
+            records.count(fate, "(not a message)" if fate is UNKNOWN else None)
         return {"messages": len(messages)}
 
-    def _read(self, messages: list[Any], line: int | None) -> None:
+    def _read(self, messages: list[Any], line: int | None) -> list[Fate]:
+        """Read a message list; what became of each message (a document's records are its messages)."""
+        fates: list[Fate] = []
         for index, value in enumerate(messages):
             found = _message(value)
             if found is None:
                 self.transcript.unknown_types["(not a message)"] += 1
+                fates.append(UNKNOWN)
                 continue
             kind, fields = found
             message_id = as_str(fields.get("id"))
             if kind == "remove":
                 if message_id == REMOVE_ALL:
                     self.cleared = True
+                    fates.append(COMPACTION)  # the summarization's clearing of the history
                 else:
                     self.removed += 1
+                    fates.append(METADATA)
                 continue
             identity = message_id or _identity(kind, fields)
             if identity in self.seen:
-                continue  # the same message listed again: a values chunk, or the kept tail of a summary
+                fates.append(DUPLICATE)  # the same message listed again: a values chunk, or the kept tail of a summary
+                continue
             self.seen.add(identity)
             where = f"line {line}" if line is not None else f"message {index + 1}"
             if kind == "human" and _source(fields) == SUMMARY_SOURCE:
                 self._summary(blocks_text(fields.get("content")), line, where, fields, messages[index + 1 :])
+                fates.append(COMPACTION)
                 continue
             start = len(self.transcript.timeline)
-            self._add(kind, fields, message_id or f"{where.replace(' ', ':')}")
+            fates.append(self._add(kind, fields, message_id or f"{where.replace(' ', ':')}"))
             if len(self.transcript.timeline) > start:
                 self.first_item[identity] = self.transcript.timeline[start]
+        return fates
 
-    def _add(self, kind: str, fields: dict[str, Any], key: str) -> None:
+    def _add(self, kind: str, fields: dict[str, Any], key: str) -> Fate:
         text = blocks_text(fields.get("content"))
         if kind == "human":
             self.transcript.turn(key, "user", "user", text)
-        elif kind == "ai":
+            return TURN
+        if kind == "ai":
             self._tokens(fields)
             if text:
                 self.transcript.turn(key, "assistant", "assistant", text)
             calls = fields.get("tool_calls")
+            called = False
             for number, call in enumerate(calls if isinstance(calls, list) else ()):
                 if isinstance(call, dict):
                     call_id = as_str(call.get("id")) or f"{key}:call:{number}"
                     self.transcript.tool_call(call_id, as_str(call.get("name")) or "tool", call.get("args", {}))
-        elif kind == "tool":
+                    called = True
+            return TURN if text else TOOL_CALL if called else EMPTY
+        if kind == "tool":
             call_id = as_str(fields.get("tool_call_id"))
             self.transcript.tool_result(call_id, key, text, is_error=fields.get("status") == "error")
-        elif kind == "system":
+            return TOOL_RESULT
+        if kind == "system":
             self.instructions += 1  # the agent's prompt: the harness's instructions, not the conversation
-        elif text:
-            self.transcript.turn(key, "user", "harness", text, role=as_str(fields.get("role")) or kind)
+            return INSTRUCTIONS
+        if not text:
+            return EMPTY
+        self.transcript.turn(key, "user", "harness", text, role=as_str(fields.get("role")) or kind)
+        return TURN
 
     def _summary(self, text: str, line: int | None, where: str, fields: dict[str, Any], after: list[Any]) -> None:
         """The summary, placed before the kept tail that follows it (already read, under the same ids):
@@ -223,6 +263,16 @@ class _Reader:
         usage = fields.get("usage_metadata")
         tokens = as_int(usage.get("input_tokens")) if isinstance(usage, dict) else None
         self.tokens.usage(tokens)  # 0 or missing is no measurement
+
+
+def _line_fate(before: tuple[int, int, int], after: tuple[int, int, int]) -> Fate:
+    """What a stream line became, from (timeline items, summaries, system prompts) before and after reading it:
+    a summarization, new turns, the agent's prompt, or only messages read before (a values chunk's whole state)."""
+    if after[1] > before[1]:
+        return COMPACTION
+    if after[0] > before[0]:
+        return TURN
+    return INSTRUCTIONS if after[2] > before[2] else DUPLICATE
 
 
 def _index(timeline: list[Any], item: Any) -> int:

@@ -19,6 +19,7 @@ import orjson
 from inspector.bounded_io import iter_lines, read_all
 from inspector.errors import TraceReadError
 from inspector.model import TRANSCRIPT, ChainEvent, Generation, Invariant, InvariantKind, SourceRecord, Trace
+from inspector.readers.conservation import EVENT, RECORDS, RecordTally
 
 FORMAT_TAG = "compaction-trace/1"
 NAME = "native"
@@ -163,6 +164,8 @@ def _build(
         if duplicate:
             raise TraceReadError(where, f"duplicate invariant id {duplicate!r}")
 
+    extra: dict[str, Any] = {"meta": header["meta"]} if "meta" in header else {}
+    extra[RECORDS] = _elements(sources, generations, invariants, events).as_extra()
     return Trace(
         id=header["id"],
         format=NAME,
@@ -172,8 +175,20 @@ def _build(
         invariants=tuple(invariants) if invariants is not None else None,
         events=tuple(events),
         path=str(path),
-        extra={"meta": header["meta"]} if "meta" in header else {},
+        extra=extra,
     )
+
+
+def _elements(sources: list[SourceRecord], generations: list[Generation], invariants: list[Invariant] | None,
+              events: list[ChainEvent]) -> RecordTally:  # fmt: skip
+    """Every element of the trace is read, as the file states it (a bad one is refused, never skipped): the
+    counts every reader reports, in the same shape."""
+    tally = RecordTally("elements")
+    for fate, found in (("source", len(sources)), ("generation", len(generations)),
+                        ("invariant", len(invariants or ())), (EVENT, len(events))):  # fmt: skip
+        tally.met(found)
+        tally.read_as(fate, found)
+    return tally
 
 
 def _parse_json(data: bytes, path: Path) -> Any:

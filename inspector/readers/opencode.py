@@ -26,6 +26,20 @@ from inspector.bounded_io import connect_read_only, is_sqlite, read_all, write_a
 from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.raw_records import Place, Row, Stamps, stamps_of
+from inspector.readers.conservation import (
+    COMPACTION,
+    EMPTY,
+    MALFORMED,
+    MENTION,
+    METADATA,
+    REASONING,
+    TOOL_CALL,
+    TURN,
+    UNKNOWN,
+    UNREAD,
+    Fate,
+    Reason,
+)
 from inspector.readers.field_decoder import FieldDecoder
 from inspector.readers.timeline import Compaction, TokenWatch
 from inspector.readers.transcript import NATIVE_TAG, Transcript
@@ -37,6 +51,12 @@ NAME = "opencode"
 _TABLES = frozenset({"session", "message", "part"})
 _QUIET_PARTS = frozenset({"step-start", "step-finish", "snapshot", "reasoning", "agent", "retry"})
 """Parts that hold no words of the conversation (token counts are read from the message)."""
+_ORPHAN = Reason("part of no readable message", told=True)
+"""A part whose message row is missing or unreadable: its words, call or file are not in the chain."""
+_MARKED_IGNORED = Reason("marked ignored", told=False)
+"""A user text part opencode itself marks `ignored` (never sent to the model)."""
+_SYNTHETIC = Reason("synthetic text", told=False)
+"""An assistant text part opencode wrote itself (`synthetic`), not the model's words."""
 _FILE_FIELDS = ("filePath", "file_path", "path")
 _PART = FieldDecoder({
     "id": None, "type": None, "text": None, "ignored": None, "synthetic": None, "filename": None, "url": None,
@@ -114,6 +134,7 @@ def _read_session(path: Path, session_id: str) -> _Reader:
         bad_parts = 0
         part_rows = _query(path, db, "SELECT id, message_id, data FROM part WHERE session_id = ? "
                                      "ORDER BY message_id, id", (session_id,))  # fmt: skip
+        rows_met = len(rows) + len(part_rows)
         for part_id, message_id, data in part_rows:
             part = _decoded(data, _PART)
             if part is not None and part.get("type") == "compaction":
@@ -125,6 +146,10 @@ def _read_session(path: Path, session_id: str) -> _Reader:
             parts.setdefault(message_id, []).append(part)
     session = found[0]
     reader = _Reader(path, session_id, stamps, database=True)
+    records = reader.transcript.records
+    records.unit = "rows"
+    records.met(rows_met)
+    records.aside(MALFORMED, bad_parts)
     reader.bad_rows = bad_parts
     reader.title = as_str(session.get("title"))
     reader.extra.update({"version": as_str(session.get("version")), "directory": as_str(session.get("directory")),
@@ -134,11 +159,13 @@ def _read_session(path: Path, session_id: str) -> _Reader:
         info = _decoded(data, _MESSAGE)
         if info is None:
             reader.bad_rows += 1
+            records.count(MALFORMED)
             continue
         by_id &= info.setdefault("id", message_id) == message_id
-        messages.append((info, parts.get(message_id, [])))
+        messages.append((info, parts.pop(message_id, [])))
     if not by_id:  # a data column naming another id: no record positions rather than a wrong row
         reader.stamps = None
+    records.aside(_ORPHAN, sum(len(orphans) for orphans in parts.values()))  # of a bad or missing message row
     reader.messages(messages)
     return reader
 
@@ -191,20 +218,26 @@ def _read_export(path: Path) -> Trace:
         raise TraceReadError(str(path), "not an opencode export: no `messages` list")
     info = document.get("info") if isinstance(document.get("info"), dict) else {}
     reader = _Reader(path, as_str(info.get("id")) or path.stem, stamps, database=False)
+    records = reader.transcript.records
+    records.unit = "messages and parts"
     reader.title = as_str(info.get("title"))
     reader.extra.update({"version": as_str(info.get("version")), "directory": as_str(info.get("directory")),
                          "source": "export"})  # fmt: skip
     messages: list[Message] = []
     for entry in document["messages"]:
         message = entry.get("info") if isinstance(entry, dict) else None
+        parts = entry.get("parts") if isinstance(entry, dict) else None
+        records.met(1 + (len(parts) if isinstance(parts, list) else 0))
         if not isinstance(message, dict):
             reader.bad_rows += 1
             reader.stamps = None  # the messages after it are no longer at their index: no record positions
+            records.count(MALFORMED)
+            records.aside(_ORPHAN, len(parts) if isinstance(parts, list) else 0)
             continue
-        parts = entry.get("parts")
         kept = [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
         if isinstance(parts, list) and len(kept) < len(parts):
             reader.stamps = None
+            records.aside(MALFORMED, len(parts) - len(kept))
         messages.append((message, kept))
     reader.messages(messages)
     return reader.build()
@@ -249,6 +282,7 @@ class _Reader:
                 self._assistant(position, info, parts)
             else:
                 self.transcript.unknown_types[f"message role {role}"] += 1
+                self.transcript.records.aside(UNKNOWN, 1 + len(parts), f"message role {role}")  # and its parts
         for moment in prunes:
             self._prune_event(moment)
         if self.requested is not None:
@@ -267,30 +301,50 @@ class _Reader:
     def _user(self, position: int, info: dict[str, Any], parts: list[dict[str, Any]]) -> None:
         message_id = as_str(info.get("id")) or "user"
         timestamp = _iso(_time(info, "created"))
+        records = self.transcript.records
+        records.count(METADATA)  # the message's row: its time and agent; the words are its parts
         for index, part in enumerate(parts):
             kind = type_of(part)
-            key = as_str(part.get("id")) or f"{message_id}:{index}"
-            if kind == "text" and isinstance(part.get("text"), str) and part["text"].strip():
-                if part.get("ignored") is True:
-                    continue
-                authority = "harness" if part.get("synthetic") is True else "user"
-                self.transcript.place = self._place(position, part, index)
-                self.transcript.turn(key, "user", authority, part["text"], timestamp, message=message_id)
-            elif kind == "compaction":
-                self.requested = {k: v for k, v in part.items() if k in ("auto", "overflow", "tail_start_id",
-                                                                         "anchor_id")}  # fmt: skip
-            elif kind == "file":
-                target = as_str(part.get("filename")) or as_str(part.get("url"))
-                if target:
-                    self.transcript.mention("file", target.removeprefix("file://"), "read", timestamp)
-            elif kind not in _QUIET_PARTS and kind != "text":
-                self.transcript.unknown_types[f"user part {kind}"] += 1
+            fate = self._user_part(position, message_id, timestamp, index, kind, part)
+            records.count(fate, f"user part {kind}" if fate is UNKNOWN else None)
+
+    def _user_part(self, position: int, message_id: str, timestamp: str | None, index: int, kind: str | None,
+                   part: dict[str, Any]) -> Fate:  # fmt: skip
+        key = as_str(part.get("id")) or f"{message_id}:{index}"
+        if kind == "text":
+            if not (isinstance(part.get("text"), str) and part["text"].strip()):
+                return EMPTY
+            if part.get("ignored") is True:
+                return _MARKED_IGNORED
+            authority = "harness" if part.get("synthetic") is True else "user"
+            self.transcript.place = self._place(position, part, index)
+            self.transcript.turn(key, "user", authority, part["text"], timestamp, message=message_id)
+            return TURN
+        if kind == "compaction":
+            self.requested = {k: v for k, v in part.items() if k in ("auto", "overflow", "tail_start_id",
+                                                                     "anchor_id")}  # fmt: skip
+            return COMPACTION
+        if kind == "file":
+            target = as_str(part.get("filename")) or as_str(part.get("url"))
+            if not target:
+                return EMPTY
+            self.transcript.mention("file", target.removeprefix("file://"), "read", timestamp)
+            return MENTION
+        if kind in _QUIET_PARTS:
+            return _quiet(kind)
+        self.transcript.unknown_types[f"user part {kind}"] += 1
+        return UNKNOWN
 
     def _assistant(self, position: int, info: dict[str, Any], parts: list[dict[str, Any]]) -> None:
         message_id = as_str(info.get("id")) or "assistant"
         timestamp = _iso(_time(info, "created"))
+        records = self.transcript.records
         if info.get("summary") is True or info.get("mode") == "compaction" or info.get("agent") == "compaction":
             self._summary(info, parts, timestamp)
+            records.count(COMPACTION)
+            for part in parts:  # the summary is its text parts
+                kind = type_of(part)
+                records.count(COMPACTION if kind == "text" else _quiet(kind) if kind in _QUIET_PARTS else UNREAD)
             return
         self._tokens(info)
         texts = [p["text"] for p in parts if p.get("type") == "text" and isinstance(p.get("text"), str)
@@ -298,17 +352,32 @@ class _Reader:
         if texts:  # its record is the message's (model, tokens, cost); the words are in its text parts
             self.transcript.place = self._place(position, info)
             self.transcript.turn(message_id, "assistant", "assistant", "\n\n".join(texts), timestamp)
+        records.count(TURN if texts else METADATA)  # the message's row: the turn's record, or its token counts
         for index, part in enumerate(parts):
             kind = type_of(part)
+            fate: Fate
             if kind == "tool":
                 self.transcript.place = self._place(position, part, index)  # the call and its result: one part
                 self._tool(message_id, part, timestamp)
+                fate = TOOL_CALL
+            elif kind == "text":
+                text = part.get("text")
+                fate = _SYNTHETIC if part.get("synthetic") is True else TURN if (
+                    isinstance(text, str) and text.strip()) else EMPTY  # fmt: skip
             elif kind == "patch":
-                for target in part.get("files") if isinstance(part.get("files"), list) else ():
+                files = part.get("files") if isinstance(part.get("files"), list) else []
+                for target in files:
                     if isinstance(target, str):
                         self.transcript.mention("file", target, "edit", timestamp)
-            elif kind not in _QUIET_PARTS and kind not in ("text", "file"):
+                fate = MENTION if files else EMPTY
+            elif kind in _QUIET_PARTS:
+                fate = _quiet(kind)
+            elif kind == "file":
+                fate = UNREAD  # a file the model attached to its reply: not read
+            else:
                 self.transcript.unknown_types[f"assistant part {kind}"] += 1
+                fate = UNKNOWN
+            records.count(fate, f"assistant part {kind}" if fate is UNKNOWN else None)
         error = info.get("error")
         if isinstance(error, dict) and not texts:
             self.transcript.event("error", _error_text(error), timestamp)
@@ -326,6 +395,7 @@ class _Reader:
                 self.transcript.mention("file", target, "edit" if is_edit_tool(name) else "read", timestamp)
         status = state.get("status")
         if status not in ("completed", "error"):
+            self.transcript.no_result(call_id, f"its state is {status!r}: the log holds no result (yet)")
             return
         pruned = as_int(times.get("compacted"))
         self.pruned += pruned is not None
@@ -372,6 +442,11 @@ class _Reader:
         cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
         prompt = sum(as_int(v) or 0 for v in (tokens.get("input"), cache.get("read"), cache.get("write")))
         self.tokens.usage(prompt)  # 0 or missing is no measurement
+
+
+def _quiet(kind: str) -> Fate:
+    """A part with no words of the conversation: the model's reasoning, or step and snapshot bookkeeping."""
+    return REASONING if kind == "reasoning" else UNREAD
 
 
 def _pruned_times(parts: list[dict[str, Any]]) -> list[int]:

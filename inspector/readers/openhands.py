@@ -22,6 +22,20 @@ from inspector.bounded_io import read_all, read_with_status
 from inspector.errors import TraceReadError
 from inspector.model import Severity, Trace
 from inspector.raw_records import OwnFile
+from inspector.readers.conservation import (
+    COMPACTION,
+    DUPLICATE,
+    EMPTY,
+    EVENT,
+    INSTRUCTIONS,
+    MALFORMED,
+    TOOL_CALL,
+    TOOL_RESULT,
+    TURN,
+    UNKNOWN,
+    UNREAD,
+    Fate,
+)
 from inspector.readers.timeline import Compaction
 from inspector.readers.transcript import Transcript
 from inspector.readers.values import as_int, as_str, blocks_text, type_of
@@ -36,9 +50,13 @@ MAX_EVENTS = 1_000_000
 
 _DEFAULT_REJECTION = "User rejected the action"
 """UserRejectObservation's default reason: the harness's words, not the user's."""
-_IGNORED = frozenset({"SystemPromptEvent", "CondensationSummaryEvent", "PauseEvent", "InterruptEvent",
-                      "ConversationStateUpdateEvent", "TokenEvent", "LLMCompletionLogEvent", "StreamingDeltaEvent",
+_ECHOES = frozenset({"CondensationSummaryEvent", "StreamingDeltaEvent", "LLMCompletionLogEvent"})
+"""Events that say again what another event holds: the summary its Condensation carries, a message's pieces, the
+raw model call behind a message or action."""
+_IGNORED = frozenset({"PauseEvent", "InterruptEvent", "ConversationStateUpdateEvent", "TokenEvent",
                       "SecurityAnalysisEvent", "HookExecutionEvent", "ACPToolCallEvent"})  # fmt: skip
+"""Events the reader knows and reads nothing from: the conversation's state and bookkeeping."""
+_OTHER_FILE = "(not named event-NNNNN-<id>.json)"
 
 
 def _events_dir(path: Path) -> Path | None:
@@ -66,8 +84,11 @@ def claims(path: Path) -> bool:
         return False
 
 
-def _event_files(folder: Path) -> list[tuple[int, str, Path]]:
+def _event_files(folder: Path) -> tuple[list[tuple[int, str, Path]], int]:
+    """The event files in order, and how many other `event-*.json` files the folder holds (a name the SDK would
+    not have written: not read, but counted)."""
     found: list[tuple[int, str, Path]] = []
+    others = 0
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
@@ -76,9 +97,11 @@ def _event_files(folder: Path) -> list[tuple[int, str, Path]]:
                     found.append((int(match["index"]), match["id"], Path(entry.path)))
                     if len(found) > MAX_EVENTS:
                         raise TraceReadError(str(folder), f"more than {MAX_EVENTS:,} event files")
+                elif entry.name.startswith("event-") and entry.name.endswith(".json"):
+                    others += 1
     except OSError as exc:
         raise TraceReadError(str(folder), f"cannot list: {exc.strerror or exc}") from None
-    return sorted(found, key=lambda item: item[0])
+    return sorted(found, key=lambda item: item[0]), others
 
 
 class _Reader:
@@ -88,7 +111,7 @@ class _Reader:
             raise TraceReadError(str(path), "not an OpenHands conversation folder (no events/ folder of event files)")
         self.path = path
         self.folder = folder
-        self.transcript = Transcript(path, NAME)
+        self.transcript = Transcript(path, NAME, unit="event files")
         self.turn_keys: dict[str, list[str]] = {}
         """Event id → the transcript keys its turns got (a forgotten id names them)."""
         self.forgotten: set[str] = set()
@@ -97,15 +120,21 @@ class _Reader:
         self.malformed = 0
 
     def build(self) -> Trace:
-        files = _event_files(self.folder)
+        files, others = _event_files(self.folder)
         if not files:
             raise TraceReadError(str(self.folder), "no event files (event-NNNNN-<id>.json)")
+        records = self.transcript.records
+        records.met(len(files) + others)
+        records.aside(UNKNOWN, others, _OTHER_FILE)
         for index, _event_id, file in files:
             loaded = self._load(file)
-            if loaded is not None:
-                event, status = loaded
-                self.transcript.place = OwnFile.read(str(file), status)  # the event's turns: shown as its file
-                self._event(index, file, event)
+            if loaded is None:
+                records.count(MALFORMED)
+                continue
+            event, status = loaded
+            self.transcript.place = OwnFile.read(str(file), status)  # the event's turns: shown as its file
+            fate = self._event(index, file, event)
+            records.count(fate, (as_str(event.get("kind")) or "(no kind)") if fate is UNKNOWN else None)
         extra: dict[str, Any] = {"events": len(files), "malformed_events": self.malformed,
                                  "system_prompts": self.instructions}  # fmt: skip
         conversation = self.folder.parent.name if self.folder.name == EVENTS_DIR else self.folder.name
@@ -143,35 +172,44 @@ class _Reader:
 
     # -- events -----------------------------------------------------------------------------------
 
-    def _event(self, index: int, file: Path, event: dict[str, Any]) -> None:
+    def _event(self, index: int, file: Path, event: dict[str, Any]) -> Fate:
         kind = as_str(event.get("kind"))
         event_id = as_str(event.get("id")) or f"event-{index}"
         timestamp = as_str(event.get("timestamp"))
         if kind == "MessageEvent":
-            self._message(event_id, event, timestamp)
-        elif kind == "ActionEvent":
+            return self._message(event_id, event, timestamp)
+        if kind == "ActionEvent":
             self._action(event_id, event, timestamp)
-        elif kind in ("ObservationEvent", "AgentErrorEvent", "UserRejectObservation"):
+            return TOOL_CALL
+        if kind in ("ObservationEvent", "AgentErrorEvent", "UserRejectObservation"):
             self._observation(kind, event_id, event, timestamp)
-        elif kind == "Condensation":
+            return TOOL_RESULT
+        if kind == "Condensation":
             self._condensation(index, file, event_id, event, timestamp)
-        elif kind == "CondensationRequest":
+            return COMPACTION
+        if kind == "CondensationRequest":
             self.requested = True
             self.transcript.event("condensation-request", "a condensation of the history was requested", timestamp)
-        elif kind == "SystemPromptEvent":
+            return EVENT
+        if kind == "SystemPromptEvent":
             self.instructions += 1
-        elif kind not in _IGNORED:
-            self.transcript.unknown_types[kind or "(no kind)"] += 1
+            return INSTRUCTIONS
+        if kind in _ECHOES:
+            return DUPLICATE
+        if kind in _IGNORED:
+            return UNREAD
+        self.transcript.unknown_types[kind or "(no kind)"] += 1
+        return UNKNOWN
 
     def _remember(self, event_id: str, key: str) -> None:
         self.turn_keys.setdefault(event_id, []).append(key)
 
-    def _message(self, event_id: str, event: dict[str, Any], timestamp: str | None) -> None:
+    def _message(self, event_id: str, event: dict[str, Any], timestamp: str | None) -> Fate:
         message = event.get("llm_message")
         message = message if isinstance(message, dict) else {}
         text = blocks_text(message.get("content"))
         if not text:
-            return
+            return EMPTY
         role, source = message.get("role"), event.get("source")
         if role == "assistant" or source == "agent":
             turn = self.transcript.turn(event_id, "assistant", "assistant", text, timestamp)
@@ -180,6 +218,7 @@ class _Reader:
         else:  # user-role text another component put in (a hook, a sub-agent): not the user's words
             turn = self.transcript.turn(event_id, "user", "harness", text, timestamp, source=as_str(source))
         self._remember(event_id, turn.key)
+        return TURN
 
     def _action(self, event_id: str, event: dict[str, Any], timestamp: str | None) -> None:
         thought = blocks_text(event.get("thought"))

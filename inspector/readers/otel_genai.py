@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,6 +31,18 @@ import orjson
 from inspector.bounded_io import read_all, read_head
 from inspector.errors import TraceReadError
 from inspector.model import Trace
+from inspector.readers.conservation import (
+    COMPACTION,
+    DUPLICATE,
+    MALFORMED,
+    METADATA,
+    OTHER_SESSION,
+    OUTCOME,
+    TORN,
+    TURN,
+    UNREAD,
+    Fate,
+)
 from inspector.readers.json_lines import JsonLines, is_json_document
 from inspector.readers.resent_history import ResentHistory
 from inspector.readers.timeline import Compaction
@@ -95,8 +108,16 @@ class _Export:
         self.agents: dict[str, str] = {}
         """A conversation's agent name, from any of its spans (instrumentations put it on `invoke_agent`)."""
         self.unknown = 0
+        self.side: Counter[Fate] = Counter()
+        """What became of the spans that are no inference call (every conversation's: they are read for all)."""
+        self.malformed = 0
+        """Spans (or whole requests and lines) that are not JSON objects: each one record set aside."""
+        self.torn = 0
         for line, request in self._requests():
-            for span in _spans(request, line):
+            if request is None:
+                self.malformed += 1
+                continue
+            for span in _spans(request, line, self):
                 self.spans += 1
                 self._add(span)
         if not self.conversations:
@@ -106,7 +127,8 @@ class _Export:
             spans.sort(key=lambda s: (s.start, s.end))
         self.order = sorted(self.conversations, key=lambda c: self.conversations[c][0].start, reverse=True)
 
-    def _requests(self) -> Iterator[tuple[int | None, dict[str, Any]]]:
+    def _requests(self) -> Iterator[tuple[int | None, dict[str, Any] | None]]:
+        """Each export request (None for one that is not an object: its spans cannot be counted)."""
         if is_json_document(read_head(self.path)):
             try:
                 data = orjson.loads(read_all(self.path))
@@ -114,13 +136,14 @@ class _Export:
                 line = getattr(exc, "lineno", None)
                 raise TraceReadError(str(self.path), f"invalid JSON ({exc.msg})", line) from None
             for request in data if isinstance(data, list) else [data]:
-                if isinstance(request, dict):
-                    yield None, request
+                yield None, request if isinstance(request, dict) else None
             return
         lines = JsonLines(self.path)
         yield from lines
         self.notices = lines.notices
-        self.lines = {"lines": lines.lines, "records": lines.records, "malformed_lines": lines.malformed}
+        self.malformed += lines.malformed  # a line that is no JSON object: one record, whatever spans it held
+        self.torn = lines.torn
+        self.lines = {"lines": lines.lines, "malformed_lines": lines.malformed}
 
     def _add(self, span: _Span) -> None:
         call_id = as_str(span.attributes.get("gen_ai.tool.call.id"))
@@ -131,6 +154,8 @@ class _Export:
             self.agents.setdefault(span.conversation, agent)
         if span.is_inference:
             self.conversations.setdefault(span.conversation, []).append(span)
+        else:  # read for how a call ended or whose agent a conversation is; any other span is not read
+            self.side[OUTCOME if span.operation == "execute_tool" and call_id else METADATA if agent else UNREAD] += 1
 
     def conversation(self, session: str) -> list[_Span]:
         if session not in self.conversations:
@@ -139,10 +164,13 @@ class _Export:
         return self.conversations[session]
 
 
-def _spans(request: dict[str, Any], line: int | None) -> Iterator[_Span]:
+def _spans(request: dict[str, Any], line: int | None, export: _Export) -> Iterator[_Span]:
     for resource in _list(request, "resourceSpans", "resource_spans"):
         for scope in _list(resource, "scopeSpans", "scope_spans"):
-            for span in _list(scope, "spans", "spans"):
+            listed = _field(scope, "spans", "spans")
+            spans = _list(scope, "spans", "spans")
+            export.malformed += len(listed) - len(spans) if isinstance(listed, list) else 0  # a span that is no object
+            for span in spans:
                 attributes = {a.get("key"): _value(a.get("value")) for a in _list(span, "attributes", "attributes")
                               if isinstance(a.get("key"), str)}  # fmt: skip
                 status = span.get("status")
@@ -219,7 +247,7 @@ class _Conversation:
         self.path = path
         self.export = export
         self.session = session
-        self.transcript = Transcript(path, NAME)
+        self.transcript = Transcript(path, NAME, unit="spans")
         self.history = ResentHistory(_UNCOMPARED)
         self.instructions = 0
         self.previous_tokens: int | None = None
@@ -227,8 +255,19 @@ class _Conversation:
 
     def build(self) -> Trace:
         spans = self.export.conversation(self.session)
+        records, timeline = self.transcript.records, self.transcript.timeline
+        export = self.export
+        records.met(export.spans + export.malformed + export.torn)
         for span in spans:
+            before = len(timeline)
             self._span(span)
+            made = timeline[before:]
+            records.count(COMPACTION if any(isinstance(i, Compaction) for i in made) else TURN if made else DUPLICATE)
+        for fate, count in export.side.items():
+            records.count(fate, times=count)
+        records.aside(OTHER_SESSION, sum(len(s) for c, s in export.conversations.items() if c != self.session))
+        records.aside(MALFORMED, export.malformed)
+        records.aside(TORN, export.torn)
         self.transcript.notices[:0] = self.export.notices
         extra: dict[str, Any] = {**self.export.lines, "conversation": self.session, "spans": self.export.spans,
                                  "inference_spans": len(spans), "history_rewrites": self.history.rewrites,

@@ -32,6 +32,7 @@ from inspector.model import (
 )
 from inspector.raw_records import RAW_RECORDS, Place, RecordIndex, Stamps
 from inspector.readers.boilerplate import boilerplate_spans, transcript_pointer
+from inspector.readers.conservation import RECORDS, RecordTally
 from inspector.readers.derived_keys import DerivedKey, DerivedKeys
 from inspector.readers.timeline import Compaction, Event, Mention, Turn
 from inspector.readers.values import as_str, brief, input_text
@@ -39,6 +40,10 @@ from inspector.tool_names import PATH_FIELDS, command_text
 
 NATIVE_TAG = b"compaction-trace/1"
 
+
+RESULT_MISSING = "tool-result-missing"
+MAX_NAMED_CALLS = 3
+"""How many result-less calls the notice names; it counts them all."""
 
 TURN_CHARS = 100_000
 """How much of one prompt or reply the S0 rendering shows. Far more than anyone types or an agent
@@ -53,16 +58,21 @@ class Transcript:
     trace round-trips through the native format, whose loader rejects duplicates.
     """
 
-    def __init__(self, path: Path, format_name: str) -> None:
+    def __init__(self, path: Path, format_name: str, unit: str = "lines") -> None:
         self.path = path
         self.format_name = format_name
+        self.records = RecordTally(unit)
+        """Every record of the log and what became of it: the reader counts each one as it reads it."""
         self.timeline: list[Turn | Compaction | Mention | Event] = []
         self.notices: list[Finding] = []
         self.unknown_types: Counter[str] = Counter()
         self._keys: set[str] = set()
         self._calls: dict[str, Turn] = {}
+        self._every_call: dict[str, list[Turn]] = {}
+        """Every call by id, repeats included (a log may reuse an id): each result answers the next one."""
         self._results: dict[str, list[Turn]] = {}
         self._outcomes: dict[str, bool] = {}
+        self._no_result: dict[str, str] = {}
         self.place: Place | None = None
         """Where the record being read is (a JSONL reader sets it to `JsonLines.offset` before adding the
         record's turns): each turn added remembers it, so its record can be shown as stored."""
@@ -92,6 +102,7 @@ class Transcript:
         item = self.turn(key, "tool_call", "assistant", input_text(tool_input), timestamp, tool=tool, **extra)
         item.tool, item.tool_input, item.call_id = tool, tool_input, key
         self._calls.setdefault(key, item)
+        self._every_call.setdefault(key, []).append(item)
         if key in self._outcomes:
             self._set_outcome(key, self._outcomes[key])
         return item
@@ -144,6 +155,10 @@ class Transcript:
                 waiting = []
         return found + [(call, None) for call in waiting]
 
+    def no_result(self, call_id: str, why: str) -> None:
+        """Why a call has no result in the log, when the reader knows (still running, cancelled before it ran)."""
+        self._no_result.setdefault(call_id, why)
+
     def mention(self, namespace: str, key: str, action: str, timestamp: str | None = None) -> None:
         if key.strip():
             self.timeline.append(Mention(namespace, key.strip(), action, as_str(timestamp)))
@@ -177,9 +192,12 @@ class Transcript:
         authors: list[list[Any]] = []
         rendered = 0
         turns: list[Turn] = []
+        last_answer = -1  # the last turn that is not a call: a call after it is one the log ends before
 
-        for item in self.timeline:
+        for position, item in enumerate(self.timeline):
             if isinstance(item, Turn):
+                if item.kind != "tool_call":
+                    last_answer = position
                 order.append(item)
                 seen.setdefault(item.key)
                 if not compactions:
@@ -225,8 +243,14 @@ class Transcript:
                     extra=gen_extra,
                 )
             )
+        self._missing_results(last_answer)
         trace_extra = dict(extra or {})
         trace_extra["unknown_types"] = dict(self.unknown_types)
+        if self.records.active:  # a reader that counts its records
+            trace_extra[RECORDS] = self.records.as_extra()
+            set_aside = self.records.notice(self.path)
+            if set_aside is not None:
+                self.notices.append(set_aside)
         if self._places and stamps is not None:
             trace_extra[RAW_RECORDS] = RecordIndex(str(self.path), stamps, self._places, member)
         return Trace(
@@ -243,6 +267,25 @@ class Transcript:
             mentions=Mentions([t.text for t in turns], [t.timestamp for t in turns], [t.key for t in turns]),
         )
 
+
+    def _missing_results(self, last_answer: int) -> None:
+        """One notice naming the tool calls the log holds no result for, and why, when the reader knows."""
+        missing = [(call_id, call) for call_id, calls in self._every_call.items()
+                   for call in calls[len(self._results.get(call_id, ())) :]]  # fmt: skip
+        if not missing:
+            return
+        ends = {id(item) for item in self.timeline[last_answer + 1 :]}
+        named = []
+        for call_id, call in missing[:MAX_NAMED_CALLS]:
+            why = self._no_result.get(call_id) or (
+                "the log ends before its result" if id(call) in ends
+                else "its outcome is recorded, its output is not" if call.ok is not None
+                else "no result recorded")  # fmt: skip
+            named.append(f"{call.key} ({call.tool or 'tool'}): {why}")
+        more = f"; … and {len(missing) - MAX_NAMED_CALLS} more" if len(missing) > MAX_NAMED_CALLS else ""
+        calls = "tool call has" if len(missing) == 1 else "tool calls have"
+        self.notice(RESULT_MISSING, Severity.INFO, f"{len(missing)} {calls} no result in the log: "
+                    f"{'; '.join(named)}{more}")  # fmt: skip
 
 
 def _turn_source(turn: Turn, calls: dict[str, Turn]) -> SourceRecord:
@@ -308,4 +351,4 @@ def _shown_input(call: Turn) -> str | None:
     return shown or next((data[f] for f in PATH_FIELDS if isinstance(data.get(f), str)), None)
 
 
-__all__ = ["NATIVE_TAG", "Transcript"]
+__all__ = ["NATIVE_TAG", "RESULT_MISSING", "Transcript"]
