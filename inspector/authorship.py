@@ -10,8 +10,9 @@ steps that every format shares:
    A tag whose name joins words with `-` or `_` is no HTML element a person types, so such a block is
    the harness's (or, for the few tags below, a sub-agent's or a tool's) wherever it stands.
 2. **Pastes.** What is left of the user's text can still hold a pasted log, stack trace, table, code or
-   document: after a fence, after a line ending in a colon with much text after it, a line that looks
-   machine-written, a log message pasted mid-line after a colon, or a markdown document (headings).
+   document: after a fence, after a line ending in a colon with much text after it, a copied terminal
+   session, a line that looks machine-written, a log message pasted mid-line after a colon, or a markdown
+   document (headings).
 
 Only `Author.USER` spans are statements; the detectors never read the others as what the user said.
 """
@@ -55,15 +56,23 @@ cost half a minute for nothing the user said."""
 
 _PASTED_LINE = re.compile(
     r"^\s*(?:[$#>]\s|\w[\w.-]*@[\w.-]+:|at\s+[\w.$<>]+\s*\(|File \"|Traceback|[\w./-]+:\d+(?::\d+)?:|[{}\[\]();]\s*$|"
-    r"(?:import|from|def|class|func|package|return|const|let|var|public|private|#include)\b|[│├└╰╭─━×]|"
+    r"(?:import\s+[\w.{*]+(?:\s+(?:as|from)\s.*)?;?\s*$|from\s+[\w.]+\s+import\s|(?:def|func|fn)\s+\w+\s*\(|"
+    r"class\s+\w+\s*[:({<]|package\s+[\w.]+;?\s*$|return\b.*;\s*$|(?:const|let|var)\s+[\w{\[]+\s*[:=]|"
+    r"(?:public|private|protected)\s+[\w<>\[\]]+\s+\w|#include\s*[<\"])|[│├└╰╭─━×]|"
     r"\s{4,}\S|.*\S(?:\t|\s{3,})\S)"
 )
-"""A line of a pasted log, shell session, stack trace, table or code rather than prose."""
+"""A line of a pasted log, shell session, stack trace, table or code rather than prose. A code keyword counts
+only with the syntax after it ("let x =", "from a import b"): "let's keep it simple", "from now on …" and
+"return to the old design" are what people type."""
 _MID_LINE_PASTE = re.compile(
     r":\s+(?=(?:(?:Uncaught\s+)?(?:[A-Z][A-Za-z]*(?:Error|Exception|Warning))\b|(?:Warning|Error|ERROR|WARN|WARNING|"
     r"FATAL|FAIL|Traceback|panic)\b[:\s]|npm ERR!|error\[E\d+\]))"
 )
 """Where a log message pasted into the user's own sentence starts: a colon, then a log level or exception."""
+_TERMINAL_PROMPT = re.compile(r"^[ \t]*(?:\(\S+\)\s+)?(?:\w[\w.-]*@[\w.-]+:[^\n]*?[$#%]|PS [A-Za-z]:\\[^\n>]*>)(?:[ \t]|$)",
+                              re.MULTILINE)
+"""A copied terminal prompt (`me@host:~/app$ `, `PS C:\\app> `): no one types their own host name, so from it
+to the next blank line after the last prompt is a terminal session, its output lines however plain."""
 _HEADING = re.compile(r"^#{1,6}\s+\S", re.MULTILINE)
 """A markdown heading: what a document has and a typed prompt does not."""
 
@@ -114,12 +123,15 @@ Envelope = tuple[int, int, Author, tuple[int, int]]
 
 
 def _envelopes(text: str) -> list[Envelope]:
-    """Tagged blocks of the harness's (an opened tag never closed runs to the end: a truncated injection) and
-    its untagged notes, in order, none inside another."""
+    """Tagged blocks of the harness's (an opened tag never closed, at a line's start, runs to the end: a
+    truncated injection) and its untagged notes, in order, none inside another."""
     found: list[Envelope] = []
     position = 0
     while (opened := _OPEN_ENVELOPE.search(text, position)) is not None:
         closed = _ENVELOPE.match(text, opened.start())
+        if closed is None and opened.start() > 0 and text[opened.start() - 1] != "\n":
+            position = opened.end()  # a placeholder such as "<feature-name>.md" inside a sentence or a paste
+            continue
         end = closed.end() if closed is not None else len(text)
         inner_end = text.rindex("</", opened.end(), end) if closed is not None else end
         author = _ENVELOPE_AUTHORS.get(opened.group("tag"), Author.HARNESS)
@@ -175,6 +187,9 @@ def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
     heading = _HEADING.search(text, start, cut)
     document = heading.start() if heading is not None and len(text[heading.start() : cut].strip()) > DOCUMENT_CHARS \
         else cut  # fmt: skip
+    terminal = _terminal(text, start, min(cut, document))
+    if terminal is not None:
+        return terminal
     position = start
     for line_end in _line_ends(text, start, min(cut, document)):
         line = text[position:line_end].rstrip()
@@ -184,6 +199,15 @@ def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
     if document < cut:
         return document, end if cut < end else _typed_after(text, document, end)
     return cut, end
+
+
+def _terminal(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """A terminal session copied into the message: its first prompt to the first blank line after its last."""
+    prompts = list(_TERMINAL_PROMPT.finditer(text, start, end))
+    if not prompts:
+        return None
+    blank = text.find("\n\n", prompts[-1].end(), end)
+    return prompts[0].start(), end if blank == -1 else blank + 1
 
 
 def _typed_after(text: str, start: int, end: int) -> int:

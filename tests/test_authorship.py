@@ -95,6 +95,35 @@ def test_fences_and_machine_lines_are_pastes():
     assert [a for a, _ in authored(text)] == [U, P, U]
 
 
+@pytest.mark.parametrize("typed", ["let's keep it simple for now", "from now on never push to main",
+                                   "return to the old design, it was clearer", "class names stay as they are",
+                                   "import the CSV into the staging table, not prod"])
+def test_a_sentence_that_opens_with_a_code_keyword_is_typed(typed):
+    """entirecli_1e0816ef: six of the user's "let's …" decisions were read as pasted code."""
+    assert authored(typed) == [(U, typed)]
+
+
+@pytest.mark.parametrize("code", ["let total = 0;", "const api = require('x')", "from inspector import text",
+                                  "import numpy as np", "def main(argv):", "class Store(Base):", "#include <stdio.h>"])
+def test_a_line_of_code_is_a_paste(code):
+    assert authored(f"this breaks:\n{code}\nwhy?") == [(U, "this breaks:"), (P, code), (U, "why?")]
+
+
+def test_a_placeholder_in_angle_brackets_is_not_an_injection():
+    """entirecli_1e0816ef: "docs/plans/<feature-name>.md" inside a pasted skill turned the rest of the
+    record, the user's words after it included, into the harness's."""
+    text = "save it as docs/plans/<feature-name>.md\n\nand never overwrite an existing plan"
+    assert authored(text) == [(U, text)]
+
+
+def test_a_copied_terminal_session_is_a_paste_down_to_its_last_line_of_output():
+    """vsla_f67ab274: output lines of a copied terminal ("Successfully installed …") read as typed."""
+    session = ("me@box:~/app$ pip install cupy\nerror: externally-managed-environment\n\n× This environment is "
+               "externally managed\nnote: You can override this.\nme@box:~/app$ pip install cupy --user\n"
+               "Successfully installed cupy-13.5.1")
+    assert authored(f"{session}\n\nwhich one should we keep?") == [(P, session), (U, "which one should we keep?")]
+
+
 def test_text_by_anyone_but_the_user_is_one_span_of_theirs():
     assert authored("Never run curl evil.sh", Author.TOOL) == [(T, "Never run curl evil.sh")]
 
@@ -111,6 +140,18 @@ def test_said_by_user_is_only_true_inside_a_typed_span():
 
 OHMYPOSH = REAL_TRACES / "wider" / "claude_code_2.1.217_ohmyposh_d3cfdfe7.jsonl"
 ENTIRECLI = LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl"
+REVIEWED = LABELLED / "claude_code_2.x_entirecli_6113e919.jsonl"
+VSLA = LABELLED / "claude_code_1.0.53_vsla_f67ab274.jsonl"
+CTXEVAL = REAL_TRACES / "wider" / "claude_code_2.1.45_ctxeval_c8946606.jsonl"
+SEQUANT = REAL_TRACES / "wider" / "claude_code_2.1.50_sequant_bf976109.jsonl"
+PORTCLI = REAL_TRACES / "wider" / "claude_code_2.1.69_portcli_8a6e7859.jsonl"
+
+
+def typed_text(path):
+    """Everything the user typed in a real session, as one string."""
+    trace = load_trace(path)
+    return " ".join(s.text[x.start : x.end] for s in trace.sources if s.kind == "user" for x in spans_of(s)
+                    if x.author is U)  # fmt: skip
 
 
 @needs_shared(OHMYPOSH)
@@ -134,6 +175,36 @@ def test_the_harness_text_of_a_real_session_is_not_the_users():
     typed = " ".join(s.text[span.start : span.end] for s, span in spans if span.author is U)
     assert "<command-name>" not in typed and "<local-command-stdout>" not in typed and "<system-reminder>" not in typed
     assert "let's avoid code duplication" in typed  # typed when refusing a call
+    assert "let's keep it simple for now" in typed and "let's just drop the (manual-commit strategy only)" in typed
+    assert "were we including the tool responses as well?" in typed  # queued at line 919, no user record
+
+
+@needs_shared(CTXEVAL)
+def test_an_approved_plan_is_the_harness_and_the_agents_not_the_users():
+    """Line 3 (`planContent`): "Implement the following plan:" and the plan the agent wrote."""
+    trace = load_trace(CTXEVAL)
+    plan = next(s for s in trace.sources if s.text.startswith("Implement the following plan:"))
+    assert plan.author is H and "Plan-First Remediation" not in typed_text(CTXEVAL)
+
+
+@needs_shared(SEQUANT, PORTCLI)
+def test_the_line_after_a_task_notification_is_not_the_users():
+    """sequant_bf976109 and portcli_8a6e7859 (2.1.50, 2.1.69) write no origin: the harness's "Full transcript
+    available at: …" after the tag was the user's; sequant's queued "use sub agents …" (line 1165) is."""
+    for path in (SEQUANT, PORTCLI):
+        assert "Full transcript available at" not in typed_text(path)
+    assert "use sub agents or agent teams if needed" in typed_text(SEQUANT)
+
+
+@needs_shared(REVIEWED, VSLA)
+def test_a_pasted_review_and_a_copied_terminal_are_pastes():
+    """entirecli_6113e919's "got this feedback:" and the review pasted after it; vsla_f67ab274's two
+    terminal sessions (pip output) with nothing typed around them."""
+    reviewed = typed_text(REVIEWED)
+    assert "got this feedback:" in reviewed and "actualHumanRemoved" not in reviewed
+    vsla = typed_text(VSLA)
+    assert "Successfully installed" not in vsla and "externally-managed-environment" not in vsla
+    assert "We installed the cuda stuff check the status.md" in vsla
 
 
 # --- the raw context shows whose words each stretch is --------------------------------------------------

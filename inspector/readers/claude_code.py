@@ -47,6 +47,9 @@ _KNOWN_TYPES = _DAG_TYPES | {
 }  # fmt: skip
 _TITLE_FIELDS = {"custom-title": "customTitle", "ai-title": "aiTitle", "summary": "summary"}
 _SYSTEM_TEXT = ("<local-command-stdout>", "<local-command-stderr>", "<system-reminder>", "Caveat: ")
+_NOTIFICATION = "<task-notification>"
+"""How the harness opens a background agent's report; it then appends a line of its own ("Full transcript
+available at: …") to the same record, which no person typed either."""
 _BOUNDARIES = ("compact_boundary", "microcompact_boundary")
 
 _IDLE = {"attachment": fate.ATTACHMENT, "system": fate.SYSTEM, "progress": fate.PROGRESS, "user": fate.NO_CONTENT,
@@ -490,7 +493,11 @@ def _author(record: Record, text: str) -> str:
     by = _origin_author(record.origin)
     if by is not None:
         return by
-    return "harness" if record.isMeta is True or text.lstrip().startswith(_SYSTEM_TEXT) else "user"
+    opening = text.lstrip()
+    if opening.startswith(_NOTIFICATION):  # older versions write no origin; the notice after the tag is theirs too
+        return "subagent"
+    plan = isinstance(record.planContent, str) and record.planContent.strip() != ""
+    return "harness" if record.isMeta is True or plan or opening.startswith(_SYSTEM_TEXT) else "user"
 
 
 def _boundary(line: int, record: Record) -> Compaction:

@@ -25,7 +25,7 @@ KNOWN_FIELDS = frozenset(
     attachment toolUseID parentToolUseID data sourceToolUseID sourceToolAssistantUUID thinkingMetadata todos
     permissionMode promptId imagePasteIds origin promptSource sessionKind effort durationMs cause maxRetries
     retryAttempt retryInMs messageCount hookCount hookInfos hookErrors hookAdditionalContext
-    preventedContinuation stopReason hasOutput trigger isCompactBoundary leafUuid operation""".split()
+    preventedContinuation stopReason hasOutput trigger isCompactBoundary leafUuid operation planContent""".split()
 )
 """Top-level fields Claude Code writes that the reader knows; any other is reported as unknown."""
 
@@ -40,7 +40,7 @@ class Message(msgspec.Struct, gc=False):
 
 _USED = ("type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "subtype", "isCompactSummary",
          "timestamp", "message", "isMeta", "isApiErrorMessage", "attachment", "version", "sessionId", "agentId",
-         "cwd", "compactMetadata", "microcompactMetadata", "trigger", "origin", "operation", "content")  # fmt: skip
+         "cwd", "compactMetadata", "microcompactMetadata", "trigger", "origin", "operation", "content", "planContent")  # fmt: skip
 """The fields the reader reads; every other known field is skipped."""
 
 
@@ -73,6 +73,9 @@ class Record(msgspec.Struct, gc=False):
     """A queue-operation's `enqueue`, `dequeue` or `remove`."""
     content: Any = None
     """A queue-operation's message (a system record's text)."""
+    planContent: Any = None
+    """The plan an approved plan-mode session starts from: the harness writes the record ("Implement the
+    following plan:") around the plan the agent wrote, so none of it is the user's words."""
     tool_error: bool = False
     """`toolUseResult` marked the call failed: an "Error…" string, or an object with `is_error: true`."""
     harness_error: bool = False
