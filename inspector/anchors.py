@@ -157,11 +157,20 @@ def _overlaps(claimed: list[tuple[int, int]], starts: list[int], start: int, end
     )
 
 
+_SOURCE_ROOTS = frozenset("src lib libs pkg cmd internal packages apps crates vendor node_modules".split())
+"""Folders a project's code lives under by convention in most ecosystems: a key starting with one is a
+path even with no extension ("src/parser/lexer")."""
+
+
 def _plausible_path(key: str) -> bool:
-    """Reject prose that looks like a path ('and/or', 'read/write', '1/2')."""
+    """A path only with path evidence: an extension, a leading `/`, `~/`, `./` or `../`, an `_` or a digit in
+    a name, or a conventional source root. Prose joins words with slashes too: 'and/or', 'read/write',
+    'Given/When/Then', 'tests/lint/typecheck', 'shell/terminal/editor'."""
     if "." in key.rsplit("/", 1)[-1] or key.startswith(("/", "~/", "./", "../")):
         return not key.replace("/", "").replace(".", "").isdigit()
-    return key.count("/") >= 2 and any(c.isalpha() for c in key)
+    if key.count("/") < 2 or not any(c.isalpha() for c in key):
+        return False
+    return any(c == "_" or c.isdigit() for c in key) or key.split("/", 1)[0] in _SOURCE_ROOTS
 
 
 @dataclass(slots=True)

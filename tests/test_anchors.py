@@ -42,6 +42,16 @@ def test_prose_that_looks_like_a_path_is_not_an_anchor():
     assert keys("and/or read/write, 3/4 of e.g. v1.2 runs, the 1234567 rows") == []
 
 
+def test_words_joined_by_slashes_are_prose_without_path_evidence():
+    """Real summaries from other repositories: a BDD scenario, a check list, a list of tools."""
+    assert keys("Given/When/Then steps; run tests/lint/typecheck in the shell/terminal/editor") == []
+
+
+def test_a_path_without_an_extension_needs_a_root_an_underscore_or_a_digit():
+    assert keys("see src/parser/lexer, tools/gen_docs/main and build/v2/out") == [
+        ("src/parser/lexer", "path"), ("tools/gen_docs/main", "path"), ("build/v2/out", "path")]  # fmt: skip
+
+
 def test_custom_patterns_replace_the_defaults():
     anchors = extract_anchors("chunk#12 and [[x]]", {"chunk": r"chunk#\d+"})
     assert [(a.key, a.pattern) for a in anchors] == [("chunk#12", "chunk")]
