@@ -2,7 +2,8 @@
 
 A trace is named by a short reference that fits in a URL (`sample:anchor_decay.json`,
 `path:team/session.jsonl`, `upload:<sha256>/<name>`), so a pasted link reopens the same trace. Paths
-are confined to their folder: a reference that escapes it is refused, never followed.
+are confined to their folder: a reference that escapes it is refused, never followed. An upload comes from
+anyone who reaches the app, so what is read from it has bounds of its own (`upload_limits`).
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ import hashlib
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from inspector.bounded_io import open_regular
+from inspector.bounded_io import MB, ReadLimits, megabytes_setting, open_regular, read_limits, settings_limits
 from inspector.inert import markdown_text, terminal_text
 from inspector.text import clip
 
@@ -140,6 +141,44 @@ def sample_index(ref_text: str | None, samples: list[str]) -> int:
     return samples.index(name) if kind == "sample" and name in samples else 0
 
 
+UPLOAD_LINE_SETTING, UPLOAD_FILE_SETTING = "INSPECTOR_UPLOAD_MAX_LINE_MB", "INSPECTOR_UPLOAD_MAX_FILE_MB"
+UPLOAD_LINE_MB = 16
+"""One record of an upload. A line is held whole while it is parsed, so this is what one line may cost the server
+(a few times it); 16 MB is 80 times the longest line in the real sessions we hold (200 KB) and room for an
+inlined screenshot, where the trusted 64 MB would let one upload's line take a fifth of a small server."""
+UPLOAD_FILE_MB = 1024
+"""Decompressed bytes of an upload or of any one file in it (a zip member, a database): what the server accepts as
+sent (`server.maxUploadSize`), so compressing a file is no way past the upload limit; the trusted 4 GB is four."""
+
+
+def upload_limits() -> ReadLimits:
+    """The bounds on everything read from an upload: the trusted bounds, lowered by the upload settings and by the
+    app's memory budget, so one upload can neither take the server nor, analysed, need more than the budget.
+
+    An upload's analysis holds about `TRACE_OVERHEAD` bytes per byte read, so a file is refused past the budget's
+    share of that. Every other bound of `ReadLimits` (a database's per-value or per-row bound) keeps its trusted
+    value but is never larger than what the whole upload may hold."""
+    from inspector.sized_cache import BUDGET_SETTING, TRACE_OVERHEAD, default_budget  # the app's; not the CLI's
+
+    trusted = settings_limits()
+    line = min((trusted.max_line_bytes, trusted.line_bound),
+               (megabytes_setting(UPLOAD_LINE_SETTING, UPLOAD_LINE_MB * MB),
+                f"the per-line limit for uploads ({UPLOAD_LINE_SETTING})"))  # fmt: skip
+    whole = min((trusted.max_file_bytes, trusted.file_bound),
+                (megabytes_setting(UPLOAD_FILE_SETTING, UPLOAD_FILE_MB * MB),
+                 f"the per-file limit for uploads ({UPLOAD_FILE_SETTING})"),
+                (default_budget() // TRACE_OVERHEAD,
+                 f"the largest upload the app's memory budget can analyse ({BUDGET_SETTING})"))  # fmt: skip
+    bounds = replace(trusted, max_line_bytes=line[0], line_bound=line[1], max_file_bytes=whole[0], file_bound=whole[1])
+    others = {f.name: min(getattr(bounds, f.name), whole[0]) for f in fields(ReadLimits) if f.name.startswith("max_")}
+    return replace(bounds, **others)
+
+
+def limits_for(ref: TraceRef) -> ReadLimits:
+    """The bounds of what is read for `ref`: an upload's own, else those the settings give the server's folders."""
+    return upload_limits() if ref.kind == "upload" else read_limits()
+
+
 def upload_label() -> str:
     """The upload box's label, naming every registered format: built from the registry, so a reader added
     later is named the day it is registered (a hand-written label named three of eleven)."""
@@ -176,6 +215,6 @@ def content_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
-__all__ = ["TraceRef", "TraceRefError", "confined", "content_hash", "data_dir", "list_samples", "ref_for",
-           "resolve", "sample_index", "store_upload", "trace_file", "traces_dir", "upload_help",
-           "upload_label"]  # fmt: skip
+__all__ = ["UPLOAD_FILE_SETTING", "UPLOAD_LINE_SETTING", "TraceRef", "TraceRefError", "confined", "content_hash",
+           "data_dir", "limits_for", "list_samples", "ref_for", "resolve", "sample_index", "store_upload",
+           "trace_file", "traces_dir", "upload_help", "upload_label", "upload_limits"]  # fmt: skip
