@@ -144,6 +144,22 @@ def test_a_path_under_the_traces_folder_opens_and_an_escape_is_refused(tmp_path,
     assert not at.exception and "refused" in html_of(at)
 
 
+@pytest.mark.parametrize(("ref", "says"), [
+    ("path:../outside.json", "../outside.json: refused, it leads outside the traces folder"),
+    ("path:/etc/passwd", "/etc/passwd: absolute paths are refused; give a path inside the traces folder"),
+    ("upload:../../../outside.json", "../../../outside.json: refused, it leads outside the uploads folder"),
+])  # fmt: skip
+def test_a_refused_path_is_named_as_given_never_by_the_servers_folders(tmp_path, monkeypatch, ref, says):
+    """Issue 28: the message said "leads outside /…/web/traces" and "…/data/uploads" to whoever sent the link."""
+    (tmp_path / "web" / "traces").mkdir(parents=True)
+    monkeypatch.setenv("INSPECTOR_TRACES_DIR", str(tmp_path / "web" / "traces"))
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
+    at = app(trace=ref)
+    shown = html_of(at)
+    assert not at.exception and says in shown
+    assert str(tmp_path) not in shown  # nor any other line of the page: the folder is the server's business
+
+
 UPLOADABLE = {name: path for name, path in ONE_OF_EACH.items() if path.is_file()}
 """Every format that comes as one file: a plain log, a zip of zstd members, an SQLite database."""
 

@@ -278,6 +278,22 @@ def test_an_eval_upload_whose_zstd_member_holds_gigabytes_is_refused_in_flat_mem
         assert peak_memory(pid) < PEAK_MB << 20, f"the server's peak memory reached {peak_memory(pid) >> 20} MB"
 
 
+def test_an_uploads_skipped_line_is_named_by_the_uploads_name_not_the_servers_folder(page, server, tmp_path,
+                                                                                    tmp_path_factory):  # fmt: skip
+    fixture = REPO / "tests" / "fixtures" / "claude_code" / "three_compactions.jsonl"
+    bad = tmp_path / "bad-line.jsonl"
+    bad.write_bytes(fixture.read_bytes() + b"not json\n")
+    lines = bad.read_bytes().count(b"\n")
+    upload(page, server, bad)
+    page.get_by_text("Top findings").wait_for()
+    wait_for_app(page)
+    main = page.locator('[data-testid="stMain"]').inner_text()
+    assert (f"WARNING · malformed-line · trace: bad-line.jsonl:{lines}: invalid JSON (invalid literal, expected "
+            "'null'); line skipped") in main  # fmt: skip
+    assert "uploads" not in main and str(tmp_path_factory.getbasetemp()) not in main  # where the server keeps it
+    save_screenshot(page, "issue28-upload-skipped-line")
+
+
 # --- issue 19: what a newcomer trips over in the app; each case is pictured in test-artifacts/screenshots/ ---------
 
 NOTHING_TO_CHART = REPO / "tests" / "fixtures" / "native" / "two_generations_nothing_to_chart.json"

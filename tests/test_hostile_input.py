@@ -236,17 +236,21 @@ def test_a_scan_skips_and_counts_fifos_and_links_leaving_the_folder(tmp_path):
         ("a\x00b.jsonl", "a\\x00b.jsonl: not a usable path (embedded null byte)"),
         ("x" * 5000, "cannot open (File name too long)"),
         ("hang.jsonl", "path:hang.jsonl: not a regular file (a FIFO, device or socket)"),
-        ("../outside.json", "../outside.json: refused, it leads outside"),
+        ("../outside.json", "../outside.json: refused, it leads outside the traces folder"),
+        ("/etc/passwd", "/etc/passwd: absolute paths are refused; give a path inside the traces folder"),
+        ("loop/x.json", "loop/x.json: not a usable path ("),
     ],
 )
 def test_a_bad_traces_folder_path_is_one_line(tmp_path, monkeypatch, name, says):
     monkeypatch.setenv("INSPECTOR_TRACES_DIR", str(tmp_path))
     _fifo(tmp_path / "hang.jsonl")
+    (tmp_path / "loop").symlink_to("loop")  # resolving it fails, naming where it is
     with pytest.raises(TraceRefError) as refused:
         _with_timeout(lambda: trace_file(TraceRef("path", name), SAMPLES))
     message = str(refused.value)
     assert says in message
     assert "\n" not in message and "\x00" not in message and len(message) < 300
+    assert str(tmp_path) not in message  # the path as given; the server's folder is nobody's business
 
 
 def test_the_analysis_cache_is_bounded_by_weight_and_keeps_the_newest():
