@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -292,6 +293,10 @@ def test_an_uploads_skipped_line_is_named_by_the_uploads_name_not_the_servers_fo
             "'null'); line skipped") in main  # fmt: skip
     assert "uploads" not in main and str(tmp_path_factory.getbasetemp()) not in main  # where the server keeps it
     save_screenshot(page, "issue28-upload-skipped-line")
+    with page.expect_download() as pending:  # the shared report says the same
+        page.get_by_role("button", name="Report (Markdown)").click()
+    report = Path(pending.value.path()).read_text()
+    assert f"bad-line.jsonl:{lines}: invalid JSON" in report and str(tmp_path_factory.getbasetemp()) not in report
 
 
 # --- issue 19: what a newcomer trips over in the app; each case is pictured in test-artifacts/screenshots/ ---------
