@@ -9,6 +9,10 @@ line past its bound is refused having cost at most the bound. The bounds are set
 set them), generous enough for real sessions of hundreds of megabytes. A container's parts go through
 here too: a zip member is refused past the per-file bound before it is decompressed whole, and an SQLite
 database is opened read-only.
+
+Whoever reads for someone less trusted (the app, for an anonymous upload) sets smaller bounds for the reads it
+makes, `with reading_within(limits):`, and every reader, which asks `read_limits()`, reads within them: the
+bounds reach every format without passing through each reader's signature.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import os
 import stat
 import struct
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, BinaryIO
@@ -49,18 +55,43 @@ class ReadLimits:
     """One JSON record. Real tool results with whole files or images inlined stay well under it."""
     max_file_bytes: int = 4096 * MB
     """Decompressed bytes of one file: four times the largest real sessions we have seen."""
+    line_bound: str = f"the per-line limit (raise it with --max-line-mb or {LINE_SETTING})"
+    """How a refusal names the per-line bound and what raises it: whoever set the bounds knows."""
+    file_bound: str = f"the per-file limit (raise it with --max-file-mb or {FILE_SETTING})"
+    """How a refusal names the per-file bound and what raises it."""
+
+
+_IN_FORCE: ContextVar[ReadLimits | None] = ContextVar("read_limits_in_force", default=None)
+"""Bounds set for the reads of one task (a thread of the app serving an upload), over the settings."""
 
 
 def read_limits() -> ReadLimits:
-    """The bounds in force: the defaults, raised or lowered by the two settings (in MB)."""
+    """The bounds in force: those `reading_within` set, else the defaults raised or lowered by the two settings."""
+    return _IN_FORCE.get() or settings_limits()
+
+
+def settings_limits() -> ReadLimits:
+    """The defaults, raised or lowered by the two settings (in MB): the bounds of a trusted user's reads."""
     default = ReadLimits()
     return ReadLimits(
-        _setting(LINE_SETTING, default.max_line_bytes),
-        _setting(FILE_SETTING, default.max_file_bytes),
+        max_line_bytes=megabytes_setting(LINE_SETTING, default.max_line_bytes),
+        max_file_bytes=megabytes_setting(FILE_SETTING, default.max_file_bytes),
     )
 
 
-def _setting(name: str, default: int) -> int:
+@contextmanager
+def reading_within(limits: ReadLimits) -> Iterator[ReadLimits]:
+    """Every read in this block (this thread or task only) is within `limits`: one place sets the bounds of all the
+    files a trace is read from, whichever reader reads them."""
+    token = _IN_FORCE.set(limits)
+    try:
+        yield limits
+    finally:
+        _IN_FORCE.reset(token)
+
+
+def megabytes_setting(name: str, default: int) -> int:
+    """A bound set in MB by the environment variable `name`, in bytes; `TraceReadError` naming it if it is no size."""
     text = os.environ.get(name, "").strip()
     if not text:
         return default
@@ -107,10 +138,10 @@ def _open_regular(path: Path) -> tuple[BinaryIO, os.stat_result]:
 
 
 class _Capped(io.RawIOBase):
-    """A decompressed stream that refuses to give more than `limit` bytes: the bomb stops here."""
+    """A decompressed stream that refuses to give more than the per-file bound: the bomb stops here."""
 
-    def __init__(self, inner: BinaryIO, path: Path, limit: int) -> None:
-        self._inner, self._path, self._limit, self._given = inner, path, limit, 0
+    def __init__(self, inner: BinaryIO, path: Path, limits: ReadLimits) -> None:
+        self._inner, self._path, self._limits, self._given = inner, path, limits, 0
 
     def readable(self) -> bool:
         return True
@@ -118,8 +149,8 @@ class _Capped(io.RawIOBase):
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
         count = self._inner.readinto(buffer)  # type: ignore[attr-defined]
         self._given += count or 0
-        if self._given > self._limit:
-            raise TraceReadError(str(self._path), _too_large(self._limit))
+        if self._given > self._limits.max_file_bytes:
+            raise TraceReadError(str(self._path), _too_large(self._limits))
         return count
 
     def close(self) -> None:
@@ -127,9 +158,8 @@ class _Capped(io.RawIOBase):
         super().close()
 
 
-def _too_large(limit: int) -> str:
-    return (f"decompresses to more than {_megabytes(limit)}, the per-file limit "
-            f"(raise it with --max-file-mb or {FILE_SETTING})")  # fmt: skip
+def _too_large(limits: ReadLimits) -> str:
+    return f"decompresses to more than {_megabytes(limits.max_file_bytes)}, {limits.file_bound}"
 
 
 def open_binary(path: Path, limits: ReadLimits | None = None) -> BinaryIO:
@@ -145,23 +175,33 @@ def _open_binary(path: Path, limits: ReadLimits) -> tuple[BinaryIO, os.stat_resu
 
         # Every frame, not only the first: `cat a.zst b.zst` is a valid zstd file.
         reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True, read_across_frames=True)
-        return io.BufferedReader(_Capped(reader, path, limits.max_file_bytes)), status  # type: ignore[arg-type]
+        return io.BufferedReader(_Capped(reader, path, limits)), status  # type: ignore[arg-type]
     raw.seek(0)
     if status.st_size > limits.max_file_bytes:
         raw.close()
-        raise TraceReadError(str(path), f"is larger than {_megabytes(limits.max_file_bytes)}, the per-file limit "
-                                        f"(raise it with --max-file-mb or {FILE_SETTING})")  # fmt: skip
+        raise TraceReadError(str(path), f"is larger than {_megabytes(limits.max_file_bytes)}, {limits.file_bound}")
     return raw, status
 
 
-def bounded_lines(stream: BinaryIO, path: Path, limit: int) -> Iterator[tuple[int, bytes | bytearray]]:
-    """(1-based line number, raw line with its newline) from `stream`, refusing a line over `limit` bytes.
+def _count_through(stream: IO[bytes], limit: int) -> int:
+    """Read `stream` in pieces, keeping none, to its end or just past `limit`: how many bytes it gave.
+
+    A whole document is decompressed twice: first counted here, so a bomb costs time up to the bound and one piece
+    of memory, never the bound itself; then read, once it is known to fit."""
+    total = 0
+    while total <= limit and (piece := stream.read(LINE_PIECE)):
+        total += len(piece)
+    return total
+
+
+def bounded_lines(stream: BinaryIO, path: Path, limits: ReadLimits) -> Iterator[tuple[int, bytes | bytearray]]:
+    """(1-based line number, raw line with its newline) from `stream`, refusing a line over the per-line bound.
 
     A line is read in pieces of `LINE_PIECE`, so a longer one grows one buffer (linear time) and is
     refused as soon as it passes the bound, never read whole first. Read errors become one
     `TraceReadError` naming the line.
     """
-    number = 0
+    number, limit = 0, limits.max_line_bytes
     try:
         while True:
             line: bytes | bytearray = stream.readline(LINE_PIECE)
@@ -169,9 +209,9 @@ def bounded_lines(stream: BinaryIO, path: Path, limit: int) -> Iterator[tuple[in
                 return
             number += 1
             if len(line) == LINE_PIECE and not line.endswith(b"\n"):
-                line = _rest_of_line(stream, bytearray(line), path, number, limit)
+                line = _rest_of_line(stream, bytearray(line), path, number, limits)
             elif len(line) > limit:
-                raise _line_too_long(path, number, limit)
+                raise _line_too_long(path, number, limits)
             yield number, line
     except TraceReadError as error:
         if error.line is None and error.path == str(path):
@@ -181,22 +221,22 @@ def bounded_lines(stream: BinaryIO, path: Path, limit: int) -> Iterator[tuple[in
         raise TraceReadError(str(path), f"cannot read: {exc}", number + 1) from None
 
 
-def _rest_of_line(stream: BinaryIO, line: bytearray, path: Path, number: int, limit: int) -> bytearray:
+def _rest_of_line(stream: BinaryIO, line: bytearray, path: Path, number: int, limits: ReadLimits) -> bytearray:
     while not line.endswith(b"\n"):
-        if len(line) > limit:
-            raise _line_too_long(path, number, limit)
+        if len(line) > limits.max_line_bytes:
+            raise _line_too_long(path, number, limits)
         piece = stream.readline(LINE_PIECE)
         if not piece:
             break
         line += piece
-    if len(line) > limit:
-        raise _line_too_long(path, number, limit)
+    if len(line) > limits.max_line_bytes:
+        raise _line_too_long(path, number, limits)
     return line
 
 
-def _line_too_long(path: Path, number: int, limit: int) -> TraceReadError:
-    return TraceReadError(str(path), f"line longer than {_megabytes(limit)}, the per-line limit "
-                                     f"(raise it with --max-line-mb or {LINE_SETTING})", number)  # fmt: skip
+def _line_too_long(path: Path, number: int, limits: ReadLimits) -> TraceReadError:
+    return TraceReadError(str(path), f"line longer than {_megabytes(limits.max_line_bytes)}, {limits.line_bound}",
+                          number)  # fmt: skip
 
 
 def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
@@ -214,7 +254,7 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes | bytearray]]:
     """Yield (1-based line number, line without newline); memory stays one (bounded) line deep."""
     limits = read_limits()
     with open_binary(path, limits) as stream:
-        for number, line in bounded_lines(stream, path, limits.max_line_bytes):
+        for number, line in bounded_lines(stream, path, limits):
             yield number, line.rstrip(b"\r\n")
 
 
@@ -225,27 +265,40 @@ def read_all(path: Path) -> bytes:
 
 def read_with_status(path: Path) -> tuple[bytes, os.stat_result]:
     """A whole file, within the per-file bound, and its status as it was opened: which version was read, with no
-    second look at the path (a system call per file, in a folder of thousands)."""
-    stream, status = _open_binary(path, read_limits())
-    with stream:
-        try:
+    second look at the path (a system call per file, in a folder of thousands). A compressed file is counted through
+    before it is read (`_count_through`)."""
+    limits = read_limits()
+    try:
+        stream, status = _open_binary(path, limits)
+        with stream:
+            if not isinstance(getattr(stream, "raw", None), _Capped):  # a plain file, its size checked on opening
+                return stream.read(), status
+            _count_through(stream, limits.max_file_bytes)  # the capped stream refuses past the bound
+        stream, status = _open_binary(path, limits)  # it fits: read it (a file rewritten since is still capped)
+        with stream:
             return stream.read(), status
-        except TraceReadError:
-            raise
-        except Exception as exc:
-            raise TraceReadError(str(path), f"cannot read: {exc}") from None
+    except TraceReadError:
+        raise
+    except Exception as exc:
+        raise TraceReadError(str(path), f"cannot read: {exc}") from None
 
 
-def read_member(path: Path, info: zipfile.ZipInfo, limit: int) -> bytes:
-    """A zip member's bytes, refusing one that would decompress past `limit` (a zip bomb)."""
+def read_member(path: Path, info: zipfile.ZipInfo, limits: ReadLimits | None = None) -> bytes:
+    """A zip member's bytes, refusing one that would decompress past the per-file bound (a zip bomb).
+
+    zipfile stops a member at the size the zip declares (and checks its CRC), so a declared size within the bound
+    is all a deflated member can give. A zstd member is decompressed here, where only the decompressed bytes
+    can say its size: it is counted through first (`_count_through`), then read."""
     import zipfile
 
+    limits = limits or read_limits()
+    limit = limits.max_file_bytes
     if info.file_size > limit:
-        raise TraceReadError(str(path), f"{info.filename} is larger than the per-file limit")
+        raise TraceReadError(str(path), f"{info.filename} is larger than {_megabytes(limit)}, {limits.file_bound}")
     try:
         with open_regular(path) as raw:
             if info.compress_type == _ZSTD_METHOD:
-                data = _zstd_member(raw, info, limit)
+                data = _zstd_member(raw, info, limit)  # None: past the bound
             else:
                 with zipfile.ZipFile(raw) as archive, archive.open(info) as stream:
                     data = stream.read(limit + 1)
@@ -253,13 +306,14 @@ def read_member(path: Path, info: zipfile.ZipInfo, limit: int) -> bytes:
         raise
     except (zipfile.BadZipFile, NotImplementedError, OSError, ValueError, EOFError, RuntimeError) as exc:
         raise TraceReadError(str(path), f"{info.filename}: cannot read ({exc})") from None
-    if len(data) > limit:
-        raise TraceReadError(str(path), f"{info.filename} decompresses past the per-file limit")
+    if data is None or len(data) > limit:
+        raise TraceReadError(str(path), f"{info.filename} {_too_large(limits)}")
     return data
 
 
-def _zstd_member(raw: IO[bytes], info: zipfile.ZipInfo, limit: int) -> bytes:
-    """Decompress a zstd member by hand: its local header gives where the compressed bytes start."""
+def _zstd_member(raw: IO[bytes], info: zipfile.ZipInfo, limit: int) -> bytes | None:
+    """Decompress a zstd member by hand: its local header gives where the compressed bytes start. None when it
+    decompresses past `limit`, found having held none of it."""
     import zstandard
 
     raw.seek(info.header_offset)
@@ -269,9 +323,12 @@ def _zstd_member(raw: IO[bytes], info: zipfile.ZipInfo, limit: int) -> bytes:
     name_length, extra_length = struct.unpack("<HH", local[26:30])
     raw.seek(info.header_offset + 30 + name_length + extra_length)
     compressed = raw.read(info.compress_size)
-    reader = zstandard.ZstdDecompressor().stream_reader(compressed, read_across_frames=True)
+    decompressor = zstandard.ZstdDecompressor()
     try:
-        return reader.read(limit + 1)  # one byte past the bound: the caller refuses what reaches it
+        size = _count_through(decompressor.stream_reader(compressed, read_across_frames=True), limit)
+        if size > limit:
+            return None
+        return decompressor.stream_reader(compressed, read_across_frames=True).read(size)  # type: ignore[no-any-return]
     except zstandard.ZstdError as exc:
         raise ValueError(f"zstd: {exc}") from None
 
@@ -310,13 +367,14 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     import sqlite3
     from urllib.parse import quote
 
-    size = path.stat().st_size
-    if size > read_limits().max_file_bytes:
-        raise TraceReadError(str(path), "is larger than the per-file limit (raise it with --max-file-mb)")
+    size, limits = path.stat().st_size, read_limits()
+    if size > limits.max_file_bytes:
+        raise TraceReadError(str(path), f"is larger than {_megabytes(limits.max_file_bytes)}, {limits.file_bound}")
     wal = write_ahead_log(path).exists()
     return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro{'' if wal else '&immutable=1'}", uri=True)
 
 
-__all__ = ["FILE_SETTING", "LINE_SETTING", "SQLITE_MAGIC", "ZIP_MAGIC", "ReadLimits", "bounded_lines",
-           "connect_read_only", "is_sqlite", "is_zip", "iter_lines", "open_binary", "open_regular", "read_all",
-           "read_head", "read_limits", "read_member", "read_with_status", "write_ahead_log"]  # fmt: skip
+__all__ = ["FILE_SETTING", "LINE_SETTING", "MB", "SQLITE_MAGIC", "ZIP_MAGIC", "ReadLimits", "bounded_lines",
+           "connect_read_only", "is_sqlite", "is_zip", "iter_lines", "megabytes_setting", "open_binary",
+           "open_regular", "read_all", "read_head", "read_limits", "read_member", "read_with_status", "reading_within",
+           "settings_limits", "write_ahead_log"]  # fmt: skip

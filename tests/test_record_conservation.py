@@ -83,7 +83,7 @@ def inspect_ai(path: Path, session: str | None) -> int:
     if path.suffix == ".eval":  # its members are zstd, which zipfile cannot open: the bounded reader's decompression
         with zipfile.ZipFile(path) as archive:
             info = archive.getinfo(f"samples/{session}.json")
-        sample = json.loads(read_member(path, info, 1 << 30))
+        sample = json.loads(read_member(path, info))
     else:
         sample = next(s for s in document(path)["samples"] if f"{s['id']}_epoch_{s['epoch']}" == session)
     return len(sample["messages"]) + len(sample["events"])
