@@ -13,6 +13,7 @@ database is opened read-only.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import stat
@@ -77,25 +78,34 @@ def _megabytes(size: int) -> str:
     return f"{round(size / MB, 3):g} MB"
 
 
-def open_regular(path: Path) -> BinaryIO:
+def open_regular(path: Path, *, follow_links: bool = True) -> BinaryIO:
     """Open `path` for reading only if it is a regular file: a FIFO or device would block or never end.
 
     The file is opened without blocking and checked on its descriptor, so a FIFO is refused
     instead of waiting for a writer, and a swap between check and open cannot slip one through.
+    `follow_links=False` refuses a symbolic link as the last part of the path (a file of a folder trace,
+    where a planted link would read a file from outside the folder).
     """
-    return _open_regular(path)[0]
+    return _open_regular(path, follow_links)[0]
 
 
-def _open_regular(path: Path) -> tuple[BinaryIO, os.stat_result]:
+def _open_regular(path: Path, follow_links: bool = True) -> tuple[BinaryIO, os.stat_result]:
     """The open file and its descriptor's status (what was opened, not what the path names a moment later)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        descriptor = os.open(path, flags)
     except FileNotFoundError:
         raise TraceReadError(str(path), "no such file") from None
     except IsADirectoryError:
         raise TraceReadError(str(path), "is a directory, not a trace file") from None
-    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
-        raise TraceReadError(str(path), f"cannot open: {getattr(exc, 'strerror', None) or exc}") from None
+    except OSError as exc:
+        if not follow_links and exc.errno == errno.ELOOP:  # what O_NOFOLLOW says of a link
+            raise TraceReadError(str(path), "is a symbolic link, not followed") from None
+        raise TraceReadError(str(path), f"cannot open: {exc.strerror or exc}") from None
+    except ValueError as exc:  # a NUL in the path
+        raise TraceReadError(str(path), f"cannot open: {exc}") from None
     status = os.fstat(descriptor)
     mode = status.st_mode
     if not stat.S_ISREG(mode):
@@ -137,8 +147,8 @@ def open_binary(path: Path, limits: ReadLimits | None = None) -> BinaryIO:
     return _open_binary(path, limits or read_limits())[0]
 
 
-def _open_binary(path: Path, limits: ReadLimits) -> tuple[BinaryIO, os.stat_result]:
-    raw, status = _open_regular(path)
+def _open_binary(path: Path, limits: ReadLimits, follow_links: bool = True) -> tuple[BinaryIO, os.stat_result]:
+    raw, status = _open_regular(path, follow_links)
     if raw.read(4) == _ZSTD_MAGIC:
         raw.seek(0)
         import zstandard
@@ -218,15 +228,15 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes | bytearray]]:
             yield number, line.rstrip(b"\r\n")
 
 
-def read_all(path: Path) -> bytes:
-    """A whole (single-document) file, within the per-file bound."""
-    return read_with_status(path)[0]
+def read_all(path: Path, *, follow_links: bool = True) -> bytes:
+    """A whole (single-document) file, within the per-file bound (`follow_links` as `open_regular`)."""
+    return read_with_status(path, follow_links=follow_links)[0]
 
 
-def read_with_status(path: Path) -> tuple[bytes, os.stat_result]:
+def read_with_status(path: Path, *, follow_links: bool = True) -> tuple[bytes, os.stat_result]:
     """A whole file, within the per-file bound, and its status as it was opened: which version was read, with no
-    second look at the path (a system call per file, in a folder of thousands)."""
-    stream, status = _open_binary(path, read_limits())
+    second look at the path (a system call per file, in a folder of thousands). `follow_links` as `open_regular`."""
+    stream, status = _open_binary(path, read_limits(), follow_links)
     with stream:
         try:
             return stream.read(), status
