@@ -121,3 +121,72 @@ def test_reader_raises_only_trace_read_error(events: list, torn: bool) -> None:
             openhands.read(root)
         except TraceReadError as error:
             assert str(error).startswith(str(root)) and "\n" not in error.message
+
+
+# -- issue 28: only regular files inside the folder are read ------------------------------------------------------
+
+OUTSIDE_WORDS = "OUTSIDE-SECRET never to be read"
+
+
+def _planted(tmp_path: Path) -> Path:
+    """The fixture with an event file and base_state.json that are symbolic links to files outside the folder,
+    a FIFO and a folder under event-file names (a FIFO opened would block the reader)."""
+    import os
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "event.json").write_text(json.dumps({
+        "id": "ffffffff-0000", "kind": "MessageEvent", "source": "user",
+        "llm_message": {"role": "user", "content": [{"type": "text", "text": OUTSIDE_WORDS}]}}))  # fmt: skip
+    (outside / "state.json").write_text(json.dumps({"id": "outside-id", "title": "OUTSIDE-TITLE"}))
+    copy = tmp_path / "conv"
+    shutil.copytree(CONVERSATION, copy)
+    events = copy / "events"
+    (events / "event-00099-ffffffff-0000.json").symlink_to(outside / "event.json")
+    os.mkfifo(events / "event-00098-eeeeeeee-0000.json")
+    (events / "event-00097-dddddddd-0000.json").mkdir()
+    (copy / "base_state.json").unlink()
+    (copy / "base_state.json").symlink_to(outside / "state.json")
+    return copy
+
+
+def test_links_out_of_the_folder_and_special_files_are_counted_never_read(tmp_path: Path) -> None:
+    copy = _planted(tmp_path)
+    trace = load_trace(copy)
+    assert trace.id == "conv" and trace.title is None  # not the outside file's
+    assert all(OUTSIDE_WORDS not in s.text for s in trace.sources)
+    records = trace.extra["records"]
+    files = len(list((copy / "events").glob("event-*.json"))) + 1  # and base_state.json
+    assert records["total"] == files and "unaccounted" not in records["set_aside"]
+    assert records["set_aside"]["not a regular file"] == 4
+    [notice] = [n for n in trace.notices if n.rule == "records-set-aside"]
+    assert "4 not a regular file (base_state.json, event-00097-dddddddd-0000.json, " in notice.message
+
+
+def test_check_and_scan_as_a_user_runs_them_show_nothing_of_the_outside_files(tmp_path: Path) -> None:
+    copy = _planted(tmp_path)
+    checked = subprocess.run([sys.executable, "-m", "inspector", "check", "--json", str(copy)], capture_output=True,
+                             text=True, timeout=120)  # fmt: skip
+    assert checked.returncode in (0, 1) and "Traceback" not in checked.stderr, checked.stderr
+    assert OUTSIDE_WORDS not in checked.stdout and "OUTSIDE-TITLE" not in checked.stdout
+    assert "not a regular file" in checked.stdout
+    out = tmp_path / "fleet.json"
+    scanned = subprocess.run([sys.executable, "-m", "inspector", "scan", str(tmp_path / "conv"), "--workers", "1",
+                              "--out", str(out)], capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert "Traceback" not in scanned.stderr, scanned.stderr
+    [row] = json.loads(out.read_text())
+    assert row["format"] == "openhands" and row["title"] != "OUTSIDE-TITLE" and row["error"] is None
+
+
+def test_a_folder_whose_every_event_file_is_a_link_is_refused_saying_so(tmp_path: Path) -> None:
+    copy = _planted(tmp_path)
+    for event in (copy / "events").glob("event-*.json"):
+        if event.is_file() and not event.is_symlink():
+            event.unlink()
+            event.symlink_to(tmp_path / "outside" / "event.json")
+    try:
+        load_trace(copy)
+    except TraceReadError as error:
+        assert "not a regular file" in error.message
+    else:
+        raise AssertionError("a folder of links only must not load")
