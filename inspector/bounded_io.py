@@ -40,6 +40,8 @@ LINE_PIECE = 1 << 20
 """How much of a line is read at a time: lines shorter than this (nearly all) are read in one call."""
 
 LINE_SETTING, FILE_SETTING = "INSPECTOR_MAX_LINE_MB", "INSPECTOR_MAX_FILE_MB"
+MAX_FOLDER_FILES = 1_000_000
+"""More files than any folder trace holds: past it a folder is refused, not listed into memory."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +235,23 @@ def read_all(path: Path, *, follow_links: bool = True) -> bytes:
     return read_with_status(path, follow_links=follow_links)[0]
 
 
+def raw_chunks(path: Path, *, follow_links: bool = True, size: int = 1 << 20) -> Iterator[bytes]:
+    """A regular file's bytes as stored (never decompressed), in pieces, refused past the per-file bound: what a
+    hash of the file reads. `follow_links` as `open_regular`."""
+    limit = read_limits().max_file_bytes
+    with open_regular(path, follow_links=follow_links) as stream:
+        given = 0
+        try:
+            for chunk in iter(lambda: stream.read(size), b""):
+                given += len(chunk)  # counted as read: the file may grow after it was opened
+                if given > limit:
+                    raise TraceReadError(str(path), f"is larger than {_megabytes(limit)}, the per-file limit "
+                                                    f"(raise it with --max-file-mb or {FILE_SETTING})")  # fmt: skip
+                yield chunk
+        except OSError as exc:
+            raise TraceReadError(str(path), f"cannot read: {exc.strerror or exc}") from None
+
+
 def read_with_status(path: Path, *, follow_links: bool = True) -> tuple[bytes, os.stat_result]:
     """A whole file, within the per-file bound, and its status as it was opened: which version was read, with no
     second look at the path (a system call per file, in a folder of thousands). `follow_links` as `open_regular`."""
@@ -327,6 +346,7 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro{'' if wal else '&immutable=1'}", uri=True)
 
 
-__all__ = ["FILE_SETTING", "LINE_SETTING", "SQLITE_MAGIC", "ZIP_MAGIC", "ReadLimits", "bounded_lines",
-           "connect_read_only", "is_sqlite", "is_zip", "iter_lines", "open_binary", "open_regular", "read_all",
-           "read_head", "read_limits", "read_member", "read_with_status", "write_ahead_log"]  # fmt: skip
+__all__ = ["FILE_SETTING", "LINE_SETTING", "MAX_FOLDER_FILES", "SQLITE_MAGIC", "ZIP_MAGIC", "ReadLimits",
+           "bounded_lines", "connect_read_only", "is_sqlite", "is_zip", "iter_lines", "open_binary", "open_regular",
+           "raw_chunks", "read_all", "read_head", "read_limits", "read_member", "read_with_status",
+           "write_ahead_log"]  # fmt: skip

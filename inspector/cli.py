@@ -20,12 +20,20 @@ from inspector import cli_scan as scan_command
 from inspector import guard as guard_hook
 from inspector import guard_install
 from inspector.bounded_io import FILE_SETTING, LINE_SETTING, ReadLimits
-from inspector.cli_io import BadInput, existing_folder, open_store, output_file, shown_url, trace_ref, write_output
+from inspector.cli_io import (
+    BadInput,
+    existing_folder,
+    open_store,
+    output_file,
+    shown_url,
+    trace_hash,
+    trace_ref,
+    write_output,
+)
 from inspector.cli_options import Parser, add_formats, add_json_flag, count, density, megabytes, summary_index
 from inspector.errors import TraceReadError
 from inspector.facts import Config
 from inspector.inert import json_text, terminal_text
-from inspector.library import content_hash
 from inspector.model import Trace
 from inspector.rules import all_rules
 from inspector.text import counted
@@ -242,7 +250,7 @@ def _refresh(args: argparse.Namespace) -> int:
     result = refresh_at(_analyze(trace), args.at)
     if args.record:
         store = open_store(None)
-        store.ledger.append(result, trace=content_hash(Path(args.trace)), trace_label=trace.title or trace.id,
+        store.ledger.append(result, trace=trace_hash(args.trace), trace_label=trace.title or trace.id,
                             trigger="cli", requested_by=args.by)  # fmt: skip
         said = sys.stderr if args.format == "json" else sys.stdout  # standard output stays one JSON document
         print(f"recorded {counted(len(result.corrections), 'correction')} for S{args.at} by {args.by} in the "
@@ -343,7 +351,7 @@ def _annotations(args: argparse.Namespace) -> int:
         return _import_annotations(Path(args.file), annotations)
     from inspector.review import markdown_report
 
-    report = markdown_report(_analyze(trace), annotations.for_trace(content_hash(Path(args.trace))))
+    report = markdown_report(_analyze(trace), annotations.for_trace(trace_hash(args.trace)))
     write_output(args.output, report.encode())
     return EXIT_PASS
 
@@ -385,7 +393,7 @@ def _report(args: argparse.Namespace) -> int:
     from inspector.share import share_report
 
     store = None if args.no_store else open_store(args.db)
-    text = share_report(_analyze(trace), store, content_hash(Path(args.trace)), args.format)
+    text = share_report(_analyze(trace), store, trace_hash(args.trace), args.format)
     write_output(args.output, text.encode())
     return EXIT_PASS
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from inspector.bounded_io import read_all, read_with_status
+from inspector.bounded_io import MAX_FOLDER_FILES, read_all, read_with_status
 from inspector.errors import TraceReadError
 from inspector.model import Severity, Trace
 from inspector.raw_records import OwnFile
@@ -50,7 +50,7 @@ EVENTS_DIR = "events"
 BASE_STATE = "base_state.json"
 _EVENT_FILE = re.compile(r"^event-(?P<index>\d{5,})-(?P<id>[0-9A-Za-z\-]{8,})\.json$")
 """The SDK's EVENT_NAME_RE (persistence_const.py), widened to any id characters."""
-MAX_EVENTS = 1_000_000
+MAX_EVENTS = MAX_FOLDER_FILES
 """More event files than any conversation holds: past it the folder is refused, not listed into memory."""
 
 _DEFAULT_REJECTION = "User rejected the action"
