@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -357,33 +357,38 @@ def _annotations(args: argparse.Namespace) -> int:
 
 
 def _import_annotations(path: Path, annotations: Annotations) -> int:
-    """A file none of whose lines is an annotation (an empty one too) is the wrong file: one line. A partly bad
-    one: a line per bad line, the rest imported."""
+    """All or nothing: the first bad line is the one line said (exit 2) and nothing is written; a file with no
+    annotation at all (an empty one too) is the wrong file."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from inspector.bounded_io import iter_lines
+    from inspector.store import ImportLineError
+
     read = lines = 0
 
-    def counting(stream: BinaryIO) -> Iterator[bytes]:
+    def counting() -> Iterator[bytes]:
         nonlocal read, lines
-        for line in stream:
+        for _number, line in iter_lines(path):  # bounded, and a FIFO is refused, not waited on
             lines += 1
             read += bool(line.strip())
             yield line
 
     try:
-        with path.open("rb") as stream:
-            added, revisions, errors = annotations.import_jsonl(counting(stream))
-    except OSError as error:
-        raise BadInput(f"{path}: cannot read: {error.strerror or error}") from None
-    if len(errors) == read:  # no line held an annotation, so nothing was merged
-        # A message may quote the line (a key name): spelled.
-        why = (f"line {errors[0].line}: {errors[0].message}" if errors else
-               "it holds only blank lines" if lines else "the file is empty")  # fmt: skip
-        raise BadInput(terminal_text(f"{path}: not an annotations export (the JSONL `annotations export` writes): "
-                                     f"{why}"))  # fmt: skip
-    for error in errors:
-        print(terminal_text(f"{path}:{error.line}: {error.message}"), file=sys.stderr)
-    print(f"{path}: added {counted(added, 'annotation')} and {counted(revisions, 'revision')}; "
-          f"{counted(len(errors), 'line')} skipped")  # fmt: skip
-    return EXIT_UNREADABLE if errors else EXIT_PASS
+        added, revisions = annotations.import_jsonl(counting())
+    except TraceReadError as error:  # missing, a FIFO, past the read bounds
+        where = f"{path}:{error.line}" if error.line is not None else str(path)
+        raise BadInput(terminal_text(f"{where}: cannot read: {error.message}; nothing imported")) from None
+    except ImportLineError as error:  # the message may quote the line (a key name): spelled
+        raise BadInput(terminal_text(f"{path}:{error.line}: not an annotations export line ({error.message}); "
+                                     "nothing imported")) from None  # fmt: skip
+    except SQLAlchemyError as error:
+        raise BadInput(f"{path}: the review store refused the import ({type(error).__name__}); nothing "
+                       "imported") from None
+    if not read:
+        why = "it holds only blank lines" if lines else "the file is empty"
+        raise BadInput(f"{path}: not an annotations export (the JSONL `annotations export` writes): {why}")
+    print(f"{path}: added {counted(added, 'annotation')} and {counted(revisions, 'revision')}")
+    return EXIT_PASS
 
 
 def _report(args: argparse.Namespace) -> int:
