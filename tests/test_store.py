@@ -207,11 +207,63 @@ def test_a_jsonl_ledger_from_an_older_version_is_adopted_once(tmp_path, monkeypa
              '"generation": 3, "trigger": "manual", "requested_by": "kim", "correction": {"type": "omitted", '
              '"invariant_id": "p", "kind": "prohibition", "inherited": null, "source": "Never.", "source_key": "k", '
              '"reason": "gone"}}')  # fmt: skip
-    (tmp_path / "corrections.jsonl").write_text(entry + "\n{torn\n")
+    (tmp_path / "corrections.jsonl").write_text(entry + "\n" + entry + "\n{torn\n")  # an id twice: adopted once
     assert [e.id for e in open_store().ledger.entries()] == ["e1"]
     assert not (tmp_path / "corrections.jsonl").exists()
-    assert [e.id for e in read_jsonl_ledger(tmp_path / "corrections.jsonl.adopted")] == ["e1"]  # kept, renamed
+    assert [e.id for e in read_jsonl_ledger(tmp_path / "corrections.jsonl.adopted")] == ["e1", "e1"]  # kept as it was
     assert len(open_store().ledger.entries()) == 1
+
+
+FIRST_OPEN = """
+import sys, time
+from pathlib import Path
+from inspector.cli import main
+go = Path(sys.argv[1])
+Path(sys.argv[2]).touch()  # loaded
+while not go.exists():  # every process loaded and waiting: they open the store at the same moment
+    time.sleep(0.001)
+sys.exit(main(["ledger", "export"]))
+"""
+
+
+def _old_ledger(path, count: int) -> set[str]:
+    """An older version's corrections.jsonl of `count` entries; their ids."""
+    ids = [f"old{i:04d}" for i in range(count)]
+    path.write_text("".join(json.dumps({
+        "id": i, "recorded_at": f"2026-11-01T00:00:{n % 60:02d}+00:00", "trace": "h", "trace_label": "t",
+        "generation": 1, "trigger": "manual", "requested_by": "kim", "correction": {
+            "type": "omitted", "invariant_id": "p", "kind": "prohibition", "inherited": None, "source": "Never.",
+            "source_key": "k", "reason": "gone"}}) + "\n" for n, i in enumerate(ids)))  # fmt: skip
+    return set(ids)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_four_processes_opening_a_store_with_a_ledger_to_adopt_all_succeed_and_adopt_it_once(tmp_path, backend):
+    for round_ in range(5):
+        data = tmp_path / f"round{round_}"
+        data.mkdir()
+        ids = _old_ledger(data / "corrections.jsonl", 300)
+        with fresh_store_url(backend, data) as url:
+            env = {k: v for k, v in os.environ.items() if k != "INSPECTOR_DB_URL"} | {"INSPECTOR_DATA_DIR": str(data)}
+            if backend == "postgresql":
+                env["INSPECTOR_DB_URL"] = url
+            go, ready = data / "go", [data / f"ready{n}" for n in range(4)]
+            processes = [subprocess.Popen([sys.executable, "-c", FIRST_OPEN, str(go), str(loaded)],
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
+                         for loaded in ready]  # fmt: skip
+            deadline = time.monotonic() + 120
+            while not all(r.exists() for r in ready) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            go.touch()
+            results = [(*process.communicate(timeout=120), process.returncode) for process in processes]
+            for out, err, code in results:
+                assert code == 0 and err == "", f"round {round_}: {err}"
+                exported = [json.loads(line)["id"] for line in out.splitlines()]
+                assert sorted(exported) == sorted(ids), f"round {round_}: each process exports every entry once"
+            store = Store(url if backend == "postgresql" else f"sqlite:///{data / 'inspector.db'}")
+            assert sorted(e.id for e in store.ledger.entries()) == sorted(ids)  # each correction once
+            store.close()
+            assert not (data / "corrections.jsonl").exists() and (data / "corrections.jsonl.adopted").exists()
 
 
 # --- the guard's log ---------------------------------------------------------------------------------
