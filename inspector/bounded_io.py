@@ -17,6 +17,7 @@ bounds reach every format without passing through each reader's signature.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import stat
@@ -45,6 +46,8 @@ LINE_PIECE = 1 << 20
 """How much of a line is read at a time: lines shorter than this (nearly all) are read in one call."""
 
 LINE_SETTING, FILE_SETTING = "INSPECTOR_MAX_LINE_MB", "INSPECTOR_MAX_FILE_MB"
+MAX_FOLDER_FILES = 1_000_000
+"""More files than any folder trace holds: past it a folder is refused, not listed into memory."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,25 +111,34 @@ def _megabytes(size: int) -> str:
     return f"{round(size / MB, 3):g} MB"
 
 
-def open_regular(path: Path) -> BinaryIO:
+def open_regular(path: Path, *, follow_links: bool = True) -> BinaryIO:
     """Open `path` for reading only if it is a regular file: a FIFO or device would block or never end.
 
     The file is opened without blocking and checked on its descriptor, so a FIFO is refused
     instead of waiting for a writer, and a swap between check and open cannot slip one through.
+    `follow_links=False` refuses a symbolic link as the last part of the path (a file of a folder trace,
+    where a planted link would read a file from outside the folder).
     """
-    return _open_regular(path)[0]
+    return _open_regular(path, follow_links)[0]
 
 
-def _open_regular(path: Path) -> tuple[BinaryIO, os.stat_result]:
+def _open_regular(path: Path, follow_links: bool = True) -> tuple[BinaryIO, os.stat_result]:
     """The open file and its descriptor's status (what was opened, not what the path names a moment later)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        descriptor = os.open(path, flags)
     except FileNotFoundError:
         raise TraceReadError(str(path), "no such file") from None
     except IsADirectoryError:
         raise TraceReadError(str(path), "is a directory, not a trace file") from None
-    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
-        raise TraceReadError(str(path), f"cannot open: {getattr(exc, 'strerror', None) or exc}") from None
+    except OSError as exc:
+        if not follow_links and exc.errno == errno.ELOOP:  # what O_NOFOLLOW says of a link
+            raise TraceReadError(str(path), "is a symbolic link, not followed") from None
+        raise TraceReadError(str(path), f"cannot open: {exc.strerror or exc}") from None
+    except ValueError as exc:  # a NUL in the path
+        raise TraceReadError(str(path), f"cannot open: {exc}") from None
     status = os.fstat(descriptor)
     mode = status.st_mode
     if not stat.S_ISREG(mode):
@@ -167,8 +179,8 @@ def open_binary(path: Path, limits: ReadLimits | None = None) -> BinaryIO:
     return _open_binary(path, limits or read_limits())[0]
 
 
-def _open_binary(path: Path, limits: ReadLimits) -> tuple[BinaryIO, os.stat_result]:
-    raw, status = _open_regular(path)
+def _open_binary(path: Path, limits: ReadLimits, follow_links: bool = True) -> tuple[BinaryIO, os.stat_result]:
+    raw, status = _open_regular(path, follow_links)
     if raw.read(4) == _ZSTD_MAGIC:
         raw.seek(0)
         import zstandard
@@ -258,23 +270,40 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes | bytearray]]:
             yield number, line.rstrip(b"\r\n")
 
 
-def read_all(path: Path) -> bytes:
-    """A whole (single-document) file, within the per-file bound."""
-    return read_with_status(path)[0]
+def read_all(path: Path, *, follow_links: bool = True) -> bytes:
+    """A whole (single-document) file, within the per-file bound (`follow_links` as `open_regular`)."""
+    return read_with_status(path, follow_links=follow_links)[0]
 
 
-def read_with_status(path: Path) -> tuple[bytes, os.stat_result]:
+def raw_chunks(path: Path, *, follow_links: bool = True, size: int = 1 << 20) -> Iterator[bytes]:
+    """A regular file's bytes as stored (never decompressed), in pieces, refused past the per-file bound: what a
+    hash of the file reads. `follow_links` as `open_regular`."""
+    limits = read_limits()
+    limit = limits.max_file_bytes
+    with open_regular(path, follow_links=follow_links) as stream:
+        given = 0
+        try:
+            for chunk in iter(lambda: stream.read(size), b""):
+                given += len(chunk)  # counted as read: the file may grow after it was opened
+                if given > limit:
+                    raise TraceReadError(str(path), f"is larger than {_megabytes(limit)}, {limits.file_bound}")
+                yield chunk
+        except OSError as exc:
+            raise TraceReadError(str(path), f"cannot read: {exc.strerror or exc}") from None
+
+
+def read_with_status(path: Path, *, follow_links: bool = True) -> tuple[bytes, os.stat_result]:
     """A whole file, within the per-file bound, and its status as it was opened: which version was read, with no
     second look at the path (a system call per file, in a folder of thousands). A compressed file is counted through
-    before it is read (`_count_through`)."""
+    before it is read (`_count_through`). `follow_links` as `open_regular`."""
     limits = read_limits()
     try:
-        stream, status = _open_binary(path, limits)
+        stream, status = _open_binary(path, limits, follow_links)
         with stream:
             if not isinstance(getattr(stream, "raw", None), _Capped):  # a plain file, its size checked on opening
                 return stream.read(), status
             _count_through(stream, limits.max_file_bytes)  # the capped stream refuses past the bound
-        stream, status = _open_binary(path, limits)  # it fits: read it (a file rewritten since is still capped)
+        stream, status = _open_binary(path, limits, follow_links)  # it fits: read it (a file rewritten since is capped)
         with stream:
             return stream.read(), status
     except TraceReadError:
@@ -374,7 +403,7 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro{'' if wal else '&immutable=1'}", uri=True)
 
 
-__all__ = ["FILE_SETTING", "LINE_SETTING", "MB", "SQLITE_MAGIC", "ZIP_MAGIC", "ReadLimits", "bounded_lines",
-           "connect_read_only", "is_sqlite", "is_zip", "iter_lines", "megabytes_setting", "open_binary",
-           "open_regular", "read_all", "read_head", "read_limits", "read_member", "read_with_status", "reading_within",
-           "settings_limits", "write_ahead_log"]  # fmt: skip
+__all__ = ["FILE_SETTING", "LINE_SETTING", "MAX_FOLDER_FILES", "MB", "SQLITE_MAGIC", "ZIP_MAGIC", "ReadLimits",
+           "bounded_lines", "connect_read_only", "is_sqlite", "is_zip", "iter_lines", "megabytes_setting",
+           "open_binary", "open_regular", "raw_chunks", "read_all", "read_head", "read_limits", "read_member", "read_with_status",
+           "reading_within", "settings_limits", "write_ahead_log"]  # fmt: skip

@@ -15,7 +15,16 @@ import stat
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from inspector.bounded_io import MB, ReadLimits, megabytes_setting, open_regular, read_limits, settings_limits
+from inspector.bounded_io import (
+    MAX_FOLDER_FILES,
+    MB,
+    ReadLimits,
+    megabytes_setting,
+    raw_chunks,
+    read_limits,
+    settings_limits,
+)
+from inspector.errors import TraceReadError
 from inspector.inert import markdown_text, terminal_text
 from inspector.model import Trace
 from inspector.text import clip
@@ -243,12 +252,65 @@ def store_upload(data: bytes, filename: str) -> TraceRef:
     return TraceRef("upload", f"{digest}/{name}")
 
 
+_FOLDER_HASH = b"compaction-inspector folder trace\0"
+"""Starts a folder's hash input, so no file's bytes can hash to the same key as a folder."""
+
+
 def content_hash(path: Path) -> str:
+    """The key the review store files a trace under: BLAKE2b (16 bytes, hex) of its bytes, so the same session under
+    any name finds its annotations and corrections again. A folder trace (an OpenHands conversation) is hashed over
+    its regular files. Read within the per-file bound; `TraceReadError` past it."""
+    try:
+        folder = stat.S_ISDIR(path.stat().st_mode)
+    except (OSError, ValueError):
+        folder = False  # the read below names what is wrong
+    if folder:
+        return _folder_hash(path)
     digest = hashlib.blake2b(digest_size=16)
-    with open_regular(path) as stream:
-        for chunk in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(chunk)
+    for chunk in raw_chunks(path):
+        digest.update(chunk)
     return digest.hexdigest()
+
+
+def _folder_hash(folder: Path) -> str:
+    """Each regular file's name inside the folder and the BLAKE2b of its bytes, in the order of the names: a copy of
+    the folder anywhere has the same key, a changed, added or renamed file another. Links are not followed and FIFOs
+    never opened (the readers read neither, so neither is part of the trace); each file is read within the per-file
+    bound, as a reader reads it."""
+    digest = hashlib.blake2b(_FOLDER_HASH, digest_size=16)
+    for name, file in _regular_files(folder):
+        inner = hashlib.blake2b(digest_size=16)
+        for chunk in raw_chunks(file, follow_links=False):
+            inner.update(chunk)
+        digest.update(len(name).to_bytes(8, "big") + name + inner.digest())
+    return digest.hexdigest()
+
+
+def _regular_files(folder: Path) -> list[tuple[bytes, Path]]:
+    """(name relative to the folder, as bytes with `/` between parts; path) of every regular file under it, sorted by
+    name. Walked with a stack, not recursion (a hostile folder may nest deeper than Python's stack), and refused
+    past `MAX_FOLDER_FILES` entries."""
+    found: list[tuple[bytes, Path]] = []
+    pending: list[tuple[bytes, Path]] = [(b"", folder)]
+    seen = 0
+    while pending:
+        prefix, current = pending.pop()
+        try:
+            with os.scandir(current) as entries:
+                for entry in entries:
+                    seen += 1
+                    if seen > MAX_FOLDER_FILES:
+                        raise TraceReadError(str(folder), f"holds more than {MAX_FOLDER_FILES:,} files and folders")
+                    name = prefix + os.fsencode(entry.name)
+                    if entry.is_symlink():
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append((name + b"/", Path(entry.path)))
+                    elif entry.is_file(follow_symlinks=False):
+                        found.append((name, Path(entry.path)))
+        except OSError as exc:
+            raise TraceReadError(str(current), f"cannot list: {exc.strerror or exc}") from None
+    return sorted(found)
 
 
 __all__ = ["UPLOAD_FILE_SETTING", "UPLOAD_LINE_SETTING", "TraceRef", "TraceRefError", "as_given", "confined",
