@@ -7,8 +7,8 @@ are counted against a per-file bound, and lines are measured while they are read
 line past its bound is refused having cost at most the bound. The bounds are settings
 (`INSPECTOR_MAX_LINE_MB`, `INSPECTOR_MAX_FILE_MB`; the CLI's `--max-line-mb` / `--max-file-mb`
 set them), generous enough for real sessions of hundreds of megabytes. A container's parts go through
-here too: a zip member is refused past the per-file bound before it is decompressed whole, and an SQLite
-database is opened read-only.
+here too: a zip member is refused past the per-file bound before it is decompressed whole. An SQLite
+database is read through the same bounds, applied to the rows it gives (`bounded_sqlite`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, BinaryIO
 
-if TYPE_CHECKING:  # both load with the first container read, not with every command
-    import sqlite3
+if TYPE_CHECKING:  # loads with the first container read, not with every command
     import zipfile
 
 from inspector.errors import TraceReadError
@@ -46,9 +45,11 @@ class ReadLimits:
     """How much one trace may hold; past either bound the file is refused with one line."""
 
     max_line_bytes: int = 64 * MB
-    """One JSON record. Real tool results with whole files or images inlined stay well under it."""
+    """One JSON record: a line, or a database's row and each value in it. Real tool results with whole files or
+    images inlined stay well under it."""
     max_file_bytes: int = 4096 * MB
-    """Decompressed bytes of one file: four times the largest real sessions we have seen."""
+    """Decompressed bytes of one file (a database: with its log): four times the largest real sessions we have
+    seen. What a database gives in one reading is bounded by its size on disk, which is within this."""
 
 
 def read_limits() -> ReadLimits:
@@ -73,7 +74,8 @@ def _setting(name: str, default: int) -> int:
     return int(megabytes * MB)
 
 
-def _megabytes(size: int) -> str:
+def as_megabytes(size: int) -> str:
+    """A size as the bounds' messages say it: "64 MB", "0.5 MB"."""
     return f"{round(size / MB, 3):g} MB"
 
 
@@ -128,7 +130,7 @@ class _Capped(io.RawIOBase):
 
 
 def _too_large(limit: int) -> str:
-    return (f"decompresses to more than {_megabytes(limit)}, the per-file limit "
+    return (f"decompresses to more than {as_megabytes(limit)}, the per-file limit "
             f"(raise it with --max-file-mb or {FILE_SETTING})")  # fmt: skip
 
 
@@ -149,7 +151,7 @@ def _open_binary(path: Path, limits: ReadLimits) -> tuple[BinaryIO, os.stat_resu
     raw.seek(0)
     if status.st_size > limits.max_file_bytes:
         raw.close()
-        raise TraceReadError(str(path), f"is larger than {_megabytes(limits.max_file_bytes)}, the per-file limit "
+        raise TraceReadError(str(path), f"is larger than {as_megabytes(limits.max_file_bytes)}, the per-file limit "
                                         f"(raise it with --max-file-mb or {FILE_SETTING})")  # fmt: skip
     return raw, status
 
@@ -195,7 +197,7 @@ def _rest_of_line(stream: BinaryIO, line: bytearray, path: Path, number: int, li
 
 
 def _line_too_long(path: Path, number: int, limit: int) -> TraceReadError:
-    return TraceReadError(str(path), f"line longer than {_megabytes(limit)}, the per-line limit "
+    return TraceReadError(str(path), f"line longer than {as_megabytes(limit)}, the per-line limit "
                                      f"(raise it with --max-line-mb or {LINE_SETTING})", number)  # fmt: skip
 
 
@@ -296,27 +298,6 @@ def is_sqlite(path: Path) -> bool:
         return False
 
 
-def write_ahead_log(path: Path) -> Path:
-    """Where SQLite keeps a WAL database's committed rows not yet copied into it."""
-    return path.with_name(path.name + "-wal")
-
-
-def connect_read_only(path: Path) -> sqlite3.Connection:
-    """An SQLite database, read-only, within the per-file bound: reading never changes the user's store.
-
-    While a write-ahead log exists it may hold committed rows, so the database is opened `mode=ro` through
-    it; without one, `immutable=1`, since a read-only open of a WAL database would otherwise create the
-    `-wal` and `-shm` files beside it. Raises `sqlite3.Error`, `OSError` or `TraceReadError`."""
-    import sqlite3
-    from urllib.parse import quote
-
-    size = path.stat().st_size
-    if size > read_limits().max_file_bytes:
-        raise TraceReadError(str(path), "is larger than the per-file limit (raise it with --max-file-mb)")
-    wal = write_ahead_log(path).exists()
-    return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro{'' if wal else '&immutable=1'}", uri=True)
-
-
-__all__ = ["FILE_SETTING", "LINE_SETTING", "SQLITE_MAGIC", "ZIP_MAGIC", "ReadLimits", "bounded_lines",
-           "connect_read_only", "is_sqlite", "is_zip", "iter_lines", "open_binary", "open_regular", "read_all",
-           "read_head", "read_limits", "read_member", "read_with_status", "write_ahead_log"]  # fmt: skip
+__all__ = ["FILE_SETTING", "LINE_SETTING", "MB", "SQLITE_MAGIC", "ZIP_MAGIC", "ReadLimits", "as_megabytes",
+           "bounded_lines", "is_sqlite", "is_zip", "iter_lines", "open_binary", "open_regular", "read_all", "read_head",
+           "read_limits", "read_member", "read_with_status"]  # fmt: skip
