@@ -1,4 +1,4 @@
-"""An SQLite database, read as any trace file is: read-only and bounded.
+"""An SQLite database, read as any trace file is: read-only, with nothing written beside it, and bounded.
 
 A database is untrusted input that can give more than it stores. A VIRTUAL generated column is computed on every
 read (`hex(zeroblob(450000000))` is 900 MB from a 200 KB file), and a column added with a default gives that default
@@ -14,24 +14,34 @@ for every older row. So the bounds are those of a file (`ReadLimits`), applied t
 - a table that computes a column when read is refused before any row is read, as no agent's store has one, and the
   bounds alone would let it spend unbounded time on values it then refuses.
 
-The database is opened read-only: `mode=ro` through its write-ahead log while one exists (it may hold
-committed rows), else `immutable=1`.
+Reading never writes. Opening a database in WAL mode beside its write-ahead log makes SQLite create, or write
+into, the `-shm` index next to it, which changes the user's folder, perhaps while the agent writes to it. So:
+
+- no log, or an empty one: nothing is committed outside the file, which is opened `immutable=1`;
+- a log and its index (the agent running, or stopped without cleaning up): the index is opened read-only
+  (`readonly_shm=1`), and SQLite reads the log through it, or from the log itself when the index is stale;
+- a log without its index (a copy of the two files, a crash that lost the index): there is no index to read,
+  and SQLite would create one, so the database and its log are copied, within the per-file bound, into a
+  private folder, read there, and the copy deleted.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import stat
+import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from inspector.bounded_io import FILE_SETTING, LINE_SETTING, ReadLimits, as_megabytes, read_limits
+from inspector.bounded_io import FILE_SETTING, LINE_SETTING, ReadLimits, as_megabytes, open_regular, read_limits
 from inspector.errors import TraceReadError
 
+_COPY_PIECE = 1 << 20
 _VIRTUAL_GENERATED = 2
 """`pragma table_xinfo`'s `hidden` for a VIRTUAL generated column (3 is a STORED one: its values are in the file)."""
 
@@ -39,6 +49,11 @@ _VIRTUAL_GENERATED = 2
 def write_ahead_log(path: Path) -> Path:
     """Where SQLite keeps a WAL database's committed rows not yet copied into it."""
     return path.with_name(path.name + "-wal")
+
+
+def _wal_index(path: Path) -> Path:
+    """The log's shared-memory index, which every connection to a WAL database maps and writes."""
+    return path.with_name(path.name + "-shm")
 
 
 class Database:
@@ -113,22 +128,33 @@ class Database:
 
 @contextmanager
 def open_database(path: Path, limits: ReadLimits | None = None) -> Iterator[Database]:
-    """`path` read-only and bounded (see the module's docstring), closed on exit.
+    """`path` read-only and bounded (see the module's docstring), closed (and any private copy deleted) on exit.
     Raises `TraceReadError` naming the file."""
     limits = limits or read_limits()
     wal = write_ahead_log(path)
-    stored = _regular_size(path) + _regular_size(wal, missing=0)
+    stored = _regular_size(path) + (log := _regular_size(wal, missing=0))
     if stored > limits.max_file_bytes:
         raise _too_large(path, limits)
-    options = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
+    folder = None
     try:
-        connection = sqlite3.connect(f"file:{quote(str(path.resolve()))}?{options}", uri=True)
-    except sqlite3.Error as exc:
-        raise TraceReadError(str(path), f"cannot open the database: {exc}") from None
-    try:
-        yield Database(path, connection, stored, limits)
+        if not log:
+            target, options = path, "mode=ro&immutable=1"
+        elif _wal_index(path).exists():
+            target, options = path, "mode=ro&readonly_shm=1"
+        else:
+            folder = _private_folder(path)
+            target, options = _copy_with_log(path, folder, limits), "mode=ro"
+        try:
+            connection = sqlite3.connect(f"file:{quote(str(target.resolve()))}?{options}", uri=True)
+        except sqlite3.Error as exc:
+            raise TraceReadError(str(path), f"cannot open the database: {exc}") from None
+        try:
+            yield Database(path, connection, stored, limits)
+        finally:
+            connection.close()
     finally:
-        connection.close()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def sql_order(value: Any) -> tuple[int, Any]:
@@ -159,6 +185,31 @@ def _regular_size(path: Path, missing: int | None = None) -> int:
 def _too_large(path: Path, limits: ReadLimits) -> TraceReadError:
     return TraceReadError(str(path), f"is larger than {as_megabytes(limits.max_file_bytes)} with its log, the "
                                      f"per-file limit (raise it with --max-file-mb or {FILE_SETTING})")  # fmt: skip
+
+
+def _private_folder(path: Path) -> Path:
+    """A new folder only this process can read, for a copy of the database (deleted once it is read)."""
+    try:
+        return Path(tempfile.mkdtemp(prefix="compaction-inspector-db-"))
+    except OSError as exc:
+        raise TraceReadError(str(path), f"cannot make a folder to copy it into: {exc.strerror or exc}") from None
+
+
+def _copy_with_log(path: Path, folder: Path, limits: ReadLimits) -> Path:
+    """The database and its log, copied into `folder` under their own names (SQLite finds a log by its name), each
+    through the bounded open a trace file gets: regular files only, no more than the per-file bound in all."""
+    budget = limits.max_file_bytes
+    for source in (path, write_ahead_log(path)):
+        try:
+            with open_regular(source) as stream, open(folder / source.name, "wb") as copy:
+                while piece := stream.read(min(_COPY_PIECE, budget + 1)):
+                    budget -= len(piece)
+                    if budget < 0:  # grown since it was measured
+                        raise _too_large(path, limits)
+                    copy.write(piece)
+        except OSError as exc:  # the temporary folder's disk full, say
+            raise TraceReadError(str(path), f"cannot copy it and its log to read them: {exc.strerror or exc}") from None
+    return folder / path.name
 
 
 __all__ = ["Database", "open_database", "sql_order", "write_ahead_log"]
