@@ -133,7 +133,8 @@ def test_a_database_with_a_write_ahead_log_is_read_with_the_log_and_left_as_it_w
     path = wal_database(folder, index=index)
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where a private copy goes
+    monkeypatch.setenv("TMPDIR", str(scratch))  # where a private copy goes, in this process and the scan's workers
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     before = listing(folder)
     assert load_trace(path).title == TITLE_IN_THE_LOG
     assert listing(folder) == before
