@@ -7,8 +7,8 @@ are counted against a per-file bound, and lines are measured while they are read
 line past its bound is refused having cost at most the bound. The bounds are settings
 (`INSPECTOR_MAX_LINE_MB`, `INSPECTOR_MAX_FILE_MB`; the CLI's `--max-line-mb` / `--max-file-mb`
 set them), generous enough for real sessions of hundreds of megabytes. A container's parts go through
-here too: a zip member is refused past the per-file bound before it is decompressed whole, and an SQLite
-database is opened read-only.
+here too: a zip member is refused past the per-file bound before it is decompressed whole. An SQLite
+database is read through the same bounds, applied to the rows it gives (`bounded_sqlite`).
 
 Whoever reads for someone less trusted (the app, for an anonymous upload) sets smaller bounds for the reads it
 makes, `with reading_within(limits):`, and every reader, which asks `read_limits()`, reads within them: the
@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, BinaryIO
 
-if TYPE_CHECKING:  # both load with the first container read, not with every command
-    import sqlite3
+if TYPE_CHECKING:  # loads with the first container read, not with every command
     import zipfile
 
 from inspector.errors import TraceReadError
@@ -55,9 +54,11 @@ class ReadLimits:
     """How much one trace may hold; past either bound the file is refused with one line."""
 
     max_line_bytes: int = 64 * MB
-    """One JSON record. Real tool results with whole files or images inlined stay well under it."""
+    """One JSON record: a line, or a database's row and each value in it. Real tool results with whole files or
+    images inlined stay well under it."""
     max_file_bytes: int = 4096 * MB
-    """Decompressed bytes of one file: four times the largest real sessions we have seen."""
+    """Decompressed bytes of one file (a database: with its log): four times the largest real sessions we have
+    seen. What a database gives in one reading is bounded by its size on disk, which is within this."""
     line_bound: str = f"the per-line limit (raise it with --max-line-mb or {LINE_SETTING})"
     """How a refusal names the per-line bound and what raises it: whoever set the bounds knows."""
     file_bound: str = f"the per-file limit (raise it with --max-file-mb or {FILE_SETTING})"
@@ -107,7 +108,8 @@ def megabytes_setting(name: str, default: int) -> int:
     return int(megabytes * MB)
 
 
-def _megabytes(size: int) -> str:
+def as_megabytes(size: int) -> str:
+    """A size as the bounds' messages say it: "64 MB", "0.5 MB"."""
     return f"{round(size / MB, 3):g} MB"
 
 
@@ -171,7 +173,7 @@ class _Capped(io.RawIOBase):
 
 
 def _too_large(limits: ReadLimits) -> str:
-    return f"decompresses to more than {_megabytes(limits.max_file_bytes)}, {limits.file_bound}"
+    return f"decompresses to more than {as_megabytes(limits.max_file_bytes)}, {limits.file_bound}"
 
 
 def open_binary(path: Path, limits: ReadLimits | None = None) -> BinaryIO:
@@ -191,7 +193,7 @@ def _open_binary(path: Path, limits: ReadLimits, follow_links: bool = True) -> t
     raw.seek(0)
     if status.st_size > limits.max_file_bytes:
         raw.close()
-        raise TraceReadError(str(path), f"is larger than {_megabytes(limits.max_file_bytes)}, {limits.file_bound}")
+        raise TraceReadError(str(path), f"is larger than {as_megabytes(limits.max_file_bytes)}, {limits.file_bound}")
     return raw, status
 
 
@@ -247,7 +249,7 @@ def _rest_of_line(stream: BinaryIO, line: bytearray, path: Path, number: int, li
 
 
 def _line_too_long(path: Path, number: int, limits: ReadLimits) -> TraceReadError:
-    return TraceReadError(str(path), f"line longer than {_megabytes(limits.max_line_bytes)}, {limits.line_bound}",
+    return TraceReadError(str(path), f"line longer than {as_megabytes(limits.max_line_bytes)}, {limits.line_bound}",
                           number)  # fmt: skip
 
 
@@ -286,7 +288,7 @@ def raw_chunks(path: Path, *, follow_links: bool = True, size: int = 1 << 20) ->
             for chunk in iter(lambda: stream.read(size), b""):
                 given += len(chunk)  # counted as read: the file may grow after it was opened
                 if given > limit:
-                    raise TraceReadError(str(path), f"is larger than {_megabytes(limit)}, {limits.file_bound}")
+                    raise TraceReadError(str(path), f"is larger than {as_megabytes(limit)}, {limits.file_bound}")
                 yield chunk
         except OSError as exc:
             raise TraceReadError(str(path), f"cannot read: {exc.strerror or exc}") from None
@@ -323,7 +325,7 @@ def read_member(path: Path, info: zipfile.ZipInfo, limits: ReadLimits | None = N
     limits = limits or read_limits()
     limit = limits.max_file_bytes
     if info.file_size > limit:
-        raise TraceReadError(str(path), f"{info.filename} is larger than {_megabytes(limit)}, {limits.file_bound}")
+        raise TraceReadError(str(path), f"{info.filename} is larger than {as_megabytes(limit)}, {limits.file_bound}")
     try:
         with open_regular(path) as raw:
             if info.compress_type == _ZSTD_METHOD:
@@ -382,28 +384,7 @@ def is_sqlite(path: Path) -> bool:
         return False
 
 
-def write_ahead_log(path: Path) -> Path:
-    """Where SQLite keeps a WAL database's committed rows not yet copied into it."""
-    return path.with_name(path.name + "-wal")
-
-
-def connect_read_only(path: Path) -> sqlite3.Connection:
-    """An SQLite database, read-only, within the per-file bound: reading never changes the user's store.
-
-    While a write-ahead log exists it may hold committed rows, so the database is opened `mode=ro` through
-    it; without one, `immutable=1`, since a read-only open of a WAL database would otherwise create the
-    `-wal` and `-shm` files beside it. Raises `sqlite3.Error`, `OSError` or `TraceReadError`."""
-    import sqlite3
-    from urllib.parse import quote
-
-    size, limits = path.stat().st_size, read_limits()
-    if size > limits.max_file_bytes:
-        raise TraceReadError(str(path), f"is larger than {_megabytes(limits.max_file_bytes)}, {limits.file_bound}")
-    wal = write_ahead_log(path).exists()
-    return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro{'' if wal else '&immutable=1'}", uri=True)
-
-
 __all__ = ["FILE_SETTING", "LINE_SETTING", "MAX_FOLDER_FILES", "MB", "SQLITE_MAGIC", "ZIP_MAGIC", "ReadLimits",
-           "bounded_lines", "connect_read_only", "is_sqlite", "is_zip", "iter_lines", "megabytes_setting",
-           "open_binary", "open_regular", "raw_chunks", "read_all", "read_head", "read_limits", "read_member", "read_with_status",
-           "reading_within", "settings_limits", "write_ahead_log"]  # fmt: skip
+           "as_megabytes", "bounded_lines", "is_sqlite", "is_zip", "iter_lines", "megabytes_setting", "open_binary",
+           "open_regular", "raw_chunks", "read_all", "read_head", "read_limits", "read_member", "read_with_status",
+           "reading_within", "settings_limits"]  # fmt: skip

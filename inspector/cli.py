@@ -56,8 +56,8 @@ def _limit_flags() -> argparse.ArgumentParser:
     """The read bounds, on every command that reads traces (they set the same settings as the environment)."""
     flags = Parser(add_help=False)
     flags.add_argument("--max-line-mb", type=megabytes, default=None, metavar="MB",
-                       help=f"refuse a trace with a longer line (default {ReadLimits().max_line_bytes >> 20}; "
-                            f"also {LINE_SETTING})")  # fmt: skip
+                       help=f"refuse a trace with a longer line or database row "
+                            f"(default {ReadLimits().max_line_bytes >> 20}; also {LINE_SETTING})")  # fmt: skip
     flags.add_argument("--max-file-mb", type=megabytes, default=None, metavar="MB",
                        help=f"refuse a trace that decompresses to more (default {ReadLimits().max_file_bytes >> 20}; "
                             f"also {FILE_SETTING})")  # fmt: skip

@@ -32,7 +32,6 @@ from typing import Any, BinaryIO
 
 from inspector.bounded_io import (
     bounded_lines,
-    connect_read_only,
     open_binary,
     open_regular,
     read_all,
@@ -262,24 +261,21 @@ def _read_file(path: Path) -> RawRecord:
 
 
 def _read_row(path: Path, row: Row) -> RawRecord:
-    """The `data` column of the row of `row.table` whose `id` is `row.key`: that row or none, never another."""
-    import sqlite3
-    from contextlib import closing
+    """The `data` column of the row of `row.table` whose `id` is `row.key`: that row or none, never another. Read
+    as the reader read it: through the database's bounds, with nothing written beside it."""
+    from inspector.bounded_sqlite import open_database  # SQLite loads only when a row is asked for
 
     if not row.table.isidentifier():  # a name, never SQL: it is put in the statement
         return RawRecord(None, f"{row.table!r} is not a table name")
-    limits = read_limits()
-    where = f'FROM "{row.table}" WHERE id = ?'
     try:
-        with closing(connect_read_only(path)) as db:
-            size = db.execute(f"SELECT length(CAST(data AS BLOB)) {where}", (row.key,)).fetchone()
-            if size is None:
-                return RawRecord(None, f"{path.name} has no row {row.key} in table {row.table}")
-            if (size[0] or 0) > limits.max_line_bytes:
-                return RawRecord(None, f"row {row.key} is longer than {limits.line_bound}")
-            data = db.execute(f"SELECT data {where}", (row.key,)).fetchone()[0]
-    except (sqlite3.Error, OSError) as exc:
-        return RawRecord(None, f"{path.name}: cannot read row {row.key} ({exc})")
+        with open_database(path) as db:
+            db.refuse_computed((row.table,))
+            found = next(db.rows(f'SELECT data FROM "{row.table}" WHERE id = ?', (row.key,)), None)
+    except TraceReadError as error:
+        return RawRecord(None, f"{path.name}: cannot read row {row.key} ({error.message})")
+    if found is None:
+        return RawRecord(None, f"{path.name} has no row {row.key} in table {row.table}")
+    data = found[0]
     if data is None:
         return RawRecord(None, f"row {row.key} has no data")
     return RawRecord(data.decode("utf-8", errors="replace") if isinstance(data, bytes) else str(data))
