@@ -45,6 +45,7 @@ LINE_PIECE = 1 << 20
 """How much of a line is read at a time: lines shorter than this (nearly all) are read in one call."""
 
 LINE_SETTING, FILE_SETTING = "INSPECTOR_MAX_LINE_MB", "INSPECTOR_MAX_FILE_MB"
+EXPANSION_SETTING = "INSPECTOR_MAX_EXPANSION"
 MAX_FOLDER_FILES = 1_000_000
 """More files than any folder trace holds: past it a folder is refused, not listed into memory."""
 
@@ -59,6 +60,15 @@ class ReadLimits:
     max_file_bytes: int = 4096 * MB
     """Decompressed bytes of one file (a database: with its log): four times the largest real sessions we have
     seen. What a database gives in one reading is bounded by its size on disk, which is within this."""
+    expansion_ratio: int = 1_000
+    """How many times its compressed size a document read whole (a `.zst` JSON file, an archive's member) may
+    decompress to, past `expansion_floor_bytes`. A real 3.8 MB Claude Code log compresses 12x (zstd -19) and the
+    same log repeated fifty times 550x; runs of one byte, what a bomb is made of, 30,000x. A document is parsed
+    whole, so what it decompresses to is held: a 135 KB member must not be allowed to become gigabytes in memory
+    merely because the per-file bound is trusted-user sized."""
+    expansion_floor_bytes: int = 64 * MB
+    """A document may always decompress to this much, however small its compressed form: a tiny, very
+    repetitive session is no threat at this size."""
     line_bound: str = f"the per-line limit (raise it with --max-line-mb or {LINE_SETTING})"
     """How a refusal names the per-line bound and what raises it: whoever set the bounds knows."""
     file_bound: str = f"the per-file limit (raise it with --max-file-mb or {FILE_SETTING})"
@@ -75,12 +85,23 @@ def read_limits() -> ReadLimits:
 
 
 def settings_limits() -> ReadLimits:
-    """The defaults, raised or lowered by the two settings (in MB): the bounds of a trusted user's reads."""
+    """The defaults, raised or lowered by the settings (two in MB, the expansion a ratio): a trusted user's bounds."""
     default = ReadLimits()
     return ReadLimits(
         max_line_bytes=megabytes_setting(LINE_SETTING, default.max_line_bytes),
         max_file_bytes=megabytes_setting(FILE_SETTING, default.max_file_bytes),
+        expansion_ratio=_ratio_setting(EXPANSION_SETTING, default.expansion_ratio),
     )
+
+
+def _ratio_setting(name: str, default: int) -> int:
+    """A whole ratio set by the environment variable `name`; `TraceReadError` naming it if it is none."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit() or int(text) < 1:
+        raise TraceReadError(name, f"{text!r} is not a whole number of times (1 or more)")
+    return int(text)
 
 
 @contextmanager
@@ -174,6 +195,17 @@ class _Capped(io.RawIOBase):
 
 def _too_large(limits: ReadLimits) -> str:
     return f"decompresses to more than {as_megabytes(limits.max_file_bytes)}, {limits.file_bound}"
+
+
+def document_bound(limits: ReadLimits, compressed: int) -> int:
+    """How much a document of `compressed` bytes may decompress to: the per-file bound, or less for a document
+    that would expand past `expansion_ratio` times its size (a compression bomb)."""
+    return min(limits.max_file_bytes, max(limits.expansion_floor_bytes, compressed * limits.expansion_ratio))
+
+
+def _expanded(limits: ReadLimits, compressed: int) -> str:
+    return (f"decompresses to more than {limits.expansion_ratio} times its {as_megabytes(compressed)} "
+            f"(a compression bomb; raise the ratio with {EXPANSION_SETTING})")
 
 
 def open_binary(path: Path, limits: ReadLimits | None = None) -> BinaryIO:
@@ -304,7 +336,9 @@ def read_with_status(path: Path, *, follow_links: bool = True) -> tuple[bytes, o
         with stream:
             if not isinstance(getattr(stream, "raw", None), _Capped):  # a plain file, its size checked on opening
                 return stream.read(), status
-            _count_through(stream, limits.max_file_bytes)  # the capped stream refuses past the bound
+            bound = document_bound(limits, status.st_size)
+            if _count_through(stream, bound) > bound:  # the capped stream refuses past the per-file bound itself
+                raise TraceReadError(str(path), _expanded(limits, status.st_size))
         stream, status = _open_binary(path, limits, follow_links)  # it fits: read it (a file rewritten since is capped)
         with stream:
             return stream.read(), status
@@ -326,10 +360,13 @@ def read_member(path: Path, info: zipfile.ZipInfo, limits: ReadLimits | None = N
     limit = limits.max_file_bytes
     if info.file_size > limit:
         raise TraceReadError(str(path), f"{info.filename} is larger than {as_megabytes(limit)}, {limits.file_bound}")
+    expansion = document_bound(limits, info.compress_size)
+    if info.file_size > expansion:
+        raise TraceReadError(str(path), f"{info.filename} {_expanded(limits, info.compress_size)}")
     try:
         with open_regular(path) as raw:
-            if info.compress_type == _ZSTD_METHOD:
-                data = _zstd_member(raw, info, limit)  # None: past the bound
+            if info.compress_type == _ZSTD_METHOD:  # its declared size may lie: only decompressing tells
+                data = _zstd_member(raw, info, expansion)  # None: past the bound
             else:
                 with zipfile.ZipFile(raw) as archive, archive.open(info) as stream:
                     data = stream.read(limit + 1)
@@ -337,6 +374,8 @@ def read_member(path: Path, info: zipfile.ZipInfo, limits: ReadLimits | None = N
         raise
     except (zipfile.BadZipFile, NotImplementedError, OSError, ValueError, EOFError, RuntimeError) as exc:
         raise TraceReadError(str(path), f"{info.filename}: cannot read ({exc})") from None
+    if data is None and expansion < limit:
+        raise TraceReadError(str(path), f"{info.filename} {_expanded(limits, info.compress_size)}")
     if data is None or len(data) > limit:
         raise TraceReadError(str(path), f"{info.filename} {_too_large(limits)}")
     return data
@@ -384,7 +423,7 @@ def is_sqlite(path: Path) -> bool:
         return False
 
 
-__all__ = ["FILE_SETTING", "LINE_SETTING", "MAX_FOLDER_FILES", "MB", "SQLITE_MAGIC", "ZIP_MAGIC", "ReadLimits",
+__all__ = ["EXPANSION_SETTING", "FILE_SETTING", "LINE_SETTING", "MAX_FOLDER_FILES", "MB", "SQLITE_MAGIC", "ZIP_MAGIC", "ReadLimits",
            "as_megabytes", "bounded_lines", "is_sqlite", "is_zip", "iter_lines", "megabytes_setting", "open_binary",
            "open_regular", "raw_chunks", "read_all", "read_head", "read_limits", "read_member", "read_with_status",
            "reading_within", "settings_limits"]  # fmt: skip

@@ -19,11 +19,13 @@ from inspector.bounded_io import (
     MAX_FOLDER_FILES,
     MB,
     ReadLimits,
+    is_sqlite,
     megabytes_setting,
     raw_chunks,
     read_limits,
     settings_limits,
 )
+from inspector.bounded_sqlite import write_ahead_log
 from inspector.errors import TraceReadError
 from inspector.inert import markdown_text, terminal_text
 from inspector.model import Trace
@@ -269,7 +271,16 @@ def content_hash(path: Path) -> str:
     digest = hashlib.blake2b(digest_size=16)
     for chunk in raw_chunks(path):
         digest.update(chunk)
+    log = write_ahead_log(path)
+    if is_sqlite(path) and log.is_file():  # its committed rows are the database's too: another log, another trace
+        digest.update(_WITH_LOG)
+        for chunk in raw_chunks(log):
+            digest.update(chunk)
     return digest.hexdigest()
+
+
+_WITH_LOG = b"\0compaction-inspector: the write-ahead log follows\0"
+"""Between a database's bytes and its log's in its hash, so no file's bytes alone hash as a database with a log."""
 
 
 def _folder_hash(folder: Path) -> str:

@@ -101,10 +101,39 @@ def test_a_document_past_the_file_bound_is_found_by_counting_not_by_holding_it(t
         padding = compressor.compress((b"a" * 127 + b"\n") * (1 << 20))  # short lines: no line bound is reached
         bomb.write_bytes(compressor.compress(opening) + padding * 32)
         says = "decompresses to more than 1024 MB"
-    code, grown, stderr = measured_check(str(bomb), "--max-file-mb", "1024")
+    unlimited_ratio = {"INSPECTOR_MAX_EXPANSION": "1000000"}  # so the per-file bound is the one reached
+    code, grown, stderr = measured_check(str(bomb), "--max-file-mb", "1024", env=unlimited_ratio)
     assert grown < 200 * 1024 * 1024, f"peak memory grew by {grown / 2**20:.0f} MB"
     assert (code, stderr.strip()) == (2, f"{bomb}: {says}, the per-file limit "
                                          "(raise it with --max-file-mb or INSPECTOR_MAX_FILE_MB)")  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", ["eval member", "zst document"])
+def test_a_compression_bomb_is_refused_within_the_trusted_bounds_too(tmp_path, kind):
+    """The command line's 4 GB per file is a trusted user's bound, yet a 135 KB archive must not become 3.9 GB in
+    memory under it: a document read whole may expand only so many times its compressed size."""
+    if kind == "eval member":
+        bomb = eval_bomb(tmp_path / "bomb.eval", gigabytes=3)
+        compressed = bomb.stat().st_size - 2 * len(b"samples/bomb_epoch_1.json") - 30 - 46 - 22
+        says = f"samples/bomb_epoch_1.json decompresses to more than 1000 times its {round(compressed / 2**20, 3):g} MB"
+    else:
+        bomb, compressor = tmp_path / "bomb.json.zst", zstandard.ZstdCompressor(level=19)
+        bomb.write_bytes(compressor.compress(b'{"format": "compaction-trace/1", "pad": "') +
+                         compressor.compress((b"a" * 127 + b"\n") * (1 << 20)) * 24)  # fmt: skip
+        says = f"decompresses to more than 1000 times its {round(bomb.stat().st_size / 2**20, 3):g} MB"
+    code, grown, stderr = measured_check(str(bomb))
+    assert (code, stderr.strip()) == (2, f"{bomb}: {says} (a compression bomb; raise the ratio with "
+                                         "INSPECTOR_MAX_EXPANSION)")  # fmt: skip
+    assert grown < 300 * 1024 * 1024, f"peak memory grew by {grown / 2**20:.0f} MB"
+
+
+def test_the_expansion_ratio_is_a_setting(tmp_path):
+    bomb = tmp_path / "small.json.zst"
+    bomb.write_bytes(zstandard.ZstdCompressor(level=19).compress(b'{"x": "' + b"a" * (80 << 20) + b'"}'))
+    code, _, stderr = measured_check(str(bomb), env={"INSPECTOR_MAX_EXPANSION": "x"})
+    assert (code, stderr.strip()) == (2, "INSPECTOR_MAX_EXPANSION: 'x' is not a whole number of times (1 or more)")
+    code, _, stderr = measured_check(str(bomb), env={"INSPECTOR_MAX_EXPANSION": "100000"})
+    assert "compression bomb" not in stderr
 
 
 def test_the_per_file_bound_counts_decompressed_bytes(tmp_path):

@@ -145,7 +145,7 @@ def test_a_database_with_a_write_ahead_log_is_read_with_the_log_and_left_as_it_w
     for name in ("chain", "manifest"):
         assert not page(at, name).exception
     [expander] = at.expander  # the manifest's first record, read back from its row
-    assert expander.code and expander.code[0].value.startswith("{")
+    assert expander.code and expander.code[0].value.startswith("{"), [h.proto.body for h in expander.children.values()]
     assert not page(app(), "sessions").exception
     assert listing(folder) == before
     assert list(scratch.iterdir()) == []
@@ -158,3 +158,20 @@ def test_the_fixture_database_is_read_beside_its_own_log_and_index_untouched() -
         assert db.execute("SELECT count(*) FROM part").fetchone() == (52,)
     load_trace(OPENCODE_DB)
     assert listing(OPENCODE_DB.parent) == before
+
+
+def test_a_database_with_another_log_is_another_trace(tmp_path: Path) -> None:
+    """The store and the app's analyses are keyed by content hash: a database whose write-ahead log holds other
+    committed rows must not be taken for the one analysed before (the app showed the fixture's records for it,
+    then refused to read them back, "opencode.db-wal changed since it was read")."""
+    from inspector.library import content_hash
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    shutil.copy(OPENCODE_DB, plain / "opencode.db")
+    shutil.copy(OPENCODE_DB.with_name("opencode.db-wal"), plain / "opencode.db-wal")
+    live = wal_database(tmp_path / "live", index=False)
+    assert (plain / "opencode.db").read_bytes() == live.read_bytes()
+    assert content_hash(plain / "opencode.db") != content_hash(live)
+    (plain / "opencode.db-wal").write_bytes(live.with_name("opencode.db-wal").read_bytes())
+    assert content_hash(plain / "opencode.db") == content_hash(live)
