@@ -423,7 +423,7 @@ def is_sqlite(path: Path) -> bool:
         return False
 
 
-__all__ = ["EXPANSION_SETTING", "FILE_SETTING", "LINE_SETTING", "MAX_FOLDER_FILES", "MB", "SQLITE_MAGIC", "ZIP_MAGIC", "ReadLimits",
-           "as_megabytes", "bounded_lines", "is_sqlite", "is_zip", "iter_lines", "megabytes_setting", "open_binary",
-           "open_regular", "raw_chunks", "read_all", "read_head", "read_limits", "read_member", "read_with_status",
-           "reading_within", "settings_limits"]  # fmt: skip
+__all__ = ["EXPANSION_SETTING", "FILE_SETTING", "LINE_SETTING", "MAX_FOLDER_FILES", "MB", "SQLITE_MAGIC",
+           "ZIP_MAGIC", "ReadLimits", "as_megabytes", "bounded_lines", "is_sqlite", "is_zip", "iter_lines",
+           "megabytes_setting", "open_binary", "open_regular", "raw_chunks", "read_all", "read_head", "read_limits",
+           "read_member", "read_with_status", "reading_within", "settings_limits"]  # fmt: skip
