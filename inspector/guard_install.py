@@ -177,8 +177,10 @@ def uninstall(agent: str, project: Path | None, *, yes: bool, confirm: Callable[
             backup.unlink(missing_ok=True)
         _say(out, f"Removed the guard from {path}: the file is back as it was before install.")
     else:
-        _say(out, f"Removed the guard from {path}; the file had been edited since install, so only the guard "
-                  f"was taken out. The file as it was is kept in {backup}")  # fmt: skip
+        why = "had been edited since install" if original is not None else \
+            "is not as install left it and the data folder holds no backup (installed before backups were kept there)"
+        _say(out, f"Removed the guard from {path}; the file {why}, so only the guard was taken out. The file as it "
+                  f"was is kept in {backup}")  # fmt: skip
     return EXIT_DONE
 
 
@@ -406,8 +408,8 @@ def _folder(folder: Path, *, create: bool) -> tuple[int | None, bool]:
         os.close(base)
 
 
-_NO_LINKS = "the guard reads and writes only a regular file in a real folder, never through a link (in a repository " \
-            "a link can lead to your own settings)"  # fmt: skip
+_NO_LINKS = "the guard uses only a regular file in a real folder, never a link (in a repository one can lead to your " \
+            "own settings)"  # fmt: skip
 
 
 def _read_in(folder: int, path: Path) -> _Seen:

@@ -546,3 +546,16 @@ def test_a_settings_file_nested_too_deep_is_refused_in_one_line(project, depth):
         assert "nested" in result.stdout
     result = cli("status", "--project", str(project), cwd=project)
     assert result.returncode == 0 and result.stderr == "" and f"{path}: cannot tell: nested" in result.stdout
+
+
+def test_uninstall_after_an_install_whose_backup_sat_beside_the_file_takes_out_only_the_guard(project):
+    """Installs before backups moved to the data folder left none there: the user's settings stay, the old
+    backup beside them is not read (it may be a planted link), and the message does not claim an edit."""
+    path = settings_file("claude-code", project)
+    path.parent.mkdir()
+    path.write_text('{"model": "opus"}\n')
+    run(install, project=project)
+    guard_install.backup_file(path).unlink()
+    code, out, _ = run(uninstall, project=project)
+    assert code == 0 and json.loads(path.read_bytes()) == {"model": "opus"}
+    assert "is not as install left it" in out and "edited" not in out
