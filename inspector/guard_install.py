@@ -70,13 +70,16 @@ class SettingsError(Exception):
 def hook_command() -> str:
     """The command line the settings file runs: absolute path of the installed `compaction-inspector` console
     script beside sys.executable (e.g. .venv/bin/compaction-inspector) followed by ` guard`, quoted for a POSIX
-    shell (shlex.quote); if that script does not exist, `<sys.executable> -m inspector guard`."""
+    shell (shlex.quote); if that script does not exist, `<sys.executable> -P -m inspector guard`.
+
+    `-P`: the harness runs the hook in the project's folder, and `-m` would otherwise put that folder first on
+    sys.path, so a folder named `inspector` in someone else's repository would run in place of the guard."""
     # Not resolved: .venv/bin/python is a link to the system Python, and the script lives beside the link.
     python = Path(os.path.abspath(sys.executable))
     script = python.with_name(SCRIPT)
     if script.is_file():
         return f"{shlex.quote(str(script))} guard"
-    return f"{shlex.quote(str(python))} -m inspector guard"
+    return f"{shlex.quote(str(python))} -P -m inspector guard"
 
 
 def settings_file(agent: str, project: Path | None) -> Path:
@@ -100,8 +103,9 @@ def settings_file(agent: str, project: Path | None) -> Path:
 
 def is_guard_command(command: object) -> bool:
     """Whether a handler's command is one install wrote: exactly `<absolute path>/compaction-inspector guard`
-    or `<absolute python> -m inspector guard`, whichever interpreter. A user's own line (a bare name from
-    PATH, extra flags, a wrapper) is theirs and is never touched."""
+    or `<absolute python> -P -m inspector guard` (or without `-P`, as installs before it wrote), whichever
+    interpreter. A user's own line (a bare name from PATH, extra flags, a wrapper) is theirs and is never
+    touched."""
     if not isinstance(command, str):
         return False
     try:
@@ -110,7 +114,8 @@ def is_guard_command(command: object) -> bool:
         return False
     if len(words) == 2:
         return words[1] == "guard" and os.path.isabs(words[0]) and Path(words[0]).name == SCRIPT
-    return len(words) == 4 and os.path.isabs(words[0]) and words[1:] == ["-m", "inspector", "guard"]
+    module = (["-P", "-m", "inspector", "guard"], ["-m", "inspector", "guard"])
+    return len(words) in (4, 5) and os.path.isabs(words[0]) and words[1:] in module
 
 
 def install(agent: str, project: Path | None, *, yes: bool, confirm: Callable[[str], bool], out: TextIO) -> int:

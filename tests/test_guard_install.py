@@ -249,13 +249,15 @@ def test_an_install_from_another_environment_is_replaced_not_doubled(project):
     [
         ("/v/bin/compaction-inspector guard", True),
         ("'/my venv/bin/compaction-inspector' guard", True),
-        ("/usr/bin/python3 -m inspector guard", True),
+        ("/usr/bin/python3 -P -m inspector guard", True),
+        ("/usr/bin/python3 -m inspector guard", True),  # as installs before -P wrote it: uninstall takes it out
         ("compaction-inspector guard", False),
         ("/v/bin/compaction-inspector guard --quiet", False),
         ("/v/bin/compaction-inspector check x", False),
         ("echo compaction-inspector guard", False),
         ("python3 -m inspector guard", False),
         ("'unclosed", False),
+        ("", False),
     ],
 )
 def test_is_guard_command(command, ours):
@@ -269,7 +271,7 @@ def test_hook_command_runs_the_console_script_beside_the_interpreter(tmp_path, m
     bin_dir = tmp_path / "my venv" / "bin"
     bin_dir.mkdir(parents=True)
     monkeypatch.setattr(sys, "executable", str(bin_dir / "python"))
-    assert hook_command() == shlex.quote(str(bin_dir / "python")) + " -m inspector guard"
+    assert hook_command() == shlex.quote(str(bin_dir / "python")) + " -P -m inspector guard"  # no ./inspector
     (bin_dir / "compaction-inspector").write_text("#!/bin/sh\n")
     assert hook_command() == f"'{bin_dir}/compaction-inspector' guard"
     assert shlex.split(hook_command()) == [str(bin_dir / "compaction-inspector"), "guard"]
