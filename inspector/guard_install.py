@@ -191,9 +191,11 @@ def uninstall(agent: str, project: Path | None, *, yes: bool, confirm: Callable[
 
 def status(out: TextIO, project: Path | None = None) -> int:
     """For each agent and scope (user, and `project` or the current folder), where the guard is installed and
-    what it runs. Always 0: this only reports."""
+    what it runs. 0, or 2 when a settings file cannot be read (a FIFO, a link, not JSON): its line says why, as
+    bad input does everywhere, and the other files are still reported."""
     scopes = (("user", None), ("project", project if project is not None else Path.cwd()))
     _say(out, f"Guard hook ({EVENT}, source {MATCHER}):")
+    unreadable = False
     for agent in AGENTS:
         for scope, folder in scopes:
             path = settings_file(agent, folder)
@@ -201,11 +203,11 @@ def status(out: TextIO, project: Path | None = None) -> int:
                 old = _read(path).data
                 commands = _installed(_parse(old)) if old is not None else []
             except SettingsError as error:
-                state = f"cannot tell: {error}"
+                state, unreadable = f"cannot tell: {error}", True
             else:
                 state = "; ".join(_describe(c) for c in commands) if commands else "not installed"
             _say(out, f"  {agent:<12} {scope:<8} {path}: {state}")
-    return EXIT_DONE
+    return EXIT_REFUSED if unreadable else EXIT_DONE
 
 
 def _describe(command: str) -> str:

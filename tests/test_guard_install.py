@@ -330,7 +330,7 @@ def test_status_names_each_agent_scope_file_and_command(home, project, monkeypat
     (home / ".codex" / "hooks.json").write_text("{oops")
     monkeypatch.chdir(project)
     out = io.StringIO()
-    assert status(out) == 0
+    assert status(out) == 2  # one file could not be read: said on its line, and bad input is exit 2
     lines = out.getvalue().splitlines()[1:]
     assert lines == [
         f"  claude-code  user     {home / '.claude' / 'settings.json'}: not installed",
@@ -532,7 +532,7 @@ def test_a_fifo_as_settings_file_neither_hangs_install_nor_status(project):
     one_line_refusal(result.stdout, path)
     assert "FIFO" in result.stdout
     result = cli("status", "--project", str(project), cwd=project, timeout=20)
-    assert result.returncode == 0 and f"{path}: cannot tell: is a FIFO" in result.stdout, result
+    assert result.returncode == 2 and f"{path}: cannot tell: is a FIFO" in result.stdout, result
 
 
 @pytest.mark.parametrize("depth", [100_000, 600])
@@ -547,7 +547,7 @@ def test_a_settings_file_nested_too_deep_is_refused_in_one_line(project, depth):
         one_line_refusal(result.stdout, path)
         assert "nested" in result.stdout
     result = cli("status", "--project", str(project), cwd=project)
-    assert result.returncode == 0 and result.stderr == "" and f"{path}: cannot tell: nested" in result.stdout
+    assert result.returncode == 2 and result.stderr == "" and f"{path}: cannot tell: nested" in result.stdout
 
 
 def test_uninstall_after_an_install_whose_backup_sat_beside_the_file_takes_out_only_the_guard(project):
