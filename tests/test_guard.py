@@ -288,6 +288,19 @@ def test_an_sqlite_memory_bomb_stays_under_300_mb_and_the_session_goes_on(tmp_pa
     assert "TraceReadError" in line and "generated column" in line, line
 
 
+def test_an_archive_bomb_stays_under_300_mb_and_the_session_goes_on(tmp_path):
+    """The guard reads whatever format the hook names: a 132 KB .eval whose member holds 4 GB is refused by the
+    reader's expansion bound, quietly, in flat memory."""
+    from tests.test_hostile_input import eval_bomb
+
+    env = guard_env(tmp_path)
+    run = measured([str(SCRIPT), "guard"], hook_input(eval_bomb(tmp_path / "bomb.eval", gigabytes=4)), env)
+    start = started_kb(env)
+    line = assert_quiet(run, tmp_path)
+    assert run["tree_kb"] - start < 300 * 1024 and run["max_kb"] - start < 300 * 1024, (run, start)
+    assert "TraceReadError" in line and "compression bomb" in line, line
+
+
 def test_a_check_that_outgrows_the_memory_limit_is_stopped_and_the_session_goes_on(tmp_path):
     """What no reader's bound catches (a 6 KB transcript whose one prompt is 60 MB, within the per-line bound)
     the guard's own memory limit does: the child fails, the session goes on."""
