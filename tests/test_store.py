@@ -237,6 +237,33 @@ def _old_ledger(path, count: int) -> set[str]:
     return set(ids)
 
 
+def _open_at(url: str, barrier, results) -> None:  # type: ignore[no-untyped-def]
+    barrier.wait()
+    try:
+        Store(url).ledger.entries()
+        results.put("ok")
+    except Exception as error:  # noqa: BLE001 - the test reports whatever a process met
+        results.put(repr(error))
+
+
+def test_processes_creating_a_new_sqlite_store_at_once_all_open_it(tmp_path):
+    """Switching a new file to WAL is a race SQLite's losers hear at once as "database is locked", without waiting
+    (CI's four ledger exports on a fresh data folder failed so); six processes, twenty fresh files."""
+    context = multiprocessing.get_context("fork")
+    failed = []
+    for round_ in range(20):
+        url = f"sqlite:///{tmp_path / f'store-{round_}.db'}"
+        barrier, results = context.Barrier(6), context.Queue()
+        processes = [context.Process(target=_open_at, args=(url, barrier, results)) for _ in range(6)]
+        for process in processes:
+            process.start()
+        outcomes = [results.get(timeout=120) for _ in processes]
+        for process in processes:
+            process.join()
+        failed += [f"round {round_}: {o}" for o in outcomes if o != "ok"]
+    assert failed == []
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_four_processes_opening_a_store_with_a_ledger_to_adopt_all_succeed_and_adopt_it_once(tmp_path, backend):
     for round_ in range(5):

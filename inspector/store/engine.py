@@ -8,7 +8,10 @@ Migrations run on open, serialised across processes (`one_at_a_time`), as is ado
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
@@ -30,18 +33,38 @@ def database_url() -> str:
     return f"sqlite:///{folder / 'inspector.db'}"
 
 
+BUSY_SECONDS = 60
+"""How long a process waits for another's write before giving up: far longer than any write of the store takes
+(an import of thousands of annotations is well under a second), short enough that a stuck writer is said."""
+
+
+def _into_wal(cursor: Any) -> None:
+    """Switch the database to WAL. On a new file several processes opening it at once race for the switch, and
+    SQLite answers the losers "database is locked" at once, without its busy handler (it would deadlock
+    otherwise): so the switch is retried, within the same wait as a write."""
+    deadline = time.monotonic() + BUSY_SECONDS
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def make_engine(url: str) -> Engine:
     if not url.startswith("sqlite"):
         return create_engine(url, pool_pre_ping=True)
-    engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
+    engine = create_engine(url, connect_args={"timeout": BUSY_SECONDS, "check_same_thread": False})
 
     @event.listens_for(engine, "connect")
     def _configure(dbapi_connection, _record):  # type: ignore[no-untyped-def]
         dbapi_connection.isolation_level = None  # let SQLAlchemy's BEGIN below be the only one
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_SECONDS * 1000}")
+        _into_wal(cursor)
         cursor.execute("PRAGMA synchronous=NORMAL")  # durable across a killed process; WAL keeps it consistent
-        cursor.execute("PRAGMA busy_timeout=60000")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 
