@@ -22,5 +22,8 @@ DO $$ BEGIN
     CREATE ROLE inspector LOGIN PASSWORD 'inspector' CREATEDB;
   END IF;
 END $$;
+-- A test drops its database WITH (FORCE); an autovacuum worker that just connected to it is the superuser's
+-- backend, which only pg_signal_backend may end.
+GRANT pg_signal_backend TO inspector;
 SQL
 echo "postgresql+psycopg://inspector:inspector@127.0.0.1:5432/postgres"

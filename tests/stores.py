@@ -7,13 +7,15 @@ database, dropped afterwards. In CI the PostgreSQL run must not skip.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.exc import ProgrammingError
 
 BACKENDS = ["sqlite", "postgresql"]
 
@@ -35,6 +37,19 @@ def fresh_store_url(backend: str, folder: Path) -> Iterator[str]:
     try:
         yield admin_url.rsplit("/", 1)[0] + f"/{name}"
     finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        _drop(admin, name)
         admin.dispose()
+
+
+def _drop(admin: Engine, name: str, attempts: int = 50) -> None:
+    """Drop a test's database, ending its sessions. A background worker of the server's own (autovacuum) may be
+    connected a moment, and without pg_signal_backend it cannot be ended: wait for it to leave, then drop."""
+    for attempt in range(attempts):
+        try:
+            with admin.connect() as connection:
+                connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            return
+        except ProgrammingError:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.1)
