@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inspector.facts import TraceFacts
-from inspector.items import ShellRun, command_signature, edit_written
+from inspector.items import edit_written
 from inspector.model import TRANSCRIPT, Generation, SourceRecord
+from inspector.shell_runs import ShellRun, command_signature
 from inspector.summary_claims import FIGURE, NAMED
 from inspector.tool_names import is_edit_tool
 

@@ -27,10 +27,10 @@ from inspector.invariants import (
     rank,
 )
 from inspector.item_matching import ITEM_MATCHERS
-from inspector.items import ShellRun, shell_runs
 from inspector.items import session_items as mine_session_items
 from inspector.model import Generation, Invariant, SourceQuote, Trace
 from inspector.places import RecordPlaces, extends, first_covered
+from inspector.shell_runs import ShellRun, shell_runs
 from inspector.summary_claims import Claim, claims_in
 from inspector.text import Sentence, sentences
 

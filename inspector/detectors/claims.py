@@ -24,9 +24,10 @@ from inspector.claim_evidence import (
 from inspector.detectors.items import session_tracks, still
 from inspector.facts import GenerationFacts, TraceFacts, new_keys
 from inspector.invariants import InvariantStatus
-from inspector.items import USER_KINDS, edited_path, failure_line, span_counts, topic_terms
+from inspector.items import USER_KINDS, edited_path, span_counts, topic_terms
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
 from inspector.rule_registry import Hit, rule
+from inspector.shell_runs import failure_line
 from inspector.summary_claims import Claim, ClaimKind
 from inspector.text import clip, quoted, sentences
 
@@ -93,7 +94,7 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
                 run = last_verifying_run(split)
                 if run is None or not run.broke:
                     continue
-                line = failure_line(run, from_first_line=True)
+                line = failure_line(run)
                 said = f"the last check before it, `{clip(run.command, 80)}`, failed: {line}"
                 source = _record_quote(run.key, line)
             else:
