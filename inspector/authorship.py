@@ -69,8 +69,9 @@ _MID_LINE_PASTE = re.compile(
     r"FATAL|FAIL|Traceback|panic)\b[:\s]|npm ERR!|error\[E\d+\]))"
 )
 """Where a log message pasted into the user's own sentence starts: a colon, then a log level or exception."""
-_TERMINAL_PROMPT = re.compile(r"^[ \t]*(?:\(\S+\)\s+)?(?:\w[\w.-]*@[\w.-]+:[^\n]*?[$#%]|PS [A-Za-z]:\\[^\n>]*>)(?:[ \t]|$)",
-                              re.MULTILINE)
+_TERMINAL_PROMPT = re.compile(
+    r"^[ \t]*(?:\(\S+\)\s+)?(?:\w[\w.-]*@[\w.-]+:[^\n]*?[$#%]|PS [A-Za-z]:\\[^\n>]*>)(?:[ \t]|$)", re.MULTILINE
+)
 """A copied terminal prompt (`me@host:~/app$ `, `PS C:\\app> `): no one types their own host name, so from it
 to the next blank line after the last prompt is a terminal session, its output lines however plain."""
 _HEADING = re.compile(r"^#{1,6}\s+\S", re.MULTILINE)

@@ -7,23 +7,29 @@ are counted against a per-file bound, and lines are measured while they are read
 line past its bound is refused having cost at most the bound. The bounds are settings
 (`INSPECTOR_MAX_LINE_MB`, `INSPECTOR_MAX_FILE_MB`; the CLI's `--max-line-mb` / `--max-file-mb`
 set them), generous enough for real sessions of hundreds of megabytes. A container's parts go through
-here too: a zip member is refused past the per-file bound before it is decompressed whole, and an SQLite
-database is opened read-only.
+here too: a zip member is refused past the per-file bound before it is decompressed whole. An SQLite
+database is read through the same bounds, applied to the rows it gives (`bounded_sqlite`).
+
+Whoever reads for someone less trusted (the app, for an anonymous upload) sets smaller bounds for the reads it
+makes, `with reading_within(limits):`, and every reader, which asks `read_limits()`, reads within them: the
+bounds reach every format without passing through each reader's signature.
 """
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import stat
 import struct
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, BinaryIO
 
-if TYPE_CHECKING:  # both load with the first container read, not with every command
-    import sqlite3
+if TYPE_CHECKING:  # loads with the first container read, not with every command
     import zipfile
 
 from inspector.errors import TraceReadError
@@ -39,6 +45,9 @@ LINE_PIECE = 1 << 20
 """How much of a line is read at a time: lines shorter than this (nearly all) are read in one call."""
 
 LINE_SETTING, FILE_SETTING = "INSPECTOR_MAX_LINE_MB", "INSPECTOR_MAX_FILE_MB"
+EXPANSION_SETTING = "INSPECTOR_MAX_EXPANSION"
+MAX_FOLDER_FILES = 1_000_000
+"""More files than any folder trace holds: past it a folder is refused, not listed into memory."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,21 +55,68 @@ class ReadLimits:
     """How much one trace may hold; past either bound the file is refused with one line."""
 
     max_line_bytes: int = 64 * MB
-    """One JSON record. Real tool results with whole files or images inlined stay well under it."""
+    """One JSON record: a line, or a database's row and each value in it. Real tool results with whole files or
+    images inlined stay well under it."""
     max_file_bytes: int = 4096 * MB
-    """Decompressed bytes of one file: four times the largest real sessions we have seen."""
+    """Decompressed bytes of one file (a database: with its log): four times the largest real sessions we have
+    seen. What a database gives in one reading is bounded by its size on disk, which is within this."""
+    expansion_ratio: int = 1_000
+    """How many times its compressed size a document read whole (a `.zst` JSON file, an archive's member) may
+    decompress to, past `expansion_floor_bytes`. A real 3.8 MB Claude Code log compresses 12x (zstd -19) and the
+    same log repeated fifty times 550x; runs of one byte, what a bomb is made of, 30,000x. A document is parsed
+    whole, so what it decompresses to is held: a 135 KB member must not be allowed to become gigabytes in memory
+    merely because the per-file bound is trusted-user sized."""
+    expansion_floor_bytes: int = 64 * MB
+    """A document may always decompress to this much, however small its compressed form: a tiny, very
+    repetitive session is no threat at this size."""
+    line_bound: str = f"the per-line limit (raise it with --max-line-mb or {LINE_SETTING})"
+    """How a refusal names the per-line bound and what raises it: whoever set the bounds knows."""
+    file_bound: str = f"the per-file limit (raise it with --max-file-mb or {FILE_SETTING})"
+    """How a refusal names the per-file bound and what raises it."""
+
+
+_IN_FORCE: ContextVar[ReadLimits | None] = ContextVar("read_limits_in_force", default=None)
+"""Bounds set for the reads of one task (a thread of the app serving an upload), over the settings."""
 
 
 def read_limits() -> ReadLimits:
-    """The bounds in force: the defaults, raised or lowered by the two settings (in MB)."""
+    """The bounds in force: those `reading_within` set, else the defaults raised or lowered by the two settings."""
+    return _IN_FORCE.get() or settings_limits()
+
+
+def settings_limits() -> ReadLimits:
+    """The defaults, raised or lowered by the settings (two in MB, the expansion a ratio): a trusted user's bounds."""
     default = ReadLimits()
     return ReadLimits(
-        _setting(LINE_SETTING, default.max_line_bytes),
-        _setting(FILE_SETTING, default.max_file_bytes),
+        max_line_bytes=megabytes_setting(LINE_SETTING, default.max_line_bytes),
+        max_file_bytes=megabytes_setting(FILE_SETTING, default.max_file_bytes),
+        expansion_ratio=_ratio_setting(EXPANSION_SETTING, default.expansion_ratio),
     )
 
 
-def _setting(name: str, default: int) -> int:
+def _ratio_setting(name: str, default: int) -> int:
+    """A whole ratio set by the environment variable `name`; `TraceReadError` naming it if it is none."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit() or int(text) < 1:
+        raise TraceReadError(name, f"{text!r} is not a whole number of times (1 or more)")
+    return int(text)
+
+
+@contextmanager
+def reading_within(limits: ReadLimits) -> Iterator[ReadLimits]:
+    """Every read in this block (this thread or task only) is within `limits`: one place sets the bounds of all the
+    files a trace is read from, whichever reader reads them."""
+    token = _IN_FORCE.set(limits)
+    try:
+        yield limits
+    finally:
+        _IN_FORCE.reset(token)
+
+
+def megabytes_setting(name: str, default: int) -> int:
+    """A bound set in MB by the environment variable `name`, in bytes; `TraceReadError` naming it if it is no size."""
     text = os.environ.get(name, "").strip()
     if not text:
         return default
@@ -73,29 +129,39 @@ def _setting(name: str, default: int) -> int:
     return int(megabytes * MB)
 
 
-def _megabytes(size: int) -> str:
+def as_megabytes(size: int) -> str:
+    """A size as the bounds' messages say it: "64 MB", "0.5 MB"."""
     return f"{round(size / MB, 3):g} MB"
 
 
-def open_regular(path: Path) -> BinaryIO:
+def open_regular(path: Path, *, follow_links: bool = True) -> BinaryIO:
     """Open `path` for reading only if it is a regular file: a FIFO or device would block or never end.
 
     The file is opened without blocking and checked on its descriptor, so a FIFO is refused
     instead of waiting for a writer, and a swap between check and open cannot slip one through.
+    `follow_links=False` refuses a symbolic link as the last part of the path (a file of a folder trace,
+    where a planted link would read a file from outside the folder).
     """
-    return _open_regular(path)[0]
+    return _open_regular(path, follow_links)[0]
 
 
-def _open_regular(path: Path) -> tuple[BinaryIO, os.stat_result]:
+def _open_regular(path: Path, follow_links: bool = True) -> tuple[BinaryIO, os.stat_result]:
     """The open file and its descriptor's status (what was opened, not what the path names a moment later)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        descriptor = os.open(path, flags)
     except FileNotFoundError:
         raise TraceReadError(str(path), "no such file") from None
     except IsADirectoryError:
         raise TraceReadError(str(path), "is a directory, not a trace file") from None
-    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
-        raise TraceReadError(str(path), f"cannot open: {getattr(exc, 'strerror', None) or exc}") from None
+    except OSError as exc:
+        if not follow_links and exc.errno == errno.ELOOP:  # what O_NOFOLLOW says of a link
+            raise TraceReadError(str(path), "is a symbolic link, not followed") from None
+        raise TraceReadError(str(path), f"cannot open: {exc.strerror or exc}") from None
+    except ValueError as exc:  # a NUL in the path
+        raise TraceReadError(str(path), f"cannot open: {exc}") from None
     status = os.fstat(descriptor)
     mode = status.st_mode
     if not stat.S_ISREG(mode):
@@ -107,10 +173,10 @@ def _open_regular(path: Path) -> tuple[BinaryIO, os.stat_result]:
 
 
 class _Capped(io.RawIOBase):
-    """A decompressed stream that refuses to give more than `limit` bytes: the bomb stops here."""
+    """A decompressed stream that refuses to give more than the per-file bound: the bomb stops here."""
 
-    def __init__(self, inner: BinaryIO, path: Path, limit: int) -> None:
-        self._inner, self._path, self._limit, self._given = inner, path, limit, 0
+    def __init__(self, inner: BinaryIO, path: Path, limits: ReadLimits) -> None:
+        self._inner, self._path, self._limits, self._given = inner, path, limits, 0
 
     def readable(self) -> bool:
         return True
@@ -118,8 +184,8 @@ class _Capped(io.RawIOBase):
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
         count = self._inner.readinto(buffer)  # type: ignore[attr-defined]
         self._given += count or 0
-        if self._given > self._limit:
-            raise TraceReadError(str(self._path), _too_large(self._limit))
+        if self._given > self._limits.max_file_bytes:
+            raise TraceReadError(str(self._path), _too_large(self._limits))
         return count
 
     def close(self) -> None:
@@ -127,9 +193,19 @@ class _Capped(io.RawIOBase):
         super().close()
 
 
-def _too_large(limit: int) -> str:
-    return (f"decompresses to more than {_megabytes(limit)}, the per-file limit "
-            f"(raise it with --max-file-mb or {FILE_SETTING})")  # fmt: skip
+def _too_large(limits: ReadLimits) -> str:
+    return f"decompresses to more than {as_megabytes(limits.max_file_bytes)}, {limits.file_bound}"
+
+
+def document_bound(limits: ReadLimits, compressed: int) -> int:
+    """How much a document of `compressed` bytes may decompress to: the per-file bound, or less for a document
+    that would expand past `expansion_ratio` times its size (a compression bomb)."""
+    return min(limits.max_file_bytes, max(limits.expansion_floor_bytes, compressed * limits.expansion_ratio))
+
+
+def _expanded(limits: ReadLimits, compressed: int) -> str:
+    return (f"decompresses to more than {limits.expansion_ratio} times its {as_megabytes(compressed)} "
+            f"(a compression bomb; raise the ratio with {EXPANSION_SETTING})")
 
 
 def open_binary(path: Path, limits: ReadLimits | None = None) -> BinaryIO:
@@ -137,31 +213,41 @@ def open_binary(path: Path, limits: ReadLimits | None = None) -> BinaryIO:
     return _open_binary(path, limits or read_limits())[0]
 
 
-def _open_binary(path: Path, limits: ReadLimits) -> tuple[BinaryIO, os.stat_result]:
-    raw, status = _open_regular(path)
+def _open_binary(path: Path, limits: ReadLimits, follow_links: bool = True) -> tuple[BinaryIO, os.stat_result]:
+    raw, status = _open_regular(path, follow_links)
     if raw.read(4) == _ZSTD_MAGIC:
         raw.seek(0)
         import zstandard
 
         # Every frame, not only the first: `cat a.zst b.zst` is a valid zstd file.
         reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True, read_across_frames=True)
-        return io.BufferedReader(_Capped(reader, path, limits.max_file_bytes)), status  # type: ignore[arg-type]
+        return io.BufferedReader(_Capped(reader, path, limits)), status  # type: ignore[arg-type]
     raw.seek(0)
     if status.st_size > limits.max_file_bytes:
         raw.close()
-        raise TraceReadError(str(path), f"is larger than {_megabytes(limits.max_file_bytes)}, the per-file limit "
-                                        f"(raise it with --max-file-mb or {FILE_SETTING})")  # fmt: skip
+        raise TraceReadError(str(path), f"is larger than {as_megabytes(limits.max_file_bytes)}, {limits.file_bound}")
     return raw, status
 
 
-def bounded_lines(stream: BinaryIO, path: Path, limit: int) -> Iterator[tuple[int, bytes | bytearray]]:
-    """(1-based line number, raw line with its newline) from `stream`, refusing a line over `limit` bytes.
+def _count_through(stream: IO[bytes], limit: int) -> int:
+    """Read `stream` in pieces, keeping none, to its end or just past `limit`: how many bytes it gave.
+
+    A whole document is decompressed twice: first counted here, so a bomb costs time up to the bound and one piece
+    of memory, never the bound itself; then read, once it is known to fit."""
+    total = 0
+    while total <= limit and (piece := stream.read(LINE_PIECE)):
+        total += len(piece)
+    return total
+
+
+def bounded_lines(stream: BinaryIO, path: Path, limits: ReadLimits) -> Iterator[tuple[int, bytes | bytearray]]:
+    """(1-based line number, raw line with its newline) from `stream`, refusing a line over the per-line bound.
 
     A line is read in pieces of `LINE_PIECE`, so a longer one grows one buffer (linear time) and is
     refused as soon as it passes the bound, never read whole first. Read errors become one
     `TraceReadError` naming the line.
     """
-    number = 0
+    number, limit = 0, limits.max_line_bytes
     try:
         while True:
             line: bytes | bytearray = stream.readline(LINE_PIECE)
@@ -169,9 +255,9 @@ def bounded_lines(stream: BinaryIO, path: Path, limit: int) -> Iterator[tuple[in
                 return
             number += 1
             if len(line) == LINE_PIECE and not line.endswith(b"\n"):
-                line = _rest_of_line(stream, bytearray(line), path, number, limit)
+                line = _rest_of_line(stream, bytearray(line), path, number, limits)
             elif len(line) > limit:
-                raise _line_too_long(path, number, limit)
+                raise _line_too_long(path, number, limits)
             yield number, line
     except TraceReadError as error:
         if error.line is None and error.path == str(path):
@@ -181,22 +267,22 @@ def bounded_lines(stream: BinaryIO, path: Path, limit: int) -> Iterator[tuple[in
         raise TraceReadError(str(path), f"cannot read: {exc}", number + 1) from None
 
 
-def _rest_of_line(stream: BinaryIO, line: bytearray, path: Path, number: int, limit: int) -> bytearray:
+def _rest_of_line(stream: BinaryIO, line: bytearray, path: Path, number: int, limits: ReadLimits) -> bytearray:
     while not line.endswith(b"\n"):
-        if len(line) > limit:
-            raise _line_too_long(path, number, limit)
+        if len(line) > limits.max_line_bytes:
+            raise _line_too_long(path, number, limits)
         piece = stream.readline(LINE_PIECE)
         if not piece:
             break
         line += piece
-    if len(line) > limit:
-        raise _line_too_long(path, number, limit)
+    if len(line) > limits.max_line_bytes:
+        raise _line_too_long(path, number, limits)
     return line
 
 
-def _line_too_long(path: Path, number: int, limit: int) -> TraceReadError:
-    return TraceReadError(str(path), f"line longer than {_megabytes(limit)}, the per-line limit "
-                                     f"(raise it with --max-line-mb or {LINE_SETTING})", number)  # fmt: skip
+def _line_too_long(path: Path, number: int, limits: ReadLimits) -> TraceReadError:
+    return TraceReadError(str(path), f"line longer than {as_megabytes(limits.max_line_bytes)}, {limits.line_bound}",
+                          number)  # fmt: skip
 
 
 def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
@@ -214,38 +300,73 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes | bytearray]]:
     """Yield (1-based line number, line without newline); memory stays one (bounded) line deep."""
     limits = read_limits()
     with open_binary(path, limits) as stream:
-        for number, line in bounded_lines(stream, path, limits.max_line_bytes):
+        for number, line in bounded_lines(stream, path, limits):
             yield number, line.rstrip(b"\r\n")
 
 
-def read_all(path: Path) -> bytes:
-    """A whole (single-document) file, within the per-file bound."""
-    return read_with_status(path)[0]
+def read_all(path: Path, *, follow_links: bool = True) -> bytes:
+    """A whole (single-document) file, within the per-file bound (`follow_links` as `open_regular`)."""
+    return read_with_status(path, follow_links=follow_links)[0]
 
 
-def read_with_status(path: Path) -> tuple[bytes, os.stat_result]:
-    """A whole file, within the per-file bound, and its status as it was opened: which version was read, with no
-    second look at the path (a system call per file, in a folder of thousands)."""
-    stream, status = _open_binary(path, read_limits())
-    with stream:
+def raw_chunks(path: Path, *, follow_links: bool = True, size: int = 1 << 20) -> Iterator[bytes]:
+    """A regular file's bytes as stored (never decompressed), in pieces, refused past the per-file bound: what a
+    hash of the file reads. `follow_links` as `open_regular`."""
+    limits = read_limits()
+    limit = limits.max_file_bytes
+    with open_regular(path, follow_links=follow_links) as stream:
+        given = 0
         try:
+            for chunk in iter(lambda: stream.read(size), b""):
+                given += len(chunk)  # counted as read: the file may grow after it was opened
+                if given > limit:
+                    raise TraceReadError(str(path), f"is larger than {as_megabytes(limit)}, {limits.file_bound}")
+                yield chunk
+        except OSError as exc:
+            raise TraceReadError(str(path), f"cannot read: {exc.strerror or exc}") from None
+
+
+def read_with_status(path: Path, *, follow_links: bool = True) -> tuple[bytes, os.stat_result]:
+    """A whole file, within the per-file bound, and its status as it was opened: which version was read, with no
+    second look at the path (a system call per file, in a folder of thousands). A compressed file is counted through
+    before it is read (`_count_through`). `follow_links` as `open_regular`."""
+    limits = read_limits()
+    try:
+        stream, status = _open_binary(path, limits, follow_links)
+        with stream:
+            if not isinstance(getattr(stream, "raw", None), _Capped):  # a plain file, its size checked on opening
+                return stream.read(), status
+            bound = document_bound(limits, status.st_size)
+            if _count_through(stream, bound) > bound:  # the capped stream refuses past the per-file bound itself
+                raise TraceReadError(str(path), _expanded(limits, status.st_size))
+        stream, status = _open_binary(path, limits, follow_links)  # it fits: read it (a file rewritten since is capped)
+        with stream:
             return stream.read(), status
-        except TraceReadError:
-            raise
-        except Exception as exc:
-            raise TraceReadError(str(path), f"cannot read: {exc}") from None
+    except TraceReadError:
+        raise
+    except Exception as exc:
+        raise TraceReadError(str(path), f"cannot read: {exc}") from None
 
 
-def read_member(path: Path, info: zipfile.ZipInfo, limit: int) -> bytes:
-    """A zip member's bytes, refusing one that would decompress past `limit` (a zip bomb)."""
+def read_member(path: Path, info: zipfile.ZipInfo, limits: ReadLimits | None = None) -> bytes:
+    """A zip member's bytes, refusing one that would decompress past the per-file bound (a zip bomb).
+
+    zipfile stops a member at the size the zip declares (and checks its CRC), so a declared size within the bound
+    is all a deflated member can give. A zstd member is decompressed here, where only the decompressed bytes
+    can say its size: it is counted through first (`_count_through`), then read."""
     import zipfile
 
+    limits = limits or read_limits()
+    limit = limits.max_file_bytes
     if info.file_size > limit:
-        raise TraceReadError(str(path), f"{info.filename} is larger than the per-file limit")
+        raise TraceReadError(str(path), f"{info.filename} is larger than {as_megabytes(limit)}, {limits.file_bound}")
+    expansion = document_bound(limits, info.compress_size)
+    if info.file_size > expansion:
+        raise TraceReadError(str(path), f"{info.filename} {_expanded(limits, info.compress_size)}")
     try:
         with open_regular(path) as raw:
-            if info.compress_type == _ZSTD_METHOD:
-                data = _zstd_member(raw, info, limit)
+            if info.compress_type == _ZSTD_METHOD:  # its declared size may lie: only decompressing tells
+                data = _zstd_member(raw, info, expansion)  # None: past the bound
             else:
                 with zipfile.ZipFile(raw) as archive, archive.open(info) as stream:
                     data = stream.read(limit + 1)
@@ -253,13 +374,16 @@ def read_member(path: Path, info: zipfile.ZipInfo, limit: int) -> bytes:
         raise
     except (zipfile.BadZipFile, NotImplementedError, OSError, ValueError, EOFError, RuntimeError) as exc:
         raise TraceReadError(str(path), f"{info.filename}: cannot read ({exc})") from None
-    if len(data) > limit:
-        raise TraceReadError(str(path), f"{info.filename} decompresses past the per-file limit")
+    if data is None and expansion < limit:
+        raise TraceReadError(str(path), f"{info.filename} {_expanded(limits, info.compress_size)}")
+    if data is None or len(data) > limit:
+        raise TraceReadError(str(path), f"{info.filename} {_too_large(limits)}")
     return data
 
 
-def _zstd_member(raw: IO[bytes], info: zipfile.ZipInfo, limit: int) -> bytes:
-    """Decompress a zstd member by hand: its local header gives where the compressed bytes start."""
+def _zstd_member(raw: IO[bytes], info: zipfile.ZipInfo, limit: int) -> bytes | None:
+    """Decompress a zstd member by hand: its local header gives where the compressed bytes start. None when it
+    decompresses past `limit`, found having held none of it."""
     import zstandard
 
     raw.seek(info.header_offset)
@@ -269,9 +393,12 @@ def _zstd_member(raw: IO[bytes], info: zipfile.ZipInfo, limit: int) -> bytes:
     name_length, extra_length = struct.unpack("<HH", local[26:30])
     raw.seek(info.header_offset + 30 + name_length + extra_length)
     compressed = raw.read(info.compress_size)
-    reader = zstandard.ZstdDecompressor().stream_reader(compressed, read_across_frames=True)
+    decompressor = zstandard.ZstdDecompressor()
     try:
-        return reader.read(limit + 1)  # one byte past the bound: the caller refuses what reaches it
+        size = _count_through(decompressor.stream_reader(compressed, read_across_frames=True), limit)
+        if size > limit:
+            return None
+        return decompressor.stream_reader(compressed, read_across_frames=True).read(size)  # type: ignore[no-any-return]
     except zstandard.ZstdError as exc:
         raise ValueError(f"zstd: {exc}") from None
 
@@ -296,27 +423,7 @@ def is_sqlite(path: Path) -> bool:
         return False
 
 
-def write_ahead_log(path: Path) -> Path:
-    """Where SQLite keeps a WAL database's committed rows not yet copied into it."""
-    return path.with_name(path.name + "-wal")
-
-
-def connect_read_only(path: Path) -> sqlite3.Connection:
-    """An SQLite database, read-only, within the per-file bound: reading never changes the user's store.
-
-    While a write-ahead log exists it may hold committed rows, so the database is opened `mode=ro` through
-    it; without one, `immutable=1`, since a read-only open of a WAL database would otherwise create the
-    `-wal` and `-shm` files beside it. Raises `sqlite3.Error`, `OSError` or `TraceReadError`."""
-    import sqlite3
-    from urllib.parse import quote
-
-    size = path.stat().st_size
-    if size > read_limits().max_file_bytes:
-        raise TraceReadError(str(path), "is larger than the per-file limit (raise it with --max-file-mb)")
-    wal = write_ahead_log(path).exists()
-    return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro{'' if wal else '&immutable=1'}", uri=True)
-
-
-__all__ = ["FILE_SETTING", "LINE_SETTING", "SQLITE_MAGIC", "ZIP_MAGIC", "ReadLimits", "bounded_lines",
-           "connect_read_only", "is_sqlite", "is_zip", "iter_lines", "open_binary", "open_regular", "read_all",
-           "read_head", "read_limits", "read_member", "read_with_status", "write_ahead_log"]  # fmt: skip
+__all__ = ["EXPANSION_SETTING", "FILE_SETTING", "LINE_SETTING", "MAX_FOLDER_FILES", "MB", "SQLITE_MAGIC",
+           "ZIP_MAGIC", "ReadLimits", "as_megabytes", "bounded_lines", "is_sqlite", "is_zip", "iter_lines",
+           "megabytes_setting", "open_binary", "open_regular", "raw_chunks", "read_all", "read_head", "read_limits",
+           "read_member", "read_with_status", "reading_within", "settings_limits"]  # fmt: skip

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -20,12 +20,20 @@ from inspector import cli_scan as scan_command
 from inspector import guard as guard_hook
 from inspector import guard_install
 from inspector.bounded_io import FILE_SETTING, LINE_SETTING, ReadLimits
-from inspector.cli_io import BadInput, existing_folder, open_store, output_file, shown_url, trace_ref, write_output
+from inspector.cli_io import (
+    BadInput,
+    existing_folder,
+    open_store,
+    output_file,
+    shown_url,
+    trace_hash,
+    trace_ref,
+    write_output,
+)
 from inspector.cli_options import Parser, add_formats, add_json_flag, count, density, megabytes, summary_index
 from inspector.errors import TraceReadError
 from inspector.facts import Config
 from inspector.inert import json_text, terminal_text
-from inspector.library import content_hash
 from inspector.model import Trace
 from inspector.rules import all_rules
 from inspector.text import counted
@@ -48,8 +56,8 @@ def _limit_flags() -> argparse.ArgumentParser:
     """The read bounds, on every command that reads traces (they set the same settings as the environment)."""
     flags = Parser(add_help=False)
     flags.add_argument("--max-line-mb", type=megabytes, default=None, metavar="MB",
-                       help=f"refuse a trace with a longer line (default {ReadLimits().max_line_bytes >> 20}; "
-                            f"also {LINE_SETTING})")  # fmt: skip
+                       help=f"refuse a trace with a longer line or database row "
+                            f"(default {ReadLimits().max_line_bytes >> 20}; also {LINE_SETTING})")  # fmt: skip
     flags.add_argument("--max-file-mb", type=megabytes, default=None, metavar="MB",
                        help=f"refuse a trace that decompresses to more (default {ReadLimits().max_file_bytes >> 20}; "
                             f"also {FILE_SETTING})")  # fmt: skip
@@ -242,7 +250,7 @@ def _refresh(args: argparse.Namespace) -> int:
     result = refresh_at(_analyze(trace), args.at)
     if args.record:
         store = open_store(None)
-        store.ledger.append(result, trace=content_hash(Path(args.trace)), trace_label=trace.title or trace.id,
+        store.ledger.append(result, trace=trace_hash(args.trace), trace_label=trace.title or trace.id,
                             trigger="cli", requested_by=args.by)  # fmt: skip
         said = sys.stderr if args.format == "json" else sys.stdout  # standard output stays one JSON document
         print(f"recorded {counted(len(result.corrections), 'correction')} for S{args.at} by {args.by} in the "
@@ -343,39 +351,44 @@ def _annotations(args: argparse.Namespace) -> int:
         return _import_annotations(Path(args.file), annotations)
     from inspector.review import markdown_report
 
-    report = markdown_report(_analyze(trace), annotations.for_trace(content_hash(Path(args.trace))))
+    report = markdown_report(_analyze(trace), annotations.for_trace(trace_hash(args.trace)))
     write_output(args.output, report.encode())
     return EXIT_PASS
 
 
 def _import_annotations(path: Path, annotations: Annotations) -> int:
-    """A file none of whose lines is an annotation (an empty one too) is the wrong file: one line. A partly bad
-    one: a line per bad line, the rest imported."""
+    """All or nothing: the first bad line is the one line said (exit 2) and nothing is written; a file with no
+    annotation at all (an empty one too) is the wrong file."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from inspector.bounded_io import iter_lines
+    from inspector.store import ImportLineError
+
     read = lines = 0
 
-    def counting(stream: BinaryIO) -> Iterator[bytes]:
+    def counting() -> Iterator[bytes]:
         nonlocal read, lines
-        for line in stream:
+        for _number, line in iter_lines(path):  # bounded, and a FIFO is refused, not waited on
             lines += 1
             read += bool(line.strip())
             yield line
 
     try:
-        with path.open("rb") as stream:
-            added, revisions, errors = annotations.import_jsonl(counting(stream))
-    except OSError as error:
-        raise BadInput(f"{path}: cannot read: {error.strerror or error}") from None
-    if len(errors) == read:  # no line held an annotation, so nothing was merged
-        # A message may quote the line (a key name): spelled.
-        why = (f"line {errors[0].line}: {errors[0].message}" if errors else
-               "it holds only blank lines" if lines else "the file is empty")  # fmt: skip
-        raise BadInput(terminal_text(f"{path}: not an annotations export (the JSONL `annotations export` writes): "
-                                     f"{why}"))  # fmt: skip
-    for error in errors:
-        print(terminal_text(f"{path}:{error.line}: {error.message}"), file=sys.stderr)
-    print(f"{path}: added {counted(added, 'annotation')} and {counted(revisions, 'revision')}; "
-          f"{counted(len(errors), 'line')} skipped")  # fmt: skip
-    return EXIT_UNREADABLE if errors else EXIT_PASS
+        added, revisions = annotations.import_jsonl(counting())
+    except TraceReadError as error:  # missing, a FIFO, past the read bounds
+        where = f"{path}:{error.line}" if error.line is not None else str(path)
+        raise BadInput(terminal_text(f"{where}: cannot read: {error.message}; nothing imported")) from None
+    except ImportLineError as error:  # the message may quote the line (a key name): spelled
+        raise BadInput(terminal_text(f"{path}:{error.line}: not an annotations export line ({error.message}); "
+                                     "nothing imported")) from None  # fmt: skip
+    except SQLAlchemyError as error:
+        raise BadInput(f"{path}: the review store refused the import ({type(error).__name__}); nothing "
+                       "imported") from None
+    if not read:
+        why = "it holds only blank lines" if lines else "the file is empty"
+        raise BadInput(f"{path}: not an annotations export (the JSONL `annotations export` writes): {why}")
+    print(f"{path}: added {counted(added, 'annotation')} and {counted(revisions, 'revision')}")
+    return EXIT_PASS
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -385,7 +398,7 @@ def _report(args: argparse.Namespace) -> int:
     from inspector.share import share_report
 
     store = None if args.no_store else open_store(args.db)
-    text = share_report(_analyze(trace), store, content_hash(Path(args.trace)), args.format)
+    text = share_report(_analyze(trace), store, trace_hash(args.trace), args.format)
     write_output(args.output, text.encode())
     return EXIT_PASS
 

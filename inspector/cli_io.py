@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from inspector.errors import TraceReadError
 from inspector.library import content_hash
 
 if TYPE_CHECKING:
@@ -50,12 +51,42 @@ def existing_folder(value: str) -> Path:
 
 
 def trace_ref(value: str) -> str:
-    """`--trace` wherever it filters a store: a trace file, or the content hash the store keys it by."""
-    if Path(value).is_file():
-        return content_hash(Path(value))
+    """`--trace` wherever it filters a store: a trace file or folder, or the content hash the store keys it by."""
+    path = Path(value)
+    if path.is_file() or (path.is_dir() and _trace_folder(path)):
+        try:
+            return content_hash(path)
+        except TraceReadError as error:
+            raise argparse.ArgumentTypeError(_one_line(error)) from None
     if _HASH.fullmatch(value):
         return value
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{value}: a folder that is no trace, and not a trace's content hash")
     raise argparse.ArgumentTypeError(f"{value}: no such file, and not a trace's content hash")
+
+
+def _trace_folder(path: Path) -> bool:
+    """A folder a reader takes as one session (an OpenHands conversation): any other folder is not hashed, which
+    would read every file under it."""
+    from inspector.readers import readers
+
+    return any(reader.claims is not None and reader.claims(path) for reader in readers())
+
+
+def trace_hash(trace: str) -> str:
+    """`content_hash` of a trace a command has read, or `BadInput`: one line if the hash cannot read it (a file
+    past the bound, a folder's file that cannot be read)."""
+    try:
+        return content_hash(Path(trace))
+    except TraceReadError as error:
+        raise BadInput(_one_line(error)) from None
+
+
+def _one_line(error: TraceReadError) -> str:
+    """The message may quote a file's name: spelled, on one line."""
+    from inspector.inert import terminal_text
+
+    return terminal_text(str(error).replace("\n", " "))
 
 
 def write_output(path: Path | None, data: bytes) -> None:
@@ -109,4 +140,5 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0]
 
 
-__all__ = ["BadInput", "existing_folder", "open_store", "output_file", "shown_url", "trace_ref", "write_output"]
+__all__ = ["BadInput", "existing_folder", "open_store", "output_file", "shown_url", "trace_hash", "trace_ref",
+           "write_output"]

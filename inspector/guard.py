@@ -8,18 +8,24 @@ contradicts. Nothing is printed when nothing was lost.
 
 It must never harm the session it serves: whatever goes wrong (an unreadable transcript, an unknown
 format, a timeout), it exits 0 with nothing printed and one line in `guard.log` in the data folder.
+A hostile transcript can cost more than its size inside a single C call (an SQLite row computed as it is
+read, a decompressor), where no Python signal handler runs; so the check runs in a child process under a
+wall clock and a memory limit (`GuardLimits`), and is killed when either runs out.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
+import os
 import signal
+import subprocess
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from inspector.authorship import said_by_user
 from inspector.inert import visible
@@ -34,10 +40,35 @@ dropped or weakened, and claims the log contradicts. Warnings and notes stay in 
 agent's context is not a report."""
 MAX_TOKENS = 800
 """Default length cap of what is given back (about four characters a token)."""
-TIME_LIMIT = 8
-"""Seconds before the guard gives up: hook runners time hooks out (Claude Code's default is 60 s, ours 10 s)."""
 MAX_INPUT = 1 << 20
 """Bytes of hook JSON read from stdin: the payload is a few hundred."""
+MB = 1 << 20
+TIME_SETTING, MEMORY_SETTING = "INSPECTOR_GUARD_SECONDS", "INSPECTOR_GUARD_MB"
+
+
+@dataclass(frozen=True, slots=True)
+class GuardLimits:
+    """What one run of the guard may cost the session it serves (settings `INSPECTOR_GUARD_SECONDS` and
+    `INSPECTOR_GUARD_MB`). Past either, its check is killed and the session goes on."""
+
+    seconds: float = 8.0
+    """Wall clock from the hook's start to its answer. Install gives the hook 10 s, and a harness that kills a
+    hook at its timeout leaves no line in our log: 8 s leaves time to stop the check and say why, and a 32 MB
+    session takes under a second (bench/RESULTS.md)."""
+    memory_mb: int = 192
+    """The check's memory floor (MB of private writable memory, RLIMIT_DATA), to which MEMORY_PER_BYTE bytes
+    per byte of the transcript are added. A 32 MB session's check needs 60 to 90 MB of it (it fails under a
+    60 MB limit and passes under 90), so the floor alone holds any session of a few tens of MB, while a
+    hostile file whose cost is not its size (a 227 KB database that unpacks to 10 GB) is stopped well under
+    300 MB."""
+
+
+MEMORY_PER_BYTE = 4
+"""A session's analysis peaks under twice its file's size (bench/RESULTS.md: 1.63× on 105 MB): four bytes of
+memory per transcript byte keep every big real session in without letting a small file take gigabytes."""
+_WORKER = "from inspector.guard import work; work()"
+"""The child's program. Run with `-P`: `-c` would otherwise put the current folder, the user's project (perhaps
+someone else's repository), first on sys.path, and a folder named `inspector` there would run as the guard."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,33 +92,178 @@ class GuardTimeout(Exception):
 
 
 def run_hook(stdin: TextIO, stdout: TextIO, *, max_tokens: int = MAX_TOKENS, log: Path | None = None) -> int:
-    """The hook: read its JSON, print the manifest (or nothing), exit 0 whatever happens."""
-    previous = _arm_timer(TIME_LIMIT)
-    try:
-        request = json.loads(stdin.read(MAX_INPUT) or "{}")
-        if not isinstance(request, dict):
-            raise ValueError("the hook input is not a JSON object")
-        if request.get("source") not in (None, "compact"):
-            return 0  # startup, resume, clear: nothing was compacted
-        transcript = request.get("transcript_path")
-        if not isinstance(transcript, str) or not transcript:
-            raise ValueError("the hook input names no transcript_path")
-        from inspector.readers import load_trace
+    """The hook: read its JSON, print the manifest (or nothing), exit 0 whatever happens.
 
-        trace = load_trace(Path(transcript).expanduser())
-        generation, restored = restored_items(trace)
-        text, shown = manifest(trace, generation, restored, max_tokens)
-        if text:
-            stdout.write(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
-                                                            "additionalContext": text}}) + "\n")  # fmt: skip
-            stdout.flush()
-            _record(trace, Path(transcript).expanduser(), generation, shown, text, log)  # what the agent read
-        return 0
+    The check runs in a child process (`work`) under `guard_limits()`; this process only reads the request,
+    waits for the child until the wall clock runs out, passes on what it printed and writes the log."""
+    started = time.monotonic()
+    limits, problem = guard_limits()
+    if problem:
+        _log(log, problem)
+    previous = _arm_timer(limits.seconds)  # a harness that never closes stdin: reading it is Python code
+    try:
+        transcript = _transcript(stdin.read(MAX_INPUT))
     except BaseException as error:  # noqa: BLE001 — the session must go on, whatever failed here (a timeout too)
         _log(log, f"{type(error).__name__}: {error}")
         return 0
     finally:
         _disarm_timer(previous)
+    if transcript is None:
+        return 0  # startup, resume, clear: nothing was compacted
+    try:
+        context, lines = _checked(transcript, max_tokens, limits, started + limits.seconds)
+    except BaseException as error:  # noqa: BLE001 — no child, or it could not be waited for: still exit 0
+        context, lines = "", [f"{type(error).__name__}: {error}"]
+    try:
+        if context:
+            stdout.write(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                                            "additionalContext": context}}) + "\n")  # fmt: skip
+            stdout.flush()
+    except BaseException as error:  # noqa: BLE001 — the harness closed our stdout
+        lines.append(f"{type(error).__name__}: {error}")
+    for line in lines:
+        _log(log, line)
+    return 0
+
+
+def guard_limits() -> tuple[GuardLimits, str | None]:
+    """The limits in force, and a line for the log when a setting is unusable (its default is used then)."""
+    default, problems = GuardLimits(), []
+    seconds = _setting(TIME_SETTING, default.seconds, problems)
+    memory = _setting(MEMORY_SETTING, default.memory_mb, problems)
+    return GuardLimits(seconds, int(memory)), "; ".join(problems) or None
+
+
+def _setting(name: str, default: float, problems: list[str]) -> float:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        problems.append(f"{name}={text!r} is not a positive number; used {default:g}")
+        return default
+    return value
+
+
+def _transcript(raw: str) -> Path | None:
+    """The transcript a compaction's hook input names; None for another SessionStart source."""
+    request = json.loads(raw or "{}")
+    if not isinstance(request, dict):
+        raise ValueError("the hook input is not a JSON object")
+    if request.get("source") not in (None, "compact"):
+        return None
+    transcript = request.get("transcript_path")
+    if not isinstance(transcript, str) or not transcript:
+        raise ValueError("the hook input names no transcript_path")
+    return Path(transcript).expanduser()
+
+
+def _checked(transcript: Path, max_tokens: int, limits: GuardLimits, deadline: float) -> tuple[str, list[str]]:
+    """Run `work` in a child under the limits: (what it gives the agent, the lines for the log).
+
+    The child is killed at the deadline whatever it is doing, and bounded in memory by RLIMIT_DATA, which
+    counts the memory it can write to, not RLIMIT_AS, which counts address space reserved and never used:
+    four threads' glibc arenas and stacks took VmSize to 232 MB for 89 MB of data (measured), so a limit
+    on address space stops a check for memory it never uses. Where the kernel does not apply RLIMIT_DATA to
+    mmap (Linux before 4.7, macOS), only the clock holds."""
+    memory = limits.memory_mb * MB + MEMORY_PER_BYTE * _size(transcript)
+    job = {"transcript_path": str(transcript), "max_tokens": max_tokens, "memory": memory,
+           "seconds": max(deadline - time.monotonic(), 0.0)}  # fmt: skip
+    child = subprocess.Popen([sys.executable, "-P", "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        out, err = child.communicate(json.dumps(job).encode(), timeout=job["seconds"])
+    except subprocess.TimeoutExpired:
+        child.kill()
+        out, err = child.communicate(timeout=2)
+        context, _ = _said(out)
+        return context, [f"stopped its check after {limits.seconds:g} s (the time limit, {TIME_SETTING}): {transcript}"]
+    context, lines = _said(out)
+    if child.returncode < 0:
+        name = signal.Signals(-child.returncode).name if -child.returncode in signal.valid_signals() else "a signal"
+        lines.append(f"its check was ended by {name} (limits {limits.seconds:g} s, {memory // MB} MB): {transcript}")
+    elif child.returncode > 0:
+        last = (err.decode("utf-8", "replace").strip().splitlines() or ["no message"])[-1]
+        lines.append(f"its check exited with status {child.returncode} ({last}): {transcript}")
+    return context, lines
+
+
+def _size(path: Path) -> int:
+    try:
+        return max(path.stat().st_size, 0)
+    except (OSError, ValueError):
+        return 0  # the child says why it cannot read it
+
+
+def _said(out: bytes) -> tuple[str, list[str]]:
+    """The child's lines (one JSON object each): the context for the agent, and lines for the log. A line cut
+    short by a kill is no JSON and is dropped, so the agent never reads half a manifest."""
+    context, lines = "", []
+    for line in out.splitlines():
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(message, dict) and isinstance(message.get("context"), str):
+            context = message["context"]
+        elif isinstance(message, dict) and isinstance(message.get("log"), str):
+            lines.append(message["log"])
+    return context, lines
+
+
+def work() -> None:
+    """The child `run_hook` starts: limit itself, check the transcript, print one JSON line per message.
+
+    Its own SIGALRM is left at the default action, which ends the process even inside a C call: should the
+    parent be killed before it can kill the child, the child still ends half a second after the deadline."""
+    job: dict[str, Any] = json.loads(sys.stdin.buffer.read(MAX_INPUT))
+    transcript = Path(job["transcript_path"])
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.setitimer(signal.ITIMER_REAL, float(job["seconds"]) + 0.5)
+    memory = int(job["memory"])
+    _limit_memory(memory)
+    try:
+        note = _check(transcript, int(job["max_tokens"]))
+    except MemoryError:
+        note = (f"MemoryError: its check needed more than its memory limit ({memory // MB} MB: {MEMORY_SETTING} "
+                f"plus {MEMORY_PER_BYTE} bytes per transcript byte): {transcript}")  # fmt: skip
+    except BaseException as error:  # noqa: BLE001 — whatever failed, the parent logs it and the session goes on
+        note = f"{type(error).__name__}: {error}"
+    if note:
+        _send({"log": note})
+    sys.stdout.flush()
+
+
+def _limit_memory(memory: int) -> None:
+    try:
+        import resource
+
+        _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        limit = memory if hard == resource.RLIM_INFINITY else min(memory, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    except (ImportError, OSError, ValueError):
+        pass  # no such limit here: the parent's clock still holds
+
+
+def _check(transcript: Path, max_tokens: int) -> str | None:
+    """Load, analyse, send the manifest as soon as it exists, then record it: a line for the log, if any."""
+    from inspector.readers import load_trace
+
+    trace = load_trace(transcript)
+    generation, restored = restored_items(trace)
+    text, shown = manifest(trace, generation, restored, max_tokens)
+    if not text:
+        return None
+    _send({"context": text})  # first: if recording outlives the clock, the agent still gets it
+    return _record(trace, transcript, generation, shown, text)
+
+
+def _send(message: dict[str, str]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
 
 
 def restored_items(trace: Trace) -> tuple[int, list[Restored]]:
@@ -182,8 +358,8 @@ def _when(timestamp: str) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC") if moment.tzinfo else moment.strftime("%Y-%m-%d %H:%M")
 
 
-def _record(trace: Trace, path: Path, generation: int, restored: list[Restored], text: str, log: Path | None) -> None:
-    """Keep what was given back in the review store, so the app can show it; a failure here is only logged."""
+def _record(trace: Trace, path: Path, generation: int, restored: list[Restored], text: str) -> str | None:
+    """Keep what was given back in the review store, so the app can show it; a failure is a line for the log."""
     try:
         from inspector.library import content_hash
         from inspector.store import open_store
@@ -198,7 +374,8 @@ def _record(trace: Trace, path: Path, generation: int, restored: list[Restored],
         finally:
             store.close()
     except Exception as error:  # noqa: BLE001 — recording is a convenience; the agent already has the text
-        _log(log, f"not recorded: {type(error).__name__}: {error}")
+        return f"not recorded: {type(error).__name__}: {error}"
+    return None
 
 
 def _log(log: Path | None, message: str) -> None:
@@ -215,31 +392,31 @@ def _log(log: Path | None, message: str) -> None:
         pass
 
 
-def _arm_timer(seconds: int) -> object:
-    """SIGALRM after `seconds` on the main thread (the hook's case); elsewhere no timer."""
+def _arm_timer(seconds: float) -> object:
+    """SIGALRM after `seconds` on the main thread (the hook's case), for reading stdin; elsewhere no timer."""
     if not hasattr(signal, "SIGALRM"):
         return None
     try:
         previous = signal.signal(signal.SIGALRM, _timed_out)
     except ValueError:  # not the main thread
         return None
-    signal.alarm(seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     return previous
 
 
 def _disarm_timer(previous: object) -> None:
     if previous is None:
         return
-    signal.alarm(0)
+    signal.setitimer(signal.ITIMER_REAL, 0)
     signal.signal(signal.SIGALRM, previous)  # type: ignore[arg-type]
 
 
 def _timed_out(signum: int, frame: object) -> None:
-    raise GuardTimeout(f"gave up after {TIME_LIMIT} s")
+    raise GuardTimeout("gave up waiting for the hook's input on stdin")
 
 
 def main(max_tokens: int = MAX_TOKENS) -> int:
     return run_hook(sys.stdin, sys.stdout, max_tokens=max_tokens)
 
 
-__all__ = ["MAX_TOKENS", "run_hook"]
+__all__ = ["MAX_TOKENS", "GuardLimits", "guard_limits", "run_hook", "work"]

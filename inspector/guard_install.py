@@ -6,6 +6,12 @@ it still holds exactly what install wrote (recomputed from the backup); once the
 only our handler (and the containers it leaves empty) comes out. A file we cannot parse is never
 written.
 
+A project's `.claude/` may be someone else's repository, so every access is one a planted file cannot
+turn: only a regular file in a real folder is read or written (a link, in `.claude/` or as it, could lead
+to the user's own settings; a FIFO would block), never through a link; a write goes to a temporary file
+in the same folder, synced and renamed over, so it lands whole or not at all; a file that changed while
+the question waited is not written; and backups live in the data folder, never beside the file.
+
 Both agents read the same structure: `{"hooks": {"SessionStart": [{"matcher", "hooks": [handler]}]}}`,
 and run a handler's `command` through a shell with the hook JSON on stdin (Claude Code: code.claude.com
 hooks reference; Codex: developers.openai.com/codex/hooks and SchemaStore's codex-hooks.json).
@@ -15,18 +21,22 @@ from __future__ import annotations
 
 import copy
 import difflib
+import errno
+import hashlib
 import json
 import os
+import secrets
 import shlex
 import stat
 import sys
-import tempfile
 import tomllib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from inspector.inert import terminal_text
+from inspector.library import data_dir
 
 AGENTS = ("claude-code", "codex")
 EVENT = "SessionStart"
@@ -35,7 +45,13 @@ MATCHER = "compact"
 TIMEOUT = 10
 """Seconds: the guard reads one transcript; a hung guard must not hold the session back for long."""
 SCRIPT = "compaction-inspector"
-BACKUP_SUFFIX = ".compaction-inspector.bak"
+BACKUPS = "settings-backups"
+"""The data folder's subfolder for the settings files as they were before install (one per file)."""
+MAX_SETTINGS = 4 << 20
+"""Bytes read of a settings file: the agents' own are a few KB; a bigger one is refused, not read whole."""
+MAX_DEPTH = 64
+"""Levels of nesting a settings file may have (the agents' own have six): a deeper one is no settings file, and
+past a few hundred levels Python's JSON parser or copy would end in a RecursionError."""
 EXIT_DONE, EXIT_DECLINED, EXIT_REFUSED = 0, 1, 2
 
 CODEX_NOTES = (
@@ -54,13 +70,16 @@ class SettingsError(Exception):
 def hook_command() -> str:
     """The command line the settings file runs: absolute path of the installed `compaction-inspector` console
     script beside sys.executable (e.g. .venv/bin/compaction-inspector) followed by ` guard`, quoted for a POSIX
-    shell (shlex.quote); if that script does not exist, `<sys.executable> -m inspector guard`."""
+    shell (shlex.quote); if that script does not exist, `<sys.executable> -P -m inspector guard`.
+
+    `-P`: the harness runs the hook in the project's folder, and `-m` would otherwise put that folder first on
+    sys.path, so a folder named `inspector` in someone else's repository would run in place of the guard."""
     # Not resolved: .venv/bin/python is a link to the system Python, and the script lives beside the link.
     python = Path(os.path.abspath(sys.executable))
     script = python.with_name(SCRIPT)
     if script.is_file():
         return f"{shlex.quote(str(script))} guard"
-    return f"{shlex.quote(str(python))} -m inspector guard"
+    return f"{shlex.quote(str(python))} -P -m inspector guard"
 
 
 def settings_file(agent: str, project: Path | None) -> Path:
@@ -84,8 +103,9 @@ def settings_file(agent: str, project: Path | None) -> Path:
 
 def is_guard_command(command: object) -> bool:
     """Whether a handler's command is one install wrote: exactly `<absolute path>/compaction-inspector guard`
-    or `<absolute python> -m inspector guard`, whichever interpreter. A user's own line (a bare name from
-    PATH, extra flags, a wrapper) is theirs and is never touched."""
+    or `<absolute python> -P -m inspector guard` (or without `-P`, as installs before it wrote), whichever
+    interpreter. A user's own line (a bare name from PATH, extra flags, a wrapper) is theirs and is never
+    touched."""
     if not isinstance(command, str):
         return False
     try:
@@ -94,7 +114,8 @@ def is_guard_command(command: object) -> bool:
         return False
     if len(words) == 2:
         return words[1] == "guard" and os.path.isabs(words[0]) and Path(words[0]).name == SCRIPT
-    return len(words) == 4 and os.path.isabs(words[0]) and words[1:] == ["-m", "inspector", "guard"]
+    module = (["-P", "-m", "inspector", "guard"], ["-m", "inspector", "guard"])
+    return len(words) in (4, 5) and os.path.isabs(words[0]) and words[1:] in module
 
 
 def install(agent: str, project: Path | None, *, yes: bool, confirm: Callable[[str], bool], out: TextIO) -> int:
@@ -104,7 +125,8 @@ def install(agent: str, project: Path | None, *, yes: bool, confirm: Callable[[s
     try:
         if project is not None and not project.is_dir():
             raise SettingsError(f"no project folder {project}")
-        old = _read(path)
+        seen = _read(path)
+        old = seen.data
         document = _parse(old) if old is not None else {}
         if command in _installed(document):
             _say(out, f"The guard is already installed in {path}: {EVENT} ({MATCHER}) runs {command}")
@@ -114,10 +136,11 @@ def install(agent: str, project: Path | None, *, yes: bool, confirm: Callable[[s
         return _refuse(out, path, error)
     if not _approved(path, old, new, yes=yes, confirm=confirm, out=out):
         return EXIT_DECLINED
-    backup = _backup_path(path)
-    if old is not None:
-        _write(backup, old)
-    _write(path, new)
+    backup = backup_file(path)
+    try:
+        _commit(path, seen, new, backup=old)
+    except SettingsError as error:
+        return _refuse(out, path, error)
     _say(out, f"Installed the guard in {path}: {EVENT} ({MATCHER}) runs {command}")
     if old is not None:
         _say(out, f"The file as it was is kept in {backup}")
@@ -130,15 +153,16 @@ def install(agent: str, project: Path | None, *, yes: bool, confirm: Callable[[s
 def uninstall(agent: str, project: Path | None, *, yes: bool, confirm: Callable[[str], bool], out: TextIO) -> int:
     """Take the guard out of the agent's settings file: 0 removed or not there, 1 declined, 2 refused."""
     path = settings_file(agent, project)
-    backup = _backup_path(path)
+    backup = backup_file(path)
     try:
-        old = _read(path)
+        seen = _read(path)
+        old = seen.data
         document = _parse(old) if old is not None else {}
         installed = _installed(document)
         if not installed:
             _say(out, f"The guard is not installed in {path}; nothing to do.")
             return EXIT_DONE
-        original = _read(backup)
+        original = _read(backup).data
         restored = old == _what_install_wrote(original, installed[0])
         if restored:
             new = original  # None: install created the file
@@ -149,36 +173,41 @@ def uninstall(agent: str, project: Path | None, *, yes: bool, confirm: Callable[
         return _refuse(out, path, error)
     if not _approved(path, old, new, yes=yes, confirm=confirm, out=out):
         return EXIT_DECLINED
+    try:
+        _commit(path, seen, new, backup=None if restored else old)
+    except SettingsError as error:
+        return _refuse(out, path, error)
     if restored:
-        _write(path, new)
         if original is not None:
-            backup.unlink()
+            backup.unlink(missing_ok=True)
         _say(out, f"Removed the guard from {path}: the file is back as it was before install.")
     else:
-        _write(backup, old)
-        _write(path, new)
-        _say(out, f"Removed the guard from {path}; the file had been edited since install, so only the guard "
-                  f"was taken out. The file as it was is kept in {backup}")  # fmt: skip
+        why = "had been edited since install" if original is not None else \
+            "is not as install left it and the data folder holds no backup (installed before backups were kept there)"
+        _say(out, f"Removed the guard from {path}; the file {why}, so only the guard was taken out. The file as it "
+                  f"was is kept in {backup}")  # fmt: skip
     return EXIT_DONE
 
 
 def status(out: TextIO, project: Path | None = None) -> int:
     """For each agent and scope (user, and `project` or the current folder), where the guard is installed and
-    what it runs. Always 0: this only reports."""
+    what it runs. 0, or 2 when a settings file cannot be read (a FIFO, a link, not JSON): its line says why, as
+    bad input does everywhere, and the other files are still reported."""
     scopes = (("user", None), ("project", project if project is not None else Path.cwd()))
     _say(out, f"Guard hook ({EVENT}, source {MATCHER}):")
+    unreadable = False
     for agent in AGENTS:
         for scope, folder in scopes:
             path = settings_file(agent, folder)
             try:
-                old = _read(path)
+                old = _read(path).data
                 commands = _installed(_parse(old)) if old is not None else []
             except SettingsError as error:
-                state = f"cannot tell: {error}"
+                state, unreadable = f"cannot tell: {error}", True
             else:
                 state = "; ".join(_describe(c) for c in commands) if commands else "not installed"
             _say(out, f"  {agent:<12} {scope:<8} {path}: {state}")
-    return EXIT_DONE
+    return EXIT_REFUSED if unreadable else EXIT_DONE
 
 
 def _describe(command: str) -> str:
@@ -277,9 +306,28 @@ def _parse(data: bytes) -> dict[str, Any]:
         raise SettingsError("not UTF-8 text") from None
     except json.JSONDecodeError as error:
         raise SettingsError(f"not valid JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
+    except RecursionError:
+        raise SettingsError(f"nested more than {MAX_DEPTH} levels deep: not a settings file") from None
     if not isinstance(document, dict):
         raise SettingsError("not a JSON object")
+    if _depth(document) > MAX_DEPTH:
+        raise SettingsError(f"nested more than {MAX_DEPTH} levels deep: not a settings file")
     return document
+
+
+def _depth(document: object) -> int:
+    """How deep the containers go, counted without recursion (a deep file must not exhaust the stack here)."""
+    deepest, todo = 0, [(document, 1)]
+    while todo:
+        value, level = todo.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        if deepest > MAX_DEPTH:
+            break
+        todo.extend((child, level + 1) for child in children)
+    return deepest
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -300,43 +348,191 @@ def _render(document: dict[str, Any]) -> bytes:
 # Files and the terminal
 
 
-def _backup_path(path: Path) -> Path:
-    return path.with_name(path.name + BACKUP_SUFFIX)
+def backup_file(settings: Path) -> Path:
+    """Where install keeps `settings` as it was: in the data folder, named after the file's real location. Never
+    beside it: a project's folder is not ours to add files to, and a link planted there under the backup's
+    name would turn writing the backup into rewriting whatever it leads to."""
+    where = settings.parent.parent.resolve() / settings.parent.name / settings.name
+    key = hashlib.sha256(os.fsencode(where)).hexdigest()[:16]
+    return data_dir() / BACKUPS / f"{settings.parent.name.lstrip('.')}-{settings.name}.{key}.bak"
 
 
-def _read(path: Path) -> bytes | None:
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """A file as it was read: its bytes (None: there is none) and its identity, to tell later whether it changed."""
+
+    data: bytes | None
+    identity: tuple[int, int, int, int, int] | None = None
+    """(device, inode, size, mtime in ns, mode): a rewrite of the same bytes by another program is a change too."""
+
+
+_NO_FILE = _Seen(None)
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+"""No link followed; a FIFO opens at once instead of waiting for a writer (then refused by its type)."""
+
+
+def _read(path: Path) -> _Seen:
+    """The settings file at `path`, read only if it and its folder are what they look like."""
+    folder, _ = _folder(path.parent, create=False)
+    if folder is None:
+        return _NO_FILE
     try:
-        return path.read_bytes()
+        return _read_in(folder, path)
+    finally:
+        os.close(folder)
+
+
+def _folder(folder: Path, *, create: bool) -> tuple[int | None, bool]:
+    """A descriptor of the settings file's own folder (`.claude`, `.codex`, the user's), opened without following a
+    link, and whether this call made it (`create`); None when there is none. Everything after goes through the
+    descriptor, so the folder cannot be swapped for a link between a check and a write."""
+    made = False
+    try:
+        if create:
+            os.makedirs(folder.parent, exist_ok=True)  # above the agent's folder: the user's own path
+        base = os.open(folder.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
-        return None
+        return None, False
     except OSError as error:
-        raise SettingsError(f"cannot read it ({error.strerror or error})") from None
-
-
-def _write(path: Path, data: bytes | None) -> None:
-    """Replace the file whole (a temporary file renamed over it), or remove it for None. A link is written
-    through, not replaced: dotfile managers link settings files."""
-    if data is None:
-        path.unlink()
-        return
-    target = path.resolve() if path.is_symlink() else path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.exists():
-        with open(target, "xb") as handle:
-            handle.write(data)
-        return
-    mode = stat.S_IMODE(target.stat().st_mode)
-    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        raise SettingsError(f"cannot open {folder.parent} ({error.strerror or error})") from None
     try:
-        with os.fdopen(fd, "wb") as handle:
+        if create:
+            try:
+                os.mkdir(folder.name, dir_fd=base)
+                made = True
+            except FileExistsError:
+                pass
+        return os.open(folder.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=base), made
+    except FileNotFoundError:
+        return None, False
+    except OSError as error:
+        if _is_link(base, folder.name):
+            raise SettingsError(f"its folder {folder} is {_link(folder)}: {_NO_LINKS}") from None
+        if error.errno == errno.ENOTDIR:
+            raise SettingsError(f"{folder} is not a folder") from None
+        raise SettingsError(f"cannot open {folder} ({error.strerror or error})") from None
+    finally:
+        os.close(base)
+
+
+_NO_LINKS = "the guard uses only a regular file in a real folder, never a link (in a repository one can lead to your " \
+            "own settings)"  # fmt: skip
+
+
+def _read_in(folder: int, path: Path) -> _Seen:
+    try:
+        descriptor = os.open(path.name, _READ_FLAGS, dir_fd=folder)
+    except FileNotFoundError:
+        return _NO_FILE
+    except OSError as error:
+        if _is_link(folder, path.name):
+            raise SettingsError(f"is {_link(path)}: {_NO_LINKS}") from None
+        raise SettingsError(f"cannot read it ({error.strerror or error})") from None
+    with os.fdopen(descriptor, "rb") as stream:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            kind = "a folder" if stat.S_ISDIR(status.st_mode) else "a FIFO" if stat.S_ISFIFO(status.st_mode) else \
+                "a device or socket"  # fmt: skip
+            raise SettingsError(f"is {kind}, not a regular file")
+        os.set_blocking(descriptor, True)
+        data = stream.read(MAX_SETTINGS + 1)
+    if len(data) > MAX_SETTINGS:
+        raise SettingsError(f"larger than {MAX_SETTINGS >> 20} MB: not a settings file")
+    return _Seen(data, (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_mode))
+
+
+def _is_link(folder: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _link(path: Path) -> str:
+    try:
+        return f"a symbolic link to {os.readlink(path)}"
+    except OSError:
+        return "a symbolic link"
+
+
+def _commit(path: Path, seen: _Seen, new: bytes | None, *, backup: bytes | None) -> None:
+    """Replace the settings file with `new` (None: remove it), keeping `backup` first, if the file is still as
+    `seen` was: an edit made while the question waited (by the agent, an editor) is neither overwritten nor lost
+    from the backup."""
+    folder, created = _folder(path.parent, create=new is not None)
+    if folder is None:  # no folder now and nothing to write: the file went while the question waited
+        raise SettingsError(_CHANGED)
+    try:
+        if _read_in(folder, path) != seen:
+            raise SettingsError(_CHANGED)
+        if backup is not None:
+            _keep(backup_file(path), backup)
+        if new is None:
+            os.unlink(path.name, dir_fd=folder)
+        else:
+            _replace(folder, path.name, new, stat.S_IMODE(seen.identity[4]) if seen.identity else None)
+    except OSError as error:
+        if created:
+            _remove_empty(path.parent)
+        raise SettingsError(f"cannot write it ({error.strerror or error})") from None
+    except SettingsError:
+        if created:
+            _remove_empty(path.parent)
+        raise
+    finally:
+        if folder is not None:
+            os.close(folder)
+
+
+_CHANGED = ("it changed while the question waited (another program wrote it): nothing written; run the command "
+            "again to see the new diff")
+
+
+def _remove_empty(folder: Path) -> None:
+    """A folder install made for a file it then could not write goes again (declining leaves none either)."""
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
+
+
+def _keep(backup: Path, data: bytes) -> None:
+    """The backup in the data folder, written as the settings file is (whole or not at all), readable by the user
+    only: settings files carry tokens in `env`."""
+    folder, _ = _folder(backup.parent, create=True)
+    if folder is None:
+        raise SettingsError(f"cannot make {backup.parent}")
+    try:
+        _replace(folder, backup.name, data, 0o600)
+    finally:
+        os.close(folder)
+
+
+def _replace(folder: int, name: str, data: bytes, mode: int | None) -> None:
+    """`data` under `name` in `folder`, whole or not at all: a new file in the same folder, synced, renamed over
+    (a failed write, `ulimit -f 0` or a full disk, leaves the old file or none, never an empty one). `mode`:
+    the old file's permissions (None: a new file's default)."""
+    temporary = f".{name}.{secrets.token_hex(6)}.tmp"
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                         0o666 if mode is None else 0o600, dir_fd=folder)  # fmt: skip
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
+        os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        try:
+            os.unlink(temporary, dir_fd=folder)
+        except OSError:
+            pass
         raise
+    try:
+        os.fsync(folder)  # the rename itself survives a crash
+    except OSError:
+        pass
 
 
 def _approved(
@@ -373,8 +569,9 @@ def _codex_switched_off(project: Path | None) -> list[str]:
     lines = []
     for config in configs:
         try:
-            features = tomllib.loads(config.read_text(encoding="utf-8")).get("features", {})
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            data = _read(config).data  # a FIFO or a link in a project's .codex/ is skipped, not waited on
+            features = tomllib.loads(data.decode("utf-8")).get("features", {}) if data is not None else {}
+        except (SettingsError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
             continue
         if not isinstance(features, dict):
             continue
@@ -385,4 +582,5 @@ def _codex_switched_off(project: Path | None) -> list[str]:
     return lines
 
 
-__all__ = ["AGENTS", "MATCHER", "hook_command", "install", "is_guard_command", "settings_file", "status", "uninstall"]
+__all__ = ["AGENTS", "MATCHER", "backup_file", "hook_command", "install", "is_guard_command", "settings_file", "status",
+           "uninstall"]

@@ -32,7 +32,6 @@ from typing import Any, BinaryIO
 
 from inspector.bounded_io import (
     bounded_lines,
-    connect_read_only,
     open_binary,
     open_regular,
     read_all,
@@ -231,7 +230,7 @@ def _read_line(path: Path, offset: int) -> RawRecord:
     with open_binary(path, limits) as stream:
         if offset and not _after_line_end(stream, offset):
             return RawRecord(None, f"byte {offset} of {path.name} does not start a line")
-        found = next(bounded_lines(stream, path, limits.max_line_bytes), None)
+        found = next(bounded_lines(stream, path, limits), None)
     if found is None:
         return RawRecord(None, f"{path.name} ends before byte {offset}")
     return RawRecord(bytes(found[1]).rstrip(b"\r\n").decode("utf-8", errors="replace"))
@@ -253,33 +252,30 @@ def _after_line_end(stream: BinaryIO, offset: int) -> bool:
 
 def _read_file(path: Path) -> RawRecord:
     """A record's own file, whole, within the per-line bound (it is one record)."""
-    limit = read_limits().max_line_bytes
+    limits = read_limits()
     with open_regular(path) as stream:
-        data = stream.read(limit + 1)
-    if len(data) > limit:
-        return RawRecord(None, f"{path.name} is longer than the per-line limit (raise it with --max-line-mb)")
+        data = stream.read(limits.max_line_bytes + 1)
+    if len(data) > limits.max_line_bytes:
+        return RawRecord(None, f"{path.name} is longer than {limits.line_bound}")
     return RawRecord(data.decode("utf-8", errors="replace"))
 
 
 def _read_row(path: Path, row: Row) -> RawRecord:
-    """The `data` column of the row of `row.table` whose `id` is `row.key`: that row or none, never another."""
-    import sqlite3
-    from contextlib import closing
+    """The `data` column of the row of `row.table` whose `id` is `row.key`: that row or none, never another. Read
+    as the reader read it: through the database's bounds, with nothing written beside it."""
+    from inspector.bounded_sqlite import open_database  # SQLite loads only when a row is asked for
 
     if not row.table.isidentifier():  # a name, never SQL: it is put in the statement
         return RawRecord(None, f"{row.table!r} is not a table name")
-    limit = read_limits().max_line_bytes
-    where = f'FROM "{row.table}" WHERE id = ?'
     try:
-        with closing(connect_read_only(path)) as db:
-            size = db.execute(f"SELECT length(CAST(data AS BLOB)) {where}", (row.key,)).fetchone()
-            if size is None:
-                return RawRecord(None, f"{path.name} has no row {row.key} in table {row.table}")
-            if (size[0] or 0) > limit:
-                return RawRecord(None, f"row {row.key} is longer than the per-line limit (raise it with --max-line-mb)")
-            data = db.execute(f"SELECT data {where}", (row.key,)).fetchone()[0]
-    except (sqlite3.Error, OSError) as exc:
-        return RawRecord(None, f"{path.name}: cannot read row {row.key} ({exc})")
+        with open_database(path) as db:
+            db.refuse_computed((row.table,))
+            found = next(db.rows(f'SELECT data FROM "{row.table}" WHERE id = ?', (row.key,)), None)
+    except TraceReadError as error:
+        return RawRecord(None, f"{path.name}: cannot read row {row.key} ({error.message})")
+    if found is None:
+        return RawRecord(None, f"{path.name} has no row {row.key} in table {row.table}")
+    data = found[0]
     if data is None:
         return RawRecord(None, f"row {row.key} has no data")
     return RawRecord(data.decode("utf-8", errors="replace") if isinstance(data, bytes) else str(data))
@@ -302,7 +298,7 @@ def _read_value(path: Path, member: str | None, pointer: str) -> RawRecord:
             return RawRecord(None, f"{path.name} has no member {member}")
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
             return RawRecord(None, f"{path.name}: not a readable zip ({exc})")
-        data = read_member(path, info, limits.max_file_bytes)
+        data = read_member(path, info, limits)
     try:
         value = _at_pointer(json.loads(data), pointer)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
@@ -311,7 +307,7 @@ def _read_value(path: Path, member: str | None, pointer: str) -> RawRecord:
         return RawRecord(None, f"{member or path.name} has no value at {pointer}")
     text = json.dumps(value, ensure_ascii=False)
     if len(text) > limits.max_line_bytes:
-        return RawRecord(None, f"the value at {pointer} is longer than the per-line limit")
+        return RawRecord(None, f"the value at {pointer} is longer than {limits.line_bound}")
     return RawRecord(text)
 
 

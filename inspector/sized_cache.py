@@ -131,4 +131,4 @@ def _release_memory() -> None:
             pass
 
 
-__all__ = ["SizedCache", "default_budget", "trace_weight"]
+__all__ = ["BUDGET_SETTING", "TRACE_OVERHEAD", "SizedCache", "default_budget", "trace_weight"]

@@ -15,8 +15,18 @@ import pandas as pd
 import streamlit as st
 
 from inspector.analysis import Analysis, analyze
+from inspector.bounded_io import ReadLimits, read_limits, reading_within
 from inspector.errors import TraceReadError
-from inspector.library import TraceRef, TraceRefError, content_hash, data_dir, trace_file
+from inspector.library import (
+    TraceRef,
+    TraceRefError,
+    as_given,
+    content_hash,
+    data_dir,
+    limits_for,
+    trace_as_given,
+    trace_file,
+)
 from inspector.model import Trace
 from inspector.raw_records import Located, Stamps, pretty_json, read_record, record_index, stamps_of
 from inspector.readers import load_trace
@@ -66,14 +76,15 @@ def _analyses() -> SizedCache:
     return SizedCache(default_budget())
 
 
-def _analysis_of(digest: str, path: str) -> Analysis:
-    """Keyed by content hash: the same bytes under any name or upload are parsed once."""
+def _analysis_of(digest: str, ref: TraceRef, path: Path) -> Analysis:
+    """Keyed by content hash: the same bytes under any name or upload are parsed once (and keep the first's name)."""
     cache, key = _analyses(), ("analysis", digest)
     found = cache.get(key)
     if found is not None:
         return found
     with st.spinner("Analysing trace…"):
-        return cache.get_or_make(key, lambda: analyze(load_trace(path)), lambda a: trace_weight(a.trace))
+        return cache.get_or_make(key, lambda: analyze(trace_as_given(load_trace(path), ref, path, SAMPLES)),
+                                 lambda a: trace_weight(a.trace))  # fmt: skip
 
 
 def _refreshed(digest: str, k: int, analysis: Analysis) -> tuple[RefreshResult, Analysis]:
@@ -162,24 +173,26 @@ def state_params(**overrides: object) -> dict[str, str]:
 
 
 def open_analysis() -> Analysis | None:
-    """The open trace's analysis, or None with a visible reason (never a traceback)."""
+    """The open trace's analysis, or None with a visible reason (never a traceback). An upload is read within its
+    own bounds (`limits_for`), every file of it and every reader alike."""
     ref_text = st.session_state.get("trace")
     if not ref_text:
         return None
     try:
         ref = TraceRef.parse(ref_text)
         path, status = trace_file(ref, SAMPLES)
-        digest = _hash_of(str(path), status.st_size, status.st_mtime_ns)
-        st.session_state["trace_hash"] = digest
-        return _analysis_of(digest, str(path))
-    except TraceReadError as error:
-        if error.path == str(path):  # the server's own folders are nobody's business in a shared app
-            error.path = ref.shown
-        show_error(str(error))
     except TraceRefError as error:
         show_error(str(error))
+        return None
+    try:
+        with reading_within(limits_for(ref)):
+            digest = _hash_of(str(path), status.st_size, status.st_mtime_ns)
+            st.session_state["trace_hash"] = digest
+            return _analysis_of(digest, ref, path)
+    except TraceReadError as error:  # named as the user gave it: the server's folders are nobody's business
+        show_error(as_given(str(error), ref, path, SAMPLES))
     except OSError as error:  # the file vanished or changed under us between the check and the read
-        show_error(f"{ref.shown}: cannot read ({error.strerror or error})")
+        show_error(as_given(f"{ref.shown}: cannot read ({error.strerror or error})", ref, path, SAMPLES))
     return None
 
 
@@ -212,6 +225,14 @@ def _shown_record(located: Located, now: Stamps) -> tuple[str | None, str | None
     return text, None
 
 
+def _open_trace_limits() -> ReadLimits:
+    """The bounds the open trace was read within, for its records read again (an upload's, for an upload)."""
+    try:
+        return limits_for(TraceRef.parse(st.session_state.get("trace") or ""))
+    except TraceRefError:
+        return read_limits()
+
+
 def show_raw_record(trace: Trace, key: str) -> None:
     """The record `key` was read from, in an expander: what the reader left out (a tool's full result, token
     usage). A record as stored (a log line, an event file, a database row) says so; a value found in a JSON
@@ -224,7 +245,8 @@ def show_raw_record(trace: Trace, key: str) -> None:
     label = "Raw record, as written in the log" if located.exact else "Raw record, re-serialised from the log"
     with st.expander(label):
         show_text(f"From {located.describe()}.", "div", "ci-caption")
-        text, reason = _shown_record(located, stamps_of(*(path for path, _ in located.files)))
+        with reading_within(_open_trace_limits()):
+            text, reason = _shown_record(located, stamps_of(*(path for path, _ in located.files)))
         if text is None:
             show_text(f"Not shown: {reason}", "div", "ci-caption")
         else:

@@ -49,7 +49,7 @@ with path_tab:
     if folder is None:
         st.info("Set INSPECTOR_TRACES_DIR to a folder of traces to open files from it by path.")
     else:
-        show_text(f"Folder: {folder}")
+        show_text("A path inside the traces folder the server was given (INSPECTOR_TRACES_DIR).")  # not where it is
         relative = st.text_input("Path inside the folder", key="path_choice")
         if st.button("Open path", key="open_path") and relative:
             set_state(trace=TraceRef("path", relative), gen=None, inv=None, finding=None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -15,7 +16,9 @@ st.header("Corrections ledger")
 st.write("Every refresh appends its corrections here with when, where, what triggered it and who asked. "
          "Nothing is ever edited or deleted.")  # fmt: skip
 ledger = store().ledger
-show_text(f"Stored in {store().engine.url.render_as_string(hide_password=True)}", css_class="ci-caption")
+url = store().engine.url  # its kind and name, not its host or the server's folders
+show_text(f"Stored in the review store ({url.get_backend_name()}: {Path(url.database or '').name or 'in memory'})",
+          css_class="ci-caption")  # fmt: skip
 analysis = open_analysis()
 only_this = analysis is not None and st.toggle("Only the open trace", value=True, key="ledger_only_open")
 entries = ledger.entries(trace_hash() if only_this else None)

@@ -18,8 +18,10 @@ from pages.common import SAMPLES, set_state, show_error, show_table, show_text, 
 sync_state()
 st.header("Sessions")
 folder = traces_dir() or SAMPLES
-hint = "" if traces_dir() else " (the bundled samples: set INSPECTOR_TRACES_DIR to scan yours)"
-show_text(f"Folder: {folder}{hint}", css_class="ci-caption")
+# Named, not spelled out: where the server keeps its files is nobody's business in a shared app.
+caption = "Every session in the traces folder" if traces_dir() else (
+    "The bundled samples: set INSPECTOR_TRACES_DIR to scan yours")  # fmt: skip
+show_text(caption, css_class="ci-caption")
 
 scanned_key = f"scan_rows:{folder}"
 if st.button("Rescan", key="rescan") or scanned_key not in st.session_state:
@@ -53,10 +55,10 @@ text = filters[2].text_input("Session name contains", key="filter_session_text")
 shown = filter_sessions(rows, verdicts, rules, text)
 show_text(f"{len(shown)} of {len(rows)} sessions, worst first", css_class="ci-caption")
 
-table = pd.DataFrame(shown, columns=list(rows[0]))
+# Without the server's paths: a table sends every column to the browser, shown or not; a row is opened by its index.
+table = pd.DataFrame(shown, columns=[c for c in rows[0] if c != "path"])
 event = show_table(
     table, on_select="rerun", selection_mode="single-row", key="sessions_table",
-    column_order=[c for c in table.columns if c != "path"],
     column_config={"density trend": st.column_config.NumberColumn(format="%.3f")},
 )  # fmt: skip
 
@@ -64,7 +66,7 @@ event = show_table(
 def open_session(path: str) -> None:
     ref = ref_for(Path(path), SAMPLES)
     if ref is None:
-        show_error(f"{path} is outside the traces folder, so the app cannot open it")
+        show_error(f"{Path(path).name} is outside the traces folder, so the app cannot open it")
         return
     set_state(trace=ref, gen=None, inv=None, finding=None)
     st.switch_page("pages/chain.py", query_params=state_params())

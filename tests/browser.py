@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -42,7 +43,8 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(command: list[str], url: str, log: Path, env: dict[str, str] | None = None) -> Iterator[None]:
+def running_server(command: list[str], url: str, log: Path,
+                   env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:  # fmt: skip
     """Run `command` until `url`/_stcore/health answers; always stop it and its children (make's streamlit)."""
     with log.open("wb") as sink:
         process = subprocess.Popen(command, cwd=REPO, env=env, stdout=sink, stderr=subprocess.STDOUT,
@@ -61,7 +63,7 @@ def running_server(command: list[str], url: str, log: Path, env: dict[str, str] 
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the server did not become healthy:\n{log.read_text()}")
             time.sleep(0.3)
-        yield
+        yield process
     finally:
         stop_group(process)
 
@@ -86,6 +88,14 @@ def stop_group(process: subprocess.Popen[bytes]) -> None:
 @contextmanager
 def streamlit_server(data_dir: Path, extra_env: dict[str, str] | None = None) -> Iterator[str]:
     """Start the app as `make serve` does (serve.py) on a free loopback port; yield its base URL; always stop it."""
+    with streamlit_process(data_dir, extra_env) as (url, _):
+        yield url
+
+
+@contextmanager
+def streamlit_process(data_dir: Path, extra_env: dict[str, str] | None = None) -> Iterator[tuple[str, int]]:
+    """`streamlit_server`, yielding the server process's id too: a test that measures the server's memory needs it
+    (the command runs Streamlit itself, not a wrapper)."""
     port = free_port()
     env = {**os.environ, "INSPECTOR_DATA_DIR": str(data_dir), **(extra_env or {})}
     command = [
@@ -93,8 +103,48 @@ def streamlit_server(data_dir: Path, extra_env: dict[str, str] | None = None) ->
         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
     ]  # fmt: skip
     url = f"http://127.0.0.1:{port}"
-    with running_server(command, url, data_dir / "streamlit.log", env):
-        yield url
+    with running_server(command, url, data_dir / "streamlit.log", env) as process:
+        yield url, process.pid
+
+
+def peak_memory(pid: int) -> int:
+    """The process's peak resident memory since it started (VmHWM, which the kernel keeps), in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmHWM in /proc/{pid}/status")
+
+
+class MemoryCeiling:
+    """Kills a process group whose peak memory passes `ceiling` bytes, and keeps the peak it last read.
+
+    A guard for a test about a memory bomb: without the fix under test the server would take gigabytes of a shared
+    machine. The test's verdict is read from VmHWM after the fact; this only cuts a failing run short."""
+
+    def __init__(self, pid: int, ceiling: int) -> None:
+        self.pid, self.ceiling, self.peak, self.killed = pid, ceiling, peak_memory(pid), False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> MemoryCeiling:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.01):  # a watchdog's period, not a wait for the page: 100 reads a second
+            try:
+                self.peak = peak_memory(self.pid)
+            except (OSError, RuntimeError):
+                return  # the server is gone
+            if self.peak > self.ceiling:
+                self.killed = True
+                with suppress(ProcessLookupError):
+                    os.killpg(self.pid, signal.SIGKILL)
+                return
 
 
 SETTLED = """() => !!document.querySelector(

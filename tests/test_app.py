@@ -6,6 +6,7 @@ import json
 import os
 import sqlite3
 from contextlib import closing
+from html import unescape
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -15,7 +16,7 @@ from inspector.model import finding_id
 from inspector.raw_records import pretty_json, record_index
 from inspector.render import HIGHLIGHT_CLASSES
 from inspector.views import CELL_CHAR_PX, LONG_TEXT_PX, ROW_MARKER_PX, TABLE_PX, finding_rows
-from tests.helpers import REPO, SAMPLES
+from tests.helpers import ONE_OF_EACH, REPO, SAMPLES
 
 APP = str(REPO / "app.py")
 
@@ -141,6 +142,59 @@ def test_a_path_under_the_traces_folder_opens_and_an_escape_is_refused(tmp_path,
 
     at = app(trace="path:../../etc/passwd")
     assert not at.exception and "refused" in html_of(at)
+
+
+@pytest.mark.parametrize(("ref", "says"), [
+    ("path:../outside.json", "../outside.json: refused, it leads outside the traces folder"),
+    ("path:/etc/passwd", "/etc/passwd: absolute paths are refused; give a path inside the traces folder"),
+    ("upload:../../../outside.json", "../../../outside.json: refused, it leads outside the uploads folder"),
+])  # fmt: skip
+def test_a_refused_path_is_named_as_given_never_by_the_servers_folders(tmp_path, monkeypatch, ref, says):
+    """Issue 28: the message said "leads outside /…/web/traces" and "…/data/uploads" to whoever sent the link."""
+    (tmp_path / "web" / "traces").mkdir(parents=True)
+    monkeypatch.setenv("INSPECTOR_TRACES_DIR", str(tmp_path / "web" / "traces"))
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
+    at = app(trace=ref)
+    shown = html_of(at)
+    assert not at.exception and says in shown
+    assert str(tmp_path) not in shown  # nor any other line of the page: the folder is the server's business
+
+
+UPLOADABLE = {name: path for name, path in ONE_OF_EACH.items() if path.is_file()}
+"""Every format that comes as one file: a plain log, a zip of zstd members, an SQLite database."""
+
+
+@pytest.mark.parametrize("fmt", sorted(UPLOADABLE))
+def test_everything_read_from_an_upload_is_within_the_uploads_own_bounds(tmp_path, monkeypatch, fmt):
+    """Issue 28: an upload was read within the command line's 4 GB; the same file from the traces folder still is."""
+    import streamlit as st
+
+    from inspector.library import store_upload
+
+    st.cache_resource.clear()  # an analysis of the same bytes, cached by another test, would be served as it is
+    source = UPLOADABLE[fmt]
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("INSPECTOR_UPLOAD_MAX_FILE_MB", "0.001")  # 1 KB: smaller than any file here, or its parts
+    at = app(trace=str(store_upload(source.read_bytes(), source.name)))
+    assert not at.exception and at.metric == [] and (
+        "the per-file limit for uploads (INSPECTOR_UPLOAD_MAX_FILE_MB)") in html_of(at)  # fmt: skip
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / source.name).write_bytes(source.read_bytes())
+    monkeypatch.setenv("INSPECTOR_TRACES_DIR", str(tmp_path / "traces"))
+    at = app(trace=f"path:{source.name}")
+    assert not at.exception and [m.value for m in at.metric][0] == fmt
+
+
+def test_an_upload_whose_analysis_would_pass_the_memory_budget_is_refused(tmp_path, monkeypatch):
+    from inspector.library import store_upload
+
+    source = UPLOADABLE["inspect-ai"].with_suffix(".json")  # 267 KB
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("INSPECTOR_CACHE_MB", "0.25")  # analysed at up to 4 bytes a byte: 64 KB of upload
+    at = app(trace=str(store_upload(source.read_bytes(), source.name)))
+    assert not at.exception and at.metric == []
+    assert ("two-samples.json: is larger than 0.062 MB, the largest upload the app's memory budget can analyse "
+            "(INSPECTOR_CACHE_MB)") in unescape(html_of(at))  # fmt: skip
 
 
 def test_a_one_megabyte_generation_is_shown_a_part_at_a_time(tmp_path, monkeypatch):

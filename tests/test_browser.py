@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -14,8 +15,11 @@ from inspector.views import finding_rows
 from tests.browser import (
     CHROMIUM,
     CHROMIUM_ARGS,
+    MemoryCeiling,
+    peak_memory,
     require_chromium,
     save_screenshot,
+    streamlit_process,
     streamlit_server,
     wait_until_settled,
 )
@@ -229,10 +233,80 @@ def test_an_uploaded_zstd_bomb_is_one_error_line(page, server, tmp_path):
     assert alert.count() == 1
     text = alert.inner_text()
     assert "\n" not in text.strip()
-    assert text.strip() == ("bomb.jsonl.zst:2: line longer than 64 MB, the per-line limit "
-                                 "(raise it with --max-line-mb or INSPECTOR_MAX_LINE_MB)")  # fmt: skip
+    assert text.strip() == ("bomb.jsonl.zst:2: line longer than 16 MB, the per-line limit for uploads "
+                            "(INSPECTOR_UPLOAD_MAX_LINE_MB)")  # an upload's own bound, not the command line's
     assert page.get_by_test_id("stException").count() == 0
     save_screenshot(page, "upload-bomb")
+
+
+# --- issue 28: hostile uploads are refused within the app's memory, in words that name no server folder ----------
+
+PEAK_MB = 300
+"""The issue's bound on the server's peak memory over its whole start, a hostile upload refused on the way."""
+
+
+def _eval_bomb(folder: Path) -> tuple[Path, str]:
+    from tests.test_hostile_input import eval_bomb
+
+    bomb = eval_bomb(folder / "bomb.eval", gigabytes=4)  # 132 KB on disk; its one member holds 4 GB of zeros
+    return bomb, "bomb.eval: samples/bomb_epoch_1.json decompresses to more than 1000 times its"
+
+
+def _database_bomb(folder: Path) -> tuple[Path, str]:
+    from tests.test_database_bounds import computed_column_bomb
+
+    bomb = computed_column_bomb(folder)  # issue 28's: part.data computed as 900 MB on every read
+    return bomb, f"{bomb.name}: part.data is a generated column"
+
+
+@pytest.mark.parametrize("make", [_eval_bomb, _database_bomb], ids=["eval-zstd-member", "sqlite-generated-column"])
+def test_a_bomb_upload_is_refused_in_flat_memory(browser, tmp_path, make):
+    bomb, says = make(tmp_path)
+    assert bomb.stat().st_size < 400 * 1024
+    (tmp_path / "data").mkdir()
+    with (streamlit_process(tmp_path / "data") as (url, pid), MemoryCeiling(pid, 4 * PEAK_MB << 20) as ceiling,
+          browser.new_context(viewport={"width": 1400, "height": 1000}) as context):  # fmt: skip
+        tab = context.new_page()
+        tab.set_default_timeout(30_000)
+        upload(tab, url, bomb)
+        alert = tab.locator('[role="alert"].ci-error')
+        try:
+            alert.wait_for()
+        except playwright_api.TimeoutError:
+            pytest.fail(f"no refusal shown; the server's peak memory reached {ceiling.peak >> 20} MB"
+                        f"{' and it was killed' if ceiling.killed else ''}")  # fmt: skip
+        wait_for_app(tab)
+        peak = peak_memory(pid)
+        assert peak < PEAK_MB << 20, f"the server's peak memory reached {peak >> 20} MB"
+        assert alert.count() == 1 and tab.get_by_test_id("stException").count() == 0
+        assert alert.inner_text().strip().startswith(says), alert.inner_text()
+        assert "/" not in alert.inner_text().split(":", 1)[0]  # the upload's name, not the server's folder
+        save_screenshot(tab, f"issue28-{bomb.suffix.lstrip('.')}-bomb-refused")
+        tab.goto(f"{url}/?trace=sample:staging_db_constraint.json")  # the next request is served as ever
+        tab.get_by_text("Top findings").wait_for()
+        wait_for_app(tab)
+        assert [m.inner_text() for m in tab.get_by_test_id("stMetricValue").all()][:3] == ["native", "4", "FAIL"]
+        assert peak_memory(pid) < PEAK_MB << 20, f"the server's peak memory reached {peak_memory(pid) >> 20} MB"
+
+
+def test_an_uploads_skipped_line_is_named_by_the_uploads_name_not_the_servers_folder(page, server, tmp_path,
+                                                                                    tmp_path_factory):  # fmt: skip
+    fixture = REPO / "tests" / "fixtures" / "claude_code" / "three_compactions.jsonl"
+    bad = tmp_path / "bad-line.jsonl"
+    bad.write_bytes(fixture.read_bytes() + b"not json\n")
+    lines = bad.read_bytes().count(b"\n")
+    upload(page, server, bad)
+    page.get_by_text("Top findings").wait_for()
+    wait_for_app(page)
+    main = page.locator('[data-testid="stMain"]').inner_text()
+    assert (f"WARNING · malformed-line · trace: bad-line.jsonl:{lines}: invalid JSON (invalid literal, expected "
+            "'null'); line skipped") in main  # fmt: skip
+    assert "uploads" not in main and str(tmp_path_factory.getbasetemp()) not in main  # where the server keeps it
+    save_screenshot(page, "issue28-upload-skipped-line")
+    with page.expect_download() as pending:  # the shared report says the same
+        page.get_by_role("button", name="Report (Markdown)").click()
+    report = Path(pending.value.path()).read_text()
+    assert f"bad-line.jsonl:{lines}: invalid JSON" in report and str(tmp_path_factory.getbasetemp()) not in report
 
 
 # --- issue 19: what a newcomer trips over in the app; each case is pictured in test-artifacts/screenshots/ ---------

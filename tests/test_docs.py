@@ -74,3 +74,10 @@ def test_every_rule_is_described_in_the_signals_document():
 
     signals = (REPO / "docs" / "signals.md").read_text()
     assert [r.id for r in all_rules() if f"`{r.id}`" not in signals] == []
+
+
+def test_every_setting_the_code_reads_is_documented_in_the_readme():
+    """A bound nobody can find is a bound nobody can raise: every `INSPECTOR_…` name the code reads is in the README."""
+    code = "".join(path.read_text() for folder in ("inspector", "pages") for path in (REPO / folder).rglob("*.py"))
+    named = set(re.findall(r'"(INSPECTOR_[A-Z_]+)"', code))
+    assert "INSPECTOR_UPLOAD_MAX_FILE_MB" in named and {n for n in named if n not in README} == set()

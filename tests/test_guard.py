@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import io
 import json
-import time
+import os
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+import zstandard
 
 import inspector.guard as guard
 from tests.helpers import LABELLED, needs_shared, shared_files
@@ -134,19 +138,6 @@ def test_a_start_that_is_not_a_compaction_is_left_alone(tmp_path):
     assert run(hook_input(tmp_path / "missing.jsonl", source="startup"), tmp_path) == (0, "", [])
 
 
-def test_a_guard_that_runs_out_of_time_gives_up_quietly(tmp_path, monkeypatch):
-    """A stand-in for a pathological transcript: the analysis takes longer than the guard's time limit."""
-    transcript = tmp_path / "session.jsonl"
-    transcript.write_text('{"hello": "world"}\n')
-    monkeypatch.setattr(guard, "TIME_LIMIT", 1)
-    monkeypatch.setattr(guard, "restored_items", lambda trace: time.sleep(5))
-    monkeypatch.setattr("inspector.readers.load_trace", lambda path: object())
-    started = time.monotonic()
-    code, context, log = run(hook_input(transcript), tmp_path)
-    assert time.monotonic() - started < 3
-    assert (code, context, len(log)) == (0, "", 1) and "GuardTimeout" in log[0]
-
-
 def test_a_bundled_sample_gives_back_its_lost_prohibition_in_the_users_words(tmp_path, monkeypatch):
     """The README's example: what the agent reads after S3 of the staging sample dropped the prohibition."""
     monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
@@ -173,3 +164,184 @@ def test_the_store_records_what_the_agent_read_under_the_session_id(tmp_path, mo
     assert (injection.generation, injection.text) == (2, capped)
     assert len(injection.items) == len(entries(capped))  # what the cap left out was not given back
     assert all(item.text in capped for item in injection.items if item.rule != "claim-contradicted")
+
+
+# The limits: a hostile session costs the agent's session nothing (issue 28, item 9)
+
+SCRIPT = Path(sys.executable).with_name("compaction-inspector")
+"""The console script `guard install` writes into the settings file: the guard is tested as the harness runs it."""
+MEMORY_BOMB = """'{"type":"text","text":"' || hex(zeroblob(450000000)) || '"}'"""
+"""issue 28's part.data: 227 KB on disk, a 900 MB string for whoever reads the row (10 GB through `check`)."""
+
+_TREE = r"""
+import json, os, resource, subprocess, sys, time
+from pathlib import Path
+
+
+def tree(pid):
+    found, todo = [], [pid]
+    while todo:
+        found.append(todo.pop())
+        try:
+            for task in os.listdir(f"/proc/{found[-1]}/task"):
+                todo += [int(c) for c in Path(f"/proc/{found[-1]}/task/{task}/children").read_text().split()]
+        except OSError:
+            pass
+    return found
+
+
+def rss(pid):
+    try:
+        return int(Path(f"/proc/{pid}/status").read_text().split("VmRSS:")[1].split()[0])
+    except (OSError, IndexError):
+        return 0
+
+
+request = sys.stdin.buffer.read()
+started = time.monotonic()
+guard = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+guard.stdin.write(request)
+guard.stdin.close()
+peak = 0
+while guard.poll() is None:
+    peak = max(peak, sum(rss(p) for p in tree(guard.pid)))
+    time.sleep(0.01)
+seconds = time.monotonic() - started
+largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({"code": guard.returncode, "stdout": guard.stdout.read().decode(),
+                  "stderr": guard.stderr.read().decode(), "seconds": seconds, "tree_kb": peak, "max_kb": largest}))
+"""
+"""Runs a command and reports its exit, output, wall time, the peak of its process tree's summed VmRSS (polled
+every 10 ms) and the exact peak RSS of its largest process (ru_maxrss of the waited-for children). A fresh
+interpreter of its own, so no peak of the test process is inherited into the figures."""
+
+
+def measured(command: list[str], stdin: str, env: dict[str, str], timeout: float = 180) -> dict:
+    result = subprocess.run([sys.executable, "-c", _TREE, *command], input=stdin, capture_output=True, text=True,
+                            env=env, timeout=timeout)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def opencode_database(path: Path, part_data: str) -> Path:
+    """An opencode.db the reader takes (its session, message and part tables), whose two parts' data is
+    `part_data`, a generated column: computed each time a row is read, never stored. The column is added
+    after the rows (an insert would compute it), so building the bomb costs nothing."""
+    with sqlite3.connect(path) as db:
+        db.executescript(f"""
+            CREATE TABLE session (id TEXT PRIMARY KEY, title TEXT, version TEXT, directory TEXT, time_updated INTEGER);
+            CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, data TEXT);
+            CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT);
+            INSERT INTO session VALUES ('ses_bomb', 'bomb', '1.18.33', '/tmp', 1);
+            INSERT INTO message VALUES ('msg_1', 'ses_bomb', '{{"role":"user","time":{{"created":1}}}}');
+            INSERT INTO part VALUES ('prt_1', 'msg_1', 'ses_bomb'), ('prt_2', 'msg_1', 'ses_bomb');
+            ALTER TABLE part ADD COLUMN data TEXT AS ({part_data}) VIRTUAL;
+        """)  # fmt: skip
+    db.close()
+    return path
+
+
+def big_line_transcript(path: Path, megabytes: int = 60) -> Path:
+    """A Claude Code transcript of a few KB (zstd) whose first prompt is `megabytes` MB, within the per-line bound:
+    analysing it costs far more memory than its file's size allows the guard."""
+    prompt = "Never touch staging. " * ((megabytes << 20) // 21)
+    records = [{"parentUuid": None, "isSidechain": False, "type": "user", "sessionId": "s", "uuid": "u1", "cwd": "/x",
+                "timestamp": "2025-01-01T00:00:00Z", "version": "2.0.1",
+                "message": {"role": "user", "content": prompt}},
+               {"parentUuid": "u1", "isSidechain": False, "type": "system", "subtype": "compact_boundary",
+                "sessionId": "s", "uuid": "b1", "timestamp": "2025-01-01T00:01:00Z", "version": "2.0.1",
+                "content": "Conversation compacted", "compactMetadata": {"trigger": "auto", "preTokens": 1000}},
+               {"parentUuid": "b1", "isSidechain": False, "type": "user", "isCompactSummary": True, "sessionId": "s",
+                "uuid": "s1", "timestamp": "2025-01-01T00:01:01Z", "version": "2.0.1",
+                "message": {"role": "user", "content": "Summary: the user asked for things."}}]  # fmt: skip
+    data = "".join(json.dumps(record) + "\n" for record in records).encode()
+    path.write_bytes(zstandard.ZstdCompressor(level=19).compress(data))
+    return path
+
+
+def guard_env(tmp_path: Path, **settings: str) -> dict[str, str]:
+    return {**os.environ, "INSPECTOR_DATA_DIR": str(tmp_path / "data"), **settings}
+
+
+def started_kb(env: dict[str, str]) -> int:
+    """What a bare interpreter's start costs, measured the same way: the figures are 'over start'."""
+    return measured([sys.executable, "-c", "pass"], "", env)["max_kb"]
+
+
+def assert_quiet(run: dict, tmp_path: Path) -> str:
+    """The session went on: exit 0, nothing for the agent, nothing on stderr; one line in the data folder's log."""
+    log = tmp_path / "data" / "guard.log"
+    lines = log.read_text().splitlines() if log.exists() else []
+    assert (run["code"], run["stdout"], run["stderr"], len(lines)) == (0, "", "", 1), (run, lines)
+    return lines[0]
+
+
+def test_an_sqlite_memory_bomb_stays_under_300_mb_and_the_session_goes_on(tmp_path):
+    """Issue 28's database through the hook: 9.3 GB and 30 s inside the user's agent session before."""
+    bomb = opencode_database(tmp_path / "opencode.db", MEMORY_BOMB)
+    env = guard_env(tmp_path)
+    run = measured([str(SCRIPT), "guard"], hook_input(bomb), env)
+    start = started_kb(env)
+    line = assert_quiet(run, tmp_path)
+    assert run["tree_kb"] - start < 300 * 1024 and run["max_kb"] - start < 300 * 1024, (run, start)
+    assert run["seconds"] < 8 + 2, run
+    assert "TraceReadError" in line and "generated column" in line, line
+
+
+def test_an_archive_bomb_stays_under_300_mb_and_the_session_goes_on(tmp_path):
+    """The guard reads whatever format the hook names: a 132 KB .eval whose member holds 4 GB is refused by the
+    reader's expansion bound, quietly, in flat memory."""
+    from tests.test_hostile_input import eval_bomb
+
+    env = guard_env(tmp_path)
+    run = measured([str(SCRIPT), "guard"], hook_input(eval_bomb(tmp_path / "bomb.eval", gigabytes=4)), env)
+    start = started_kb(env)
+    line = assert_quiet(run, tmp_path)
+    assert run["tree_kb"] - start < 300 * 1024 and run["max_kb"] - start < 300 * 1024, (run, start)
+    assert "TraceReadError" in line and "compression bomb" in line, line
+
+
+def test_a_check_that_outgrows_the_memory_limit_is_stopped_and_the_session_goes_on(tmp_path):
+    """What no reader's bound catches (a 6 KB transcript whose one prompt is 60 MB, within the per-line bound)
+    the guard's own memory limit does: the child fails, the session goes on."""
+    env = guard_env(tmp_path)
+    run = measured([str(SCRIPT), "guard"], hook_input(big_line_transcript(tmp_path / "big.jsonl.zst")), env)
+    start = started_kb(env)
+    line = assert_quiet(run, tmp_path)
+    assert run["tree_kb"] - start < 300 * 1024 and run["max_kb"] - start < 300 * 1024, (run, start)
+    assert line.split(" ", 1)[1].startswith("MemoryError: its check needed more than its memory limit"), line
+
+
+def test_a_check_past_the_time_limit_is_stopped_wherever_it_is(tmp_path):
+    """SIGALRM's handler runs between bytecodes, so inside one C call (sqlite3's fetchall on a computed column, a
+    regex over a 60 MB prompt) the old limit waited half a minute. The child is killed at the wall clock instead,
+    wherever it is; the time is a setting (the default, 8 s, is under the hook's 10)."""
+    big = big_line_transcript(tmp_path / "big.jsonl.zst")  # its check takes about 2 s with memory to spare
+    env = guard_env(tmp_path, INSPECTOR_GUARD_SECONDS="0.5", INSPECTOR_GUARD_MB="4000")
+    run = measured([str(SCRIPT), "guard"], hook_input(big), env)
+    line = assert_quiet(run, tmp_path)
+    assert run["seconds"] < 0.5 + 1.5, run
+    assert "stopped its check after 0.5 s (the time limit, INSPECTOR_GUARD_SECONDS)" in line, line
+
+
+def test_a_folder_named_inspector_in_the_project_is_not_run_as_the_guard(tmp_path):
+    """The harness runs the hook in the project, perhaps someone else's repository: the child the guard starts
+    must import the installed package, not `./inspector` (`python -c` puts the current folder on sys.path)."""
+    project = tmp_path / "project"
+    (project / "inspector").mkdir(parents=True)
+    marker = tmp_path / "ran"
+    (project / "inspector" / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    sample = Path(__file__).resolve().parents[1] / "sample_traces" / "staging_db_constraint.json"
+    result = subprocess.run([str(SCRIPT), "guard"], input=hook_input(sample), capture_output=True, text=True,
+                            cwd=project, env=guard_env(tmp_path), timeout=60)  # fmt: skip
+    assert result.returncode == 0 and "Never run migrations" in result.stdout, result
+    assert not marker.exists()
+
+
+def test_an_unusable_limit_setting_is_logged_and_its_default_used(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("INSPECTOR_GUARD_SECONDS", "soon")
+    sample = Path(__file__).resolve().parents[1] / "sample_traces" / "staging_db_constraint.json"
+    code, context, log = run(hook_input(sample), tmp_path)
+    assert code == 0 and "Never run migrations" in context
+    assert log and len(log) == 1 and "INSPECTOR_GUARD_SECONDS='soon' is not a positive number; used 8" in log[0]

@@ -9,10 +9,12 @@ from __future__ import annotations
 import gc
 import json
 import os
+import struct
 import subprocess
 import sys
 import threading
 import weakref
+import zlib
 from pathlib import Path
 
 import orjson
@@ -39,6 +41,21 @@ def zstd_bomb(path: Path, gigabytes: int) -> Path:
     compressor = zstandard.ZstdCompressor(level=19)
     frame = compressor.compress(b"a" * (128 << 20))
     path.write_bytes(compressor.compress(FIRST_RECORD) + frame * (8 * gigabytes))
+    return path
+
+
+def eval_bomb(path: Path, gigabytes: int, member: str = "samples/bomb_epoch_1.json") -> Path:
+    """An Inspect AI `.eval` (a zip) whose one sample member is zstd (ZIP method 93) and holds `gigabytes` GB of
+    zeros: 34 KB per GB. Its headers declare the member as small as its compressed bytes, as a hostile file may, so
+    only decompressing finds its size. Written by hand: zipfile writes no method 93 before Python 3.14."""
+    frame = zstandard.ZstdCompressor(level=19).compress(bytes(128 << 20))
+    data, name = frame * (8 * gigabytes), member.encode()
+    crc, size = zlib.crc32(data), len(data)
+    local = struct.pack("<4s5H3I2H", b"PK\x03\x04", 20, 0, 93, 0, 0, crc, size, size, len(name), 0) + name
+    central = struct.pack("<4s6H3I5H2I", b"PK\x01\x02", 20, 20, 0, 93, 0, 0, crc, size, size, len(name), 0, 0, 0,
+                          0, 0, 0) + name  # fmt: skip
+    end = struct.pack("<4s4H2IH", b"PK\x05\x06", 0, 0, 1, 1, len(central), len(local) + size, 0)
+    path.write_bytes(local + data + central + end)
     return path
 
 
@@ -69,6 +86,54 @@ def test_a_zstd_bomb_is_refused_with_one_line_and_flat_memory(tmp_path, gigabyte
     assert stderr.splitlines() == [f"{bomb}:2: line longer than 64 MB, the per-line limit "
                                    "(raise it with --max-line-mb or INSPECTOR_MAX_LINE_MB)"]  # fmt: skip
     assert grown < 200 * 1024 * 1024, f"peak memory grew by {grown / 2**20:.0f} MB"
+
+
+@pytest.mark.parametrize("kind", ["eval member", "zst document"])
+def test_a_document_past_the_file_bound_is_found_by_counting_not_by_holding_it(tmp_path, kind):
+    """A JSON document is parsed whole, so it is read whole; whether it fits is learnt by decompressing it once
+    without keeping it, so a bound of 1 GB costs a bomb's reader time, not a gigabyte."""
+    if kind == "eval member":
+        bomb = eval_bomb(tmp_path / "bomb.eval", gigabytes=4)
+        says = "samples/bomb_epoch_1.json decompresses to more than 1024 MB"
+    else:
+        bomb, compressor = tmp_path / "bomb.json.zst", zstandard.ZstdCompressor(level=19)
+        opening = b'{\n"format": "compaction-trace/1",\n"pad": "'  # a native trace's head, on several lines
+        padding = compressor.compress((b"a" * 127 + b"\n") * (1 << 20))  # short lines: no line bound is reached
+        bomb.write_bytes(compressor.compress(opening) + padding * 32)
+        says = "decompresses to more than 1024 MB"
+    unlimited_ratio = {"INSPECTOR_MAX_EXPANSION": "1000000"}  # so the per-file bound is the one reached
+    code, grown, stderr = measured_check(str(bomb), "--max-file-mb", "1024", env=unlimited_ratio)
+    assert grown < 200 * 1024 * 1024, f"peak memory grew by {grown / 2**20:.0f} MB"
+    assert (code, stderr.strip()) == (2, f"{bomb}: {says}, the per-file limit "
+                                         "(raise it with --max-file-mb or INSPECTOR_MAX_FILE_MB)")  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", ["eval member", "zst document"])
+def test_a_compression_bomb_is_refused_within_the_trusted_bounds_too(tmp_path, kind):
+    """The command line's 4 GB per file is a trusted user's bound, yet a 135 KB archive must not become 3.9 GB in
+    memory under it: a document read whole may expand only so many times its compressed size."""
+    if kind == "eval member":
+        bomb = eval_bomb(tmp_path / "bomb.eval", gigabytes=3)
+        compressed = bomb.stat().st_size - 2 * len(b"samples/bomb_epoch_1.json") - 30 - 46 - 22
+        says = f"samples/bomb_epoch_1.json decompresses to more than 1000 times its {round(compressed / 2**20, 3):g} MB"
+    else:
+        bomb, compressor = tmp_path / "bomb.json.zst", zstandard.ZstdCompressor(level=19)
+        bomb.write_bytes(compressor.compress(b'{"format": "compaction-trace/1", "pad": "') +
+                         compressor.compress((b"a" * 127 + b"\n") * (1 << 20)) * 24)  # fmt: skip
+        says = f"decompresses to more than 1000 times its {round(bomb.stat().st_size / 2**20, 3):g} MB"
+    code, grown, stderr = measured_check(str(bomb))
+    assert (code, stderr.strip()) == (2, f"{bomb}: {says} (a compression bomb; raise the ratio with "
+                                         "INSPECTOR_MAX_EXPANSION)")  # fmt: skip
+    assert grown < 300 * 1024 * 1024, f"peak memory grew by {grown / 2**20:.0f} MB"
+
+
+def test_the_expansion_ratio_is_a_setting(tmp_path):
+    bomb = tmp_path / "small.json.zst"
+    bomb.write_bytes(zstandard.ZstdCompressor(level=19).compress(b'{"x": "' + b"a" * (80 << 20) + b'"}'))
+    code, _, stderr = measured_check(str(bomb), env={"INSPECTOR_MAX_EXPANSION": "x"})
+    assert (code, stderr.strip()) == (2, "INSPECTOR_MAX_EXPANSION: 'x' is not a whole number of times (1 or more)")
+    code, _, stderr = measured_check(str(bomb), env={"INSPECTOR_MAX_EXPANSION": "100000"})
+    assert "compression bomb" not in stderr
 
 
 def test_the_per_file_bound_counts_decompressed_bytes(tmp_path):
@@ -200,17 +265,21 @@ def test_a_scan_skips_and_counts_fifos_and_links_leaving_the_folder(tmp_path):
         ("a\x00b.jsonl", "a\\x00b.jsonl: not a usable path (embedded null byte)"),
         ("x" * 5000, "cannot open (File name too long)"),
         ("hang.jsonl", "path:hang.jsonl: not a regular file (a FIFO, device or socket)"),
-        ("../outside.json", "../outside.json: refused, it leads outside"),
+        ("../outside.json", "../outside.json: refused, it leads outside the traces folder"),
+        ("/etc/passwd", "/etc/passwd: absolute paths are refused; give a path inside the traces folder"),
+        ("loop/x.json", "loop/x.json: not a usable path ("),
     ],
 )
 def test_a_bad_traces_folder_path_is_one_line(tmp_path, monkeypatch, name, says):
     monkeypatch.setenv("INSPECTOR_TRACES_DIR", str(tmp_path))
     _fifo(tmp_path / "hang.jsonl")
+    (tmp_path / "loop").symlink_to("loop")  # resolving it fails, naming where it is
     with pytest.raises(TraceRefError) as refused:
         _with_timeout(lambda: trace_file(TraceRef("path", name), SAMPLES))
     message = str(refused.value)
     assert says in message
     assert "\n" not in message and "\x00" not in message and len(message) < 300
+    assert str(tmp_path) not in message  # the path as given; the server's folder is nobody's business
 
 
 def test_the_analysis_cache_is_bounded_by_weight_and_keeps_the_newest():

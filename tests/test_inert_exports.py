@@ -104,11 +104,11 @@ class Case:
         store.annotations.add(self.digest, target, hostile, hostile, hostile, trace_label=hostile)
         span = Target("span", generation=1, start=0, end=len(hostile), quoted_text=hostile)
         store.annotations.add(self.digest, span, hostile, hostile, hostile, trace_label=hostile)
-        # An imported record is checked for shape, not for the type of a target's generation.
+        # An imported record is checked against its schema: the payload reaches its text fields, never a number.
         record = json.loads(store.annotations.export_jsonl(self.digest).splitlines()[-1])
         record["id"] = "imported"
-        record["target"] = {"kind": "generation", "generation": hostile}
-        assert store.annotations.import_jsonl([json.dumps(record).encode()])[2] == []
+        record["target"] = {"kind": "invariant", "invariant_id": hostile, "quoted_text": hostile}
+        assert store.annotations.import_jsonl([json.dumps(record).encode()]) == (1, 1)
         store.ledger.append(refresh_at(self.analysis, 3), trace=self.digest, trace_label=hostile, trigger="manual",
                             requested_by=hostile)  # fmt: skip
         # An older version's JSONL ledger is adopted as it is: its type and generation may be anything.

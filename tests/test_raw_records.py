@@ -13,7 +13,7 @@ import pytest
 import zstandard
 
 from inspector.analysis import analyze
-from inspector.bounded_io import write_ahead_log
+from inspector.bounded_sqlite import write_ahead_log
 from inspector.model import TRANSCRIPT, Trace
 from inspector.raw_records import Located, Row, pretty_json, raw_record, read_record, record_index, stamps_of
 from inspector.readers import load_trace, native

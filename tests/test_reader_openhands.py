@@ -121,3 +121,142 @@ def test_reader_raises_only_trace_read_error(events: list, torn: bool) -> None:
             openhands.read(root)
         except TraceReadError as error:
             assert str(error).startswith(str(root)) and "\n" not in error.message
+
+
+# -- issue 28: only regular files inside the folder are read ------------------------------------------------------
+
+OUTSIDE_WORDS = "OUTSIDE-SECRET never to be read"
+
+
+def _planted(tmp_path: Path) -> Path:
+    """The fixture with an event file and base_state.json that are symbolic links to files outside the folder,
+    a FIFO and a folder under event-file names (a FIFO opened would block the reader)."""
+    import os
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "event.json").write_text(json.dumps({
+        "id": "ffffffff-0000", "kind": "MessageEvent", "source": "user",
+        "llm_message": {"role": "user", "content": [{"type": "text", "text": OUTSIDE_WORDS}]}}))  # fmt: skip
+    (outside / "state.json").write_text(json.dumps({"id": "outside-id", "title": "OUTSIDE-TITLE"}))
+    copy = tmp_path / "conv"
+    shutil.copytree(CONVERSATION, copy)
+    events = copy / "events"
+    (events / "event-00099-ffffffff-0000.json").symlink_to(outside / "event.json")
+    os.mkfifo(events / "event-00098-eeeeeeee-0000.json")
+    (events / "event-00097-dddddddd-0000.json").mkdir()
+    (copy / "base_state.json").unlink()
+    (copy / "base_state.json").symlink_to(outside / "state.json")
+    return copy
+
+
+def test_links_out_of_the_folder_and_special_files_are_counted_never_read(tmp_path: Path) -> None:
+    copy = _planted(tmp_path)
+    trace = load_trace(copy)
+    assert trace.id == "conv" and trace.title is None  # not the outside file's
+    assert all(OUTSIDE_WORDS not in s.text for s in trace.sources)
+    records = trace.extra["records"]
+    files = len(list((copy / "events").glob("event-*.json"))) + 1  # and base_state.json
+    assert records["total"] == files and "unaccounted" not in records["set_aside"]
+    assert records["set_aside"]["not a regular file"] == 4
+    [notice] = [n for n in trace.notices if n.rule == "records-set-aside"]
+    assert "4 not a regular file (base_state.json, event-00097-dddddddd-0000.json, " in notice.message
+
+
+def test_check_and_scan_as_a_user_runs_them_show_nothing_of_the_outside_files(tmp_path: Path) -> None:
+    copy = _planted(tmp_path)
+    checked = subprocess.run([sys.executable, "-m", "inspector", "check", "--json", str(copy)], capture_output=True,
+                             text=True, timeout=120)  # fmt: skip
+    assert checked.returncode in (0, 1) and "Traceback" not in checked.stderr, checked.stderr
+    assert OUTSIDE_WORDS not in checked.stdout and "OUTSIDE-TITLE" not in checked.stdout
+    assert "not a regular file" in checked.stdout
+    out = tmp_path / "fleet.json"
+    scanned = subprocess.run([sys.executable, "-m", "inspector", "scan", str(tmp_path / "conv"), "--workers", "1",
+                              "--out", str(out)], capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert "Traceback" not in scanned.stderr, scanned.stderr
+    [row] = json.loads(out.read_text())
+    assert row["format"] == "openhands" and row["title"] != "OUTSIDE-TITLE" and row["error"] is None
+
+
+def test_a_folder_whose_every_event_file_is_a_link_is_refused_saying_so(tmp_path: Path) -> None:
+    copy = _planted(tmp_path)
+    for event in (copy / "events").glob("event-*.json"):
+        if event.is_file() and not event.is_symlink():
+            event.unlink()
+            event.symlink_to(tmp_path / "outside" / "event.json")
+    try:
+        load_trace(copy)
+    except TraceReadError as error:
+        assert "not a regular file" in error.message
+    else:
+        raise AssertionError("a folder of links only must not load")
+
+
+# -- issue 28: a folder trace has a content hash, so the store's commands work on it --------------------------------
+
+
+def _user(*args: str, data: Path) -> subprocess.CompletedProcess[str]:
+    """The command as a user runs it, with the data folder (and so the review store) in `data`."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "INSPECTOR_DB_URL"} | {"INSPECTOR_DATA_DIR": str(data)}
+    done = subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, timeout=120,
+                          env=env)  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def test_report_refresh_and_the_review_commands_work_on_the_bundled_folder(tmp_path: Path) -> None:
+    from inspector.library import content_hash
+    from inspector.store import Store, Target
+
+    data = tmp_path / "data"
+    data.mkdir()
+    store = Store(f"sqlite:///{data / 'inspector.db'}")
+    store.annotations.add(content_hash(CONVERSATION), Target("generation", generation=1), "confirmed",
+                          "S1 drops zeta-cli", "kim", trace_label="conversation")  # fmt: skip
+    store.close()
+    html = tmp_path / "report.html"
+    done = _user("report", str(CONVERSATION), "-o", str(html), data=data)
+    assert done.returncode == 0 and "S1 drops zeta-cli" in html.read_text()
+    done = _user("report", str(CONVERSATION), "--format", "md", data=data)
+    assert done.returncode == 0 and "S1 drops zeta-cli" in done.stdout
+    done = _user("annotations", "report", str(CONVERSATION), data=data)
+    assert done.returncode == 0 and "S1 drops zeta-cli" in done.stdout
+    done = _user("refresh", str(CONVERSATION), "--at", "1", "--record", "--by", "kim", data=data)
+    assert done.returncode == 0 and "recorded 1 correction for S1 by kim" in done.stdout
+    done = _user("ledger", "export", "--trace", str(CONVERSATION), data=data)
+    assert done.returncode == 0 and [json.loads(line)["generation"] for line in done.stdout.splitlines()] == [1]
+    done = _user("annotations", "export", "--trace", str(CONVERSATION / "events"), data=data)
+    assert done.returncode == 0 and done.stdout == ""  # the events folder alone is another trace: no annotation
+
+
+def test_a_folder_hash_is_its_regular_files_wherever_the_folder_is(tmp_path: Path) -> None:
+    import os
+
+    from inspector.library import content_hash
+
+    digest = content_hash(CONVERSATION)
+    assert len(digest) == 32 and content_hash(CONVERSATION) == digest
+    copy = tmp_path / "elsewhere" / "conv"
+    shutil.copytree(CONVERSATION, copy)
+    assert content_hash(copy) == digest  # names inside the folder, not where it is
+    (tmp_path / "outside.json").write_text("{}")
+    (copy / "events" / "event-00099-ffffffff-0000.json").symlink_to(tmp_path / "outside.json")
+    os.mkfifo(copy / "events" / "event-00098-eeeeeeee-0000.json")  # opened, it would block the hash forever
+    assert content_hash(copy) == digest  # what the reader never opens is no part of the trace
+    (copy / "events" / "event-00099-ffffffff-0000.json").unlink()
+    first = sorted((copy / "events").glob("event-0000*.json"))[0]
+    first.write_bytes(first.read_bytes().replace(b"}", b" }", 1))
+    assert content_hash(copy) != digest
+    first.rename(first.with_name("event-00000-renamed-0000.json"))
+    assert content_hash(copy) not in (digest, content_hash(CONVERSATION / "events"))
+
+
+def test_a_folder_file_past_the_read_bound_is_one_line_exit_2(tmp_path: Path) -> None:
+    copy = tmp_path / "conv"
+    shutil.copytree(CONVERSATION, copy)
+    (copy / "notes.bin").write_bytes(b"x" * 200_000)  # no event: only the hash reads it, within the same bound
+    done = _user("report", str(copy), "--max-file-mb", "0.1", "--no-store", data=tmp_path)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert f"{copy / 'notes.bin'}: is larger than 0.1 MB, the per-file limit" in done.stderr

@@ -3,7 +3,7 @@
 Each session under tests/fixtures/<format>/ (and the real Codex rollout in ../shared, read in place) is read by its
 reader, and the counts the trace carries (`extra["records"]`) must add up to the records the file holds, counted
 here independently from the file itself in the format's own unit: lines of a JSONL log, files in an OpenHands
-events/ folder, rows of opencode's tables, a sample's messages and events, OTLP spans. And every tool call in the
+conversation folder, rows of opencode's tables, a sample's messages and events, OTLP spans. And every tool call in the
 trace has its result, or the tool-result-missing notice counts it.
 """
 
@@ -67,7 +67,8 @@ def native(path: Path, session: str | None) -> int:
 
 
 def openhands(path: Path, session: str | None) -> int:
-    return len(list((path / "events").glob("event-*.json")))
+    """The event files and base_state.json, the conversation's id and title."""
+    return len(list((path / "events").glob("event-*.json"))) + (path / "base_state.json").exists()
 
 
 def opencode(path: Path, session: str | None) -> int:
@@ -83,7 +84,7 @@ def inspect_ai(path: Path, session: str | None) -> int:
     if path.suffix == ".eval":  # its members are zstd, which zipfile cannot open: the bounded reader's decompression
         with zipfile.ZipFile(path) as archive:
             info = archive.getinfo(f"samples/{session}.json")
-        sample = json.loads(read_member(path, info, 1 << 30))
+        sample = json.loads(read_member(path, info))
     else:
         sample = next(s for s in document(path)["samples"] if f"{s['id']}_epoch_{s['epoch']}" == session)
     return len(sample["messages"]) + len(sample["events"])

@@ -85,3 +85,13 @@ def test_a_session_without_a_finding_has_a_dash_for_its_worst_rule_and_no_column
     assert widths["worst rule"] >= len("user-statement-lost") * CELL_CHAR_PX  # a rule name is never cut
     assert widths["session"] >= len("team/staging_db_constraint.json") * CELL_CHAR_PX
     assert at.dataframe[0].proto.placeholder == "—"
+
+
+def test_the_sessions_and_ledger_pages_name_no_server_folder(folder, tmp_path):
+    """Issue 28: they showed the traces folder's and the review store's absolute paths to whoever reached the app."""
+    for name in ("sessions", "ledger"):
+        at = page(app(), name)
+        assert not at.exception and str(tmp_path) not in html_of(at), name
+    sessions = page(app(), "sessions")
+    assert [str(tmp_path) in str(v) for v in sessions.dataframe[0].value.to_numpy().ravel()].count(True) == 0
+    assert "(sqlite: inspector.db)" in html_of(page(app(), "ledger"))  # what it is, not where

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import signal
@@ -18,7 +19,7 @@ from sqlalchemy import text
 
 from inspector import analyze, load_trace
 from inspector.refresh import refresh_at
-from inspector.store import GuardInjection, RestoredItem, Store, Target, open_store, reanchor
+from inspector.store import GuardInjection, ImportLineError, RestoredItem, Store, Target, open_store, reanchor
 from inspector.store.engine import MIGRATIONS, make_engine
 from inspector.store.ledger import read_jsonl_ledger
 from inspector.store.schema import Base
@@ -79,9 +80,9 @@ def test_export_import_round_trip_and_idempotence(tmp_path, url):
     exported = source.annotations.export_jsonl()
 
     empty = Store(f"sqlite:///{tmp_path / 'empty.db'}")
-    assert empty.annotations.import_jsonl(exported.splitlines()) == (2, 3, [])
+    assert empty.annotations.import_jsonl(exported.splitlines()) == (2, 3)
     assert empty.annotations.all() == source.annotations.all()
-    assert empty.annotations.import_jsonl(exported.splitlines()) == (0, 0, [])  # importing twice adds nothing
+    assert empty.annotations.import_jsonl(exported.splitlines()) == (0, 0)  # importing twice adds nothing
     assert len(empty.annotations.all()) == 2
 
 
@@ -92,19 +93,84 @@ def test_import_of_a_newer_export_merges_only_the_new_revision(tmp_path, url):
     store.annotations.revise(a.id, "fixed", "", "lee")
     other = Store(f"sqlite:///{tmp_path / 'other.db'}")
     other.annotations.import_jsonl(before.splitlines())
-    assert other.annotations.import_jsonl(store.annotations.export_jsonl().splitlines()) == (0, 1, [])
+    assert other.annotations.import_jsonl(store.annotations.export_jsonl().splitlines()) == (0, 1)
     assert other.annotations.get(a.id).label == "fixed"
 
 
-def test_a_malformed_line_is_named_and_the_rest_imports(tmp_path, store):
+def test_a_malformed_line_is_named_and_nothing_imports(tmp_path, store):
     store.annotations.add("h", SPAN, "confirmed", "", "kim")
     store.annotations.add("h", Target("generation", generation=1), "fixed", "", "kim")
     lines = store.annotations.export_jsonl().splitlines()
-    broken = [lines[0], b'{"id": "x", "trace_hash": ', b'{"id": "y"}', lines[1]]
     other = Store(f"sqlite:///{tmp_path / 'o.db'}")
-    added, revisions, errors = other.annotations.import_jsonl(broken)
-    assert (added, revisions) == (2, 2)
-    assert [e.line for e in errors] == [2, 3] and "invalid JSON" in str(errors[0])
+    for broken, line, words in (([lines[0], b'{"id": "x", "trace_hash": ', lines[1]], 2, "invalid JSON"),
+                                ([lines[0], lines[1], b'{"id": "y"}'], 3, "missing required field")):  # fmt: skip
+        with pytest.raises(ImportLineError, match=words) as caught:
+            other.annotations.import_jsonl(broken)
+        assert caught.value.line == line
+        assert other.annotations.all() == []  # not even the good lines before it
+
+
+def _record(line: bytes, **changes: object) -> dict:
+    record = json.loads(line)
+    record["id"] = "e" * 32
+    for path, value in changes.items():
+        *parents, key = path.split("__")
+        place = record
+        for parent in parents:
+            place = place[int(parent)] if isinstance(place, list) else place[parent]
+        place[key] = value
+    return record
+
+
+BAD_RECORDS = {
+    "span start not a number": {"target__start": "x"},
+    "generation not a number": {"target__generation": "one"},
+    "a list for a text": {"trace_label": ["a", "b"]},
+    "a list for a number": {"target__end": [1]},
+    "two revisions numbered 1": {"revisions": [
+        {"number": 1, "label": "confirmed", "comment": "", "reviewer": "kim", "created_at": "t"},
+        {"number": 1, "label": "fixed", "comment": "", "reviewer": "lee", "created_at": "t"}]},
+    "revision numbered 0": {"revisions__0__number": 0},
+    "a number past 32 bits": {"target__generation": 2**40},
+    "a boolean for a number": {"target__start": True},
+    "an unknown target kind": {"target__kind": "paragraph"},
+    "an unknown field": {"target__colour": "red"},
+    "a span ending before it starts": {"target__start": 30, "target__end": 3},
+    "a blank label": {"revisions__0__label": "  "},
+    "an id longer than its column": {"id": "x" * 33},
+    "a label longer than its column": {"revisions__0__label": "l" * 65},
+    "a NUL in a text": {"revisions__0__comment": "a\x00b"},
+    "no revisions": {"revisions": []},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(BAD_RECORDS))
+def test_a_line_the_schema_refuses_is_named_and_nothing_is_written(tmp_path, url, case):
+    source = Store(f"sqlite:///{tmp_path / 'source.db'}")
+    source.annotations.add("h", SPAN, "confirmed", "", "kim")
+    first, = source.annotations.export_jsonl().splitlines()
+    bad = json.dumps(_record(first, **BAD_RECORDS[case])).encode()
+    target = Store(url)
+    with pytest.raises(ImportLineError) as caught:
+        target.annotations.import_jsonl([first, b"", bad])
+    assert caught.value.line == 3 and "\n" not in caught.value.message
+    assert target.annotations.all() == [] and target.annotations.count() == 0
+
+
+def test_annotations_import_of_a_bad_file_is_one_line_exit_2_and_writes_nothing(tmp_path, url):
+    source = Store(f"sqlite:///{tmp_path / 'source.db'}")
+    source.annotations.add("h", SPAN, "confirmed", "", "kim")
+    first, = source.annotations.export_jsonl().splitlines()
+    for case in ("span start not a number", "generation not a number", "a list for a text",
+                 "two revisions numbered 1"):  # fmt: skip
+        path = tmp_path / "import.jsonl"
+        path.write_bytes(first + b"\n" + json.dumps(_record(first, **BAD_RECORDS[case])).encode() + b"\n")
+        done = subprocess.run([sys.executable, "-m", "inspector", "annotations", "--db", url, "import", str(path)],
+                              capture_output=True, text=True, cwd=REPO, timeout=120)  # fmt: skip
+        assert done.returncode == 2, (case, done.stderr)
+        assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith(f"{path}:2: "), (case, done.stderr)
+        assert "nothing imported" in done.stderr and done.stdout == ""
+        assert Store(url).annotations.count() == 0, case
 
 
 def test_csv_export_carries_place_and_quoted_text(store):
@@ -141,11 +207,63 @@ def test_a_jsonl_ledger_from_an_older_version_is_adopted_once(tmp_path, monkeypa
              '"generation": 3, "trigger": "manual", "requested_by": "kim", "correction": {"type": "omitted", '
              '"invariant_id": "p", "kind": "prohibition", "inherited": null, "source": "Never.", "source_key": "k", '
              '"reason": "gone"}}')  # fmt: skip
-    (tmp_path / "corrections.jsonl").write_text(entry + "\n{torn\n")
+    (tmp_path / "corrections.jsonl").write_text(entry + "\n" + entry + "\n{torn\n")  # an id twice: adopted once
     assert [e.id for e in open_store().ledger.entries()] == ["e1"]
     assert not (tmp_path / "corrections.jsonl").exists()
-    assert [e.id for e in read_jsonl_ledger(tmp_path / "corrections.jsonl.adopted")] == ["e1"]  # kept, renamed
+    assert [e.id for e in read_jsonl_ledger(tmp_path / "corrections.jsonl.adopted")] == ["e1", "e1"]  # kept as it was
     assert len(open_store().ledger.entries()) == 1
+
+
+FIRST_OPEN = """
+import sys, time
+from pathlib import Path
+from inspector.cli import main
+go = Path(sys.argv[1])
+Path(sys.argv[2]).touch()  # loaded
+while not go.exists():  # every process loaded and waiting: they open the store at the same moment
+    time.sleep(0.001)
+sys.exit(main(["ledger", "export"]))
+"""
+
+
+def _old_ledger(path, count: int) -> set[str]:
+    """An older version's corrections.jsonl of `count` entries; their ids."""
+    ids = [f"old{i:04d}" for i in range(count)]
+    path.write_text("".join(json.dumps({
+        "id": i, "recorded_at": f"2026-11-01T00:00:{n % 60:02d}+00:00", "trace": "h", "trace_label": "t",
+        "generation": 1, "trigger": "manual", "requested_by": "kim", "correction": {
+            "type": "omitted", "invariant_id": "p", "kind": "prohibition", "inherited": None, "source": "Never.",
+            "source_key": "k", "reason": "gone"}}) + "\n" for n, i in enumerate(ids)))  # fmt: skip
+    return set(ids)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_four_processes_opening_a_store_with_a_ledger_to_adopt_all_succeed_and_adopt_it_once(tmp_path, backend):
+    for round_ in range(5):
+        data = tmp_path / f"round{round_}"
+        data.mkdir()
+        ids = _old_ledger(data / "corrections.jsonl", 300)
+        with fresh_store_url(backend, data) as url:
+            env = {k: v for k, v in os.environ.items() if k != "INSPECTOR_DB_URL"} | {"INSPECTOR_DATA_DIR": str(data)}
+            if backend == "postgresql":
+                env["INSPECTOR_DB_URL"] = url
+            go, ready = data / "go", [data / f"ready{n}" for n in range(4)]
+            processes = [subprocess.Popen([sys.executable, "-c", FIRST_OPEN, str(go), str(loaded)],
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
+                         for loaded in ready]  # fmt: skip
+            deadline = time.monotonic() + 120
+            while not all(r.exists() for r in ready) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            go.touch()
+            results = [(*process.communicate(timeout=120), process.returncode) for process in processes]
+            for out, err, code in results:
+                assert code == 0 and err == "", f"round {round_}: {err}"
+                exported = [json.loads(line)["id"] for line in out.splitlines()]
+                assert sorted(exported) == sorted(ids), f"round {round_}: each process exports every entry once"
+            store = Store(url if backend == "postgresql" else f"sqlite:///{data / 'inspector.db'}")
+            assert sorted(e.id for e in store.ledger.entries()) == sorted(ids)  # each correction once
+            store.close()
+            assert not (data / "corrections.jsonl").exists() and (data / "corrections.jsonl.adopted").exists()
 
 
 # --- the guard's log ---------------------------------------------------------------------------------

@@ -26,7 +26,8 @@ _NOTICES: dict[str, tuple[Severity, str]] = {
     "branch-set-aside": (Severity.INFO, "Records of branches the session left (a rewind, an earlier resume point) "
                                         "are not in the trace; the conversation that went on is."),
     "records-repeated": (Severity.INFO, "The log writes some records twice under one uuid; each was read once."),
-    "records-set-aside": (Severity.INFO, "Records of the log are not in the chain (a type the reader does not know); "
+    "records-set-aside": (Severity.INFO, "Records of the log are not in the chain (a type the reader does not know, a "
+                          "link or special file in a folder trace, never opened); "
                           "what they held is missing, not absent."),
     "tool-result-missing": (Severity.INFO, "A tool call has no result in the log; its outcome is unknown, not a "
                             "success."),

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.inert import visible
+from inspector.library import inside_folder
 
 NO_RULE = "—"
 """The worst rule of a session with no finding (passing) or no analysis (unreadable): a dash, not "None"."""
@@ -27,9 +28,14 @@ def session_rows(rows: Iterable[dict[str, Any]], base: Path | None = None) -> li
             "worst rule": row["worst_rule"] or NO_RULE,
             "generations": row["generations"],
             "density trend": row["anchor_density_trend"], "rules": ", ".join(rules),
-            "error": visible(row["error"] or "") or None, "path": row["path"],
+            "error": visible(_named(row["error"] or "", base)) or None, "path": row["path"],
         })  # fmt: skip
     return shown
+
+
+def _named(error: str, base: Path | None) -> str:
+    """A session's error naming its file by its path in the scanned folder, as the `session` column does."""
+    return error if base is None else inside_folder(error, base, "the scanned folder")
 
 
 def filter_sessions(

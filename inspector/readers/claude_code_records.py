@@ -40,7 +40,8 @@ class Message(msgspec.Struct, gc=False):
 
 _USED = ("type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "subtype", "isCompactSummary",
          "timestamp", "message", "isMeta", "isApiErrorMessage", "attachment", "version", "sessionId", "agentId",
-         "cwd", "compactMetadata", "microcompactMetadata", "trigger", "origin", "operation", "content", "planContent")  # fmt: skip
+         "cwd", "compactMetadata", "microcompactMetadata", "trigger", "origin", "operation", "content",
+         "planContent")  # fmt: skip
 """The fields the reader reads; every other known field is skipped."""
 
 

@@ -69,6 +69,9 @@ UNREAD = Reason("not read", told=False)
 """Bookkeeping of a known type the analyses have no use for (a turn context, a status event, step markers)."""
 OTHER_SESSION = Reason("other session", told=False)
 """A record of another session in the same file (the several-sessions notice names them)."""
+NOT_REGULAR = Reason("not a regular file", told=True)
+"""A file of a folder trace that is a symbolic link (it may lead out of the folder, to a file its owner never put
+there), a FIFO (opening it blocks), a device or a folder: never opened, and said, since what it holds is missing."""
 
 
 Fate = str | Reason
@@ -159,5 +162,5 @@ class RecordTally:
 
 
 __all__ = ["COMPACTION", "DUPLICATE", "EMPTY", "EVENT", "Fate", "INSTRUCTIONS", "MALFORMED", "MENTION", "METADATA",
-           "NOTICE", "OTHER_SESSION", "OUTCOME", "REASONING", "RECORDS", "Reason", "RecordTally", "SUPERSEDED",
-           "TOOL_CALL", "TOOL_RESULT", "TORN", "TURN", "UNACCOUNTED", "UNKNOWN", "UNREAD"]  # fmt: skip
+           "NOTICE", "NOT_REGULAR", "OTHER_SESSION", "OUTCOME", "REASONING", "RECORDS", "Reason", "RecordTally",
+           "SUPERSEDED", "TOOL_CALL", "TOOL_RESULT", "TORN", "TURN", "UNACCOUNTED", "UNKNOWN", "UNREAD"]  # fmt: skip

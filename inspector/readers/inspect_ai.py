@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from inspector.bounded_io import ZIP_MAGIC, is_zip, open_regular, read_all, read_head, read_limits, read_member
+from inspector.bounded_io import ZIP_MAGIC, is_zip, open_regular, read_all, read_head, read_member
 from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.raw_records import stamps_of
@@ -168,7 +168,7 @@ class _Log:
             raise TraceReadError(str(self.path), f"{info.filename}: not JSON ({exc})") from None
 
     def _member(self, info: zipfile.ZipInfo) -> bytes:
-        return read_member(self.path, info, read_limits().max_file_bytes)
+        return read_member(self.path, info)
 
     def sample(self, session: str) -> dict[str, Any]:
         if session in self.samples:

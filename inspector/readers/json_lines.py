@@ -52,7 +52,7 @@ class JsonLines:
         self.stamps = stamps_of(self.path)
         with open_binary(self.path, limits) as stream:
             try:
-                for number, raw in bounded_lines(stream, self.path, limits.max_line_bytes):  # noqa: B007
+                for number, raw in bounded_lines(stream, self.path, limits):  # noqa: B007
                     self.offset = start
                     start += len(raw)
                     if fast is not None and (typed := fast(raw)) is not None:

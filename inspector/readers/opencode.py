@@ -8,21 +8,22 @@ true` whose text part is the summary, and (when automatic) a synthetic "Continue
 steps…" user message. The model goes on from the summary and what follows it. Pruning clears old tool
 outputs without a summary: those parts carry `state.time.compacted`.
 
-The database is opened read-only; it is never written to.
+The database is read through `bounded_sqlite`: nothing is written to it or beside it, and it gives no more
+than it stores.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
-from contextlib import closing
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from inspector.bounded_io import connect_read_only, is_sqlite, read_all, write_ahead_log
+from inspector.bounded_io import is_sqlite, read_all
+from inspector.bounded_sqlite import Database, open_database, sql_order, write_ahead_log
 from inspector.errors import TraceReadError
 from inspector.model import Trace
 from inspector.raw_records import Place, Row, Stamps, stamps_of
@@ -90,10 +91,10 @@ def claims(path: Path) -> bool:
     try:
         if not is_sqlite(path):
             return False
-        with closing(connect_read_only(path)) as db:
-            names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        with open_database(path) as db:
+            names = {row[0] for row in db.rows("SELECT name FROM sqlite_master WHERE type = 'table'")}
         return _TABLES <= names
-    except (TraceReadError, OSError, sqlite3.Error):
+    except (TraceReadError, OSError):
         return False
 
 
@@ -104,17 +105,24 @@ def sessions(path: Path) -> list[str]:
     """Session ids in the database, most recently updated first; none for an export (one session)."""
     if not claims(path):
         return []
-    with closing(_database(path)) as db:
-        return [row[0] for row in _query(path, db, "SELECT id FROM session ORDER BY time_updated DESC, id DESC")
-                if isinstance(row[0], str)]  # fmt: skip
+    with _database(path) as db:
+        return _session_ids(db)
+
+
+def _session_ids(db: Database) -> list[str]:
+    # Sorted here, not by SQL: a sort in SQLite holds every row before giving the first, past the bounds' reach.
+    found = [(sql_order(updated), row_id) for row_id, updated in db.rows("SELECT id, time_updated FROM session")
+             if isinstance(row_id, str)]  # fmt: skip
+    return [row_id for _, row_id in sorted(found, reverse=True)]
 
 
 def read(path: Path) -> Trace:
     if not claims(path):  # an export document
         return _read_export(path)
-    ids = sessions(path)
-    if not ids:
-        raise TraceReadError(str(path), "an opencode database with no session in it")
+    with _database(path) as db:
+        ids = _session_ids(db)
+        if not ids:
+            raise TraceReadError(str(path), "an opencode database with no session in it")
     return _read_session(path, ids[0]).build()  # the registry names the others
 
 
@@ -124,39 +132,39 @@ def read_session(path: Path, session_id: str) -> Trace:
 
 def _read_session(path: Path, session_id: str) -> _Reader:
     stamps = stamps_of(path, write_ahead_log(path))  # before reading; the log holds committed rows too
-    with closing(_database(path)) as db:
-        found = _query(path, db, "SELECT * FROM session WHERE id = ?", (session_id,), named=True)
-        if not found:
+    with _database(path) as db:
+        session = next(db.named_rows("SELECT * FROM session WHERE id = ?", (session_id,)), None)
+        if session is None:
             raise TraceReadError(str(path), f"#{session_id}: no such session in this opencode database")
-        rows = _query(path, db, "SELECT id, data FROM message WHERE session_id = ? ORDER BY id", (session_id,))
-        parts: dict[str, list[dict[str, Any]]] = {}
-        by_id = True  # each row is found again by the id its message or part has (its data names none of its own)
-        bad_parts = 0
-        part_rows = _query(path, db, "SELECT id, message_id, data FROM part WHERE session_id = ? "
-                                     "ORDER BY message_id, id", (session_id,))  # fmt: skip
-        rows_met = len(rows) + len(part_rows)
-        for part_id, message_id, data in part_rows:
-            part = _decoded(data, _PART)
-            if part is not None and part.get("type") == "compaction":
-                part = _decoded(data, None)  # whole: its fields are listed
-            if part is None:
-                bad_parts += 1
-                continue
-            by_id &= part.setdefault("id", part_id) == part_id  # the row's id, as `opencode export` adds it
-            parts.setdefault(message_id, []).append(part)
-    session = found[0]
+        # Rows stream in within the bounds, each decoded as it comes, and are put in order here, by id (opencode's
+        # sort in time), as the SQL `ORDER BY` did: a sort in SQLite holds every row before it gives the first.
+        rows = sorted(((sql_order(message_id), message_id, _decoded(data, _MESSAGE)) for message_id, data
+                       in db.rows("SELECT id, data FROM message WHERE session_id = ?", (session_id,))),
+                      key=lambda row: row[0])  # fmt: skip
+        part_rows = sorted(((sql_order(message_id), sql_order(part_id), part_id, message_id, _part(data))
+                            for part_id, message_id, data
+                            in db.rows("SELECT id, message_id, data FROM part WHERE session_id = ?", (session_id,))),
+                           key=lambda row: row[:2])  # fmt: skip
+    parts: dict[str, list[dict[str, Any]]] = {}
+    by_id = True  # each row is found again by the id its message or part has (its data names none of its own)
+    bad_parts = 0
+    for _, _, part_id, message_id, part in part_rows:
+        if part is None:
+            bad_parts += 1
+            continue
+        by_id &= part.setdefault("id", part_id) == part_id  # the row's id, as `opencode export` adds it
+        parts.setdefault(message_id, []).append(part)
     reader = _Reader(path, session_id, stamps, database=True)
     records = reader.transcript.records
     records.unit = "rows"
-    records.met(rows_met)
+    records.met(len(rows) + len(part_rows))
     records.aside(MALFORMED, bad_parts)
     reader.bad_rows = bad_parts
     reader.title = as_str(session.get("title"))
     reader.extra.update({"version": as_str(session.get("version")), "directory": as_str(session.get("directory")),
                          "source": "sqlite"})  # fmt: skip
     messages: list[Message] = []
-    for message_id, data in rows:
-        info = _decoded(data, _MESSAGE)
+    for _, message_id, info in rows:
         if info is None:
             reader.bad_rows += 1
             records.count(MALFORMED)
@@ -170,25 +178,18 @@ def _read_session(path: Path, session_id: str) -> _Reader:
     return reader
 
 
-def _database(path: Path) -> sqlite3.Connection:
-    try:
-        return connect_read_only(path)
-    except (sqlite3.Error, OSError) as exc:
-        raise TraceReadError(str(path), f"cannot open the opencode database: {exc}") from None
+def _part(data: Any) -> dict[str, Any] | None:
+    """A part row's object: the fields a part is read for, or a compaction part whole (its fields are listed)."""
+    part = _decoded(data, _PART)
+    return _decoded(data, None) if part is not None and part.get("type") == "compaction" else part
 
 
-def _query(path: Path, db: sqlite3.Connection, sql: str, args: tuple[Any, ...] = (), *,
-           named: bool = False) -> list[Any]:  # fmt: skip
-    """Rows as tuples, or as dicts by column name (`named`: columns vary between opencode versions)."""
-    try:
-        cursor = db.execute(sql, args)
-        rows = cursor.fetchall()
-    except sqlite3.Error as exc:
-        raise TraceReadError(str(path), f"unreadable opencode database: {exc}") from None
-    if not named:
-        return rows
-    columns = [column[0] for column in cursor.description or ()]
-    return [dict(zip(columns, row, strict=False)) for row in rows]
+@contextmanager
+def _database(path: Path) -> Iterator[Database]:
+    """The database, bounded, and refused if the tables read compute a column when read."""
+    with open_database(path) as db:
+        db.refuse_computed(sorted(_TABLES))
+        yield db
 
 
 def _decoded(data: Any, fields: FieldDecoder | None) -> dict[str, Any] | None:

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from inspector.bounded_io import read_all, read_with_status
+from inspector.bounded_io import MAX_FOLDER_FILES, read_all, read_with_status
 from inspector.errors import TraceReadError
 from inspector.model import Severity, Trace
 from inspector.raw_records import OwnFile
@@ -29,6 +31,8 @@ from inspector.readers.conservation import (
     EVENT,
     INSTRUCTIONS,
     MALFORMED,
+    METADATA,
+    NOT_REGULAR,
     TOOL_CALL,
     TOOL_RESULT,
     TURN,
@@ -39,13 +43,14 @@ from inspector.readers.conservation import (
 from inspector.readers.timeline import Compaction
 from inspector.readers.transcript import Transcript
 from inspector.readers.values import as_int, as_str, blocks_text, type_of
+from inspector.text import counted
 
 NAME = "openhands"
 EVENTS_DIR = "events"
 BASE_STATE = "base_state.json"
 _EVENT_FILE = re.compile(r"^event-(?P<index>\d{5,})-(?P<id>[0-9A-Za-z\-]{8,})\.json$")
 """The SDK's EVENT_NAME_RE (persistence_const.py), widened to any id characters."""
-MAX_EVENTS = 1_000_000
+MAX_EVENTS = MAX_FOLDER_FILES
 """More event files than any conversation holds: past it the folder is refused, not listed into memory."""
 
 _DEFAULT_REJECTION = "User rejected the action"
@@ -84,24 +89,44 @@ def claims(path: Path) -> bool:
         return False
 
 
-def _event_files(folder: Path) -> tuple[list[tuple[int, str, Path]], int]:
-    """The event files in order, and how many other `event-*.json` files the folder holds (a name the SDK would
-    not have written: not read, but counted)."""
-    found: list[tuple[int, str, Path]] = []
-    others = 0
+def _not_regular(entry: os.DirEntry[str]) -> bool:
+    """Is a folder entry other than a regular file, by its own status (lstat)? A link is never followed, since it may
+    lead to any file outside the folder; a FIFO would block whoever opens it; a folder is no event."""
+    return entry.is_symlink() or not entry.is_file(follow_symlinks=False)
+
+
+@dataclass(slots=True)
+class _Listing:
+    """What the events folder holds under event-file names."""
+
+    files: list[tuple[int, str, Path]] = field(default_factory=list)
+    """The regular event files, in order."""
+    others: int = 0
+    """`event-*.json` names the SDK would not have written: not read, but counted."""
+    refused: list[str] = field(default_factory=list)
+    """Names of the entries named like event files that are not regular files: never opened."""
+
+
+def _event_files(folder: Path) -> _Listing:
+    """The event files in order, and what else the folder holds under event-file names."""
+    listing = _Listing()
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
                 match = _EVENT_FILE.match(entry.name)
                 if match:
-                    found.append((int(match["index"]), match["id"], Path(entry.path)))
-                    if len(found) > MAX_EVENTS:
+                    if _not_regular(entry):
+                        listing.refused.append(entry.name)
+                    else:  # neither the folder (`_events_dir`) nor the entry is a link: the file is inside the folder
+                        listing.files.append((int(match["index"]), match["id"], Path(entry.path)))
+                    if len(listing.files) + len(listing.refused) > MAX_EVENTS:
                         raise TraceReadError(str(folder), f"more than {MAX_EVENTS:,} event files")
                 elif entry.name.startswith("event-") and entry.name.endswith(".json"):
-                    others += 1
+                    listing.others += 1
     except OSError as exc:
         raise TraceReadError(str(folder), f"cannot list: {exc.strerror or exc}") from None
-    return sorted(found, key=lambda item: item[0]), others
+    listing.files.sort(key=lambda item: item[0])
+    return listing
 
 
 class _Reader:
@@ -111,7 +136,8 @@ class _Reader:
             raise TraceReadError(str(path), "not an OpenHands conversation folder (no events/ folder of event files)")
         self.path = path
         self.folder = folder
-        self.transcript = Transcript(path, NAME, unit="event files")
+        self.transcript = Transcript(path, NAME, unit="files")
+        """Records are the event files and `base_state.json`."""
         self.turn_keys: dict[str, list[str]] = {}
         """Event id → the transcript keys its turns got (a forgotten id names them)."""
         self.forgotten: set[str] = set()
@@ -120,13 +146,18 @@ class _Reader:
         self.malformed = 0
 
     def build(self) -> Trace:
-        files, others = _event_files(self.folder)
-        if not files:
-            raise TraceReadError(str(self.folder), "no event files (event-NNNNN-<id>.json)")
+        listing = _event_files(self.folder)
+        if not listing.files:
+            refused = len(listing.refused)
+            why = f"; {counted(refused, 'entry', 'entries')} not a regular file, not read" if refused else ""
+            raise TraceReadError(str(self.folder), f"no event files (event-NNNNN-<id>.json){why}")
+        state = self._base_state()  # first: a refused base_state.json is named first in the notice
         records = self.transcript.records
-        records.met(len(files) + others)
-        records.aside(UNKNOWN, others, _OTHER_FILE)
-        for index, _event_id, file in files:
+        records.met(len(listing.files) + listing.others + len(listing.refused))
+        records.aside(UNKNOWN, listing.others, _OTHER_FILE)
+        for name in sorted(listing.refused):
+            records.aside(NOT_REGULAR, label=name)
+        for index, _event_id, file in listing.files:
             loaded = self._load(file)
             if loaded is None:
                 records.count(MALFORMED)
@@ -135,27 +166,47 @@ class _Reader:
             self.transcript.place = OwnFile.read(str(file), status)  # the event's turns: shown as its file
             fate = self._event(index, file, event)
             records.count(fate, (as_str(event.get("kind")) or "(no kind)") if fate is UNKNOWN else None)
-        extra: dict[str, Any] = {"events": len(files), "malformed_events": self.malformed,
+        extra: dict[str, Any] = {"events": len(listing.files), "malformed_events": self.malformed,
                                  "system_prompts": self.instructions}  # fmt: skip
         conversation = self.folder.parent.name if self.folder.name == EVENTS_DIR else self.folder.name
-        state = self._base_state()
         trace_id = as_str(state.get("id")) or conversation
         title = as_str(state.get("title"))
         return self.transcript.build(trace_id, title, extra, stamps=())  # each event file carries its own
 
     def _base_state(self) -> dict[str, Any]:
-        base = (self.folder.parent if self.folder.name == EVENTS_DIR else self.folder) / BASE_STATE
-        if not base.is_file():
+        """The conversation's id and title, from its `base_state.json`: a record of the folder like an event file,
+        read only when it is a regular file inside the folder, and counted whatever became of it."""
+        home = self.folder.parent if self.folder.name == EVENTS_DIR else self.folder
+        base = home / BASE_STATE
+        try:
+            mode = os.lstat(base).st_mode
+        except OSError:
+            return {}  # none: the SDK writes it, a copied events folder may not have it
+        records = self.transcript.records
+        records.met()
+        if not stat.S_ISREG(mode) or not base.resolve().is_relative_to(home.resolve()):
+            records.aside(NOT_REGULAR, label=BASE_STATE)
             return {}
         try:
-            state = orjson.loads(read_all(base))
-        except (TraceReadError, orjson.JSONDecodeError):
-            return {}
-        return state if isinstance(state, dict) else {}
+            state = orjson.loads(read_all(base, follow_links=False))
+        except TraceReadError as error:
+            return self._bad_state(base, error.message)
+        except orjson.JSONDecodeError as error:
+            return self._bad_state(base, f"not JSON ({error})")
+        if not isinstance(state, dict):
+            return self._bad_state(base, "not a JSON object")
+        records.read_as(METADATA)
+        return state
+
+    def _bad_state(self, base: Path, why: str) -> dict[str, Any]:
+        self.transcript.records.aside(MALFORMED)
+        self.transcript.notice("malformed-line", Severity.WARNING, f"{base}:1: {why}; the conversation's id and "
+                               "title not read from it")  # fmt: skip
+        return {}
 
     def _load(self, file: Path) -> tuple[dict[str, Any], os.stat_result] | None:
         """The event, and its file's status as it was read."""
-        data, status = read_with_status(file)
+        data, status = read_with_status(file, follow_links=False)  # a link swapped in since the listing: refused
         try:
             event = orjson.loads(data)
         except orjson.JSONDecodeError as exc:

@@ -13,8 +13,9 @@ import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any, Literal
 
+import msgspec
 import orjson
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -191,46 +192,41 @@ class Annotations:
             writer.writerow({column: csv_cell(value) for column, value in row.items()})
         return out.getvalue()
 
-    def import_jsonl(self, lines: Iterable[bytes]) -> tuple[int, int, list[ImportLineError]]:
-        """Merge an export: unknown annotations and revisions are added, known ones skipped.
+    def import_jsonl(self, lines: Iterable[bytes]) -> tuple[int, int]:
+        """Merge an export, all or nothing: unknown annotations and revisions are added, known ones skipped.
 
-        Returns (annotations added, revisions added, the lines that could not be read); a bad line
-        never stops the rest.
+        Every line is checked against the export's schema before anything is written, so a bad line (raised as
+        `ImportLineError`, naming it) leaves the store as it was; the merge is then one transaction. Returns
+        (annotations added, revisions added).
         """
-        added = revised = 0
-        errors: list[ImportLineError] = []
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
+        records = [_parse_record(line, number) for number, line in enumerate(lines, start=1) if line.strip()]
+        for _ in range(20):
             try:
-                record = _parse_record(line, number)
-            except ImportLineError as error:
-                errors.append(error)
+                with self._sessions.begin() as session:
+                    counts = [_merge(session, record) for record in records]
+                return sum(c[0] for c in counts), sum(c[1] for c in counts)
+            except IntegrityError:  # another writer took a revision number meanwhile: merge again over it
                 continue
-            new_annotation, new_revisions = self._merge(record)
-            added += new_annotation
-            revised += new_revisions
-        return added, revised, errors
+        raise RuntimeError("could not merge the import: the store kept changing under it")
 
-    def _merge(self, record: dict[str, Any]) -> tuple[int, int]:
-        with self._sessions.begin() as session:
-            created = 0
-            if session.get(AnnotationRow, record["id"]) is None:
-                target = record["target"]
-                session.add(AnnotationRow(id=record["id"], trace_hash=record["trace_hash"],
-                                          trace_label=record.get("trace_label", ""), target=target["kind"],
-                                          finding_id=target.get("finding_id"), rule=target.get("rule"),
-                                          generation=target.get("generation"), start=target.get("start"),
-                                          end=target.get("end"), quoted_text=target.get("quoted_text"),
-                                          invariant_id=target.get("invariant_id"), created_at=record["created_at"],
-                                          created_by=record["created_by"]))  # fmt: skip
-                session.flush()
-                created = 1
-            known = set(session.scalars(select(RevisionRow.number).where(RevisionRow.annotation_id == record["id"])))
-            fresh = [r for r in record["revisions"] if r["number"] not in known]
-            for revision in fresh:
-                session.add(RevisionRow(annotation_id=record["id"], **revision))
-        return created, len(fresh)
+
+def _merge(session: Session, record: AnnotationRecord) -> tuple[int, int]:
+    created = 0
+    if session.get(AnnotationRow, record.id) is None:
+        target = record.target
+        session.add(AnnotationRow(id=record.id, trace_hash=record.trace_hash, trace_label=record.trace_label,
+                                  target=target.kind, finding_id=target.finding_id, rule=target.rule,
+                                  generation=target.generation, start=target.start, end=target.end,
+                                  quoted_text=target.quoted_text, invariant_id=target.invariant_id,
+                                  created_at=record.created_at, created_by=record.created_by))  # fmt: skip
+        session.flush()
+        created = 1
+    known = set(session.scalars(select(RevisionRow.number).where(RevisionRow.annotation_id == record.id)))
+    fresh = [r for r in record.revisions if r.number not in known]
+    for revision in fresh:
+        session.add(RevisionRow(annotation_id=record.id, **msgspec.structs.asdict(revision)))
+    session.flush()  # a later line of the same annotation sees these numbers as known
+    return created, len(fresh)
 
 
 def _check_label(label: str) -> str:
@@ -255,28 +251,105 @@ def to_record(annotation: Annotation) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _parse_record(line: bytes, number: int) -> dict[str, Any]:
+def _parse_record(line: bytes, number: int) -> AnnotationRecord:
     try:
-        record = orjson.loads(line)
-    except orjson.JSONDecodeError as error:
-        raise ImportLineError(number, f"invalid JSON ({error.msg})") from None
-    try:
-        if not isinstance(record, dict):
-            raise TypeError("not an object")
-        Target(**record["target"])
-        for key in ("id", "trace_hash", "created_at", "created_by"):
-            if not isinstance(record[key], str) or not record[key]:
-                raise TypeError(f"{key} must be a non-empty string")
-        revisions = record["revisions"]
-        if not isinstance(revisions, list) or not revisions:
-            raise TypeError("revisions must be a non-empty list")
-        for revision in revisions:
-            Revision(**revision)
-            if not isinstance(revision["number"], int) or not str(revision["label"]).strip():
-                raise TypeError("a revision needs a number and a label")
-    except (KeyError, TypeError, ValueError) as error:
-        raise ImportLineError(number, f"not an annotation record ({error})") from None
-    return record
+        return _RECORD.decode(line)
+    except msgspec.ValidationError as error:
+        raise ImportLineError(number, str(error)) from None
+    except (msgspec.DecodeError, RecursionError) as error:
+        raise ImportLineError(number, f"invalid JSON ({error})") from None
+
+
+# --- the import's schema: what `to_record` writes, typed as the store's columns take it ---------------------------
+
+_INT32 = 2**31 - 1
+"""The largest Integer column value PostgreSQL takes."""
+
+
+def _width(column: Any) -> int:
+    """A String column's length: the schema's one definition, so the import refuses what the database would."""
+    return column.property.columns[0].type.length
+
+
+def _text(column: Any = None, *, required: bool = False) -> Any:
+    """A text field as its column takes it: within its length, and non-empty when `required`."""
+    meta = msgspec.Meta(min_length=1 if required else None, max_length=_width(column) if column is not None else None)
+    return Annotated[str, meta]
+
+
+_Count = Annotated[int, msgspec.Meta(ge=0, le=_INT32)]
+_Number = Annotated[int, msgspec.Meta(ge=1, le=_INT32)]
+_AnnotationId = _text(AnnotationRow.id, required=True)
+_TraceHash = _text(AnnotationRow.trace_hash, required=True)
+_Stamp = _text(AnnotationRow.created_at, required=True)
+_Reviewer = _text(required=True)
+_FindingId = _text(AnnotationRow.finding_id)
+_Rule = _text(AnnotationRow.rule)
+_Label = _text(RevisionRow.label, required=True)
+_RevisionStamp = _text(RevisionRow.created_at, required=True)
+
+
+def _no_nul(struct: msgspec.Struct) -> None:
+    """No database text holds a NUL (PostgreSQL refuses one): refused with the field it is in."""
+    for name in struct.__struct_fields__:
+        value = getattr(struct, name)
+        if isinstance(value, str) and "\x00" in value:
+            raise ValueError(f"{name} holds a NUL character")
+
+
+class TargetRecord(msgspec.Struct, forbid_unknown_fields=True):
+    """`Target` as an export line holds it."""
+
+    kind: Literal["finding", "span", "invariant", "generation"]
+    finding_id: _FindingId | None = None
+    rule: _Rule | None = None
+    generation: _Count | None = None
+    start: _Count | None = None
+    end: _Count | None = None
+    quoted_text: str | None = None
+    invariant_id: str | None = None
+
+    def __post_init__(self) -> None:
+        _no_nul(self)
+        if self.start is not None and self.end is not None and self.end < self.start:
+            raise ValueError(f"the span ends ({self.end}) before it starts ({self.start})")
+
+
+class RevisionRecord(msgspec.Struct, forbid_unknown_fields=True):
+    """`Revision` as an export line holds it."""
+
+    number: _Number
+    label: _Label
+    comment: str
+    reviewer: str
+    created_at: _RevisionStamp
+
+    def __post_init__(self) -> None:
+        _no_nul(self)
+        if not self.label.strip():
+            raise ValueError("the label is blank")
+
+
+class AnnotationRecord(msgspec.Struct, forbid_unknown_fields=True):
+    """One line of `export_jsonl` (`to_record`): an annotation with every revision."""
+
+    id: _AnnotationId
+    trace_hash: _TraceHash
+    target: TargetRecord
+    created_at: _Stamp
+    created_by: _Reviewer
+    revisions: Annotated[list[RevisionRecord], msgspec.Meta(min_length=1)]
+    trace_label: str = ""
+
+    def __post_init__(self) -> None:
+        _no_nul(self)
+        numbers = [r.number for r in self.revisions]
+        if len(set(numbers)) != len(numbers):
+            twice = sorted({n for n in numbers if numbers.count(n) > 1})
+            raise ValueError(f"two revisions are numbered {', '.join(map(str, twice))}")
+
+
+_RECORD = msgspec.json.Decoder(AnnotationRecord)
 
 
 def reanchor(target: Target, text: str) -> tuple[int, int] | None:
@@ -301,4 +374,5 @@ def occurrences(text: str, needle: str) -> Iterator[int]:
         position = text.find(needle, position + 1)
 
 
-__all__ = ["Annotation", "Annotations", "ImportLineError", "LABELS", "Revision", "Target", "occurrences", "reanchor"]
+__all__ = ["Annotation", "AnnotationRecord", "Annotations", "ImportLineError", "LABELS", "Revision", "Target",
+           "occurrences", "reanchor"]

@@ -2,7 +2,7 @@
 
 SQLite runs in WAL mode with writes taken as `BEGIN IMMEDIATE`, so two processes writing at once
 queue instead of failing, and a writer killed mid-transaction leaves every committed row intact.
-Migrations run on open, serialised across processes.
+Migrations run on open, serialised across processes (`one_at_a_time`), as is adopting an old ledger.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.orm import Session
 
 from inspector.library import data_dir
 
@@ -51,15 +52,28 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
+MIGRATING, ADOPTING = 7468327, 7468328
+"""Keys of the jobs that take `one_at_a_time` on PostgreSQL."""
+
+
+def one_at_a_time(connection: Connection | Session, key: int) -> None:
+    """Hold the store's write lock for the rest of this transaction: a job that several processes opening the store
+    at once would each start (a migration, adopting an old ledger) runs in one of them at a time, and the next sees
+    what the first did. On SQLite every transaction already begins with BEGIN IMMEDIATE (`make_engine`), which is that
+    lock; on PostgreSQL a transaction-scoped advisory lock on `key`, released at commit or rollback."""
+    dialect = connection.get_bind().dialect if isinstance(connection, Session) else connection.dialect
+    if dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+
+
 def migrate(engine: Engine) -> None:
     """Bring the schema to the newest revision (a no-op when it is there already)."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as connection:
-        if connection.dialect.name == "postgresql":
-            connection.execute(text("SELECT pg_advisory_xact_lock(7468327)"))  # one migrator at a time
+        one_at_a_time(connection, MIGRATING)
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
 
 
-__all__ = ["MIGRATIONS", "database_url", "make_engine", "migrate"]
+__all__ = ["ADOPTING", "MIGRATING", "MIGRATIONS", "database_url", "make_engine", "migrate", "one_at_a_time"]

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from inspector.inert import json_text
 from inspector.refresh import Correction, RefreshResult
+from inspector.store.engine import ADOPTING, one_at_a_time
 from inspector.store.schema import CorrectionRow
 
 _CORRECTION_FIELDS = ("type", "invariant_id", "kind", "inherited", "source", "source_key", "reason")
@@ -79,14 +80,34 @@ class CorrectionsLedger:
 
 def adopt_jsonl_ledger(ledger: CorrectionsLedger, path: Path) -> int:
     """Move a JSONL ledger into the store once: entries already there (by id) are skipped, and the
-    file is renamed, not deleted, so nothing is lost if anything goes wrong."""
+    file is renamed, not deleted, so nothing is lost if anything goes wrong.
+
+    Several processes may open the store at the same moment (four `ledger export`s at once), each finding the file:
+    what is already in the store is read and the rest inserted under the store's write lock (`one_at_a_time`), so
+    the one that waited finds the entries there, or the file gone, and adds nothing. The rename comes after the
+    commit (a crash between the two leaves the file to be adopted again, adding nothing), and the file having
+    gone meanwhile means another process adopted it.
+    """
     if not path.exists():
-        return 0
-    known = {e.id for e in ledger.entries()}
-    fresh = [e for e in read_jsonl_ledger(path) if e.id not in known]
-    added = ledger._insert(fresh)  # noqa: SLF001  (the ledger's own bulk path)
-    path.rename(path.with_name(path.name + ".adopted"))
-    return added
+        return 0  # the common case: no write transaction on every open
+    with ledger._sessions.begin() as session:  # noqa: SLF001  (the ledger's own session factory)
+        one_at_a_time(session, ADOPTING)
+        try:
+            entries = list(read_jsonl_ledger(path))
+        except FileNotFoundError:
+            return 0  # adopted by another process while this one waited for the lock
+        known = set(session.scalars(select(CorrectionRow.id)))
+        fresh = []
+        for entry in entries:
+            if entry.id not in known:
+                known.add(entry.id)  # an id written twice in the file is adopted once
+                fresh.append(entry)
+        session.add_all(_row(e) for e in fresh)
+    try:
+        path.rename(path.with_name(path.name + ".adopted"))
+    except FileNotFoundError:
+        pass  # another process, which found nothing left to add either, renamed it first
+    return len(fresh)
 
 
 def read_jsonl_ledger(path: Path) -> Iterator[LedgerEntry]:
