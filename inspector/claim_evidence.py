@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from inspector.facts import TraceFacts
 from inspector.items import edit_written
 from inspector.model import TRANSCRIPT, Generation, SourceRecord
-from inspector.shell_runs import ShellRun, command_signature
-from inspector.summary_claims import FIGURE, NAMED
+from inspector.shell_runs import TEST_RUN, ShellRun, about_subject, command_signature
+from inspector.summary_claims import FIGURE, NAMED, named_subjects
 from inspector.tool_names import is_edit_tool
 
 VERIFYING = re.compile(r"\b(?:test|tests|pytest|jest|vitest|ctest|build|compile|check|lint|vet|tsc|mypy)\b")
@@ -67,9 +67,18 @@ def _cut(facts: TraceFacts, state: Generation) -> Split:
     return Split(before, after, runs[:first_after], runs[first_after:])
 
 
-def last_verifying_run(split: Split) -> ShellRun | None:
-    """The last run of a test, build or lint command before the compaction."""
-    return next((run for run in reversed(split.runs) if VERIFYING.search(run.command) and run.signature), None)
+_TESTS_CLAIMED = re.compile(r"\btests?\b|\btest suite\b", re.IGNORECASE)
+
+
+def last_verifying_run(split: Split, claim: str = "") -> ShellRun | None:
+    """The last run of a test, build or lint command before the compaction; with a claim, the last one about its
+    subject: a test run for a claim about tests, and a run of what it names (`go test ./cmd/x` passes is not
+    judged by a build of another package). A claim naming nothing is about the whole run."""
+    subjects = named_subjects(claim)
+    tests = bool(_TESTS_CLAIMED.search(claim))
+    return next((run for run in reversed(split.runs) if VERIFYING.search(run.command) and run.signature
+                 and (not tests or TEST_RUN.search(run.command))
+                 and about_subject(run.command, subjects)), None)  # fmt: skip
 
 
 def unchecked_edit(claim: str, split: Split) -> SourceRecord | None:

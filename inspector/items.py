@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from inspector.authorship import spans_for
 from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.model import TRANSCRIPT, Author, Invariant, InvariantKind, SourceRecord
-from inspector.shell_runs import failure_items, failure_line, is_failure, shell_runs
+from inspector.shell_runs import about_subject, failure_items, failure_line, is_failure, shell_runs
 from inspector.text import Sentence, clip, content_terms, sentences, stem, words
 from inspector.tool_names import is_edit_tool
 
@@ -370,12 +370,26 @@ def presence(item_text: str, indexed: IndexedText) -> Presence:
     return best
 
 
-def described_as_fixed(text: str, start: int, passage: str) -> bool:
-    """Does the summary present this passage as a fix: in its own words, or under a "fixed/solved" heading?"""
-    if _STILL_OPEN.search(passage) and not _FIXED.search(passage):
+_CLAUSE = re.compile(r"[;,]|[.!?:]\s|\s[-–—]\s|\b(?:but|while|whereas|however|although)\b", re.IGNORECASE)
+"""Where a line turns from one failure to another: "the first is fixed; the second is still pending"."""
+
+
+def described_as_fixed(text: str, start: int, passage: str, item_text: str = "") -> bool:
+    """Does the summary present this passage as a fix: in its own words, or under a "fixed/solved" heading?
+
+    A passage that calls one thing fixed and another still open ("the first is fixed, the second is pending")
+    is read by its clause that carries most of the item's terms: that clause says what became of the item, and
+    a clause that says neither leaves the item's status unsaid, which is no fix.
+    """
+    fixed, still_open = _FIXED.search(passage), _STILL_OPEN.search(passage)
+    if still_open and not fixed:
         return False
-    if _FIXED.search(passage) and not _STILL_OPEN.search(passage):
+    if fixed and not still_open:
         return True
+    if fixed and still_open:
+        terms = topic_terms(item_text)
+        clause = max(_CLAUSE.split(passage), key=lambda c: len(terms & topic_terms(c)))
+        return bool(_FIXED.search(clause)) and not _STILL_OPEN.search(clause)
     for line in reversed(text[:start].splitlines()[-40:]):
         stripped = line.strip()
         if not stripped or stripped.startswith(("-", "*", "•")) and not stripped.startswith("**"):
@@ -398,11 +412,13 @@ class SpanCounts:
     first_failure: str | None
 
 
-def span_counts(records: Sequence[SourceRecord]) -> SpanCounts:
-    """User messages (typed, not harness text) and failed runs of the work (slips and exploration excluded)."""
+def span_counts(records: Sequence[SourceRecord], subjects: frozenset[str] = frozenset()) -> SpanCounts:
+    """User messages (typed, not harness text) and failed runs of the work (slips and exploration excluded); with
+    `subjects`, only the failures about them (`shell_runs.about_subject`): "no errors in `x`" is about x alone."""
     users = sum(1 for r in records if r.namespace == TRANSCRIPT and r.kind == "user" and r.authority == "user"
                 and next(statement_sentences(r.text, r.author), None) is not None)  # fmt: skip
-    failed = [run for run in shell_runs(records) if is_failure(run)]
+    failed = [run for run in shell_runs(records) if is_failure(run)
+              and about_subject(f"{run.command} {failure_line(run)}", subjects)]
     first = f"{' '.join(failed[0].signature)}: {failure_line(failed[0])}" if failed else None
     return SpanCounts(users, len(failed), first)
 

@@ -305,7 +305,8 @@ def harmless_error(output: str) -> bool:
     return _HARMLESS_ERROR.search(output) is not None
 
 
-_TEST_RUN = re.compile(r"\b(?:test|tests|pytest|jest|vitest|ctest|rspec|tox|nox)\b")
+TEST_RUN = re.compile(r"\b(?:test|tests|pytest|jest|vitest|ctest|rspec|tox|nox)\b")
+"""A command that runs tests."""
 _SELECTOR = re.compile(
     r"\s(?:-run|-k|-t|--grep|--testNamePattern|-m)[\s=]|::|"
     r"\s\S+(?:_test\.go|_test\.py|\.test\.[jt]sx?|\.spec\.[jt]sx?|test_\w+\.py)\b"
@@ -348,7 +349,7 @@ class ShellRun:
     def test_failure_row(self) -> str | None:
         """A failed test's row in the output of a test run whose exit status is not the runner's own."""
         step = attempted(self.steps)
-        if step is None or _status_speaks(self.steps, step) or not _TEST_RUN.search(" ".join(step.words)):
+        if step is None or _status_speaks(self.steps, step) or not TEST_RUN.search(" ".join(step.words)):
             return None  # a status that is the runner's own is its word on the tests
         row = _FAILED_ROW.search(self.output)
         return row.group(0).strip() if row else None
@@ -449,6 +450,31 @@ def is_failure(run: ShellRun) -> bool:
         _ERROR_LINE.search(line) for line in _program_lines(run))  # fmt: skip
 
 
+# --- what a failure is about ------------------------------------------------------------------------
+
+NOT_A_SUBJECT = frozenset(_RUNNERS | set(_WRAPPERS) | set(_RUN_SUBCOMMANDS) | {"run", "exec"})
+"""Words that name how something ran, not what: `npx tsx bin/cli.ts` is about cli, not about npx."""
+
+
+def subject_stem(word: str) -> str:
+    """A program, test or file by its stem, lower-cased: `./tests/vsla_tests` → vsla_tests, `bin/cli.ts` → cli."""
+    name = word.strip("`'\"()[]{}<>,;:!?").rstrip("/").rsplit("/", 1)[-1].lower().lstrip(".")
+    return name.split(".", 1)[0].split(":", 1)[0]
+
+
+def failure_subjects(text: str) -> frozenset[str]:
+    """Everything a failure's text (its attempt, command or line) could be known by: each word's stem, and each
+    part of a path (`cmd/entire/cli/summarise` is about cli as much as about summarise)."""
+    parts = (part for word in text.split() for part in (word, *word.split("/")))
+    return frozenset(s for part in parts if len(s := subject_stem(part)) >= 3 and not s.isdigit())
+
+
+def about_subject(failure_text: str, subjects: frozenset[str]) -> bool:
+    """Is a failure about one of the programs, tests or files a sentence names? A sentence naming none is about
+    the whole run, and every failure is about it."""
+    return not subjects or bool(subjects & failure_subjects(failure_text))
+
+
 # --- the life of a failure ---------------------------------------------------------------------------
 
 
@@ -459,7 +485,7 @@ def whole_suite(run: ShellRun) -> bool:
     output must show no failure, as a pipe hides the exit status.
     """
     return (run.clean and bool(run.signature) and run.signature[0] not in _TRACERS
-            and bool(_TEST_RUN.search(run.command)) and not _SELECTOR.search(run.command)
+            and bool(TEST_RUN.search(run.command)) and not _SELECTOR.search(run.command)
             and not _FAILED_OUTPUT.search(run.output))  # fmt: skip
 
 
@@ -483,7 +509,7 @@ def _ran_clean(failed: Failure, later: ShellRun) -> bool:
 
 
 def _suite_passed(failed: Failure, later: ShellRun) -> bool:
-    return bool(_TEST_RUN.search(failed.run.command)) and whole_suite(later)
+    return bool(TEST_RUN.search(failed.run.command)) and whole_suite(later)
 
 
 def _retried_in_another_form(failed: Failure, later: ShellRun) -> bool:
@@ -570,6 +596,7 @@ def failure_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
                         retired_by=failure.superseded_by or failure.retired_by)  # fmt: skip
 
 
-__all__ = ["RETIREMENTS", "Failure", "ShellRun", "Step", "attempted", "command_signature", "failing_signature",
-           "failure_items", "failure_line", "failures", "harmless_error", "inline_code", "is_failure", "parse_steps",
-           "proven_steps", "shell_runs", "step_signature", "whole_suite"]  # fmt: skip
+__all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "TEST_RUN", "Failure", "ShellRun", "Step", "about_subject", "attempted",
+           "command_signature", "failing_signature", "failure_items", "failure_line", "failure_subjects", "failures",
+           "harmless_error", "inline_code", "is_failure", "parse_steps", "proven_steps", "shell_runs", "step_signature",
+           "subject_stem", "whole_suite"]  # fmt: skip

@@ -242,3 +242,60 @@ def test_a_search_claim_the_next_agent_repeats_is_an_error() -> None:
     [hit] = found(session([user("u1", "which repo?"), asked, repeat], (2, summary)))
     assert (hit.rule, hit.severity.value, hit.source.key) == ("claim-unsupported", "error", "a2")  # type: ignore[union-attr]
     assert "the next agent repeats it" in hit.message
+
+
+# --- a claim is judged by evidence about its own subject ---------------------------------------------
+
+PERMISSIONS_404 = "Error: import failed: 404 Route not found: PUT /v1/blueprints/svc/permissions"
+
+
+def test_a_line_that_leaves_the_failure_pending_does_not_present_it_as_fixed() -> None:
+    """port-cli: 'Three of four fixed; HTTP verb fix pending' under Errors and fixes, with the verb still wrong."""
+    records = [user("u1", "import the blueprints into the org"),
+               ran("r1", "./bp-cli import --config org.yaml", PERMISSIONS_404, failed=True)]  # fmt: skip
+    pending = ("4. Errors and fixes:\n   - **Live import failed with 404 Route not found on blueprint permissions**: "
+               "three of four fixed; the HTTP verb fix for permissions is pending\n")
+    assert found(session(records, (2, pending)), "claim-contradicted") == []
+    fixed = "4. Errors and fixes:\n   - **Live import failed with 404 Route not found on blueprint permissions**\n"
+    [hit] = found(session(records, (2, fixed)), "claim-contradicted")  # the heading alone still calls it fixed
+    assert "404 Route not found" in hit.message
+
+
+def test_a_fix_of_another_file_does_not_present_this_failure_as_fixed() -> None:
+    records = [ran("r1", "go test ./cmd/entire/cli/summarise", GO_TEST_FAIL, failed=True)]
+    other = "4. Errors and fixes:\n   - **Test build failed in `checkpoint_test.go`**: fixed by adding the import\n"
+    assert found(session(records, (1, other)), "claim-contradicted") == []
+    same = "4. Errors and fixes:\n   - **Test build failed in `cmd/entire/cli/summarise`**: fixed by an import\n"
+    [hit] = found(session(records, (1, same)), "claim-contradicted")
+    assert hit.source.key == "r1"  # type: ignore[union-attr]
+
+
+def test_tests_called_passing_are_judged_by_the_last_run_of_those_tests() -> None:
+    """A later failed run of other tests says nothing of the tests the claim names."""
+    records = [ran("r1", "go test ./cmd/entire/cli/checkpoint", GO_TEST_OK),
+               ran("r2", "go test ./cmd/entire/cli/summarise", GO_TEST_FAIL, failed=True)]  # fmt: skip
+    named = "`go test ./cmd/entire/cli/checkpoint` - all tests pass."
+    assert found(session(records, (2, named)), "claim-contradicted") == []
+    [hit] = found(session(records, (2, "All tests pass.")), "claim-contradicted")
+    assert hit.source.key == "r2"  # type: ignore[union-attr]
+
+
+def test_tests_called_passing_are_not_judged_by_a_failed_build() -> None:
+    records = [ran("r1", "go test ./cmd/entire/cli/checkpoint", GO_TEST_OK),
+               ran("r2", "go build ./cmd/entire/cli/summarise", "cmd/entire/cli/summarise/summarise.go:41:2: "
+                   "undefined: condensed\nerror: build failed", failed=True)]  # fmt: skip
+    assert found(session(records, (2, "All tests pass.")), "claim-contradicted") == []
+    [hit] = found(session(records, (2, "The build succeeds.")), "claim-contradicted")
+    assert hit.source.key == "r2"  # type: ignore[union-attr]
+
+
+def test_no_errors_in_a_named_step_is_not_contradicted_by_a_failure_of_another() -> None:
+    records = [user("u1", "has skill filtering been applied to explain?"),
+               ran("r1", "go test ./cmd/entire/cli/summarise", GO_TEST_FAIL, failed=True),
+               returned("r2", "Read", "cmd/entire/cli/explain.go: func explainSession(...)")]  # fmt: skip
+    first = "The user asked whether skill filtering applies to explain."
+    named = "4. Errors and fixes:\n   - No errors encountered while reading `explain.go`\n"
+    assert found(session(records, (1, first), (3, named)), "summary-collapse") == []
+    whole = "4. Errors and fixes:\n   - No errors encountered\n"
+    [hit] = found(session(records, (1, first), (3, whole)), "summary-collapse")
+    assert (hit.generation, "build failed" in hit.message) == (2, True)

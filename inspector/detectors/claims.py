@@ -28,7 +28,7 @@ from inspector.items import USER_KINDS, edited_path, span_counts, topic_terms
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
 from inspector.rule_registry import Hit, rule
 from inspector.shell_runs import failure_line
-from inspector.summary_claims import Claim, ClaimKind
+from inspector.summary_claims import Claim, ClaimKind, named_subjects
 from inspector.text import clip, quoted, sentences
 
 CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step")
@@ -91,7 +91,7 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
         label = generation.generation.label
         for claim in claims:
             if claim.kind is ClaimKind.PASSING:
-                run = last_verifying_run(split)
+                run = last_verifying_run(split, claim.text)
                 if run is None or not run.broke:
                     continue
                 line = failure_line(run)
@@ -211,8 +211,9 @@ def summary_collapse(facts: TraceFacts) -> Iterator[Hit]:
         reported = False
         if claims:  # the span is counted only for a summary that makes a claim about it
             positions, sources = facts.log_positions, facts.trace.sources
-            span = span_counts([sources[positions[key]] for key in new_keys(state, parent_state) if key in positions])
+            span_records = [sources[positions[key]] for key in new_keys(state, parent_state) if key in positions]
             for claim in claims:
+                span = span_counts(span_records, named_subjects(claim.text))
                 if claim.kind is ClaimKind.BRIEF and span.user_messages >= BRIEF_LIMIT:
                     said = f"{span.user_messages} user messages"
                 elif claim.kind is ClaimKind.NO_ERRORS and span.failed_runs:
