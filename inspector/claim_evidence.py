@@ -114,39 +114,49 @@ def searched(split: Split) -> bool:
 
 
 def unprinted_figures(claim: str, split: Split) -> list[str]:
-    """The figures of a result claim ('2.46×', '50-80%') that no record before the compaction printed.
+    """The figures of a result claim ('2.46×', '50-80%') that no tool printed before the compaction.
 
-    A figure counts as printed when any earlier text (a tool's output, the agent's or the user's words)
-    holds the same number, equal once rounded to the claim's precision: '21×' is printed by '21.3x'.
-    A single digit ('2-5x') must appear with its unit, or any '2' in the log would do. Empty when
-    every figure is printed, or when the claim has none.
+    A figure is printed when an earlier record holds the same number with its unit, equal once rounded or cut
+    to the claim's precision: '21×' is printed by '21.3x', '26×' by '26.52x'. A range needs both bounds
+    printed: a paper's own '3-5×' does not print '2-5x', and a bare '50' in a setup file prints no '50%'. The
+    agent's own words count: an average it worked out from the runs' rows (vsla's '1.35× average speedup') is
+    printed nowhere else. Empty when every figure is printed, or when the claim has none.
     """
     texts = [r.text for r in split.before]
     missing = []
     for match in FIGURE.finditer(claim):
         bounds = [b for b in (match.group("low"), match.group("high")) if b]
-        if not any(_printed(bound, match.group("unit"), texts) for bound in bounds):
+        if not all(_printed(bound, match.group("unit"), texts) for bound in bounds):
             missing.append(match.group())
     return missing
+
+
+_RANGE_TAIL = re.compile(r"\s*(?:[-–]|to)\s*\d+(?:\.\d+)?")
+"""The rest of a printed range after its low bound: '3-5×' gives 3 its unit too."""
 
 
 def _printed(number: str, unit: str, texts: Sequence[str]) -> bool:
     value = float(number)
     decimals = len(number.split(".")[1]) if "." in number else 0
     tolerance = 0.5 * 10**-decimals
-    needs_unit = decimals == 0 and value < 10
     units = ("x", "×", " times") if unit in "x×" else ("%", " percent")
-    # The integer parts a number rounding to `value` can have: '173' is printed as 172.9 or 173.4.
-    heads = {str(int(value - tolerance)), str(int(value + tolerance))}
+    step = 10**-decimals
+    # The integer parts a number rounding or cut to `value` can have: '173' is printed as 172.9 or 173.4, and
+    # '26' as 26.52 by a summary that drops the decimals.
+    heads = {str(int(value - tolerance)), str(int(value + tolerance)), str(int(value + step - 1e-9))}
     for text in texts:
         for head in heads:
             at = text.find(head)
             while at >= 0:
                 token = _NUMBER.match(text, at)
                 whole = token is not None and (at == 0 or not (text[at - 1].isdigit() or text[at - 1] == "."))
-                if whole and token is not None and abs(float(token.group()) - value) <= tolerance + 1e-9:
-                    tail = text[token.end() : token.end() + 8].lstrip()
-                    if not needs_unit or tail.startswith(units):
+                printed = float(token.group()) if whole and token is not None else None
+                if printed is not None and token is not None and (
+                        abs(printed - value) <= tolerance + 1e-9 or value <= printed < value + step):  # fmt: skip
+                    rest = token.end()
+                    if (tail := _RANGE_TAIL.match(text, rest)) is not None:
+                        rest = tail.end()
+                    if text[rest : rest + 8].lstrip().startswith(units):
                         return True
                 at = text.find(head, at + 1)
     return False

@@ -299,3 +299,21 @@ def test_no_errors_in_a_named_step_is_not_contradicted_by_a_failure_of_another()
     whole = "4. Errors and fixes:\n   - No errors encountered\n"
     [hit] = found(session(records, (1, first), (3, whole)), "summary-collapse")
     assert (hit.generation, "build failed" in hit.message) == (2, True)
+
+
+def test_a_figure_needs_its_unit_and_both_bounds_of_its_range() -> None:
+    """A paper's own '3-5×' and a bare '50' in setup.py supported '2-5x speedups, 50-80% savings'."""
+    records = [returned("r1", "Read", "Prior work reports 3-5× speedups on sparse inputs."),
+               returned("r2", "Read", "setup(name='tensorlib', version='0.1', max_workers=50, ratio=80)")]  # fmt: skip
+    [hit] = found(session(records, (2, "The new layout gives 2-5x speedups and 50-80% memory savings.")))
+    assert hit.rule == "claim-unsupported"
+    assert hit.evidence["why"] == "no output or message before it printed 2-5x, 50-80%"
+
+
+def test_a_range_printed_whole_or_a_figure_cut_to_its_integer_is_printed() -> None:
+    """vsla: '21-26× speedup' after a table printing 21× and 26.52×; a tool printing the range itself."""
+    output = "Signal 1024: FFT 139us vs Direct 2918us = 21x speedup\nTotal elements: 15000\n  Speedup: 26.52x"
+    summary = "- Ran CPU benchmarks showing excellent FFT convolution performance (21-26× speedup)"
+    assert found(session([ran("r1", "./bench/fft_bench", output)], (1, summary))) == []
+    ranged = [ran("r1", "./bench/fft_bench --summary", "FFT convolution: 21-26x speedup over direct")]
+    assert found(session(ranged, (1, summary))) == []
