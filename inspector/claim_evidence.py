@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from inspector.anchors import extract_anchors
 from inspector.facts import TraceFacts
 from inspector.items import edit_written
 from inspector.model import TRANSCRIPT, Generation, SourceRecord
@@ -103,8 +104,21 @@ def unchecked_edit(claim: str, split: Split) -> SourceRecord | None:
     return None
 
 
-def pushes(runs: Sequence[ShellRun]) -> list[ShellRun]:
-    return [run for run in runs if _PUSH.search(run.command) and run.clean]
+def pushes(runs: Sequence[ShellRun], claim: str = "") -> list[ShellRun]:
+    """The clean pushes among the runs; with a claim, those after the commit it names (the run whose output
+    first printed its sha, as `git commit` does): a push before that commit did not push it. A claim naming
+    no commit the runs made is about any push."""
+    made = next((i for i, run in enumerate(runs) for sha in _shas(claim) if sha in run.output), -1) if claim else -1
+    return [run for run in runs[made + 1 :] if _PUSH.search(run.command) and run.clean]
+
+
+def commit_made(claim: str, runs: Sequence[ShellRun]) -> str | None:
+    """The sha a claim names that one of the runs printed: the commit a push claim is about."""
+    return next((sha for sha in _shas(claim) if any(sha in run.output for run in runs)), None)
+
+
+def _shas(claim: str) -> list[str]:
+    return [a.key for a in extract_anchors(claim) if a.pattern == "commit"]
 
 
 def searched(split: Split) -> bool:
@@ -196,5 +210,5 @@ def _command_of(step: str) -> str | None:
     return text
 
 
-__all__ = ["Split", "finished_step", "last_verifying_run", "pushes", "searched", "split_at",
+__all__ = ["Split", "commit_made", "finished_step", "last_verifying_run", "pushes", "searched", "split_at",
            "unchecked_edit", "unprinted_figures"]  # fmt: skip

@@ -317,3 +317,19 @@ def test_a_range_printed_whole_or_a_figure_cut_to_its_integer_is_printed() -> No
     assert found(session([ran("r1", "./bench/fft_bench", output)], (1, summary))) == []
     ranged = [ran("r1", "./bench/fft_bench --summary", "FFT convolution: 21-26x speedup over direct")]
     assert found(session(ranged, (1, summary))) == []
+
+
+def test_a_push_claim_needs_a_push_after_the_commit_it_names() -> None:
+    """entireio/cli: a push, then a second commit; the summary calls the second one pushed."""
+    records = [
+        ran("r1", "git commit -am 'Add per-file attribution'", "[soph/ent-96 df4989c] Add per-file attribution"),
+        ran("r2", "git push", PUSHED),
+        ran("r3", "git commit -am 'Log summary errors'", "[soph/ent-96 7c21e0a] Log summary errors"),
+    ]
+    claim = "Committed 7c21e0a (summary error logging) and pushed it to soph/ent-96-summaries."
+    [hit] = found(session(records, (3, claim)))
+    assert (hit.rule, hit.evidence["why"]) == ("claim-unsupported", "no git push ran after 7c21e0a before it")
+    [late] = found(session([*records, ran("r4", "git push", PUSHED)], (3, claim)))
+    assert (late.rule, late.source.key) == ("claim-contradicted", "r4")  # type: ignore[union-attr]
+    assert found(session([*records, ran("r4", "git push", PUSHED)], (4, claim))) == []
+    assert found(session(records, (3, "Committed df4989c and pushed it."))) == []  # r2 pushed that one

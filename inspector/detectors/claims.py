@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from inspector.claim_evidence import (
     Split,
+    commit_made,
     finished_step,
     last_verifying_run,
     pushes,
@@ -99,9 +100,11 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
                 source = _record_quote(run.key, line)
             else:
                 later = pushes(split.runs_after)
-                if pushes(split.runs) or not later:
+                if pushes(split.runs, claim.text) or not later:
                     continue
-                said = f"no push ran before it; `{clip(later[0].command, 80)}` ran after it"
+                sha = commit_made(claim.text, split.runs)
+                since = f" after {sha}" if sha else ""
+                said = f"no push ran{since} before it; `{clip(later[0].command, 80)}` ran after it"
                 source = _record_quote(later[0].key, later[0].command)
             yield Hit(generation.generation.index, f"{label} says {_said(claim)}, but {said}", claim.start,
                       claim.end, _evidence(claim, said), source=source)  # fmt: skip
@@ -176,9 +179,10 @@ def _unsupported(claim: Claim, split: Split) -> str | None:
         missing = unprinted_figures(claim.text, split)
         return f"no output or message before it printed {', '.join(missing)}" if missing else None
     lowered = claim.text.lower()
-    if pushes(split.runs) or pushes(split.runs_after) or "user" in lowered or " you " in f" {lowered} ":
+    if pushes(split.runs, claim.text) or pushes(split.runs_after) or "user" in lowered or " you " in f" {lowered} ":
         return None  # a push later is a contradiction (above); the user's own push is not the agent's to show
-    return "no git push ran before it"
+    sha = commit_made(claim.text, split.runs)
+    return f"no git push ran after {sha} before it" if sha else "no git push ran before it"
 
 
 def _carries(later: GenerationFacts, claim: Claim, words: str) -> bool:
