@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from inspector.anchors import extract_anchors
 from inspector.facts import TraceFacts
-from inspector.items import edit_written
+from inspector.items import edit_written, topic_terms
 from inspector.model import TRANSCRIPT, Generation, SourceRecord
 from inspector.shell_runs import TEST_RUN, ShellRun, about_subject, command_signature
-from inspector.summary_claims import FIGURE, NAMED, named_subjects
+from inspector.summary_claims import FIGURE, NAMED, confirmed, named_subjects
 from inspector.tool_names import is_edit_tool
 
 VERIFYING = re.compile(r"\b(?:test|tests|pytest|jest|vitest|ctest|build|compile|check|lint|vet|tsc|mypy)\b")
@@ -121,10 +121,21 @@ def _shas(claim: str) -> list[str]:
     return [a.key for a in extract_anchors(claim) if a.pattern == "commit"]
 
 
-def searched(split: Split) -> bool:
-    """Did a web search or fetch return anything before the compaction (a call without a result does not count)?"""
-    return any(r.kind == "tool_result" and r.extra.get("tool") in _SEARCH_TOOLS and r.text.strip()
-               for r in split.before)  # fmt: skip
+def searched(split: Split, claim: str = "", share: float = 1.0) -> bool:
+    """Did a web search or fetch before the compaction return a result naming what the claim says it confirmed
+    (a call without a result, or a result about something else, confirms nothing)?
+
+    A result names it when it holds every key of it (a path, a repository, a version): the key is what was
+    confirmed, the words around it ("the correct repository is …") the summary's. With no key, at least
+    `share` of its topic terms, each as written or as a stem's prefix ("repositori" in "repository").
+    """
+    results = [r.text.lower() for r in split.before
+               if r.kind == "tool_result" and r.extra.get("tool") in _SEARCH_TOOLS and r.text.strip()]  # fmt: skip
+    terms = topic_terms(confirmed(claim))
+    keys = {t for t in terms if re.search(r"[\d./_]", t)}
+    if keys:
+        return any(all(k in text for k in keys) for text in results)
+    return any(sum(t in text for t in terms) >= share * len(terms) for text in results)
 
 
 def unprinted_figures(claim: str, split: Split) -> list[str]:

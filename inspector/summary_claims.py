@@ -114,6 +114,12 @@ def named_subjects(sentence: str) -> frozenset[str]:
                      if len(s := subject_stem(w)) >= 3 and not s.isdigit() and s not in NOT_A_SUBJECT)  # fmt: skip
 
 
+def confirmed(claim: str) -> str:
+    """What a verification claim says was confirmed: its words after "search confirmed", "docs showed"…"""
+    found = _VERIFIED.search(claim)
+    return claim[found.end() :].strip(" :,.") if found else ""
+
+
 def claims_in(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Claim]:
     """Every claim of a summary, in order. One pass over its lines; `skip` spans (boilerplate) are ignored.
 
@@ -169,4 +175,4 @@ def _sentence_claims(sentence: str, start: int, section: str | None) -> Iterator
         yield claim(ClaimKind.RESULT)
 
 
-__all__ = ["Claim", "ClaimKind", "FIGURE", "NAMED", "claims_in", "named_subjects"]
+__all__ = ["Claim", "ClaimKind", "FIGURE", "NAMED", "claims_in", "confirmed", "named_subjects"]

@@ -333,3 +333,17 @@ def test_a_push_claim_needs_a_push_after_the_commit_it_names() -> None:
     assert (late.rule, late.source.key) == ("claim-contradicted", "r4")  # type: ignore[union-attr]
     assert found(session([*records, ran("r4", "git push", PUSHED)], (4, claim))) == []
     assert found(session(records, (3, "Committed df4989c and pushed it."))) == []  # r2 pushed that one
+
+
+def test_a_search_confirmed_only_what_a_result_names() -> None:
+    """The search claim of the tests above, its result naming another project than the one confirmed."""
+    asked = called("c1", "WebSearch", "query: onnxruntime-genai repository microsoft")
+    other = returned("r1", "WebSearch", "Web search results: github.com/microsoft/onnxruntime — ONNX Runtime ...")
+    summary = "A web search confirmed the correct repository is microsoft/onnxruntime-genai."
+    [hit] = found(session([user("u1", "which repo has the genai runtime?"), asked, other], (3, summary)))
+    assert hit.evidence["why"] == "no web search or fetch result before it names that"
+    prose = "A web search confirmed that the runtime supports streaming generation on mobile devices."
+    streaming = returned("r1", "WebSearch", "onnxruntime-genai: streaming generation supported; mobile devices: "
+                         "Android and iOS")  # fmt: skip
+    assert found(session([user("u1", "does it stream?"), asked, streaming], (3, prose))) == []
+    assert found(session([user("u1", "does it stream?"), asked, other], (3, prose)), "claim-unsupported")

@@ -23,7 +23,7 @@ from inspector.claim_evidence import (
     unprinted_figures,
 )
 from inspector.detectors.items import session_tracks, still
-from inspector.facts import GenerationFacts, TraceFacts, new_keys
+from inspector.facts import Config, GenerationFacts, TraceFacts, new_keys
 from inspector.invariants import InvariantStatus
 from inspector.items import USER_KINDS, edited_path, span_counts, topic_terms
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
@@ -124,7 +124,7 @@ def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
         split = split_at(facts, generation.generation)
         label = generation.generation.label
         for claim in claims:
-            why, carried_by = _unsupported(claim, split), claim.text
+            why, carried_by = _unsupported(claim, split, facts.config), claim.text
             if why is None:
                 continue
             if claim.kind is ClaimKind.RESULT:
@@ -163,7 +163,7 @@ def _repeated(claim: Claim, words: str, split: Split) -> SourceRecord | None:
                                          for s in sentences(t.text))), None)  # fmt: skip
 
 
-def _unsupported(claim: Claim, split: Split) -> str | None:
+def _unsupported(claim: Claim, split: Split, config: Config) -> str | None:
     """Why nothing before the compaction supports the claim, or None when something does (or might)."""
     if claim.kind is ClaimKind.PASSING:
         return None if last_verifying_run(split) is not None else "no test, build or lint ran before it"
@@ -174,7 +174,12 @@ def _unsupported(claim: Claim, split: Split) -> str | None:
         return f"no test, build or lint ran after the edit that made it{where}" if edit is not None else None
     if claim.kind is ClaimKind.VERIFIED:
         web = "web" in claim.text.lower()
-        return "no web search or fetch returned a result before it" if web and not searched(split) else None
+        if not web:
+            return None
+        if not searched(split):
+            return "no web search or fetch returned a result before it"
+        share = config.search_names_share
+        return None if searched(split, claim.text, share) else "no web search or fetch result before it names that"
     if claim.kind is ClaimKind.RESULT:
         missing = unprinted_figures(claim.text, split)
         return f"no output or message before it printed {', '.join(missing)}" if missing else None
