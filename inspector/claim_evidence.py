@@ -16,7 +16,7 @@ from inspector.anchors import extract_anchors
 from inspector.facts import TraceFacts
 from inspector.items import edit_written, topic_terms
 from inspector.model import TRANSCRIPT, Generation, SourceRecord
-from inspector.shell_runs import TEST_RUN, ShellRun, about_subject, command_signature
+from inspector.shell_runs import TEST_RUN, ShellRun, about_subject, command_signature, printed_nothing
 from inspector.summary_claims import FIGURE, NAMED, confirmed, named_subjects
 from inspector.tool_names import is_edit_tool
 
@@ -197,13 +197,23 @@ def finished_step(step: str, split: Split) -> ShellRun | None:
     if not wanted:
         return None
     last = next((run for run in reversed(split.runs) if run.signature == wanted), None)
-    if last is None or not last.clean:
+    if last is None or not last.clean or found_nothing(last):
         return None
     keys = [r.key for r in split.before]
     after_run = split.before[keys.index(last.key) + 1 :]
     if any(r.kind == "tool_call" and is_edit_tool(r.extra.get("tool")) for r in after_run):
         return None
     return last
+
+
+_SEARCHING = re.compile(r"\b(?:search|find|grep|list|query|lookup)\b|--grep\b")
+"""A command that looks something up (`gh search code`, `gh pr list --search`, `npm search`)."""
+
+
+def found_nothing(run: ShellRun) -> bool:
+    """A search that came back empty: the harness read its status as "no matches", or it printed nothing. Its
+    step is not done: what it looked for is still to be found."""
+    return run.status_is_answer or bool(_SEARCHING.search(run.command)) and printed_nothing(run)
 
 
 _BACKTICKED = re.compile(r"`([^`\n]{3,200})`")
@@ -221,5 +231,5 @@ def _command_of(step: str) -> str | None:
     return text
 
 
-__all__ = ["Split", "commit_made", "finished_step", "last_verifying_run", "pushes", "searched", "split_at",
-           "unchecked_edit", "unprinted_figures"]  # fmt: skip
+__all__ = ["Split", "commit_made", "finished_step", "found_nothing", "last_verifying_run", "pushes", "searched",
+           "split_at", "unchecked_edit", "unprinted_figures"]  # fmt: skip

@@ -422,6 +422,11 @@ def _echoes(line: str, command: str) -> bool:
     return flat.startswith(" ".join(line[at:].rstrip("….").split()))
 
 
+def printed_nothing(run: ShellRun) -> bool:
+    """The run's output holds none of the program's own words (only the harness's status line, or nothing)."""
+    return not _program_lines(run)
+
+
 def failure_line(run: ShellRun) -> str:
     """The line a reviewer recognises the failure by: the crash, else the first error-looking line (a linker's
     "undefined reference" before its "collect2: error: ld returned 1"), else the last line. The harness's
@@ -598,5 +603,5 @@ def failure_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
 
 __all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "TEST_RUN", "Failure", "ShellRun", "Step", "about_subject", "attempted",
            "command_signature", "failing_signature", "failure_items", "failure_line", "failure_subjects", "failures",
-           "harmless_error", "inline_code", "is_failure", "parse_steps", "proven_steps", "shell_runs", "step_signature",
-           "subject_stem", "whole_suite"]  # fmt: skip
+           "harmless_error", "inline_code", "is_failure", "parse_steps", "printed_nothing", "proven_steps",
+           "shell_runs", "step_signature", "subject_stem", "whole_suite"]  # fmt: skip

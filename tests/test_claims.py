@@ -347,3 +347,19 @@ def test_a_search_confirmed_only_what_a_result_names() -> None:
                          "Android and iOS")  # fmt: skip
     assert found(session([user("u1", "does it stream?"), asked, streaming], (3, prose))) == []
     assert found(session([user("u1", "does it stream?"), asked, other], (3, prose)), "claim-unsupported")
+
+
+def test_a_search_that_came_back_empty_is_not_a_finished_step() -> None:
+    """entireio/cli: the pending step is a code search that ran, and found nothing; it is still to do."""
+    search = "gh search code 'BuildCondensedTranscript' --repo entireio/cli"
+    empty = SourceRecord("r1", "(Bash completed with no output)", namespace="transcript", kind="tool_result",
+                         authority="tool", extra={"command": search, "tool": "Bash"})  # fmt: skip
+    no_match = SourceRecord("r1", "no pull requests match your search in entireio/cli", namespace="transcript",
+                            kind="tool_result", authority="tool",
+                            extra={"command": "gh pr list --search 'summaries'", "tool": "Bash",
+                                   "exit_meaning": "No matches found"})  # fmt: skip
+    step = f"7. Pending Tasks:\n   - Find the other callers (`{search}`)\n"
+    assert found(session([empty], (1, step))) == []
+    assert found(session([no_match], (1, "7. Pending Tasks:\n   - `gh pr list --search 'summaries'`\n"))) == []
+    hits = found(session([ran("r1", search, "cmd/entire/cli/explain.go: BuildCondensedTranscript(...)")], (1, step)))
+    assert [h.rule for h in hits] == ["stale-next-step"]
