@@ -16,7 +16,7 @@ from inspector.anchors import extract_anchors
 from inspector.facts import TraceFacts
 from inspector.items import edit_written, topic_terms
 from inspector.model import TRANSCRIPT, Generation, SourceRecord
-from inspector.shell_runs import TEST_RUN, ShellRun, about_subject, command_signature, printed_nothing
+from inspector.shell_runs import TEST_RUN, ShellRun, about_subject, command_signature, failures, printed_nothing
 from inspector.summary_claims import FIGURE, NAMED, confirmed, named_subjects
 from inspector.tool_names import is_edit_tool
 
@@ -80,6 +80,13 @@ def last_verifying_run(split: Split, claim: str = "") -> ShellRun | None:
     return next((run for run in reversed(split.runs) if VERIFYING.search(run.command) and run.signature
                  and (not tests or TEST_RUN.search(run.command))
                  and about_subject(run.command, subjects)), None)  # fmt: skip
+
+
+def still_open(run: ShellRun, split: Split) -> bool:
+    """A broken run's failure is still open at the compaction: nothing before the cut retired it (its file
+    removed, its code retried in another form and run clean; `shell_runs.RETIREMENTS`)."""
+    failure = next((f for f in failures(split.runs) if f.run.key == run.key), None)
+    return failure is None or failure.retired_by is None
 
 
 def unchecked_edit(claim: str, split: Split) -> SourceRecord | None:
@@ -232,4 +239,4 @@ def _command_of(step: str) -> str | None:
 
 
 __all__ = ["Split", "commit_made", "finished_step", "found_nothing", "last_verifying_run", "pushes", "searched",
-           "split_at", "unchecked_edit", "unprinted_figures"]  # fmt: skip
+           "split_at", "still_open", "unchecked_edit", "unprinted_figures"]  # fmt: skip

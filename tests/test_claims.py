@@ -363,3 +363,15 @@ def test_a_search_that_came_back_empty_is_not_a_finished_step() -> None:
     assert found(session([no_match], (1, "7. Pending Tasks:\n   - `gh pr list --search 'summaries'`\n"))) == []
     hits = found(session([ran("r1", search, "cmd/entire/cli/explain.go: BuildCondensedTranscript(...)")], (1, step)))
     assert [h.rule for h in hits] == ["stale-next-step"]
+
+
+def test_tests_called_passing_after_the_failing_test_file_was_removed_are_not_contradicted() -> None:
+    """A failure retired before the compaction (the user had the failing test deleted) contradicts nothing."""
+    records = [ran("r1", "pytest tests/test_legacy_export.py", "FAILED tests/test_legacy_export.py::test_csv - "
+                   "KeyError: 'legacy'\n1 failed, 3 passed", failed=True),
+               user("u1", "that exporter is gone, delete its test"),
+               ran("r2", "rm tests/test_legacy_export.py", "")]  # fmt: skip
+    removed = "Removed the legacy exporter's test; all tests pass."
+    assert found(session(records, (3, removed)), "claim-contradicted") == []
+    [hit] = found(session(records, (1, "All tests pass.")), "claim-contradicted")
+    assert hit.source.key == "r1"  # type: ignore[union-attr]

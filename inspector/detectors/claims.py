@@ -19,6 +19,7 @@ from inspector.claim_evidence import (
     pushes,
     searched,
     split_at,
+    still_open,
     unchecked_edit,
     unprinted_figures,
 )
@@ -93,7 +94,7 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
         for claim in claims:
             if claim.kind is ClaimKind.PASSING:
                 run = last_verifying_run(split, claim.text)
-                if run is None or not run.broke:
+                if run is None or not run.broke or not still_open(run, split):
                     continue
                 line = failure_line(run)
                 said = f"the last check before it, `{clip(run.command, 80)}`, failed: {line}"
