@@ -324,7 +324,8 @@ LOST_COVERAGE = 0.34
 _FIXED = re.compile(r"\b(?:fix(?:ed|es)?|solv(?:ed|es)|resolv(?:ed|es)|work(?:s|ing) now|passe[sd]|succeed(?:s|ed))\b",
                     re.IGNORECASE)  # fmt: skip
 _STILL_OPEN = re.compile(
-    r"\b(?:still|not (?:yet )?(?:fixed|resolved|solved)|unresolved|unfixed|remains?|pending|open|todo|known issue|"
+    r"\b(?:still|not (?:yet )?(?:fixed|resolved|solved|addressed)|unresolved|unfixed|unaddressed|outstanding|deferred|"
+    r"to be (?:fixed|addressed|resolved)|remains?|pending|open|todo|known issue|"
     r"investigat\w*|blocked|fails?|failing|crash(?:es|ing)?)\b",
     re.IGNORECASE,
 )

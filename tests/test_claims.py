@@ -375,3 +375,12 @@ def test_tests_called_passing_after_the_failing_test_file_was_removed_are_not_co
     assert found(session(records, (3, removed)), "claim-contradicted") == []
     [hit] = found(session(records, (1, "All tests pass.")), "claim-contradicted")
     assert hit.source.key == "r1"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("status", ["not yet addressed", "outstanding, awaiting the API docs",
+                                    "deferred to the next PR", "to be fixed once the docs confirm the verb"])
+def test_an_errors_and_fixes_line_that_says_the_failure_is_open_does_not_present_it_as_fixed(status: str) -> None:
+    records = [ran("r1", "./bp-cli import --config org.yaml", PERMISSIONS_404, failed=True)]
+    title = "**Live import failed with 404 Route not found on blueprint permissions**"
+    line = f"4. Errors and fixes:\n   - {title}: {status}\n"
+    assert found(session(records, (1, line)), "claim-contradicted") == []
