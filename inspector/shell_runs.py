@@ -467,11 +467,20 @@ def subject_stem(word: str) -> str:
     return name.split(".", 1)[0].split(":", 1)[0]
 
 
+SUBJECT_MIN_LENGTH = 3
+"""A stem shorter than this ('go', 'a', 'io') names no program, test or file of its own."""
+
+
+def is_subject(stem: str) -> bool:
+    """A stem that can name a program, test or file: long enough, not a number, not a runner's name."""
+    return len(stem) >= SUBJECT_MIN_LENGTH and not stem.isdigit() and stem not in NOT_A_SUBJECT
+
+
 def failure_subjects(text: str) -> frozenset[str]:
     """Everything a failure's text (its attempt, command or line) could be known by: each word's stem, and each
     part of a path (`cmd/entire/cli/summarise` is about cli as much as about summarise)."""
     parts = (part for word in text.split() for part in (word, *word.split("/")))
-    return frozenset(s for part in parts if len(s := subject_stem(part)) >= 3 and not s.isdigit())
+    return frozenset(s for part in parts if is_subject(s := subject_stem(part)))
 
 
 def about_subject(failure_text: str, subjects: frozenset[str]) -> bool:
@@ -601,7 +610,8 @@ def failure_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
                         retired_by=failure.superseded_by or failure.retired_by)  # fmt: skip
 
 
-__all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "TEST_RUN", "Failure", "ShellRun", "Step", "about_subject", "attempted",
-           "command_signature", "failing_signature", "failure_items", "failure_line", "failure_subjects", "failures",
-           "harmless_error", "inline_code", "is_failure", "parse_steps", "printed_nothing", "proven_steps",
-           "shell_runs", "step_signature", "subject_stem", "whole_suite"]  # fmt: skip
+__all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "SUBJECT_MIN_LENGTH", "TEST_RUN", "Failure", "ShellRun", "Step",
+           "about_subject", "attempted", "command_signature", "failing_signature", "failure_items", "failure_line",
+           "failure_subjects", "failures", "harmless_error", "inline_code", "is_failure", "is_subject", "parse_steps",
+           "printed_nothing", "proven_steps", "shell_runs", "step_signature", "subject_stem",
+           "whole_suite"]  # fmt: skip

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from inspector.anchors import extract_anchors
-from inspector.shell_runs import NOT_A_SUBJECT, subject_stem
+from inspector.shell_runs import is_subject, subject_stem
 from inspector.text import sentences
 
 
@@ -110,8 +110,7 @@ def named_subjects(sentence: str) -> frozenset[str]:
     code = [w for span in _CODE.findall(sentence) for w in span.split() if not w.startswith("-")]
     paths = [w for w in code if "/" in w or "." in w.strip(".")]
     paths += [a.key for a in extract_anchors(sentence) if a.pattern == "path"]
-    return frozenset(s for w in paths or code
-                     if len(s := subject_stem(w)) >= 3 and not s.isdigit() and s not in NOT_A_SUBJECT)  # fmt: skip
+    return frozenset(s for w in paths or code if is_subject(s := subject_stem(w)))
 
 
 def confirmed(claim: str) -> str:
