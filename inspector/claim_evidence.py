@@ -112,16 +112,21 @@ def unchecked_edit(claim: str, split: Split) -> SourceRecord | None:
 
 
 def pushes(runs: Sequence[ShellRun], claim: str = "") -> list[ShellRun]:
-    """The clean pushes among the runs; with a claim, those after the commit it names (the run whose output
-    first printed its sha, as `git commit` does): a push before that commit did not push it. A claim naming
-    no commit the runs made is about any push."""
-    made = next((i for i, run in enumerate(runs) for sha in _shas(claim) if sha in run.output), -1) if claim else -1
+    """The clean pushes among the runs; with a claim, those after the commit it names (the first run other than
+    a push whose output printed its sha, as `git commit` does; a push prints the range it pushed): a push
+    before that commit did not push it. A claim naming no commit the runs made is about any push."""
+    shas = _shas(claim)
+    made = next((i for i, run in enumerate(runs) if _made(shas, run)), -1)
     return [run for run in runs[made + 1 :] if _PUSH.search(run.command) and run.clean]
 
 
 def commit_made(claim: str, runs: Sequence[ShellRun]) -> str | None:
-    """The sha a claim names that one of the runs printed: the commit a push claim is about."""
-    return next((sha for sha in _shas(claim) if any(sha in run.output for run in runs)), None)
+    """The sha a claim names that a run other than a push printed: the commit a push claim is about."""
+    return next((sha for sha in _shas(claim) if any(_made([sha], run) for run in runs)), None)
+
+
+def _made(shas: Sequence[str], run: ShellRun) -> bool:
+    return not _PUSH.search(run.command) and any(sha in run.output for sha in shas)
 
 
 def _shas(claim: str) -> list[str]:

@@ -333,6 +333,8 @@ def test_a_push_claim_needs_a_push_after_the_commit_it_names() -> None:
     assert (late.rule, late.source.key) == ("claim-contradicted", "r4")  # type: ignore[union-attr]
     assert found(session([*records, ran("r4", "git push", PUSHED)], (4, claim))) == []
     assert found(session(records, (3, "Committed df4989c and pushed it."))) == []  # r2 pushed that one
+    quiet = [ran("r1", "git commit -qam 'Add per-file attribution'", ""), ran("r2", "git push", PUSHED)]
+    assert found(session(quiet, (2, "Pushed df4989c to soph/ent-96-summaries."))) == []  # only the push printed it
 
 
 def test_a_search_confirmed_only_what_a_result_names() -> None:
