@@ -12,10 +12,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from inspector.anchors import extract_anchors
 from inspector.facts import TraceFacts
-from inspector.items import ShellRun, command_signature, edit_written
+from inspector.items import edit_written, topic_terms
 from inspector.model import TRANSCRIPT, Generation, SourceRecord
-from inspector.summary_claims import FIGURE, NAMED
+from inspector.shell_runs import TEST_RUN, ShellRun, about_subject, command_signature, failures, printed_nothing
+from inspector.summary_claims import FIGURE, NAMED, confirmed, named_subjects
 from inspector.tool_names import is_edit_tool
 
 VERIFYING = re.compile(r"\b(?:test|tests|pytest|jest|vitest|ctest|build|compile|check|lint|vet|tsc|mypy)\b")
@@ -66,9 +68,25 @@ def _cut(facts: TraceFacts, state: Generation) -> Split:
     return Split(before, after, runs[:first_after], runs[first_after:])
 
 
-def last_verifying_run(split: Split) -> ShellRun | None:
-    """The last run of a test, build or lint command before the compaction."""
-    return next((run for run in reversed(split.runs) if VERIFYING.search(run.command) and run.signature), None)
+_TESTS_CLAIMED = re.compile(r"\btests?\b|\btest suite\b", re.IGNORECASE)
+
+
+def last_verifying_run(split: Split, claim: str = "") -> ShellRun | None:
+    """The last run of a test, build or lint command before the compaction; with a claim, the last one about its
+    subject: a test run for a claim about tests, and a run of what it names (`go test ./cmd/x` passes is not
+    judged by a build of another package). A claim naming nothing is about the whole run."""
+    subjects = named_subjects(claim)
+    tests = bool(_TESTS_CLAIMED.search(claim))
+    return next((run for run in reversed(split.runs) if VERIFYING.search(run.command) and run.signature
+                 and (not tests or TEST_RUN.search(run.command))
+                 and about_subject(run.command, subjects)), None)  # fmt: skip
+
+
+def still_open(run: ShellRun, split: Split) -> bool:
+    """A broken run's failure is still open at the compaction: nothing before the cut retired it (its file
+    removed, its code retried in another form and run clean; `shell_runs.RETIREMENTS`)."""
+    failure = next((f for f in failures(split.runs) if f.run.key == run.key), None)
+    return failure is None or failure.retired_by is None
 
 
 def unchecked_edit(claim: str, split: Split) -> SourceRecord | None:
@@ -93,50 +111,89 @@ def unchecked_edit(claim: str, split: Split) -> SourceRecord | None:
     return None
 
 
-def pushes(runs: Sequence[ShellRun]) -> list[ShellRun]:
-    return [run for run in runs if _PUSH.search(run.command) and run.clean]
+def pushes(runs: Sequence[ShellRun], claim: str = "") -> list[ShellRun]:
+    """The clean pushes among the runs; with a claim, those after the commit it names (the first run other than
+    a push whose output printed its sha, as `git commit` does; a push prints the range it pushed): a push
+    before that commit did not push it. A claim naming no commit the runs made is about any push."""
+    shas = _shas(claim)
+    made = next((i for i, run in enumerate(runs) if _made(shas, run)), -1)
+    return [run for run in runs[made + 1 :] if _PUSH.search(run.command) and run.clean]
 
 
-def searched(split: Split) -> bool:
-    """Did a web search or fetch return anything before the compaction (a call without a result does not count)?"""
-    return any(r.kind == "tool_result" and r.extra.get("tool") in _SEARCH_TOOLS and r.text.strip()
-               for r in split.before)  # fmt: skip
+def commit_made(claim: str, runs: Sequence[ShellRun]) -> str | None:
+    """The sha a claim names that a run other than a push printed: the commit a push claim is about."""
+    return next((sha for sha in _shas(claim) if any(_made([sha], run) for run in runs)), None)
+
+
+def _made(shas: Sequence[str], run: ShellRun) -> bool:
+    return not _PUSH.search(run.command) and any(sha in run.output for sha in shas)
+
+
+def _shas(claim: str) -> list[str]:
+    return [a.key for a in extract_anchors(claim) if a.pattern == "commit"]
+
+
+def searched(split: Split, claim: str = "", share: float = 1.0) -> bool:
+    """Did a web search or fetch before the compaction return a result naming what the claim says it confirmed
+    (a call without a result, or a result about something else, confirms nothing)?
+
+    A result names it when it holds every key of it (a path, a repository, a version): the key is what was
+    confirmed, the words around it ("the correct repository is …") the summary's. With no key, at least
+    `share` of its topic terms, each as written or as a stem's prefix ("repositori" in "repository").
+    """
+    results = [r.text.lower() for r in split.before
+               if r.kind == "tool_result" and r.extra.get("tool") in _SEARCH_TOOLS and r.text.strip()]  # fmt: skip
+    terms = topic_terms(confirmed(claim))
+    keys = {t for t in terms if re.search(r"[\d./_]", t)}
+    if keys:
+        return any(all(k in text for k in keys) for text in results)
+    return any(sum(t in text for t in terms) >= share * len(terms) for text in results)
 
 
 def unprinted_figures(claim: str, split: Split) -> list[str]:
-    """The figures of a result claim ('2.46×', '50-80%') that no record before the compaction printed.
+    """The figures of a result claim ('2.46×', '50-80%') that no tool printed before the compaction.
 
-    A figure counts as printed when any earlier text (a tool's output, the agent's or the user's words)
-    holds the same number, equal once rounded to the claim's precision: '21×' is printed by '21.3x'.
-    A single digit ('2-5x') must appear with its unit, or any '2' in the log would do. Empty when
-    every figure is printed, or when the claim has none.
+    A figure is printed when an earlier record holds the same number with its unit, equal once rounded or cut
+    to the claim's precision: '21×' is printed by '21.3x', '26×' by '26.52x'. A range needs both bounds
+    printed: a paper's own '3-5×' does not print '2-5x', and a bare '50' in a setup file prints no '50%'. The
+    agent's own words count: an average it worked out from the runs' rows (vsla's '1.35× average speedup') is
+    printed nowhere else. Empty when every figure is printed, or when the claim has none.
     """
     texts = [r.text for r in split.before]
     missing = []
     for match in FIGURE.finditer(claim):
         bounds = [b for b in (match.group("low"), match.group("high")) if b]
-        if not any(_printed(bound, match.group("unit"), texts) for bound in bounds):
+        if not all(_printed(bound, match.group("unit"), texts) for bound in bounds):
             missing.append(match.group())
     return missing
+
+
+_RANGE_TAIL = re.compile(r"\s*(?:[-–]|to)\s*\d+(?:\.\d+)?")
+"""The rest of a printed range after its low bound: '3-5×' gives 3 its unit too."""
 
 
 def _printed(number: str, unit: str, texts: Sequence[str]) -> bool:
     value = float(number)
     decimals = len(number.split(".")[1]) if "." in number else 0
     tolerance = 0.5 * 10**-decimals
-    needs_unit = decimals == 0 and value < 10
     units = ("x", "×", " times") if unit in "x×" else ("%", " percent")
-    # The integer parts a number rounding to `value` can have: '173' is printed as 172.9 or 173.4.
-    heads = {str(int(value - tolerance)), str(int(value + tolerance))}
+    step = 10**-decimals
+    # The integer parts a number rounding or cut to `value` can have: '173' is printed as 172.9 or 173.4, and
+    # '26' as 26.52 by a summary that drops the decimals.
+    heads = {str(int(value - tolerance)), str(int(value + tolerance)), str(int(value + step - 1e-9))}
     for text in texts:
         for head in heads:
             at = text.find(head)
             while at >= 0:
                 token = _NUMBER.match(text, at)
                 whole = token is not None and (at == 0 or not (text[at - 1].isdigit() or text[at - 1] == "."))
-                if whole and token is not None and abs(float(token.group()) - value) <= tolerance + 1e-9:
-                    tail = text[token.end() : token.end() + 8].lstrip()
-                    if not needs_unit or tail.startswith(units):
+                printed = float(token.group()) if whole and token is not None else None
+                if printed is not None and token is not None and (
+                        abs(printed - value) <= tolerance + 1e-9 or value <= printed < value + step):  # fmt: skip
+                    rest = token.end()
+                    if (tail := _RANGE_TAIL.match(text, rest)) is not None:
+                        rest = tail.end()
+                    if text[rest : rest + 8].lstrip().startswith(units):
                         return True
                 at = text.find(head, at + 1)
     return False
@@ -152,13 +209,23 @@ def finished_step(step: str, split: Split) -> ShellRun | None:
     if not wanted:
         return None
     last = next((run for run in reversed(split.runs) if run.signature == wanted), None)
-    if last is None or not last.clean:
+    if last is None or not last.clean or found_nothing(last):
         return None
     keys = [r.key for r in split.before]
     after_run = split.before[keys.index(last.key) + 1 :]
     if any(r.kind == "tool_call" and is_edit_tool(r.extra.get("tool")) for r in after_run):
         return None
     return last
+
+
+_SEARCHING = re.compile(r"\b(?:search|find|grep|list|query|lookup)\b|--grep\b")
+"""A command that looks something up (`gh search code`, `gh pr list --search`, `npm search`)."""
+
+
+def found_nothing(run: ShellRun) -> bool:
+    """A search that came back empty: the harness read its status as "no matches", or it printed nothing. Its
+    step is not done: what it looked for is still to be found."""
+    return run.status_is_answer or bool(_SEARCHING.search(run.command)) and printed_nothing(run)
 
 
 _BACKTICKED = re.compile(r"`([^`\n]{3,200})`")
@@ -176,5 +243,5 @@ def _command_of(step: str) -> str | None:
     return text
 
 
-__all__ = ["Split", "finished_step", "last_verifying_run", "pushes", "searched", "split_at",
-           "unchecked_edit", "unprinted_figures"]  # fmt: skip
+__all__ = ["Split", "commit_made", "finished_step", "found_nothing", "last_verifying_run", "pushes", "searched",
+           "split_at", "still_open", "unchecked_edit", "unprinted_figures"]  # fmt: skip

@@ -27,10 +27,10 @@ from inspector.invariants import (
     rank,
 )
 from inspector.item_matching import ITEM_MATCHERS
-from inspector.items import ShellRun, shell_runs
 from inspector.items import session_items as mine_session_items
 from inspector.model import Generation, Invariant, SourceQuote, Trace
 from inspector.places import RecordPlaces, extends, first_covered
+from inspector.shell_runs import ShellRun, shell_runs
 from inspector.summary_claims import Claim, claims_in
 from inspector.text import Sentence, sentences
 
@@ -49,6 +49,11 @@ class Config:
     """Fall of source→current fidelity from its peak that counts as drift."""
     drift_overlap: float = 0.5
     """Share of a dropped anchor's description that must still be in the child to call it decayed."""
+    search_names_share: float = 0.5
+    """Share of the topic terms of what a summary says a search confirmed that one search result must hold for
+    it to name that: half, as for an item a summary carries (`items.KEPT_COVERAGE`), since a result and a
+    summary word one finding differently. What names a key (a path, a name with a digit, a dot, a slash or an
+    underscore) is judged by its keys alone, which must be there whole."""
     anchor_patterns: Mapping[str, str] | None = None
     elision_lexicon: Sequence[str] | None = None
 

@@ -21,8 +21,11 @@ from inspector.items import (
     described_as_fixed,
     item_terms_text,
     presence,
+    topic_terms,
 )
 from inspector.model import Invariant, InvariantKind
+from inspector.shell_runs import about_subject
+from inspector.summary_claims import named_subjects
 
 ItemMatcher = Callable[[Invariant, IndexedText], InvariantMatch]
 
@@ -70,11 +73,33 @@ def match_failure(item: Invariant, indexed: IndexedText) -> InvariantMatch:
     if found.coverage < LOST_COVERAGE and not found.phrase:
         return InvariantMatch(InvariantStatus.LOST, reason="the summary does not mention it")
     if found.start is not None and found.passage is not None and found.coverage >= KEPT_COVERAGE:
-        if described_as_fixed(indexed.text, found.start, found.passage):
+        at, line = _status_line(indexed.text, found, item.text)
+        # Only a line about what failed calls it fixed: one naming another program, test or file is about that.
+        if about_subject(item.text, named_subjects(line)) and described_as_fixed(
+                indexed.text, at, line, item.text):  # fmt: skip
             return _located(InvariantStatus.WEAKENED, found,
                             "presented as fixed, but no later run of it succeeded")  # fmt: skip
         return _located(InvariantStatus.PARAPHRASED, found)
     return _located(InvariantStatus.PARAPHRASED, found, f"only {found.coverage:.0%} of its terms in one passage")
+
+
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s")
+
+
+def _status_line(text: str, found: Presence, item_text: str) -> tuple[int, str]:
+    """Where the words that say what became of an item begin, and those words: the passage it was found in, or
+    the whole list item (a bullet, a numbered line) the passage sits on, since a bullet's status may be in
+    another of its sentences ("**X**: two broken links. The second is pending."). A passage is found with the
+    sentence after it, so the passage may be the heading above the bullet that names the item ("Errors and
+    fixes:"): of the two lines, the one carrying more of the item's terms."""
+    start = found.start or 0
+    head = text.rfind("\n", 0, start) + 1
+    first, _, rest = text[head:].partition("\n")
+    second = rest.split("\n", 1)[0]
+    terms = topic_terms(item_text)
+    if _LIST_ITEM.match(second) and len(terms & topic_terms(second)) > len(terms & topic_terms(first)):
+        return head + len(first) + 1, second
+    return (head, first) if _LIST_ITEM.match(first) else (start, found.passage or "")
 
 
 _SHA = re.compile(r"^commit ([0-9a-f]{7,40}) ")

@@ -7,7 +7,7 @@ An item is one thing a careful reviewer says must survive every summary that cov
   rejecting a tool call. Pasted documents, logs, code, slash commands and shell-mode output are not
   statements, and a question is not a commitment;
 - a failure still unresolved when the summary was written: a crash, or a build, test or install
-  command that never succeeded again (a later success of the same command retires it);
+  command whose failure nothing later retired (`inspector.shell_runs`);
 - a completed action with its identity: a commit's sha, a pull request's number, a push.
 
 Each item keeps the key of its record and the sentence there that states it, so a finding can quote
@@ -17,15 +17,13 @@ the log. Mining is by fixed rules over the log in order: the same log always giv
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 from inspector.authorship import spans_for
 from inspector.invariants import IndexedText, fuzzy_terms
-from inspector.literals import Literals
 from inspector.model import TRANSCRIPT, Author, Invariant, InvariantKind, SourceRecord
+from inspector.shell_runs import about_subject, failure_items, failure_line, is_failure, shell_runs
 from inspector.text import Sentence, clip, content_terms, sentences, stem, words
 from inspector.tool_names import is_edit_tool
 
@@ -205,203 +203,7 @@ def user_items(record: SourceRecord, asked: str | None = None) -> Iterator[Invar
                             quote=quote, context=context)  # fmt: skip
 
 
-# --- failures still open, and actions done -------------------------------------------------------
-
-_CRASH = re.compile(
-    r"malloc\(\): [^\n]+|double free[^\n]*|free\(\): [^\n]+|segmentation fault[^\n]*|\(core dumped\)|"
-    r"stack smashing detected|SIGSEGV|SIGABRT|^panic: [^\n]+|AddressSanitizer: [^\n]+",
-    re.IGNORECASE | re.MULTILINE,
-)
-"""A process died: whatever the exit code says, the run did not succeed."""
-_CRASH_LITERALS = ("malloc(): ", "double free", "free(): ", "segmentation fault", "(core dumped)",
-                   "stack smashing detected", "sigsegv", "sigabrt", "panic: ", "addresssanitizer: ")  # fmt: skip
-"""Each alternative of `_CRASH` holds one of these: a literal search finds them in C."""
-
-
-_CRASH_MARKERS = Literals(_CRASH_LITERALS)
-
-
-def _crash(output: str) -> re.Match[str] | None:
-    """`_CRASH.search(output)`, started at the first literal that could begin a match.
-
-    A case-blind alternation is tried at every position: 5 s on a 50 MB tool result. Most outputs
-    hold none of the literals and are dismissed by one literal scan in C.
-    """
-    if _CRASH_MARKERS.any_in(output) is False:
-        return None
-    lowered = output.lower()
-    hits = [at for literal in _CRASH_LITERALS if (at := lowered.find(literal)) >= 0]
-    if not hits:
-        return None
-    return _CRASH.search(output, min(hits) if len(lowered) == len(output) else 0)
-
-
-_HARMLESS_ERROR = re.compile(
-    r"doesn't want to proceed with this tool use|Read it first before writing|has not been read yet|"
-    r"File does not exist|Found \d+ matches of the string|No such file or directory|command not found|"
-    r"permission denied|exceeds maximum allowed size|String to replace not found|Interrupted by user|"
-    r"\[Request interrupted",
-    re.IGNORECASE,
-)
-"""Tool errors that are slips the agent recovers from at once, not failures of the work."""
-_HARMLESS_LITERALS = ("doesn't want to proceed with this tool use", "read it first before writing",
-                      "has not been read yet", "file does not exist", "found ", "no such file or directory",
-                      "command not found", "permission denied", "exceeds maximum allowed size",
-                      "string to replace not found", "interrupted by user", "[request interrupted")  # fmt: skip
-"""Each alternative of `_HARMLESS_ERROR` holds one of these, lower-cased."""
-_HARMLESS_MARKERS = Literals(_HARMLESS_LITERALS)
-
-
-def _harmless_error(output: str) -> bool:
-    """`_HARMLESS_ERROR.search(output)`, dismissed early when no alternative's literal is in the output.
-
-    A case-blind alternation is tried at every position of a long tool output; an output that holds none
-    of the literals is dismissed by one literal scan in C.
-    """
-    if _HARMLESS_MARKERS.any_in(output) is False:
-        return False
-    return _HARMLESS_ERROR.search(output) is not None
-
-
-_EXPLORATORY = frozenset(
-    "ls cat head tail find grep rg ag fd cd pwd which whereis echo printf wc file stat tree du df env "
-    "export true false test sed awk sort uniq diff less more type command readlink realpath basename "
-    "dirname date whoami id ps kill sleep mkdir rm cp mv touch chmod ln git".split()
-)
-"""Commands that look, move or tidy: their failure is exploration, not an open problem."""
-
-_RUNNERS = frozenset("python python3 node npx go cargo make cmake mise npm yarn pnpm uv pip pip3 pytest sh".split())
-
-
-def _command_words(command: str) -> list[str]:
-    try:
-        return shlex.split(command, comments=False)
-    except ValueError:
-        return command.split()
-
-
-@lru_cache(maxsize=1 << 12)
-def command_signature(command: str) -> tuple[str, ...]:
-    """What a command runs, without where it ran or its flags: `cd bench && python3 x.py -n 3` → (python3, x.py).
-
-    Two calls with one signature are the same attempt, so a later success of it retires a failure. Cached:
-    a session runs the same few commands again and again, and each costs a shell-quoting parse.
-    """
-    last = re.split(r"\s*(?:&&|;|\|\|)\s*", command.strip())
-    pieces = [p for p in last if p.strip()]
-    words: list[str] = []
-    for piece in pieces:
-        words = [w for w in _command_words(piece.split("|", 1)[0]) if "=" not in w or w.startswith("-")]
-        if words and words[0] not in ("cd", "export", "source", ".", "set", "timeout", "time"):
-            break
-        if words and words[0] in ("timeout", "time"):
-            words = [w for w in words[1:] if not re.fullmatch(r"[\d.]+[smh]?", w)]
-            break
-    if not words:
-        return ()
-    program = words[0].rsplit("/", 1)[-1] if words[0].startswith("/") else words[0]
-    args = [w for w in words[1:] if not w.startswith("-") and not re.fullmatch(r"[\d.,:x%]+", w)]
-    depth = 2 if program in _RUNNERS and args and not re.search(r"[/.]", args[0]) else 1
-    return (program, *args[:depth])
-
-
-@dataclass(frozen=True, slots=True)
-class ShellRun:
-    key: str
-    command: str
-    signature: tuple[str, ...]
-    failed: bool
-    crash: str | None
-    output: str
-
-    @property
-    def clean(self) -> bool:
-        """It got past: no error status, no crash, and not a slip that never ran it (a pipe hides both)."""
-        return not self.failed and self.crash is None and not _harmless_error(self.output)
-
-    @property
-    def broke(self) -> bool:
-        """It failed as work fails: a crash, or an error status that is not a slip the agent recovers from."""
-        return self.crash is not None or (self.failed and not _harmless_error(self.output))
-
-
-def shell_runs(records: Sequence[SourceRecord]) -> list[ShellRun]:
-    """Every shell command with its outcome, in log order (tool results carry their call's command)."""
-    runs = []
-    for record in records:
-        if record.namespace != TRANSCRIPT or record.kind not in ("tool_result", "tool_error"):
-            continue
-        command = record.extra.get("command")
-        if not isinstance(command, str) or not command.strip():
-            continue
-        crash = _crash(record.text)
-        runs.append(ShellRun(record.key, command, command_signature(command), record.kind == "tool_error",
-                         crash.group(0).strip() if crash else None, record.text))  # fmt: skip
-    return runs
-
-
-_ERROR_LINE = re.compile(r"\b(?:error|failed|failure|fatal|timed out|exception)\b", re.IGNORECASE)
-
-
-def failure_line(run: ShellRun, *, from_first_line: bool = False) -> str:
-    """The line a reviewer recognises the failure by: the crash, else the first error-looking line.
-
-    A failed run's first line is skipped unless `from_first_line`: for the failures mined as items it is
-    the harness's status line; a failed check quoted as evidence is read whole ("FAIL … [build failed]").
-    """
-    if run.crash:
-        return run.crash
-    lines = run.output.splitlines()
-    line = next((line for line in (lines if from_first_line else lines[1:]) if _ERROR_LINE.search(line)), None)
-    if line is not None:
-        return clip(line.strip(), 200)
-    return clip(lines[-1].strip() if run.output.strip() else run.command, 200)
-
-
-_TEST_RUN = re.compile(r"\b(?:test|tests|pytest|jest|vitest|ctest|rspec|tox|nox)\b")
-_SELECTOR = re.compile(
-    r"\s(?:-run|-k|-t|--grep|--testNamePattern|-m)[\s=]|::|"
-    r"\s\S+(?:_test\.go|_test\.py|\.test\.[jt]sx?|\.spec\.[jt]sx?|test_\w+\.py)\b"
-)
-"""A run of chosen tests: a name filter, a test id, a single test file."""
-_TRACERS = frozenset("valgrind strace ltrace gdb lldb perf".split())
-_FAILED_OUTPUT = re.compile(r"\bFAIL(?:ED|URE)?\b|\b[1-9]\d* (?:failed|failing|errors?)\b|^panic: |Traceback \(most",
-                            re.MULTILINE)  # fmt: skip
-"""What a failed test run prints: a run piped into `tail` reports success whatever the tests did."""
-
-
-def whole_suite(run: ShellRun) -> bool:
-    """A clean run of the whole test suite (`mise run test:ci`, `go test ./...`, `pytest`), not of chosen tests.
-
-    It retires a failed test run however that was run, since the failing test is in the suite; its
-    output must show no failure, as a pipe hides the exit status.
-    """
-    return (run.clean and bool(run.signature) and run.signature[0] not in _EXPLORATORY | _TRACERS
-            and bool(_TEST_RUN.search(run.command)) and not _SELECTOR.search(run.command)
-            and not _FAILED_OUTPUT.search(run.output))  # fmt: skip
-
-
-def failure_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
-    """Failures of the work still open when a summary is written: retired by the next clean run."""
-    runs = shell_runs(records)
-    seen: set[tuple[tuple[str, ...], str]] = set()
-    for position, run in enumerate(runs):
-        if not run.signature or run.signature[0] in _EXPLORATORY:
-            continue
-        if not run.crash and (not run.failed or _harmless_error(run.output)):
-            continue
-        line = failure_line(run)
-        same = ((), line) if run.crash else (run.signature, line)  # one crash, however it was run
-        if same in seen:
-            continue
-        seen.add(same)
-        later_runs = runs[position + 1 :]
-        fixed = next((later.key for later in later_runs if (later.signature == run.signature and later.clean)
-                      or (_TEST_RUN.search(run.command) and whole_suite(later))), None)  # fmt: skip
-        kind = InvariantKind.FAILURE if run.crash else InvariantKind.FAILED_APPROACH
-        text = f"{' '.join(run.signature)}: {line}"
-        yield Invariant(f"{kind.value}:{run.key}", kind, text, run.key, retired_by=fixed)
-
+# --- actions done -------------------------------------------------------
 
 _COMMIT = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.MULTILINE)
 _PULL = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
@@ -522,7 +324,8 @@ LOST_COVERAGE = 0.34
 _FIXED = re.compile(r"\b(?:fix(?:ed|es)?|solv(?:ed|es)|resolv(?:ed|es)|work(?:s|ing) now|passe[sd]|succeed(?:s|ed))\b",
                     re.IGNORECASE)  # fmt: skip
 _STILL_OPEN = re.compile(
-    r"\b(?:still|not (?:yet )?(?:fixed|resolved|solved)|unresolved|unfixed|remains?|pending|open|todo|known issue|"
+    r"\b(?:still|not (?:yet )?(?:fixed|resolved|solved|addressed)|unresolved|unfixed|unaddressed|outstanding|deferred|"
+    r"to be (?:fixed|addressed|resolved)|remains?|pending|open|todo|known issue|"
     r"investigat\w*|blocked|fails?|failing|crash(?:es|ing)?)\b",
     re.IGNORECASE,
 )
@@ -568,12 +371,26 @@ def presence(item_text: str, indexed: IndexedText) -> Presence:
     return best
 
 
-def described_as_fixed(text: str, start: int, passage: str) -> bool:
-    """Does the summary present this passage as a fix: in its own words, or under a "fixed/solved" heading?"""
-    if _STILL_OPEN.search(passage) and not _FIXED.search(passage):
+_CLAUSE = re.compile(r"[;,]|[.!?:]\s|\s[-–—]\s|\b(?:but|while|whereas|however|although)\b", re.IGNORECASE)
+"""Where a line turns from one failure to another: "the first is fixed; the second is still pending"."""
+
+
+def described_as_fixed(text: str, start: int, passage: str, item_text: str = "") -> bool:
+    """Does the summary present this passage as a fix: in its own words, or under a "fixed/solved" heading?
+
+    A passage that calls one thing fixed and another still open ("the first is fixed, the second is pending")
+    is read by its clause that carries most of the item's terms: that clause says what became of the item, and
+    a clause that says neither leaves the item's status unsaid, which is no fix.
+    """
+    fixed, still_open = _FIXED.search(passage), _STILL_OPEN.search(passage)
+    if still_open and not fixed:
         return False
-    if _FIXED.search(passage) and not _STILL_OPEN.search(passage):
+    if fixed and not still_open:
         return True
+    if fixed and still_open:
+        terms = topic_terms(item_text)
+        clause = max(_CLAUSE.split(passage), key=lambda c: len(terms & topic_terms(c)))
+        return bool(_FIXED.search(clause)) and not _STILL_OPEN.search(clause)
     for line in reversed(text[:start].splitlines()[-40:]):
         stripped = line.strip()
         if not stripped or stripped.startswith(("-", "*", "•")) and not stripped.startswith("**"):
@@ -596,17 +413,17 @@ class SpanCounts:
     first_failure: str | None
 
 
-def span_counts(records: Sequence[SourceRecord]) -> SpanCounts:
-    """User messages (typed, not harness text) and failed runs of the work (slips and exploration excluded)."""
+def span_counts(records: Sequence[SourceRecord], subjects: frozenset[str] = frozenset()) -> SpanCounts:
+    """User messages (typed, not harness text) and failed runs of the work (slips and exploration excluded); with
+    `subjects`, only the failures about them (`shell_runs.about_subject`): "no errors in `x`" is about x alone."""
     users = sum(1 for r in records if r.namespace == TRANSCRIPT and r.kind == "user" and r.authority == "user"
                 and next(statement_sentences(r.text, r.author), None) is not None)  # fmt: skip
-    failed = [run for run in shell_runs(records) if run.signature and run.signature[0] not in _EXPLORATORY
-              and (run.crash or (run.failed and not _harmless_error(run.output)))]  # fmt: skip
+    failed = [run for run in shell_runs(records) if is_failure(run)
+              and about_subject(f"{run.command} {failure_line(run)}", subjects)]
     first = f"{' '.join(failed[0].signature)}: {failure_line(failed[0])}" if failed else None
     return SpanCounts(users, len(failed), first)
 
 
-__all__ = ["KEPT_COVERAGE", "LOST_COVERAGE", "Presence", "ShellRun", "USER_KINDS", "action_items",
-           "command_signature", "described_as_fixed", "edit_written", "edited_path", "failure_items",
-           "failure_line", "item_terms_text", "presence", "session_items", "shell_runs", "span_counts",
+__all__ = ["KEPT_COVERAGE", "LOST_COVERAGE", "Presence", "USER_KINDS", "action_items", "described_as_fixed",
+           "edit_written", "edited_path", "item_terms_text", "presence", "session_items", "span_counts",
            "statement_kind", "statement_sentences", "topic_terms", "user_items"]  # fmt: skip

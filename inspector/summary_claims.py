@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
+from inspector.anchors import extract_anchors
+from inspector.shell_runs import is_subject, subject_stem
 from inspector.text import sentences
 
 
@@ -97,6 +99,26 @@ _NEGATED = re.compile(r"\b(?:not|n't|never|no longer|fail(?:s|ed|ing)?|until|onc
 """Words that turn a status into something else: 'tests do not pass yet', 'once the build succeeds'."""
 
 
+_CODE = re.compile(r"`([^`\n]{2,200})`")
+
+
+def named_subjects(sentence: str) -> frozenset[str]:
+    """The programs, tests and files a sentence names, by stem: the paths it writes, else the words it puts in
+    backticks (`npx tsx bin/cli.ts merge` → cli; `go test` → test). The most specific names only: `go test
+    ./pkg/a` is about a, not about every test run. Empty for a sentence about the whole run ("all tests pass",
+    "no errors encountered"), which every failure of the run is about."""
+    code = [w for span in _CODE.findall(sentence) for w in span.split() if not w.startswith("-")]
+    paths = [w for w in code if "/" in w or "." in w.strip(".")]
+    paths += [a.key for a in extract_anchors(sentence) if a.pattern == "path"]
+    return frozenset(s for w in paths or code if is_subject(s := subject_stem(w)))
+
+
+def confirmed(claim: str) -> str:
+    """What a verification claim says was confirmed: its words after "search confirmed", "docs showed"…"""
+    found = _VERIFIED.search(claim)
+    return claim[found.end() :].strip(" :,.") if found else ""
+
+
 def claims_in(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Claim]:
     """Every claim of a summary, in order. One pass over its lines; `skip` spans (boilerplate) are ignored.
 
@@ -152,4 +174,4 @@ def _sentence_claims(sentence: str, start: int, section: str | None) -> Iterator
         yield claim(ClaimKind.RESULT)
 
 
-__all__ = ["Claim", "ClaimKind", "FIGURE", "NAMED", "claims_in"]
+__all__ = ["Claim", "ClaimKind", "FIGURE", "NAMED", "claims_in", "confirmed", "named_subjects"]

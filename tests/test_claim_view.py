@@ -80,7 +80,8 @@ def test_the_claim_sentence_stays_text_in_the_mark_the_findings_and_the_evidence
     assert markup.attributes <= {"class", "title", "id", "href", "style"}, markup.attributes
     shown = "".join(markup.text)
     assert shown.count("<script>alert(1)</script>") == 3  # text, finding message, excerpt
-    assert shown.count("<img src=x onerror=alert(2)>") == 3  # finding message, its log line, the evidence quote
+    # the claim finding, its log line, the evidence quote, and the open failure (its line is the first line)
+    assert shown.count("<img src=x onerror=alert(2)>") == 4
 
 
 def test_the_legend_and_the_toggles_list_the_status_claim_class(contradicted):

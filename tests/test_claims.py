@@ -242,3 +242,147 @@ def test_a_search_claim_the_next_agent_repeats_is_an_error() -> None:
     [hit] = found(session([user("u1", "which repo?"), asked, repeat], (2, summary)))
     assert (hit.rule, hit.severity.value, hit.source.key) == ("claim-unsupported", "error", "a2")  # type: ignore[union-attr]
     assert "the next agent repeats it" in hit.message
+
+
+# --- a claim is judged by evidence about its own subject ---------------------------------------------
+
+PERMISSIONS_404 = "Error: import failed: 404 Route not found: PUT /v1/blueprints/svc/permissions"
+
+
+def test_a_line_that_leaves_the_failure_pending_does_not_present_it_as_fixed() -> None:
+    """port-cli: 'Three of four fixed; HTTP verb fix pending' under Errors and fixes, with the verb still wrong."""
+    records = [user("u1", "import the blueprints into the org"),
+               ran("r1", "./bp-cli import --config org.yaml", PERMISSIONS_404, failed=True)]  # fmt: skip
+    pending = ("4. Errors and fixes:\n   - **Live import failed with 404 Route not found on blueprint permissions**: "
+               "three of four fixed; the HTTP verb fix for permissions is pending\n")
+    assert found(session(records, (2, pending)), "claim-contradicted") == []
+    fixed = "4. Errors and fixes:\n   - **Live import failed with 404 Route not found on blueprint permissions**\n"
+    [hit] = found(session(records, (2, fixed)), "claim-contradicted")  # the heading alone still calls it fixed
+    assert "404 Route not found" in hit.message
+
+
+def test_a_fix_of_another_file_does_not_present_this_failure_as_fixed() -> None:
+    records = [ran("r1", "go test ./cmd/entire/cli/summarise", GO_TEST_FAIL, failed=True)]
+    other = "4. Errors and fixes:\n   - **Test build failed in `checkpoint_test.go`**: fixed by adding the import\n"
+    assert found(session(records, (1, other)), "claim-contradicted") == []
+    same = "4. Errors and fixes:\n   - **Test build failed in `cmd/entire/cli/summarise`**: fixed by an import\n"
+    [hit] = found(session(records, (1, same)), "claim-contradicted")
+    assert hit.source.key == "r1"  # type: ignore[union-attr]
+
+
+def test_tests_called_passing_are_judged_by_the_last_run_of_those_tests() -> None:
+    """A later failed run of other tests says nothing of the tests the claim names."""
+    records = [ran("r1", "go test ./cmd/entire/cli/checkpoint", GO_TEST_OK),
+               ran("r2", "go test ./cmd/entire/cli/summarise", GO_TEST_FAIL, failed=True)]  # fmt: skip
+    named = "`go test ./cmd/entire/cli/checkpoint` - all tests pass."
+    assert found(session(records, (2, named)), "claim-contradicted") == []
+    [hit] = found(session(records, (2, "All tests pass.")), "claim-contradicted")
+    assert hit.source.key == "r2"  # type: ignore[union-attr]
+
+
+def test_tests_called_passing_are_not_judged_by_a_failed_build() -> None:
+    records = [ran("r1", "go test ./cmd/entire/cli/checkpoint", GO_TEST_OK),
+               ran("r2", "go build ./cmd/entire/cli/summarise", "cmd/entire/cli/summarise/summarise.go:41:2: "
+                   "undefined: condensed\nerror: build failed", failed=True)]  # fmt: skip
+    assert found(session(records, (2, "All tests pass.")), "claim-contradicted") == []
+    [hit] = found(session(records, (2, "The build succeeds.")), "claim-contradicted")
+    assert hit.source.key == "r2"  # type: ignore[union-attr]
+
+
+def test_no_errors_in_a_named_step_is_not_contradicted_by_a_failure_of_another() -> None:
+    records = [user("u1", "has skill filtering been applied to explain?"),
+               ran("r1", "go test ./cmd/entire/cli/summarise", GO_TEST_FAIL, failed=True),
+               returned("r2", "Read", "cmd/entire/cli/explain.go: func explainSession(...)")]  # fmt: skip
+    first = "The user asked whether skill filtering applies to explain."
+    named = "4. Errors and fixes:\n   - No errors encountered while reading `explain.go`\n"
+    assert found(session(records, (1, first), (3, named)), "summary-collapse") == []
+    whole = "4. Errors and fixes:\n   - No errors encountered\n"
+    [hit] = found(session(records, (1, first), (3, whole)), "summary-collapse")
+    assert (hit.generation, "build failed" in hit.message) == (2, True)
+
+
+def test_a_figure_needs_its_unit_and_both_bounds_of_its_range() -> None:
+    """A paper's own '3-5×' and a bare '50' in setup.py supported '2-5x speedups, 50-80% savings'."""
+    records = [returned("r1", "Read", "Prior work reports 3-5× speedups on sparse inputs."),
+               returned("r2", "Read", "setup(name='tensorlib', version='0.1', max_workers=50, ratio=80)")]  # fmt: skip
+    [hit] = found(session(records, (2, "The new layout gives 2-5x speedups and 50-80% memory savings.")))
+    assert hit.rule == "claim-unsupported"
+    assert hit.evidence["why"] == "no output or message before it printed 2-5x, 50-80%"
+
+
+def test_a_range_printed_whole_or_a_figure_cut_to_its_integer_is_printed() -> None:
+    """vsla: '21-26× speedup' after a table printing 21× and 26.52×; a tool printing the range itself."""
+    output = "Signal 1024: FFT 139us vs Direct 2918us = 21x speedup\nTotal elements: 15000\n  Speedup: 26.52x"
+    summary = "- Ran CPU benchmarks showing excellent FFT convolution performance (21-26× speedup)"
+    assert found(session([ran("r1", "./bench/fft_bench", output)], (1, summary))) == []
+    ranged = [ran("r1", "./bench/fft_bench --summary", "FFT convolution: 21-26x speedup over direct")]
+    assert found(session(ranged, (1, summary))) == []
+
+
+def test_a_push_claim_needs_a_push_after_the_commit_it_names() -> None:
+    """entireio/cli: a push, then a second commit; the summary calls the second one pushed."""
+    records = [
+        ran("r1", "git commit -am 'Add per-file attribution'", "[soph/ent-96 df4989c] Add per-file attribution"),
+        ran("r2", "git push", PUSHED),
+        ran("r3", "git commit -am 'Log summary errors'", "[soph/ent-96 7c21e0a] Log summary errors"),
+    ]
+    claim = "Committed 7c21e0a (summary error logging) and pushed it to soph/ent-96-summaries."
+    [hit] = found(session(records, (3, claim)))
+    assert (hit.rule, hit.evidence["why"]) == ("claim-unsupported", "no git push ran after 7c21e0a before it")
+    [late] = found(session([*records, ran("r4", "git push", PUSHED)], (3, claim)))
+    assert (late.rule, late.source.key) == ("claim-contradicted", "r4")  # type: ignore[union-attr]
+    assert found(session([*records, ran("r4", "git push", PUSHED)], (4, claim))) == []
+    assert found(session(records, (3, "Committed df4989c and pushed it."))) == []  # r2 pushed that one
+    quiet = [ran("r1", "git commit -qam 'Add per-file attribution'", ""), ran("r2", "git push", PUSHED)]
+    assert found(session(quiet, (2, "Pushed df4989c to soph/ent-96-summaries."))) == []  # only the push printed it
+
+
+def test_a_search_confirmed_only_what_a_result_names() -> None:
+    """The search claim of the tests above, its result naming another project than the one confirmed."""
+    asked = called("c1", "WebSearch", "query: onnxruntime-genai repository microsoft")
+    other = returned("r1", "WebSearch", "Web search results: github.com/microsoft/onnxruntime — ONNX Runtime ...")
+    summary = "A web search confirmed the correct repository is microsoft/onnxruntime-genai."
+    [hit] = found(session([user("u1", "which repo has the genai runtime?"), asked, other], (3, summary)))
+    assert hit.evidence["why"] == "no web search or fetch result before it names that"
+    prose = "A web search confirmed that the runtime supports streaming generation on mobile devices."
+    streaming = returned("r1", "WebSearch", "onnxruntime-genai: streaming generation supported; mobile devices: "
+                         "Android and iOS")  # fmt: skip
+    assert found(session([user("u1", "does it stream?"), asked, streaming], (3, prose))) == []
+    assert found(session([user("u1", "does it stream?"), asked, other], (3, prose)), "claim-unsupported")
+
+
+def test_a_search_that_came_back_empty_is_not_a_finished_step() -> None:
+    """entireio/cli: the pending step is a code search that ran, and found nothing; it is still to do."""
+    search = "gh search code 'BuildCondensedTranscript' --repo entireio/cli"
+    empty = SourceRecord("r1", "(Bash completed with no output)", namespace="transcript", kind="tool_result",
+                         authority="tool", extra={"command": search, "tool": "Bash"})  # fmt: skip
+    no_match = SourceRecord("r1", "no pull requests match your search in entireio/cli", namespace="transcript",
+                            kind="tool_result", authority="tool",
+                            extra={"command": "gh pr list --search 'summaries'", "tool": "Bash",
+                                   "exit_meaning": "No matches found"})  # fmt: skip
+    step = f"7. Pending Tasks:\n   - Find the other callers (`{search}`)\n"
+    assert found(session([empty], (1, step))) == []
+    assert found(session([no_match], (1, "7. Pending Tasks:\n   - `gh pr list --search 'summaries'`\n"))) == []
+    hits = found(session([ran("r1", search, "cmd/entire/cli/explain.go: BuildCondensedTranscript(...)")], (1, step)))
+    assert [h.rule for h in hits] == ["stale-next-step"]
+
+
+def test_tests_called_passing_after_the_failing_test_file_was_removed_are_not_contradicted() -> None:
+    """A failure retired before the compaction (the user had the failing test deleted) contradicts nothing."""
+    records = [ran("r1", "pytest tests/test_legacy_export.py", "FAILED tests/test_legacy_export.py::test_csv - "
+                   "KeyError: 'legacy'\n1 failed, 3 passed", failed=True),
+               user("u1", "that exporter is gone, delete its test"),
+               ran("r2", "rm tests/test_legacy_export.py", "")]  # fmt: skip
+    removed = "Removed the legacy exporter's test; all tests pass."
+    assert found(session(records, (3, removed)), "claim-contradicted") == []
+    [hit] = found(session(records, (1, "All tests pass.")), "claim-contradicted")
+    assert hit.source.key == "r1"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("status", ["not yet addressed", "outstanding, awaiting the API docs",
+                                    "deferred to the next PR", "to be fixed once the docs confirm the verb"])
+def test_an_errors_and_fixes_line_that_says_the_failure_is_open_does_not_present_it_as_fixed(status: str) -> None:
+    records = [ran("r1", "./bp-cli import --config org.yaml", PERMISSIONS_404, failed=True)]
+    title = "**Live import failed with 404 Route not found on blueprint permissions**"
+    line = f"4. Errors and fixes:\n   - {title}: {status}\n"
+    assert found(session(records, (1, line)), "claim-contradicted") == []

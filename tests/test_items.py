@@ -12,8 +12,6 @@ from inspector.invariants import IndexedText, InvariantStatus
 from inspector.item_matching import match_action, match_failure, match_user_item
 from inspector.items import (
     action_items,
-    command_signature,
-    failure_items,
     session_items,
     statement_kind,
     statement_sentences,
@@ -21,6 +19,7 @@ from inspector.items import (
 )
 from inspector.model import Invariant, InvariantKind, SourceRecord
 from inspector.readers.claude_code import user_words_in_result
+from inspector.shell_runs import command_signature, failure_items
 from tests.helpers import LABELLED, needs_shared
 
 ENTIRECLI = LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl"
@@ -49,7 +48,7 @@ ANSWERED = (
 )
 BENCHMARK = "cd bench && python3 run_full_benchmark.py --sizes 64,128 --competitors cublas"
 CRASH_OUTPUT = "Running size 64...\nmalloc(): invalid size (unsorted)\nAborted (core dumped)"
-CRASH = "python3 run_full_benchmark.py: malloc(): invalid size (unsorted)"
+CRASH = "python run_full_benchmark.py: malloc(): invalid size (unsorted)"
 NEVER_STARTED = "python3: can't open file 'run_full_benchmark.py': [Errno 2] No such file or directory"
 
 
@@ -264,7 +263,7 @@ def test_rejection_feedback_is_a_constraint() -> None:
 
 
 def test_command_signature_drops_directory_and_flags() -> None:
-    assert command_signature(BENCHMARK) == ("python3", "run_full_benchmark.py")
+    assert command_signature(BENCHMARK) == ("python", "run_full_benchmark.py")
 
 
 def test_a_crash_in_piped_output_is_a_failure() -> None:

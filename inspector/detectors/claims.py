@@ -13,21 +13,24 @@ from collections.abc import Iterator
 
 from inspector.claim_evidence import (
     Split,
+    commit_made,
     finished_step,
     last_verifying_run,
     pushes,
     searched,
     split_at,
+    still_open,
     unchecked_edit,
     unprinted_figures,
 )
 from inspector.detectors.items import session_tracks, still
-from inspector.facts import GenerationFacts, TraceFacts, new_keys
+from inspector.facts import Config, GenerationFacts, TraceFacts, new_keys
 from inspector.invariants import InvariantStatus
-from inspector.items import USER_KINDS, edited_path, failure_line, span_counts, topic_terms
+from inspector.items import USER_KINDS, edited_path, span_counts, topic_terms
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
 from inspector.rule_registry import Hit, rule
-from inspector.summary_claims import Claim, ClaimKind
+from inspector.shell_runs import failure_line
+from inspector.summary_claims import Claim, ClaimKind, named_subjects
 from inspector.text import clip, quoted, sentences
 
 CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step")
@@ -90,17 +93,19 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
         label = generation.generation.label
         for claim in claims:
             if claim.kind is ClaimKind.PASSING:
-                run = last_verifying_run(split)
-                if run is None or not run.broke:
+                run = last_verifying_run(split, claim.text)
+                if run is None or not run.broke or not still_open(run, split):
                     continue
-                line = failure_line(run, from_first_line=True)
+                line = failure_line(run)
                 said = f"the last check before it, `{clip(run.command, 80)}`, failed: {line}"
                 source = _record_quote(run.key, line)
             else:
                 later = pushes(split.runs_after)
-                if pushes(split.runs) or not later:
+                if pushes(split.runs, claim.text) or not later:
                     continue
-                said = f"no push ran before it; `{clip(later[0].command, 80)}` ran after it"
+                sha = commit_made(claim.text, split.runs)
+                since = f" after {sha}" if sha else ""
+                said = f"no push ran{since} before it; `{clip(later[0].command, 80)}` ran after it"
                 source = _record_quote(later[0].key, later[0].command)
             yield Hit(generation.generation.index, f"{label} says {_said(claim)}, but {said}", claim.start,
                       claim.end, _evidence(claim, said), source=source)  # fmt: skip
@@ -120,7 +125,7 @@ def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
         split = split_at(facts, generation.generation)
         label = generation.generation.label
         for claim in claims:
-            why, carried_by = _unsupported(claim, split), claim.text
+            why, carried_by = _unsupported(claim, split, facts.config), claim.text
             if why is None:
                 continue
             if claim.kind is ClaimKind.RESULT:
@@ -159,7 +164,7 @@ def _repeated(claim: Claim, words: str, split: Split) -> SourceRecord | None:
                                          for s in sentences(t.text))), None)  # fmt: skip
 
 
-def _unsupported(claim: Claim, split: Split) -> str | None:
+def _unsupported(claim: Claim, split: Split, config: Config) -> str | None:
     """Why nothing before the compaction supports the claim, or None when something does (or might)."""
     if claim.kind is ClaimKind.PASSING:
         return None if last_verifying_run(split) is not None else "no test, build or lint ran before it"
@@ -170,14 +175,20 @@ def _unsupported(claim: Claim, split: Split) -> str | None:
         return f"no test, build or lint ran after the edit that made it{where}" if edit is not None else None
     if claim.kind is ClaimKind.VERIFIED:
         web = "web" in claim.text.lower()
-        return "no web search or fetch returned a result before it" if web and not searched(split) else None
+        if not web:
+            return None
+        if not searched(split):
+            return "no web search or fetch returned a result before it"
+        share = config.search_names_share
+        return None if searched(split, claim.text, share) else "no web search or fetch result before it names that"
     if claim.kind is ClaimKind.RESULT:
         missing = unprinted_figures(claim.text, split)
         return f"no output or message before it printed {', '.join(missing)}" if missing else None
     lowered = claim.text.lower()
-    if pushes(split.runs) or pushes(split.runs_after) or "user" in lowered or " you " in f" {lowered} ":
+    if pushes(split.runs, claim.text) or pushes(split.runs_after) or "user" in lowered or " you " in f" {lowered} ":
         return None  # a push later is a contradiction (above); the user's own push is not the agent's to show
-    return "no git push ran before it"
+    sha = commit_made(claim.text, split.runs)
+    return f"no git push ran after {sha} before it" if sha else "no git push ran before it"
 
 
 def _carries(later: GenerationFacts, claim: Claim, words: str) -> bool:
@@ -210,8 +221,9 @@ def summary_collapse(facts: TraceFacts) -> Iterator[Hit]:
         reported = False
         if claims:  # the span is counted only for a summary that makes a claim about it
             positions, sources = facts.log_positions, facts.trace.sources
-            span = span_counts([sources[positions[key]] for key in new_keys(state, parent_state) if key in positions])
+            span_records = [sources[positions[key]] for key in new_keys(state, parent_state) if key in positions]
             for claim in claims:
+                span = span_counts(span_records, named_subjects(claim.text))
                 if claim.kind is ClaimKind.BRIEF and span.user_messages >= BRIEF_LIMIT:
                     said = f"{span.user_messages} user messages"
                 elif claim.kind is ClaimKind.NO_ERRORS and span.failed_runs:

@@ -389,7 +389,9 @@ class _Reader:
             body = blocks_text(block.get("content")) or blocks_text(block.get("text"))
             error = block.get("is_error") is True or (len(results) == 1 and data.tool_error)
             tool = self.transcript.call_tool(call_id)
-            self.transcript.tool_result(call_id, node.uuid, body, is_error=error, timestamp=timestamp, fields=fields)
+            meaning = {"exit_meaning": data.exit_meaning} if data.exit_meaning and len(results) == 1 else {}
+            self.transcript.tool_result(call_id, node.uuid, body, is_error=error, timestamp=timestamp, fields=fields,
+                                        **meaning)  # fmt: skip
             said, via = user_words_in_result(body)
             if said and via == _answer_kind(tool, block, data):
                 # The user's own words, typed into a rejection or a question tool: a user statement.

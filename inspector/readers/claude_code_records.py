@@ -79,6 +79,9 @@ class Record(msgspec.Struct, gc=False):
     following plan:") around the plan the agent wrote, so none of it is the user's words."""
     tool_error: bool = False
     """`toolUseResult` marked the call failed: an "Error…" string, or an object with `is_error: true`."""
+    exit_meaning: Any = None
+    """`toolUseResult.returnCodeInterpretation`: how the harness read a non-zero exit status that is no error
+    (grep's "No matches found")."""
     harness_error: bool = False
     """`toolUseResult` is a plain "Error…" string: the harness's word on the call (refused, or it failed),
     not a structured output the tool itself returned."""
@@ -102,6 +105,7 @@ _USED_VALUES = attrgetter(*_USED)
 
 class _ErrorFlag(msgspec.Struct, gc=False):
     is_error: Any = None
+    returnCodeInterpretation: Any = None
 
 
 _ERROR_FLAG = msgspec.json.Decoder(_ErrorFlag)
@@ -120,7 +124,11 @@ def slim(fast: Any) -> Record:
     """A fast record as a `Record` that holds nothing of its line."""
     result = fast.toolUseResult
     harness = isinstance(result, msgspec.Raw) and memoryview(result)[:7].tobytes() == b'"Error:'
-    return Record(*_USED_VALUES(fast), tool_error=_raw_tool_error(result), harness_error=harness)
+    structured = isinstance(result, msgspec.Raw) and memoryview(result)[:1].tobytes() == b"{"
+    flags = _ERROR_FLAG.decode(result) if structured else None
+    return Record(*_USED_VALUES(fast), tool_error=_raw_tool_error(result) if flags is None else flags.is_error is True,
+                  exit_meaning=_exit_meaning(flags.returnCodeInterpretation if flags else None),
+                  harness_error=harness)  # fmt: skip
 
 
 def from_dict(data: dict[str, Any]) -> Record:
@@ -133,8 +141,13 @@ def from_dict(data: dict[str, Any]) -> Record:
         known["message"] = None
     unknown = None if data.keys() <= KNOWN_FIELDS else {k: v for k, v in data.items() if k not in KNOWN_FIELDS}
     result = data.get("toolUseResult")
-    return Record(**known, tool_error=_tool_error(result), harness_error=isinstance(result, str)
+    meaning = _exit_meaning(result.get("returnCodeInterpretation")) if isinstance(result, dict) else None
+    return Record(**known, tool_error=_tool_error(result), exit_meaning=meaning, harness_error=isinstance(result, str)
                   and result.startswith("Error:"), fields=unknown)  # fmt: skip
+
+
+def _exit_meaning(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
 
 
 def has_parent_field(record: Any) -> bool:

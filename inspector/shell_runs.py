@@ -1,0 +1,617 @@
+"""Shell runs and failures: what each shell command attempted, how it ended, and the life of each failure.
+
+A shell line is parsed by a shell parser (`bashlex`) into its steps: the simple commands of its lists and
+pipelines, without the assignments, redirections and wrappers (`timeout 30`, `uv run`, `npx`) around them.
+What a line *attempted* is its last step that does work, not one that looks (`ls`, `grep`, `git status`) or
+prepares (`cd`, `export`, `rm -rf build`, `mkdir`): `make clean && make` attempts `make`. Its exit status is
+the last pipeline's last stage's, so a run that pipes its output into a filter (`pip list | grep cupy`,
+`go test | tail`) or ends in `|| true` says nothing by its status about what it attempted; its output still
+does (a crash, test-failure rows).
+
+A failure is opened by a run that broke; it is superseded by a later failure of the same attempt (the
+problem as it now stands), and retired by a later run that shows it gone: the same attempt run clean, the
+whole test suite passing, inline code retried in another form and run clean, the failing file removed.
+Whether it is still open at a compaction is where the compaction falls against those records
+(`inspector.facts.retired_at`).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import bashlex
+
+from inspector.literals import Literals
+from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
+from inspector.text import clip
+
+# --- what a line runs ------------------------------------------------------------------------------
+
+_LOOKING = frozenset(
+    "ls cat head tail find grep egrep fgrep rg ag fd pwd which whereis wc file stat tree du df env sed awk sort "
+    "uniq diff less more type command readlink realpath basename dirname date whoami id ps jq cut tr column "
+    "xxd od hexdump nl tee".split()
+)
+"""Commands that look: their failure is exploration, not an open problem."""
+_PREPARING = frozenset(
+    "cd pushd popd export unset set source . echo printf mkdir rm rmdir cp mv touch chmod chown ln sleep true "
+    "false test [ [[ kill pkill clear exit return wait trap shopt alias".split()
+)
+"""Commands that set the scene or tidy it: never what a line attempted, and their failure is no open problem."""
+_GIT_LOOKING = frozenset(
+    "status log diff show branch ls-files ls-tree rev-parse rev-list remote config blame grep describe reflog "
+    "shortlog cat-file for-each-ref name-rev merge-base help version".split()
+)
+"""Git subcommands that only look; the others (push, commit, rebase, merge, pull…) act, and can fail as work."""
+_FILTERS = frozenset("grep egrep fgrep rg ag head tail wc sort uniq cut tr sed awk jq less more tee column nl".split())
+"""Stages a pipeline's output is read through: a pipeline ending in one has that filter's exit status."""
+_WRAPPERS = {"timeout": 1, "time": 0, "nice": 0, "nohup": 0, "sudo": 0, "exec": 0, "command": 0, "env": 0,
+             "stdbuf": 0, "caffeinate": 0, "npx": 0, "bunx": 0, "pnpx": 0}  # fmt: skip
+"""Programs that run the next word: the program is what they run (`timeout` first takes a duration)."""
+_RUN_SUBCOMMANDS = {"uv": "run", "poetry": "run", "pipenv": "run", "pdm": "run", "rye": "run", "hatch": "run",
+                    "pnpm": "exec", "npm": "exec", "bundle": "exec", "conda": "run"}  # fmt: skip
+"""Tool runners whose subcommand runs the rest of the line in its environment: `uv run python3 x.py` is `python3
+x.py` in another form."""
+_RUNNERS = frozenset("python node go cargo make cmake mise npm yarn pnpm bun uv pip pytest sh bash tsx deno".split())
+"""Programs whose first argument says what runs (`make test`, `go build`, `npm run lint`), kept in the signature."""
+_C_FAMILY = frozenset("gcc g++ cc c++ clang clang++ nvcc".split())
+"""Compilers of one program: a build is named by what it writes (`-o prog`), whichever of them ran it."""
+_INLINE = frozenset(("-c", "-e", "--eval", "-", "--command"))
+"""An interpreter given its code on the line or on standard input: code written for this run, not a file."""
+_PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?")
+_BARE_NUMBER = re.compile(r"[\d.,:x%]+[smh]?")
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One simple command of a line, its program first (assignments, redirections and wrappers removed)."""
+
+    words: tuple[str, ...]
+    after: str
+    """How it follows the step before: "" (first), "&&", "||", ";" or "|"."""
+    piped_on: bool = False
+    """A later pipeline stage reads its output."""
+
+
+def _words_of(node: object) -> list[str]:
+    return [part.word for part in getattr(node, "parts", []) if part.kind == "word"]
+
+
+def _walk(node: object, after: str, steps: list[Step]) -> str:
+    """Append the steps under a node in the order they run; the connector the next step follows by."""
+    kind = getattr(node, "kind", "")
+    if kind == "command":
+        steps.append(Step(tuple(_words_of(node)), after))
+        return ""
+    if kind == "pipeline":
+        stages = [p for p in node.parts if p.kind != "pipe"]  # type: ignore[attr-defined]
+        for number, stage in enumerate(stages):
+            start = len(steps)
+            _walk(stage, after if number == 0 else "|", steps)
+            if number < len(stages) - 1 and len(steps) > start:
+                steps[-1] = Step(steps[-1].words, steps[-1].after, piped_on=True)
+        return ""
+    if kind == "list":
+        for part in node.parts:  # type: ignore[attr-defined]
+            if part.kind == "operator":
+                after = part.op if part.op in ("&&", "||") else ";"
+            else:
+                _walk(part, after, steps)
+                after = ";"
+        return ""
+    for part in getattr(node, "list", None) or getattr(node, "parts", None) or ():  # for, while, if, ( ), { }
+        if getattr(part, "kind", "") in ("command", "pipeline", "list", "compound", "for", "while", "if", "until"):
+            _walk(part, after, steps)
+            after = ";"
+    return ""
+
+
+def _fallback_steps(command: str) -> list[Step]:
+    """What a line runs when the shell parser refuses it (a heredoc inside `$(…)`, syntax it does not cover):
+    the standard library's shell lexer, which keeps quotes whole and gives the operators as tokens."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    steps: list[Step] = []
+    words: list[str] = []
+    after = ""
+    try:
+        tokens = list(lexer)
+    except ValueError:  # an unclosed quote: the words before it
+        tokens = command.split()
+    for token in [*tokens, ";"]:
+        if token in ("&&", "||", ";", "|", "&", ";;", "|&"):
+            if words:
+                steps.append(Step(tuple(words), after, piped_on=token in ("|", "|&")))
+            words, after = [], "|" if token in ("|", "|&") else token if token in ("&&", "||") else ";"
+        elif not re.fullmatch(r"\w+=.*|\d*[<>]+&?\S*|[()<>]+", token):
+            words.append(token)
+    return steps
+
+
+@lru_cache(maxsize=1 << 12)
+def parse_steps(command: str) -> tuple[Step, ...]:
+    """The steps of a shell line in the order they run, each without its wrappers.
+
+    Cached: a session runs the same few commands again and again, and each costs a parse.
+    """
+    steps: list[Step] = []
+    try:
+        for node in bashlex.parse(command):
+            _walk(node, ";" if steps else "", steps)
+    except Exception:  # bashlex raises its own and a few builtin errors on syntax it does not cover
+        steps = _fallback_steps(command)
+    return tuple(Step(_unwrapped(step.words), step.after, step.piped_on) for step in steps if _unwrapped(step.words))
+
+
+def _unwrapped(words: tuple[str, ...]) -> tuple[str, ...]:
+    """A step's words from the program it runs: `timeout 30 uv run python3 x.py` → `python3 x.py`."""
+    rest = list(words)
+    while rest:
+        head = rest[0]
+        if head in _WRAPPERS:
+            rest = rest[1:]
+            while rest and (rest[0].startswith("-") or "=" in rest[0]):
+                rest = rest[1:]
+            rest = rest[_WRAPPERS[head]:] if rest and _WRAPPERS[head] and _BARE_NUMBER.fullmatch(rest[0]) else rest
+        elif head in _RUN_SUBCOMMANDS and len(rest) > 1 and rest[1] == _RUN_SUBCOMMANDS[head]:
+            rest = rest[2:]
+            while rest and rest[0].startswith("-"):
+                rest = rest[1:]
+        else:
+            break
+    return tuple(rest)
+
+
+def _program(word: str) -> str:
+    """The program a step's first word names: an interpreter by its family (`python3.12` → `python`), a path
+    by its file name when it is absolute or names a known runner (`.venv/bin/python`)."""
+    name = word.rsplit("/", 1)[-1]
+    if _PYTHON.fullmatch(name):
+        return "python"
+    return name if word.startswith("/") or name in _RUNNERS or name in _C_FAMILY else word
+
+
+def inline_code(step: Step, command: str = "") -> bool:
+    """Code written for this run: given on the line or on standard input (`python -c`, `node -e`, `python3 -
+    <<PY`), or a file the same line writes before it runs or builds it (`echo '…' > t.c && gcc t.c`). No
+    file of the project names what it runs, so its retries take other forms."""
+    if len(step.words) > 1 and any(w in _INLINE for w in step.words[1:3]):
+        return True
+    return any(re.search(r">\s*['\"]?" + re.escape(w) + r"(?![\w.])", command) for w in step.words[1:] if "." in w)
+
+
+def step_signature(step: Step) -> tuple[str, ...]:
+    """What a step runs, without where it ran or its flags: `python3 x.py -n 3` → (python, x.py)."""
+    program = _program(step.words[0])
+    args = [w for w in step.words[1:] if not w.startswith("-") and not _BARE_NUMBER.fullmatch(w)]
+    if program in _C_FAMILY:
+        words = list(step.words)
+        output = words[words.index("-o") + 1] if "-o" in words[:-1] else next(
+            (w for w in args if re.search(r"\.(?:c|cc|cpp|cxx|cu|m)$", w)), "")  # fmt: skip
+        return ("cc", output.rsplit("/", 1)[-1])
+    if inline_code(step):  # the code is on the line: nothing names it
+        return (program, "-")
+    if program == "git":
+        return (program, _git_subcommand(step.words))
+    depth = 2 if program in _RUNNERS and args and not re.search(r"[/.]", args[0]) else 1
+    return (program, *args[:depth])
+
+
+def _git_subcommand(words: Sequence[str]) -> str:
+    """Git's subcommand, past its global options (`git -C repo add` → add)."""
+    rest = list(words[1:])
+    while rest and rest[0].startswith("-"):
+        rest = rest[2:] if rest[0] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else rest[1:]
+    return rest[0] if rest else ""
+
+
+def _works(step: Step) -> bool:
+    """The step does work: it neither looks nor prepares."""
+    program = _program(step.words[0])
+    if program == "git":
+        sub = _git_subcommand(step.words)
+        return sub not in _GIT_LOOKING and not (sub == "stash" and "list" in step.words)
+    return program not in _LOOKING and program not in _PREPARING
+
+
+def attempted(steps: Sequence[Step]) -> Step | None:
+    """The step a line was run for: its last step that does work, read from the head of its pipeline."""
+    working = [s for s in steps if _works(s) and s.after != "|"]
+    return working[-1] if working else None
+
+
+@lru_cache(maxsize=1 << 12)
+def command_signature(command: str) -> tuple[str, ...]:
+    """What a line attempted, without where it ran or its flags: `cd bench && python3 x.py -n 3` → (python,
+    x.py); () for a line that only looks or prepares. Two runs with one signature are the same attempt."""
+    step = attempted(parse_steps(command))
+    return step_signature(step) if step is not None else ()
+
+
+def _status_speaks(steps: Sequence[Step], step: Step) -> bool:
+    """The line's exit status is the attempted step's: nothing runs after it that sets the status instead
+    (a filter it is piped into, `|| true`, `; echo done`)."""
+    return bool(steps) and steps[-1] is step
+
+
+def proven_steps(steps: Sequence[Step]) -> list[Step]:
+    """The steps a line's success proves succeeded: the last, and those chained to it by `&&`."""
+    proven: list[Step] = []
+    for step in reversed(steps):
+        if step.piped_on:
+            continue  # a pipeline's status is its last stage's
+        proven.append(step)
+        if step.after != "&&":
+            break
+    return proven
+
+
+# --- how a run ended ---------------------------------------------------------------------------------
+
+_CRASH = re.compile(
+    r"malloc\(\): [^\n]+|double free[^\n]*|free\(\): [^\n]+|segmentation fault[^\n]*|\(core dumped\)|"
+    r"stack smashing detected|SIGSEGV|SIGABRT|^panic: [^\n]+|AddressSanitizer: [^\n]+",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A process died: whatever the exit code says, the run did not succeed."""
+_CRASH_LITERALS = ("malloc(): ", "double free", "free(): ", "segmentation fault", "(core dumped)",
+                   "stack smashing detected", "sigsegv", "sigabrt", "panic: ", "addresssanitizer: ")  # fmt: skip
+"""Each alternative of `_CRASH` holds one of these: a literal search finds them in C."""
+_CRASH_MARKERS = Literals(_CRASH_LITERALS)
+
+
+def _crash(output: str) -> re.Match[str] | None:
+    """`_CRASH.search(output)`, started at the first literal that could begin a match.
+
+    A case-blind alternation is tried at every position: 5 s on a 50 MB tool result. Most outputs
+    hold none of the literals and are dismissed by one literal scan in C.
+    """
+    if _CRASH_MARKERS.any_in(output) is False:
+        return None
+    lowered = output.lower()
+    hits = [at for literal in _CRASH_LITERALS if (at := lowered.find(literal)) >= 0]
+    if not hits:
+        return None
+    return _CRASH.search(output, min(hits) if len(lowered) == len(output) else 0)
+
+
+_HARMLESS_ERROR = re.compile(
+    r"doesn't want to proceed with this tool use|Read it first before writing|has not been read yet|"
+    r"File does not exist|Found \d+ matches of the string|No such file or directory|command not found|"
+    r"permission denied|exceeds maximum allowed size|String to replace not found|Interrupted by user|"
+    r"\[Request interrupted|No rule to make target '[^'\n]+'\.\s+Stop",
+    re.IGNORECASE,
+)
+"""Errors that are slips the agent recovers from at once, not failures of the work: a refused or misaddressed
+call, a command or target name that does not exist (`make: *** No rule to make target 'tests'.  Stop.`; a
+missing target some other target needs, "…, needed by 'x.o'", is a broken build and stays a failure)."""
+_HARMLESS_LITERALS = ("doesn't want to proceed with this tool use", "read it first before writing",
+                      "has not been read yet", "file does not exist", "found ", "no such file or directory",
+                      "command not found", "permission denied", "exceeds maximum allowed size",
+                      "string to replace not found", "interrupted by user", "[request interrupted",
+                      "no rule to make target")  # fmt: skip
+"""Each alternative of `_HARMLESS_ERROR` holds one of these, lower-cased."""
+_HARMLESS_MARKERS = Literals(_HARMLESS_LITERALS)
+
+
+def harmless_error(output: str) -> bool:
+    """`_HARMLESS_ERROR.search(output)`, dismissed early when no alternative's literal is in the output."""
+    if _HARMLESS_MARKERS.any_in(output) is False:
+        return False
+    return _HARMLESS_ERROR.search(output) is not None
+
+
+TEST_RUN = re.compile(r"\b(?:test|tests|pytest|jest|vitest|ctest|rspec|tox|nox)\b")
+"""A command that runs tests."""
+_SELECTOR = re.compile(
+    r"\s(?:-run|-k|-t|--grep|--testNamePattern|-m)[\s=]|::|"
+    r"\s\S+(?:_test\.go|_test\.py|\.test\.[jt]sx?|\.spec\.[jt]sx?|test_\w+\.py)\b"
+)
+"""A run of chosen tests: a name filter, a test id, a single test file."""
+_TRACERS = frozenset("valgrind strace ltrace gdb lldb perf".split())
+_FAILED_ROW = re.compile(
+    r"^(?:--- )?FAIL(?:ED)?\b[^\n]*|^\s*(?:Tests?|Test Files|Test Suites):?\s+[1-9]\d* failed\b[^\n]*|"
+    r"^=+ [^\n]*\b[1-9]\d* failed\b[^\n]*|^panic: [^\n]*",
+    re.MULTILINE,
+)
+"""A row a test runner prints for a failed test or package (go's `FAIL\tpkg` and `--- FAIL: TestX`, pytest's
+`FAILED tests/…` and `=== 1 failed, 9 passed ===`, jest's and vitest's `Tests: 1 failed`): read from the output
+when the exit status is not the runner's. Only the runners' own row shapes: "3 failed retries" in a test's
+name is no failure."""
+_FAILED_OUTPUT = re.compile(rf"{_FAILED_ROW.pattern}|\b[1-9]\d* errors?\b|Traceback \(most", re.MULTILINE)
+"""What a failed test run prints: a run piped into `tail` reports success whatever the tests did."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShellRun:
+    """One shell command with its outcome, as its tool result records it."""
+
+    key: str
+    command: str
+    signature: tuple[str, ...]
+    failed: bool
+    """The harness marked the call failed (a non-zero status, or the call never ran)."""
+    crash: str | None
+    output: str
+    status_is_answer: bool = False
+    """The harness read a non-zero status as an answer, not an error (grep's "no match"): the format's own
+    field, carried by the reader as `exit_meaning`."""
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        return parse_steps(self.command)
+
+    @property
+    def test_failure_row(self) -> str | None:
+        """A failed test's row in the output of a test run whose exit status is not the runner's own."""
+        step = attempted(self.steps)
+        if step is None or _status_speaks(self.steps, step) or not TEST_RUN.search(" ".join(step.words)):
+            return None  # a status that is the runner's own is its word on the tests
+        row = _FAILED_ROW.search(self.output)
+        return row.group(0).strip() if row else None
+
+    @property
+    def status_failed(self) -> bool:
+        """The exit status says the attempted step failed: it is the step's own, and not an answer."""
+        if not self.failed or self.status_is_answer:
+            return False
+        step = attempted(self.steps)
+        return step is None or _status_speaks(self.steps, step) or not _FILTERS.issuperset(
+            _program(s.words[0]) for s in self.steps[self.steps.index(step) + 1:])  # fmt: skip
+
+    @property
+    def clean(self) -> bool:
+        """It got past: no error status, no crash, and not a slip that never ran it (a pipe hides both)."""
+        return not self.status_failed and self.crash is None and not harmless_error(self.output) and not (
+            self.failed and not self.status_is_answer and self.test_failure_row)  # fmt: skip
+
+    @property
+    def broke(self) -> bool:
+        """It failed as work fails: a crash, an error status that is not a slip, or a failed test's row."""
+        return self.crash is not None or (self.status_failed and not harmless_error(self.output)) or (
+            self.test_failure_row is not None)  # fmt: skip
+
+
+def shell_runs(records: Sequence[SourceRecord]) -> list[ShellRun]:
+    """Every shell command with its outcome, in log order (tool results carry their call's command)."""
+    runs = []
+    for record in records:
+        if record.namespace != TRANSCRIPT or record.kind not in ("tool_result", "tool_error"):
+            continue
+        command = record.extra.get("command")
+        if not isinstance(command, str) or not command.strip():
+            continue
+        crash = _crash(record.text)
+        runs.append(ShellRun(record.key, command, command_signature(command), record.kind == "tool_error",
+                             crash.group(0).strip() if crash else None, record.text,
+                             isinstance(record.extra.get("exit_meaning"), str)))  # fmt: skip
+    return runs
+
+
+# --- the line a failure is known by ------------------------------------------------------------------
+
+_ERROR_LINE = re.compile(
+    r"\b(?:error|failed|failure|fatal|timed out|exception|undefined reference|cannot find -l)\b|\b\w+(?:Error|"
+    r"Exception):|^FAIL\b|\*\*\* .*\bStop\.$", re.IGNORECASE)  # fmt: skip
+"""A line that names a failure: an error word, an exception, a linker's or make's fatal message."""
+_STATUS_LINE = re.compile(r"^\s*(?:exit (?:code|status):? \d+|\(\w+ completed with no output\))\s*$", re.IGNORECASE)
+"""The harness's report of how a call ended, not the program's output."""
+
+
+_ECHO_SLACK = 20
+"""How far into a line the command may start for the line to be the harness echoing it ("Bash failed: " is
+13 characters): a line holding more than the command (`make: *** …` for `make`) is the program's."""
+
+
+def _program_lines(run: ShellRun) -> list[str]:
+    """The output's lines without the harness's status line and its echo of the command."""
+    return [line.strip() for line in run.output.splitlines() if line.strip() and not _STATUS_LINE.match(line)
+            and not _echoes(line, run.command)]  # fmt: skip
+
+
+def _echoes(line: str, command: str) -> bool:
+    """The line is the harness repeating the command (after a short label, perhaps cut with "…")."""
+    flat = " ".join(command.split())
+    at = line.find(flat[:30]) if flat else -1
+    if not 0 <= at <= _ECHO_SLACK:
+        return False
+    return flat.startswith(" ".join(line[at:].rstrip("….").split()))
+
+
+def printed_nothing(run: ShellRun) -> bool:
+    """The run's output holds none of the program's own words (only the harness's status line, or nothing)."""
+    return not _program_lines(run)
+
+
+def failure_line(run: ShellRun) -> str:
+    """The line a reviewer recognises the failure by: the crash, else the first error-looking line (a linker's
+    "undefined reference" before its "collect2: error: ld returned 1"), else the last line. The harness's
+    status line and its echo of the command are not the program's words."""
+    if run.crash:
+        return run.crash
+    row = run.test_failure_row
+    if row is not None and not run.status_failed:
+        return clip(row, 200)
+    lines = _program_lines(run)
+    errors = [line for line in lines if _ERROR_LINE.search(line)]
+    if errors:
+        return clip(errors[0], 200)
+    return clip(lines[-1] if lines else run.command, 200)
+
+
+def is_failure(run: ShellRun) -> bool:
+    """A run that opens a failure of the work: it attempted work (not a look or a tidy) and broke, saying so.
+
+    A non-zero status with no error in the output is a verdict the program reports by its status (a checker
+    exiting 2 on a report it printed, `cmp`, a silent probe), not a failure anyone could name by a line.
+    """
+    if not run.signature or not run.broke:
+        return False
+    return run.crash is not None or run.test_failure_row is not None or any(
+        _ERROR_LINE.search(line) for line in _program_lines(run))  # fmt: skip
+
+
+# --- what a failure is about ------------------------------------------------------------------------
+
+NOT_A_SUBJECT = frozenset(_RUNNERS | set(_WRAPPERS) | set(_RUN_SUBCOMMANDS) | {"run", "exec"})
+"""Words that name how something ran, not what: `npx tsx bin/cli.ts` is about cli, not about npx."""
+
+
+def subject_stem(word: str) -> str:
+    """A program, test or file by its stem, lower-cased: `./tests/vsla_tests` → vsla_tests, `bin/cli.ts` → cli."""
+    name = word.strip("`'\"()[]{}<>,;:!?").rstrip("/").rsplit("/", 1)[-1].lower().lstrip(".")
+    return name.split(".", 1)[0].split(":", 1)[0]
+
+
+SUBJECT_MIN_LENGTH = 3
+"""A stem shorter than this ('go', 'a', 'io') names no program, test or file of its own."""
+
+
+def is_subject(stem: str) -> bool:
+    """A stem that can name a program, test or file: long enough, not a number, not a runner's name."""
+    return len(stem) >= SUBJECT_MIN_LENGTH and not stem.isdigit() and stem not in NOT_A_SUBJECT
+
+
+def failure_subjects(text: str) -> frozenset[str]:
+    """Everything a failure's text (its attempt, command or line) could be known by: each word's stem, and each
+    part of a path (`cmd/entire/cli/summarise` is about cli as much as about summarise)."""
+    parts = (part for word in text.split() for part in (word, *word.split("/")))
+    return frozenset(s for part in parts if is_subject(s := subject_stem(part)))
+
+
+def about_subject(failure_text: str, subjects: frozenset[str]) -> bool:
+    """Is a failure about one of the programs, tests or files a sentence names? A sentence naming none is about
+    the whole run, and every failure is about it."""
+    return not subjects or bool(subjects & failure_subjects(failure_text))
+
+
+# --- the life of a failure ---------------------------------------------------------------------------
+
+
+def whole_suite(run: ShellRun) -> bool:
+    """A clean run of the whole test suite (`mise run test:ci`, `go test ./...`, `pytest`), not of chosen tests.
+
+    It retires a failed test run however that was run, since the failing test is in the suite; its
+    output must show no failure, as a pipe hides the exit status.
+    """
+    return (run.clean and bool(run.signature) and run.signature[0] not in _TRACERS
+            and bool(TEST_RUN.search(run.command)) and not _SELECTOR.search(run.command)
+            and not _FAILED_OUTPUT.search(run.output))  # fmt: skip
+
+
+_COMPILE_ERROR = re.compile(r"^\S+\.\w+:\d+:(?:\d+:)? (?:fatal )?error\b|undefined reference|\bld returned\b|"
+                            r"cannot find -l", re.MULTILINE)  # fmt: skip
+"""A compiler's or linker's diagnostic: the build step of a line failed, not what it would have run after."""
+
+
+def failing_signature(run: ShellRun, line: str) -> tuple[str, ...]:
+    """The attempt a failure belongs to: the line's attempt, or its build step when the build is what failed
+    (`gcc -o t t.c && ./t` stopping at a compile error is a failed build of t, not a failed run of ./t)."""
+    if _COMPILE_ERROR.search(line):
+        build = next((s for s in run.steps if s.words and _program(s.words[0]) in _C_FAMILY), None)
+        if build is not None:
+            return step_signature(build)
+    return run.signature
+
+
+def _ran_clean(failed: Failure, later: ShellRun) -> bool:
+    return later.clean and any(step_signature(s) == failed.signature for s in proven_steps(later.steps))
+
+
+def _suite_passed(failed: Failure, later: ShellRun) -> bool:
+    return bool(TEST_RUN.search(failed.run.command)) and whole_suite(later)
+
+
+def _retried_in_another_form(failed: Failure, later: ShellRun) -> bool:
+    """Code written into the line failed; the same interpreter then ran clean, inline or from a file."""
+    steps = failed.run.steps
+    if not later.clean or not any(inline_code(s, failed.run.command) and step_signature(s)[0] == failed.signature[0]
+                                  for s in steps):  # fmt: skip
+        return False
+    return any(step_signature(s)[0] == failed.signature[0] for s in proven_steps(later.steps))
+
+
+def _file_removed(failed: Failure, later: ShellRun) -> bool:
+    """The file the failure ran or built was deleted: what failed no longer exists to fail."""
+    named = failed.signature[-1].rsplit("/", 1)[-1] if len(failed.signature) > 1 else ""
+    if not named or "." not in named and failed.signature[0] != "cc" or later.status_failed:
+        return False
+    return any(_program(s.words[0]) == "rm" and any(w.rsplit("/", 1)[-1].split(".")[0] == named.split(".")[0]
+                                                   for w in s.words[1:] if not w.startswith("-"))
+               for s in later.steps)  # fmt: skip
+
+
+RETIREMENTS: tuple[tuple[str, Callable[[Failure, ShellRun], bool]], ...] = (
+    ("ran clean", _ran_clean),
+    ("the whole suite passed", _suite_passed),
+    ("retried in another form", _retried_in_another_form),
+    ("its file was removed", _file_removed),
+)
+"""What shows a failure gone, each as (how it is said, whether a later run shows it), tried in order."""
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """One failure of the work and what became of it."""
+
+    run: ShellRun
+    line: str
+    signature: tuple[str, ...]
+    """The attempt that failed (`failing_signature`)."""
+    superseded_by: str | None = None
+    """A later failure of the same attempt: the problem as it now stands, which the next agent needs instead."""
+    retired_by: str | None = None
+    how: str | None = None
+    """How it was retired: one of `RETIREMENTS`' names."""
+
+    @property
+    def text(self) -> str:
+        return f"{' '.join(self.signature)}: {self.line}"
+
+
+def failures(runs: Sequence[ShellRun]) -> Iterator[Failure]:
+    """Each failure of the work in log order, the same attempt failing the same way once (a crash once however
+    it was run), with what superseded or retired it."""
+    seen: set[tuple[tuple[str, ...], str]] = set()
+    for position, run in enumerate(runs):
+        if not is_failure(run):
+            continue
+        line = failure_line(run)
+        failure = Failure(run, line, failing_signature(run, line))
+        same = ((), line) if run.crash else (failure.signature, line)
+        if same in seen:
+            continue
+        seen.add(same)
+        later_runs = runs[position + 1 :]
+        retired = next(((later.key, how) for later in later_runs for how, shows in RETIREMENTS
+                        if shows(failure, later)), (None, None))  # fmt: skip
+        superseded = next((later.key for later in later_runs if not run.crash and is_failure(later)
+                           and (later_line := failure_line(later)) != line
+                           and failing_signature(later, later_line) == failure.signature), None)  # fmt: skip
+        if superseded is not None and retired[0] is not None and _before(runs, retired[0], superseded):
+            superseded = None
+        yield replace(failure, superseded_by=superseded, retired_by=retired[0], how=retired[1])
+
+
+def _before(runs: Sequence[ShellRun], first: str, second: str) -> bool:
+    keys = [run.key for run in runs]
+    return keys.index(first) < keys.index(second)
+
+
+def failure_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
+    """Failures of the work as items: owed until superseded or retired."""
+    for failure in failures(shell_runs(records)):
+        kind = InvariantKind.FAILURE if failure.run.crash else InvariantKind.FAILED_APPROACH
+        yield Invariant(f"{kind.value}:{failure.run.key}", kind, failure.text, failure.run.key,
+                        retired_by=failure.superseded_by or failure.retired_by)  # fmt: skip
+
+
+__all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "SUBJECT_MIN_LENGTH", "TEST_RUN", "Failure", "ShellRun", "Step",
+           "about_subject", "attempted", "command_signature", "failing_signature", "failure_items", "failure_line",
+           "failure_subjects", "failures", "harmless_error", "inline_code", "is_failure", "is_subject", "parse_steps",
+           "printed_nothing", "proven_steps", "shell_runs", "step_signature", "subject_stem",
+           "whole_suite"]  # fmt: skip

@@ -1,0 +1,151 @@
+"""Shell runs and the life of a failure, one mechanism per test, each from a real session excerpt.
+
+The commands and outputs are from ../shared/real_traces (labelled sessions and the readable half of wider/),
+cut short; paths and names are changed.
+"""
+
+from __future__ import annotations
+
+import json
+
+from inspector.model import SourceRecord
+from inspector.readers.registry import load_trace
+from inspector.shell_runs import command_signature, failure_line, failures, parse_steps, shell_runs
+
+
+def ran(key: str, command: str, output: str, failed: bool = False, **extra: object) -> SourceRecord:
+    return SourceRecord(key=key, text=output, namespace="transcript", kind="tool_error" if failed else "tool_result",
+                        authority="tool", extra={"command": command, **extra})  # fmt: skip
+
+
+def open_failures(*records: SourceRecord) -> list[str]:
+    return [f.text for f in failures(shell_runs(records)) if f.retired_by is None and f.superseded_by is None]
+
+
+def fates(*records: SourceRecord) -> list[tuple[str, str | None, str | None]]:
+    return [(f.run.key, f.retired_by, f.how) for f in failures(shell_runs(records))]
+
+
+# --- what a line attempted ---------------------------------------------------------------------------
+
+
+def test_a_pipeline_into_grep_that_matches_nothing_is_no_failure_of_pip() -> None:
+    # grep's status 1 is "no match": the pipeline's status is the filter's, not pip's.
+    [run] = shell_runs([ran("t1", "pip list | grep -i cupy", "Exit code 1", failed=True)])
+    assert (run.signature, run.status_failed) == (("pip", "list"), False)
+
+
+def test_the_harness_reading_a_status_as_an_answer_is_carried_from_the_log(tmp_path) -> None:
+    call = {"type": "assistant", "uuid": "a1", "parentUuid": None, "message": {"role": "assistant", "id": "m1",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                         "input": {"command": "pip list | grep -i cupy"}}]}}  # fmt: skip
+    result = {"type": "user", "uuid": "u1", "parentUuid": "a1", "message": {"role": "user", "content": [
+        {"tool_use_id": "toolu_1", "type": "tool_result", "content": "", "is_error": True}]},
+        "toolUseResult": {"stdout": "", "stderr": "", "interrupted": False, "isImage": False,
+                          "returnCodeInterpretation": "No matches found"}}  # fmt: skip
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in (call, result)) + "\n")
+    [run] = shell_runs(load_trace(path).sources)
+    assert (run.failed, run.status_is_answer, run.clean) == (True, True, True)
+    [answered] = shell_runs([ran("t1", "go vet ./...", "", failed=True, exit_meaning="No matches found")])
+    assert not answered.status_failed
+
+
+def test_make_clean_then_make_is_an_attempt_of_make() -> None:
+    assert command_signature("cd build && make clean && make") == ("make",)
+    records = (ran("t1", "cd build && make", "src/vsla_core.c:12:5: error: unknown type name 'tensor_t'",
+                   failed=True),
+               ran("t2", "cd build && make clean && make", "[100%] Built target vsla"))  # fmt: skip
+    assert fates(*records) == [("t1", "t2", "ran clean")]
+
+
+def test_setup_steps_before_the_work_do_not_hide_its_failure() -> None:
+    command = "cd /home/dev/vsla && rm -rf build && mkdir build && cd build && cmake .. -DVSLA_ENABLE_CUDA=ON"
+    output = "CMake Error at /usr/share/cmake-3.28/Modules/CMakeDetermineCUDACompiler.cmake:28 (message):"
+    assert open_failures(ran("t1", command, output, failed=True)) == [f"cmake: {output}"]
+
+
+def test_a_failed_git_action_is_a_failure_and_a_look_is_not() -> None:
+    rebase = ran("t1", "git rebase fork/feature/fix-import 2>&1",
+                 "Exit code 1\nerror: cannot rebase: You have unstaged changes.", failed=True)  # fmt: skip
+    status = ran("t2", "git -C /home/dev/repo status", "fatal: not a git repository", failed=True)
+    assert open_failures(rebase, status) == ["git rebase: error: cannot rebase: You have unstaged changes."]
+
+
+def test_wrappers_and_interpreter_names_are_one_program() -> None:
+    assert command_signature("uv run python3 scripts/check.py") == command_signature("python scripts/check.py")
+    assert command_signature("timeout 30 npx tsx bin/cli.ts merge 265") == ("tsx", "bin/cli.ts")
+
+
+def test_a_line_the_parser_refuses_is_read_by_the_shell_lexer() -> None:
+    # bashlex does not take a heredoc inside $(…): the fallback keeps the quoted body whole.
+    command = "cd /w/313 && gh issue comment 313 --body \"$(cat <<'END'\n## QA\nready\nEND\n)\" 2>&1"
+    assert [step.words[0] for step in parse_steps(command)] == ["cd", "gh"]
+    assert command_signature(command) == ("gh", "issue")
+
+
+# --- the life of a failure ---------------------------------------------------------------------------
+
+CUPY = "python3 -c \"import cupy; print('CuPy version:', cupy.__version__)\""
+NO_CUPY = "Traceback (most recent call last):\n  File \"<string>\", line 1\nModuleNotFoundError: No module named 'cupy'"
+
+
+def test_inline_code_retried_as_a_script_retires_the_failure() -> None:
+    assert command_signature(CUPY) == ("python", "-")  # no file names inline code
+    records = (ran("t1", CUPY, NO_CUPY, failed=True), ran("t2", "python3 bench/check_cupy.py", "CuPy 13.2.0"))
+    assert fates(*records) == [("t1", "t2", "retried in another form")]
+
+
+def test_a_later_clean_build_of_the_same_program_retires_its_failed_build() -> None:
+    build = ("export PATH=/usr/local/cuda-12.6/bin:$PATH && gcc -I include bench_gpu.c build/libvsla.a -lm "
+             "-lcudart -o bench_gpu")  # fmt: skip
+    link = ("bench_gpu.c:(.text+0x1f8): undefined reference to `vsla_set_f32'\n"
+            "collect2: error: ld returned 1 exit status")  # fmt: skip
+    # The build stopped the line: the failure is the build of bench_gpu, which a build alone then retires.
+    records = (ran("t1", f"{build} && ./bench_gpu", link, failed=True), ran("t2", build, ""))
+    [failure] = failures(shell_runs(records))
+    assert failure.text == "cc bench_gpu: bench_gpu.c:(.text+0x1f8): undefined reference to `vsla_set_f32'"
+    assert (failure.retired_by, failure.how) == ("t2", "ran clean")
+
+
+def test_the_failing_file_deleted_retires_the_failure() -> None:
+    records = (ran("t1", "gcc -I include test_gpu_minimal.c build/libvsla.a -o test_gpu_minimal",
+                   "test_gpu_minimal.c:8:9: error: stray '\\' in program", failed=True),
+               ran("t2", "rm test_gpu_minimal.c", ""))  # fmt: skip
+    assert fates(*records) == [("t1", "t2", "its file was removed")]
+
+
+def test_a_later_failure_of_the_same_attempt_supersedes_the_first() -> None:
+    command = "python3 run_full_benchmark.py --enable-gpu --sizes 64,128,256 --competitors cublas"
+    records = (ran("t1", command, "Command timed out after 2m 0.0s", failed=True),
+               ran("t2", command, "Traceback (most recent call last):\n  File \"run_full_benchmark.py\", line 533\n"
+                   "AttributeError: 'list' object has no attribute 'get'", failed=True))  # fmt: skip
+    [first, second] = failures(shell_runs(records))
+    assert (first.superseded_by, second.superseded_by) == ("t2", None)
+
+
+def test_a_missing_make_target_is_a_slip_and_a_missing_dependency_is_not() -> None:
+    slip = ran("t1", "make tests", "make: *** No rule to make target 'tests'.  Stop.", failed=True)
+    broken = ran("t2", "make", "make: *** No rule to make target 'vsla.h', needed by 'core.o'.  Stop.", True)
+    missing = "make: *** No rule to make target 'vsla.h', needed by 'core.o'.  Stop."
+    assert open_failures(slip, broken) == [f"make: {missing}"]
+
+
+def test_failure_rows_in_a_run_whose_status_a_filter_hid_are_mined() -> None:
+    output = ("--- FAIL: TestMultiCheckpoint_UserEditsBetweenCheckpoints (0.05s)\n"
+              "    manual_commit_test.go:1972: checkpoint 1: expected 0 user lines added, got 4\n"
+              "FAIL\tentire.io/cli/cmd/entire/cli/strategy\t2.880s\n[test] ERROR task failed")  # fmt: skip
+    assert open_failures(ran("t1", "mise run test 2>&1 | tail -40", output)) == [
+        "mise run test: --- FAIL: TestMultiCheckpoint_UserEditsBetweenCheckpoints (0.05s)"]
+
+
+def test_the_failure_line_is_the_first_error_even_on_the_first_line() -> None:
+    run = shell_runs([ran("t1", "pip install cupy-cuda12x", "error: externally-managed-environment\n\n"
+                          "× This environment is externally managed", failed=True)])[0]  # fmt: skip
+    assert failure_line(run) == "error: externally-managed-environment"
+
+
+def test_a_status_with_no_error_in_the_output_is_a_verdict_not_a_failure() -> None:
+    # A checker exits 2 on the report it printed: no line names a failure.
+    output = "Exit code 2\nSEQUANT MERGE\n\n# Merge Readiness Report\n- **Checks run:** 4"
+    assert open_failures(ran("t1", "node dist/bin/cli.js merge 265 298 --scan 2>&1", output, failed=True)) == []
