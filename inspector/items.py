@@ -71,14 +71,18 @@ _CORRECTION_START = re.compile(
     r"i meant\b|not quite\b|instead\b|what do you mean\b)",
     re.IGNORECASE,
 )
+_NOT_AN_OBSERVATION = (r"(?!(?:don't|do not|dont|can't|cannot)\s+(?:see|know|understand|remember|recall|notice|"
+                       r"get|find|hear|care)\b)")
+""""I don't see it on the PR", "we can't find the log": the speaker says what they perceive or know, which
+forbids nothing; "don't touch staging", "I don't want a migration", "I don't think we should …" still do."""
 _KIND_RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
         (InvariantKind.CORRECTION,
          r"\b(?:instead of|rather than|we aren't|we are not|you (?:are|were) wrong)\b|,\s*not\s+(?:the|a|an)\b"),
         (InvariantKind.USER_CONSTRAINT,
-         r"\b(?:never|don't|do not|dont|must not|mustn't|shouldn't|should not|avoid|keep it \w+|do nothing|"
-         r"no more|not allowed|forbidden|read-only|off-limits|without|can't|cannot|"
+         rf"\b(?:never|{_NOT_AN_OBSERVATION}(?:don't|do not|dont|can't|cannot)|must not|mustn't|shouldn't|should not|"
+         r"avoid|keep it \w+|do nothing|no more|not allowed|forbidden|read-only|off-limits|without|"
          r"not (?:really )?(?:feasible|possible|an option|safe))\b"),
         (InvariantKind.USER_REQUIREMENT,
          r"\b(?:must|need to|needs to|have to|has to|required|require|ensure|make sure|i want|we want|"

@@ -414,3 +414,16 @@ def test_an_unrelated_edit_or_a_constraint_is_not_retired_by_an_edit() -> None:
     never = user("never touch README.md without asking me first", key="u2")
     edit = _edit("e3", "/repo/README.md", "asking first: touch nothing")
     assert all(i.retired_by is None for i in session_items([never, edit]))
+
+
+@pytest.mark.parametrize("said", ["I don't see it on the PR", "we can't find the log from yesterday",
+                                  "I don't know where the config lives", "I do not remember that flag"])
+def test_saying_what_one_sees_or_knows_forbids_nothing(said):
+    """portcli_e9e702ed: "I don't see it on the PR" became a lost constraint, an error in a faithful summary."""
+    assert statement_kind(said) is not InvariantKind.USER_CONSTRAINT
+
+
+@pytest.mark.parametrize("said", ["don't touch the staging database", "I don't want a second migration here",
+                                  "I don't think we should ship the beta flag", "you cannot push to main"])
+def test_a_prohibition_is_still_a_constraint(said):
+    assert statement_kind(said) is InvariantKind.USER_CONSTRAINT
