@@ -272,7 +272,7 @@ def content_hash(path: Path) -> str:
     for chunk in raw_chunks(path):
         digest.update(chunk)
     log = write_ahead_log(path)
-    if is_sqlite(path) and log.is_file():  # its committed rows are the database's too: another log, another trace
+    if log.is_file() and is_sqlite(path):  # its committed rows are the database's too: another log, another trace
         digest.update(_WITH_LOG)
         for chunk in raw_chunks(log):
             digest.update(chunk)
