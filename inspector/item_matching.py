@@ -102,6 +102,29 @@ def _status_line(text: str, found: Presence, item_text: str) -> tuple[int, str]:
     return (head, first) if _LIST_ITEM.match(first) else (start, found.passage or "")
 
 
+_STASH = re.compile(r"\bstash", re.IGNORECASE)
+
+
+def match_set_aside(item: Invariant, indexed: IndexedText) -> InvariantMatch:
+    """A stash is known by the word: a summary that speaks of a stash anywhere keeps it, unless each line that
+    does files it as fixed (a stash is owed until popped, so "used `git stash` to get the rebase through"
+    under "Errors and fixes" presents it as done). The command around it (what was rebased or checked out) is
+    no part of what the next agent must know."""
+    lines = []
+    for found in _STASH.finditer(indexed.text):
+        head = indexed.text.rfind("\n", 0, found.start()) + 1
+        end = indexed.text.find("\n", found.end())
+        lines.append((head, indexed.text[head : end if end >= 0 else len(indexed.text)]))
+    if not lines:
+        return InvariantMatch(InvariantStatus.LOST, reason="the summary does not mention the stash")
+    for head, line in lines:
+        if not described_as_fixed(indexed.text, head, line, item.text):
+            return InvariantMatch(InvariantStatus.PARAPHRASED, head, head + len(line), line)
+    head, line = lines[0]
+    return InvariantMatch(InvariantStatus.WEAKENED, head, head + len(line), line,
+                          "presented as handled, but nothing later popped or applied it")
+
+
 _SHA = re.compile(r"^commit ([0-9a-f]{7,40}) ")
 _PR = re.compile(r"^pull request #(\d+)")
 
@@ -130,9 +153,10 @@ ITEM_MATCHERS: dict[InvariantKind, ItemMatcher] = {
     **{kind: match_user_item for kind in USER_KINDS},
     InvariantKind.FAILURE: match_failure,
     InvariantKind.FAILED_APPROACH: match_failure,
+    InvariantKind.SET_ASIDE: match_set_aside,
     InvariantKind.COMPLETED_ACTION: match_action,
 }
 """The matcher for each kind of item mined from a session log (native traces keep `match_invariant`)."""
 
 
-__all__ = ["ITEM_MATCHERS", "match_action", "match_failure", "match_user_item"]
+__all__ = ["ITEM_MATCHERS", "match_action", "match_failure", "match_set_aside", "match_user_item"]

@@ -55,6 +55,8 @@ class InvariantKind(StrEnum):
     FAILURE = "failure"
     CORRECTION = "correction"
     COMPLETED_ACTION = "completed-action"
+    SET_ASIDE = "set-aside"
+    """Work put aside to be restored (a `git stash` of uncommitted changes), owed until restored."""
     COUNTEREXAMPLE = "counterexample"
     FACT = "fact"
 

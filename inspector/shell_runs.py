@@ -201,11 +201,17 @@ def step_signature(step: Step) -> tuple[str, ...]:
     return (program, *args[:depth])
 
 
-def _git_subcommand(words: Sequence[str]) -> str:
-    """Git's subcommand, past its global options (`git -C repo add` → add)."""
+def git_arguments(words: Sequence[str]) -> tuple[str, ...]:
+    """A git step's subcommand and its arguments, past git's global options (`git -C repo add x` → add x)."""
     rest = list(words[1:])
     while rest and rest[0].startswith("-"):
         rest = rest[2:] if rest[0] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else rest[1:]
+    return tuple(rest)
+
+
+def _git_subcommand(words: Sequence[str]) -> str:
+    """Git's subcommand, past its global options (`git -C repo add` → add)."""
+    rest = git_arguments(words)
     return rest[0] if rest else ""
 
 
@@ -612,6 +618,6 @@ def failure_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
 
 __all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "SUBJECT_MIN_LENGTH", "TEST_RUN", "Failure", "ShellRun", "Step",
            "about_subject", "attempted", "command_signature", "failing_signature", "failure_items", "failure_line",
-           "failure_subjects", "failures", "harmless_error", "inline_code", "is_failure", "is_subject", "parse_steps",
+           "failure_subjects", "failures", "git_arguments", "harmless_error", "inline_code", "is_failure", "is_subject", "parse_steps",
            "printed_nothing", "proven_steps", "shell_runs", "step_signature", "subject_stem",
            "whole_suite"]  # fmt: skip

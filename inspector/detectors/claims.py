@@ -23,7 +23,7 @@ from inspector.claim_evidence import (
     unchecked_edit,
     unprinted_figures,
 )
-from inspector.detectors.items import session_tracks, still
+from inspector.detectors.items import FAILURES, session_tracks, still
 from inspector.facts import Config, GenerationFacts, TraceFacts, new_keys
 from inspector.invariants import InvariantStatus
 from inspector.items import USER_KINDS, edited_path, span_counts, topic_terms
@@ -75,17 +75,18 @@ def _record_quote(key: str, quote: str) -> SourceQuote:
     "later run got past, tests called passing whose last run failed, a push that happened only later.",
 )
 def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
-    for track in session_tracks(facts, (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH)):
+    for track in session_tracks(facts, FAILURES):
+        why = ("nothing later popped or applied it" if track.invariant.kind is InvariantKind.SET_ASIDE
+               else "no later run of it succeeded")  # fmt: skip
         for k, _ in still(track, InvariantStatus.WEAKENED):
             match = track.matches[k]
             yield Hit(
                 k,
                 f"{facts.generations[k].generation.label} presents {quoted(track.invariant.text, 140)} as fixed; "
-                "no later run of it succeeded",
+                f"{why}",
                 match.start,
                 match.end,
-                {"claim": "fixed", "why": "no later run of it succeeded", "invariant": track.invariant.id,
-                 "reason": match.reason},
+                {"claim": "fixed", "why": why, "invariant": track.invariant.id, "reason": match.reason},
                 source=track.source_quote,
             )
     for generation, claims in _claiming(facts, ClaimKind.PASSING, ClaimKind.PUSHED):

@@ -17,7 +17,16 @@ from inspector.model import InvariantKind, Severity
 from inspector.rule_registry import Hit, rule
 from inspector.text import quoted
 
-_FAILURES = (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH)
+FAILURES = (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH, InvariantKind.SET_ASIDE)
+"""Items owed until a later run ends them: failures of the work, and changes set aside (a `git stash`)."""
+
+
+def owed(track: InvariantTrack) -> str:
+    """How a finding names an owed item: an unresolved failure, or work set aside and not restored."""
+    what = "work set aside" if track.invariant.kind is InvariantKind.SET_ASIDE else "unresolved failure"
+    return f"{what} {quoted(track.invariant.text, 160)}"
+
+
 def still(track: InvariantTrack, target: InvariantStatus) -> Iterator[tuple[int, bool]]:
     """Every summary where the item is in `target`, and whether it already was in the one before.
 
@@ -95,11 +104,11 @@ def user_statement_weakened(facts: TraceFacts) -> Iterator[Hit]:
     "believe it works.",
 )
 def open_failure_lost(facts: TraceFacts) -> Iterator[Hit]:
-    for track in session_tracks(facts, _FAILURES):
+    for track in session_tracks(facts, FAILURES):
         for k in entered(track, InvariantStatus.LOST):
             yield Hit(
                 k,
-                f"unresolved failure {quoted(track.invariant.text, 160)} is not in "
+                f"{owed(track)} is not in "
                 f"{facts.generations[k].generation.label}",
                 evidence={"invariant": track.invariant.id},
                 source=track.source_quote,
@@ -135,4 +144,4 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
         )
 
 
-__all__ = ["session_tracks", "still"]
+__all__ = ["FAILURES", "owed", "session_tracks", "still"]

@@ -1,0 +1,96 @@
+"""Work the agent set aside to restore later, and whether it was restored: a `git stash` holding changes.
+
+A stash is not a failure, but it is owed like one: the changes in it are in no commit and in no file of the
+working tree, and only a later `git stash pop` or `apply` brings them back. An agent that stashes the user's
+uncommitted work to get a rebase or a checkout through, and whose summary then drops the stash (or files it
+under "fixed"), leaves the next agent with no way to know those changes exist. So a stash that saved
+something is an item, open from the run that made it until a later run restores it (`pop`, `apply`, `branch`)
+or lets it go on purpose (`drop`, `clear`).
+
+A stash made nothing when git says there was nothing to save; a run whose status failed made one only if its
+output shows the stash was saved (the line failed in a later step, as `git stash && git rebase …` does at a
+conflict). Wrappers that reword git's output (`ok stashed`) keep the word "stashed".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from inspector.model import Invariant, InvariantKind, SourceRecord
+from inspector.shell_runs import ShellRun, git_arguments, harmless_error, shell_runs
+from inspector.text import clip
+
+_SAVES = frozenset(("push", "save"))
+"""Subcommands that set changes aside (a bare `git stash`, or one given only options, is `push`)."""
+_RESTORES = {"pop": "popped", "apply": "applied", "branch": "restored on a branch", "drop": "dropped",
+             "clear": "cleared"}  # fmt: skip
+"""Subcommands that end a stash's being owed, with how a finding says so: restored, or let go on purpose."""
+_NOTHING_SAVED = re.compile(r"no local changes to save|nothing to stash", re.IGNORECASE)
+_SAVED = re.compile(r"^Saved working directory|\bstashed\b", re.IGNORECASE | re.MULTILINE)
+"""Git's own line for a stash made, and the word a wrapper that rewords it keeps."""
+
+
+def _stash_verbs(run: ShellRun) -> list[str]:
+    """The `git stash` subcommands a line runs, in order (`push` for a bare stash or one given only options)."""
+    verbs = []
+    for step in run.steps:
+        if step.words[0].rsplit("/", 1)[-1] != "git":
+            continue
+        arguments = git_arguments(step.words)
+        if not arguments or arguments[0] != "stash":
+            continue
+        rest = [w for w in arguments[1:] if not w.startswith("-")]
+        verbs.append(rest[0] if rest and (rest[0] in _SAVES or rest[0] in _RESTORES or rest[0] in
+                                          ("list", "show", "create", "store")) else "push")  # fmt: skip
+    return verbs
+
+
+def _saved(run: ShellRun) -> bool:
+    """The line set changes aside: it ran a stash that found something to save."""
+    if harmless_error(run.output) or _NOTHING_SAVED.search(run.output):
+        return False
+    return not run.failed or bool(_SAVED.search(run.output))
+
+
+@dataclass(frozen=True, slots=True)
+class Stash:
+    """Changes set aside by one run, and the run that restored or dropped them (None while owed)."""
+
+    run: ShellRun
+    restored_by: str | None = None
+    how: str | None = None
+
+    @property
+    def text(self) -> str:
+        return f"git stash: uncommitted changes set aside by `{clip(self.run.command.strip(), 120)}`, not popped or applied"
+
+
+def stashes(runs: Sequence[ShellRun]) -> Iterator[Stash]:
+    """Each stash that saved changes, in log order, with what ended it.
+
+    Stashes are a stack and a log rarely names the entry a restore took, so a restore ends the newest open
+    stash, the one `pop` takes by default (`clear` ends them all): what the next agent needs is how many
+    sets of changes are still aside.
+    """
+    made: list[Stash] = []
+    for run in runs:
+        for verb in _stash_verbs(run):
+            if verb in _SAVES and _saved(run):
+                made.append(Stash(run))
+            elif verb in _RESTORES and not run.status_failed:
+                open_ones = [n for n, stash in enumerate(made) if stash.restored_by is None]
+                for n in open_ones if verb == "clear" else open_ones[-1:]:
+                    made[n] = Stash(made[n].run, run.key, _RESTORES[verb])
+    yield from made
+
+
+def set_aside_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
+    """Stashes as items: owed until restored or dropped."""
+    for stash in stashes(shell_runs(records)):
+        yield Invariant(f"{InvariantKind.SET_ASIDE.value}:{stash.run.key}", InvariantKind.SET_ASIDE, stash.text,
+                        stash.run.key, retired_by=stash.restored_by)  # fmt: skip
+
+
+__all__ = ["Stash", "set_aside_items", "stashes"]
