@@ -267,7 +267,8 @@ def _send(message: dict[str, str]) -> None:
 
 
 def restored_items(trace: Trace) -> tuple[int, list[Restored]]:
-    """The newest summary's index and what it lost that the guard gives back (error severity only)."""
+    """The newest summary's index and what it lost that the guard gives back: what the user typed at any
+    severity (a wish the user voiced is theirs to have back as much as a rule), anything else only at error."""
     newest = len(trace.generations) - 1
     if newest < 1 or trace.generations[newest].kind != "summary":
         return newest, []
@@ -278,7 +279,8 @@ def restored_items(trace: Trace) -> tuple[int, list[Restored]]:
     invariants = {track.invariant.id: track.invariant for track in analysis.facts.invariants}
     found = []
     for finding in analysis.findings:
-        if finding.generation != newest or finding.rule not in RESTORED_RULES or finding.severity is not Severity.ERROR:
+        if finding.generation != newest or finding.rule not in RESTORED_RULES or finding.severity is Severity.INFO or (
+                finding.severity is not Severity.ERROR and not finding.rule.startswith("user-statement")):  # fmt: skip
             continue
         restored = _restored(finding, trace.sources, positions, invariants)
         if finding.rule.startswith("user-statement") and not restored.by_user:

@@ -25,6 +25,7 @@ from inspector.items import (
 )
 from inspector.model import Invariant, InvariantKind
 from inspector.shell_runs import about_subject
+from inspector.statement_force import PROHIBITION
 from inspector.summary_claims import named_subjects
 
 ItemMatcher = Callable[[Invariant, IndexedText], InvariantMatch]
@@ -52,8 +53,6 @@ def match_user_item(item: Invariant, indexed: IndexedText) -> InvariantMatch:
     return _located(InvariantStatus.PARAPHRASED, found, f"only {found.coverage:.0%} of its terms in one passage")
 
 
-_PROHIBITION = re.compile(r"\b(?:never|don't|do not|must not|mustn't|shall not|not allowed|forbidden|read-only)\b",
-                          re.IGNORECASE)  # fmt: skip
 _ANY_NEGATION = re.compile(
     r"\b(?:never|not|no|don't|dont|cannot|can't|mustn't|shouldn't|won't|without|avoid|forbidden|prohibited|"
     r"read-only|readonly|off-limits|nothing|none|only)\b|n't\b",
@@ -63,7 +62,7 @@ _ANY_NEGATION = re.compile(
 
 def _prohibition_dropped(item: Invariant, passage: str) -> bool:
     """A user's "never …" carried by a passage that no longer says no: the topic survived, the force did not."""
-    return item.kind is InvariantKind.USER_CONSTRAINT and bool(_PROHIBITION.search(item.text)) and not (
+    return item.kind is InvariantKind.USER_CONSTRAINT and bool(PROHIBITION.search(item.text)) and not (
         _ANY_NEGATION.search(passage)
     )
 

@@ -24,6 +24,7 @@ from inspector.authorship import spans_for
 from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.model import TRANSCRIPT, Author, Invariant, InvariantKind, SourceRecord
 from inspector.set_aside import set_aside_items
+from inspector.statement_force import LEAVE_AS_IS
 from inspector.shell_runs import about_subject, failure_items, failure_line, is_failure, shell_runs
 from inspector.text import Sentence, clip, content_terms, sentences, stem, words
 from inspector.tool_names import is_edit_tool
@@ -83,15 +84,15 @@ _KIND_RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
          r"\b(?:instead of|rather than|we aren't|we are not|you (?:are|were) wrong)\b|,\s*not\s+(?:the|a|an)\b"),
         (InvariantKind.USER_CONSTRAINT,
          rf"\b(?:never|{_NOT_AN_OBSERVATION}(?:don't|do not|dont|can't|cannot)|must not|mustn't|shouldn't|should not|"
-         r"avoid|keep it \w+|do nothing|no more|not allowed|forbidden|read-only|off-limits|without|"
+         rf"avoid|{LEAVE_AS_IS.pattern}|do nothing|no more|not allowed|forbidden|read-only|off-limits|without|"
          r"not (?:really )?(?:feasible|possible|an option|safe))\b"),
         (InvariantKind.USER_REQUIREMENT,
          r"\b(?:must|need to|needs to|have to|has to|required|require|ensure|make sure|i want|we want|"
          r"should|it would be good|the most important)\b"),
         (InvariantKind.USER_PREFERENCE,
-         r"\b(?:prefer|please use|i like|too much|to much|keep it simple|ideally|i'd rather|i would rather)\b"),
+         r"\b(?:prefer|please use|i like|too much|keep it simple|ideally|i'd rather|i would rather)\b"),
         (InvariantKind.USER_DECISION,
-         r"^(?:[a-d1-4][.)]\s)|\b(?:let's|lets|let us|go with|we'll|we will|i think [a-d]\b|decided|"
+         r"\b(?:let's|lets|let us|go with|we'll|we will|decided|"
          r"for now|approach|is fine|sounds good)\b"),
     )
 )  # fmt: skip
@@ -101,7 +102,7 @@ GENERIC_TERMS = frozenset(
     for word in """ok okay yes yeah yep nope please think let lets now fine good great thing things something stuff
     want like really maybe probably sure also just actually use using used make get go going need one way bit lot
     well still even right know see look sorta kind sort basically much many new old add added work working done
-    want wanted prefer approach keep simple""".split()
+    want wanted prefer approach keep simple option""".split()
 )
 """Words that say nothing about what an item is about: never the evidence that it survived (stemmed, as the
 terms they are taken from are)."""
@@ -144,6 +145,8 @@ def statement_kind(clause: str) -> InvariantKind | None:
     if clause.endswith("?") or _QUESTION_START.match(clause):
         return None
     kind = next((kind for kind, rule in _KIND_RULES if rule.search(clause)), None)
+    if kind is None and picked_label(clause):
+        return InvariantKind.USER_DECISION  # "I think B", "A. for now": the reply picks an option
     if kind is InvariantKind.USER_DECISION and _GET_GOING.search(clause):
         rest = _GET_GOING.sub(" ", clause)
         return kind if _KIND_RULES[-1][1].search(rest) else None
@@ -185,20 +188,74 @@ def last_question(text: str) -> str | None:
     return clip(" ".join(s.text for s in spans[first : last + 1]), 400)
 
 
-def user_items(record: SourceRecord, asked: str | None = None) -> Iterator[Invariant]:
+_OPTION = re.compile(
+    r"^[ \t>|*_#-]*(?:option\s+)?(?P<label>[A-H]|[1-9])[*_]*(?:[.):]|\s+[-–—])[*_]*\s+(?P<text>\S[^\n]*)$",
+    re.MULTILINE | re.IGNORECASE,
+)
+"""An option the agent offers, on a line of its own: "A. Delete the unused helper", "**Option B**: move it",
+"| **A. Delete unused `X()`** | pros | cons |" (a table row: its first cell), "2) omit the field"."""
+_PICK = re.compile(
+    r"(?i:\b(?:option|approach|choice|variant|plan)\s+)(?P<named>[A-Ha-h1-9])\b"
+    r"|^(?P<first>[A-Ha-h1-9](?=[.):])|[A-H1-9](?=,|\s*$))"
+    r"|(?i:\b(?:go with|going with|pick|choose|prefer|take|i think|let's do|lets do|do)\s+)(?P<verb>[A-H])\b"
+    r"|\b(?P<judged>[A-H])\s+(?i:is (?:fine|good|better|best|ok|okay|the one)|seems|sounds|looks|works|please)\b"
+)
+"""A reply that picks an offered option by its label: "yes, let's go with A", "A. is fine", "I think B",
+"option 2 works", "B seems like a good idea". The letters are capitals outside "option …", since "a" is also
+an article."""
+_LABEL_ALONE = re.compile(r"\(?([A-H1-9])[.)]")
+_OPTION_TITLE_END = re.compile(r" \| |\s[-–—]\s|\*\*:?\s")
+"""Where an option's title ends: its table cell, a dash before its description, the close of its bold name."""
+_ASIDE = re.compile(r"\s*\([^()]+\)")
+"""A title's aside, "(Recommended)", "(this session)": said of the option, not what it is."""
+OPTION_CHARS = 200
+"""The most of an option's title an item keeps."""
+
+
+def offered_options(turn: str) -> dict[str, str]:
+    """The options an agent's turn offers, by label (upper-cased), each by its title without markup (not the
+    description after it, which would outweigh the title when the item is looked for in a summary); a label
+    offered twice keeps its last line, the one nearest the question."""
+    tail = turn[-QUESTION_TAIL_CHARS:]
+    titles = {found.group("label").upper(): _OPTION_TITLE_END.split(found.group("text"), 1)[0]
+              for found in _OPTION.finditer(tail)}  # fmt: skip
+    return {label: clip(_ASIDE.sub("", title).replace("**", "").strip(" |*_"), OPTION_CHARS)
+            for label, title in titles.items()}  # fmt: skip
+
+
+def picked_label(clause: str) -> str | None:
+    """The label of the option a reply picks ("let's go with A" → A), or None."""
+    found = _PICK.search(clause)
+    return next(group for group in found.groups() if group).upper() if found else None
+
+
+def picked_option(label: str | None, turn: str | None) -> str | None:
+    """A picked option as "option A: its text", when the agent's turn before the reply offered that label."""
+    text = offered_options(turn).get(label) if label and turn else None
+    return f"option {label}: {text}" if text else None
+
+
+def user_items(record: SourceRecord, asked: str | None = None, turn: str | None = None) -> Iterator[Invariant]:
     """Typed items from one user statement (a prompt, a question-tool answer, rejection feedback).
 
     A short decision ("A. is fine, ensure we log", "let's keep it simple for now") says little on its
-    own: it borrows the topic of `asked`, the question the agent had just put, to be found again.
+    own: it borrows the topic of `asked`, the question the agent had just put, to be found again. A reply
+    that picks an option by its label ("let's go with A") means nothing to the next agent without what A
+    was: it carries the option's text from `turn`, the agent's turn before it.
     """
     answered = record.extra.get("via") == "question-tool"
+    label: str | None = None  # "A." alone is a sentence of its own; the one after it says what of A
     for number, sentence in enumerate(statement_sentences(record.text, record.author)):
+        alone = _LABEL_ALONE.fullmatch(sentence.text.strip())
+        if alone:
+            label = alone.group(1).upper()
+            continue
         for clause in _clauses(sentence.text):
             kind = InvariantKind.USER_DECISION if answered else statement_kind(clause)
             if kind is None or len(clause) > 400:
                 continue
-            context = None
-            if len(topic_terms(clause)) < MIN_TERMS:
+            context = picked_option(picked_label(clause) or label, turn) if not answered else None
+            if context is None and len(topic_terms(clause)) < MIN_TERMS:
                 context = asked if asked and len(topic_terms(f"{clause} {asked}")) >= MIN_TERMS + 1 else None
                 if context is None:
                     continue
@@ -295,7 +352,7 @@ def session_items(records: Iterable[SourceRecord]) -> list[Invariant]:
         if record.kind == "assistant":
             before = record.text
         elif record.kind == "user" and record.authority == "user":
-            found.extend(user_items(record, last_question(before) if before is not None else None))
+            found.extend(user_items(record, last_question(before) if before is not None else None, before))
             before = None
     order = {record.key: position for position, record in enumerate(records)}
     found = list(_done_by_edits(found, records, order))
@@ -431,5 +488,6 @@ def span_counts(records: Sequence[SourceRecord], subjects: frozenset[str] = froz
 
 
 __all__ = ["KEPT_COVERAGE", "LOST_COVERAGE", "Presence", "USER_KINDS", "action_items", "described_as_fixed",
-           "edit_written", "edited_path", "item_terms_text", "presence", "session_items", "span_counts",
+           "edit_written", "edited_path", "item_terms_text", "last_question", "offered_options", "picked_label", "picked_option", "presence",
+           "session_items", "span_counts",
            "statement_kind", "statement_sentences", "topic_terms", "user_items"]  # fmt: skip

@@ -12,6 +12,8 @@ from inspector.invariants import IndexedText, InvariantStatus
 from inspector.item_matching import match_action, match_failure, match_user_item
 from inspector.items import (
     action_items,
+    last_question,
+    offered_options,
     session_items,
     statement_kind,
     statement_sentences,
@@ -185,6 +187,37 @@ def test_a_short_answer_borrows_the_question_it_answers() -> None:
     assert list(user_items(user("ok, do nothing, can we add some tests?"))) == []  # too few terms on its own
     [item] = user_items(user("ok, do nothing, can we add some tests?"), asked)
     assert (item.kind, item.text, item.context) == (InvariantKind.USER_CONSTRAINT, "ok, do nothing", asked)
+
+
+CONFIG_OPTIONS = (
+    "**Next question:** How should the configuration key be named and structured?\n\n"
+    "| Option | Description |\n|--------|-------------|\n"
+    "| **A. `auto_summarize: true` (Recommended)** | Simple boolean in `strategy_options`. |\n"
+    "| **B. `summarize: { enabled: true }`** | Nested object allowing future model override. |\n\n"
+    "I recommend **Option A** because:\n- Consistent with the existing `push_sessions` pattern\n\n"
+    "Which naming/structure do you prefer?"
+)
+
+
+@pytest.mark.parametrize(
+    ("reply", "picked"),
+    [
+        ("I think B, nested in strategy options - it leaves us space to further customise later on.", "B"),
+        ("yes, let's go with A", "A"),
+        ("A. is fine, ensure we log", "A"),
+        ("option b works, the model must stay configurable", "B"),
+    ],
+)
+def test_a_reply_that_picks_an_option_carries_the_option_s_text(reply: str, picked: str) -> None:
+    items = list(user_items(user(reply), last_question(CONFIG_OPTIONS), CONFIG_OPTIONS))
+    assert items and {item.context for item in items} == {f"option {picked}: {offered_options(CONFIG_OPTIONS)[picked]}"}
+    # each by its title: the table's first cell, without its bold or its aside "(Recommended)"
+    assert offered_options(CONFIG_OPTIONS) == {"A": "`auto_summarize: true`", "B": "`summarize: { enabled: true }`"}
+
+
+def test_a_capital_letter_that_is_an_article_or_an_unoffered_label_picks_nothing() -> None:
+    for reply in ("A quick note: we must keep the public API stable", "let's go with D, it must stay small"):
+        assert [item.context for item in user_items(user(reply), None, CONFIG_OPTIONS)] == [None]
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from inspector.invariants import InvariantStatus
 from inspector.items import USER_KINDS
 from inspector.model import InvariantKind, Severity
 from inspector.rule_registry import Hit, rule
+from inspector.statement_force import binding
 from inspector.text import quoted
 
 FAILURES = (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH, InvariantKind.SET_ASIDE)
@@ -60,13 +61,14 @@ def session_tracks(facts: TraceFacts, kinds: frozenset[InvariantKind] | tuple[In
     "user-statement-lost",
     Severity.ERROR,
     "A constraint, decision, requirement, preference or correction the user stated is gone from a summary that "
-    "covers it: the next agent will act as if it was never said.",
+    "covers it: the next agent will act as if it was never said. An error when the statement is a rule (a "
+    "prohibition, an obligation, a correction, unhedged); a warning when it is a wish or a suggestion.",
 )
 def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
     for track in session_tracks(facts, USER_KINDS):
         for k, again in still(track, InvariantStatus.LOST):
             item = track.invariant
-            answering = f" (answering {quoted(item.context, 100)})" if item.context else ""
+            answering = f" (in reply to {quoted(item.context, 100)})" if item.context else ""
             yield Hit(
                 k,
                 f"{_user_said(track)}{answering} is {'still ' if again else ''}gone from "
@@ -74,6 +76,7 @@ def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
                 evidence={"invariant": item.id, "kind": item.kind.value}
                 | ({"answering": item.context} if item.context else {}),
                 source=track.source_quote,
+                severity=None if binding(item.text, item.kind is InvariantKind.CORRECTION) else Severity.WARNING,
             )
 
 

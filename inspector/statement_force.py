@@ -1,0 +1,46 @@
+"""How strongly a user's statement binds the next agent: a rule it must keep, or a wish it should weigh.
+
+A finding's severity is how sure a careful reviewer would be, without reading further, that the loss harms
+the next agent. "Never touch staging", "it must default to off", "keep it local!", "no, remove this again"
+are rules: gone from a summary, the next agent breaks them, and a reviewer agrees at once. "Let's avoid
+duplication", "I think B", "it would be good to note the load", "maybe test this first" are wishes and
+suggestions: their loss matters, but whether it harmed depends on what came after, which the reviewer must
+read. So a statement binds when it carries a prohibition, an obligation or an imperative to leave
+something as it is, or corrects the agent, and no hedge softens it; the rest are reported as warnings.
+"""
+
+from __future__ import annotations
+
+import re
+
+PROHIBITION = re.compile(
+    r"\b(?:never|don't|do not|must not|mustn't|shall not|may not|not allowed|forbidden|prohibited|read-only|"
+    r"off-limits)\b",
+    re.IGNORECASE,
+)
+"""Words that forbid: the one list the miner's constraint rule and the matcher's "its prohibition is gone"
+both read."""
+_OBLIGATION = re.compile(
+    r"\b(?:must|have to|has to|need to|needs to|required|requires?|make sure|ensure|only)\b", re.IGNORECASE
+)
+LEAVE_AS_IS = re.compile(r"(?<!\bwe )(?<!\bi )(?<!\byou )(?<!\bthey )\b(?:keep|leave|preserve)\s+(?:it|them|this|that|"
+                          r"these|those)\b", re.IGNORECASE)  # fmt: skip
+"""An imperative to leave something as it is ("keep it local", "leave them alone"), not a report of what
+someone keeps ("we keep it in the cache")."""
+_HEDGE = re.compile(
+    r"\b(?:maybe|perhaps|probably|possibly|i think|i guess|i suppose|might|could|would be (?:good|nice|great|better)|"
+    r"consider|let's|lets|let us|seems?|sounds?|ideally|if (?:possible|needed|you can))\b",
+    re.IGNORECASE,
+)
+"""What makes a statement a suggestion: doubt, a proposal ("let's"), a judgement that invites another."""
+
+
+def binding(text: str, correction: bool = False) -> bool:
+    """Does the statement bind the next agent (a rule), rather than suggest (a wish)? A correction binds by
+    what it is: the agent was wrong, and the summary that drops it lets the next agent be wrong again."""
+    if _HEDGE.search(text):
+        return False
+    return correction or bool(PROHIBITION.search(text) or _OBLIGATION.search(text) or LEAVE_AS_IS.search(text))
+
+
+__all__ = ["LEAVE_AS_IS", "PROHIBITION", "binding"]

@@ -1,0 +1,62 @@
+"""A user's rule binds the next agent; a wish is weighed: the severity of a lost statement follows which it is.
+
+The statements are from ../shared/real_traces (labelled sessions and the readable half of wider/).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.analysis import analyze
+from inspector.model import Generation, SourceRecord, Trace
+from inspector.statement_force import binding
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "must be controlled by configuration, default to 'off'",
+        "intentional - keep it local!",
+        "Do NOT add `Co-Authored-By` lines to any commits in this repository",
+        "never touch the staging database",
+        "ensure we log",
+    ],
+)
+def test_a_prohibition_an_obligation_or_an_order_to_leave_it_be_binds(rule: str) -> None:
+    assert binding(rule)
+
+
+@pytest.mark.parametrize(
+    "wish",
+    [
+        "let's avoid code duplication",
+        "I think B, nested in strategy options - it leaves us space to further customise later on.",
+        "it would be good to note the load, but not bring all the contents in.",
+        "please use the british spelling :)",
+        "we keep it in the cache between runs",
+    ],
+)
+def test_a_suggestion_a_hedged_rule_or_a_report_does_not(wish: str) -> None:
+    assert not binding(wish)
+
+
+def test_a_correction_binds_unless_hedged() -> None:
+    assert binding("no remove this again, the risk someone assumes it's a stable link is to big", correction=True)
+    assert not binding("actually maybe let's test this first", correction=True)
+
+
+def typed(key: str, text: str) -> SourceRecord:
+    return SourceRecord(key=key, text=text, namespace="transcript", kind="user", authority="user")
+
+
+def test_a_lost_rule_is_an_error_and_a_lost_wish_a_warning() -> None:
+    records = [typed("u1", "the plans folder is intentional - keep it local!"),
+               typed("u2", "let's avoid duplicating the transcript scoping code")]  # fmt: skip
+    keys = tuple(r.key for r in records)
+    trace = Trace("fixture", "claude-code", tuple(records),
+                  (Generation(0, "raw", "\n".join(r.text for r in records), covers=keys),
+                   Generation(1, "summary", "Implemented the summariser in Go.", parent=0, covers=keys)),
+                  extra={"meta": {"session_log": True}})  # fmt: skip
+    lost = {f.source.key: f.severity.value for f in analyze(trace).findings  # type: ignore[union-attr]
+            if f.rule == "user-statement-lost"}  # fmt: skip
+    assert lost == {"u1": "error", "u2": "warning"}
