@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from inspector.model import Invariant, InvariantKind, SourceRecord
-from inspector.shell_runs import ShellRun, git_arguments, harmless_error, shell_runs
+from inspector.shell_runs import ShellRun, git_arguments, shell_runs
 from inspector.text import clip
 
 _SAVES = frozenset(("push", "save"))
@@ -49,7 +49,7 @@ def _stash_verbs(run: ShellRun) -> list[str]:
 
 def _saved(run: ShellRun) -> bool:
     """The line set changes aside: it ran a stash that found something to save."""
-    if harmless_error(run.output) or _NOTHING_SAVED.search(run.output):
+    if run.slipped or _NOTHING_SAVED.search(run.output):
         return False
     return not run.failed or bool(_SAVED.search(run.output))
 

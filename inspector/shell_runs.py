@@ -286,19 +286,14 @@ def _crash(output: str) -> re.Match[str] | None:
 
 
 _HARMLESS_ERROR = re.compile(
-    r"doesn't want to proceed with this tool use|Read it first before writing|has not been read yet|"
-    r"File does not exist|Found \d+ matches of the string|No such file or directory|command not found|"
-    r"permission denied|exceeds maximum allowed size|String to replace not found|Interrupted by user|"
-    r"\[Request interrupted|No rule to make target '[^'\n]+'\.\s+Stop",
+    r"No such file or directory|command not found|permission denied|No rule to make target '[^'\n]+'\.\s+Stop",
     re.IGNORECASE,
 )
-"""Errors that are slips the agent recovers from at once, not failures of the work: a refused or misaddressed
-call, a command or target name that does not exist (`make: *** No rule to make target 'tests'.  Stop.`; a
-missing target some other target needs, "…, needed by 'x.o'", is a broken build and stays a failure)."""
-_HARMLESS_LITERALS = ("doesn't want to proceed with this tool use", "read it first before writing",
-                      "has not been read yet", "file does not exist", "found ", "no such file or directory",
-                      "command not found", "permission denied", "exceeds maximum allowed size",
-                      "string to replace not found", "interrupted by user", "[request interrupted",
+"""Errors a shell prints for a slip the agent recovers from at once, not a failure of the work: a misaddressed
+path, a command or target name that does not exist (`make: *** No rule to make target 'tests'.  Stop.`; a
+missing target some other target needs, "…, needed by 'x.o'", is a broken build and stays a failure). A call
+the harness refused or the user stopped is flagged by its reader (`extra["slip"]`), in the harness's own words."""
+_HARMLESS_LITERALS = ("no such file or directory", "command not found", "permission denied",
                       "no rule to make target")  # fmt: skip
 """Each alternative of `_HARMLESS_ERROR` holds one of these, lower-cased."""
 _HARMLESS_MARKERS = Literals(_HARMLESS_LITERALS)
@@ -346,6 +341,14 @@ class ShellRun:
     status_is_answer: bool = False
     """The harness read a non-zero status as an answer, not an error (grep's "no match"): the format's own
     field, carried by the reader as `exit_meaning`."""
+    harness_slip: bool = False
+    """The call never did its work: refused or stopped by the user, or by the harness before it ran. Its reader
+    says so (`extra["slip"]`), in the harness's own words."""
+
+    @property
+    def slipped(self) -> bool:
+        """A slip, not a failure of the work: flagged by the reader, or a shell's own slip (`harmless_error`)."""
+        return self.harness_slip or harmless_error(self.output)
 
     @property
     def steps(self) -> tuple[Step, ...]:
@@ -372,13 +375,13 @@ class ShellRun:
     @property
     def clean(self) -> bool:
         """It got past: no error status, no crash, and not a slip that never ran it (a pipe hides both)."""
-        return not self.status_failed and self.crash is None and not harmless_error(self.output) and not (
+        return not self.status_failed and self.crash is None and not self.slipped and not (
             self.failed and not self.status_is_answer and self.test_failure_row)  # fmt: skip
 
     @property
     def broke(self) -> bool:
         """It failed as work fails: a crash, an error status that is not a slip, or a failed test's row."""
-        return self.crash is not None or (self.status_failed and not harmless_error(self.output)) or (
+        return self.crash is not None or (self.status_failed and not self.slipped) or (
             self.test_failure_row is not None)  # fmt: skip
 
 
@@ -394,7 +397,8 @@ def shell_runs(records: Sequence[SourceRecord]) -> list[ShellRun]:
         crash = _crash(record.text)
         runs.append(ShellRun(record.key, command, command_signature(command), record.kind == "tool_error",
                              crash.group(0).strip() if crash else None, record.text,
-                             isinstance(record.extra.get("exit_meaning"), str)))  # fmt: skip
+                             isinstance(record.extra.get("exit_meaning"), str),
+                             isinstance(record.extra.get("slip"), str)))  # fmt: skip
     return runs
 
 

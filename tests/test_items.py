@@ -324,8 +324,9 @@ def test_exploration_and_slips_are_not_failures() -> None:
     records = [
         ran("t1", "ls build/", "ls: cannot access 'build/': No such file or directory", "tool_error"),
         ran("t2", "cat docs/notes.md", "Error: something failed", "tool_error"),
-        ran("t3", "python3 scripts/patch.py", "<tool_use_error>File has not been read yet. Read it first before "
-            "writing to it.</tool_use_error>", "tool_error"),
+        SourceRecord(key="t3", text="<tool_use_error>File has not been read yet. Read it first before writing to "
+                     "it.</tool_use_error>", namespace="transcript", kind="tool_error", authority="tool",
+                     extra={"command": "python3 scripts/patch.py", "slip": "refused by the harness"}),
     ]  # fmt: skip
     assert list(failure_items(records)) == []
 

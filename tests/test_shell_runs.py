@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from inspector.model import SourceRecord
 from inspector.readers.registry import load_trace
 from inspector.shell_runs import command_signature, failure_line, failures, parse_steps, shell_runs
@@ -49,6 +51,36 @@ def test_the_harness_reading_a_status_as_an_answer_is_carried_from_the_log(tmp_p
     assert (run.failed, run.status_is_answer, run.clean) == (True, True, True)
     [answered] = shell_runs([ran("t1", "go vet ./...", "", failed=True, exit_meaning="No matches found")])
     assert not answered.status_failed
+
+
+REJECTED_RUN = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a "
+                "file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the "
+                "user to tell you how to proceed.")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("body", "slip"),
+    [
+        (REJECTED_RUN, "rejected"),
+        ("[Request interrupted by user for tool use]", "interrupted"),
+        ("<tool_use_error>Sibling tool call errored</tool_use_error>", "refused by the harness"),
+        ("Exit code 1\nerror: failed to push some refs to 'github.com:org/cli.git'", None),
+    ],
+)
+def test_a_call_the_user_or_the_harness_stopped_is_a_slip_the_reader_flags(tmp_path, body: str, slip) -> None:
+    call = {"type": "assistant", "uuid": "a1", "parentUuid": None, "message": {"role": "assistant", "id": "m1",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                         "input": {"command": "git push origin feature/fix-import"}}]}}  # fmt: skip
+    result = {"type": "user", "uuid": "u1", "parentUuid": "a1", "message": {"role": "user", "content": [
+        {"tool_use_id": "toolu_1", "type": "tool_result", "content": body, "is_error": True}]}}  # fmt: skip
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in (call, result)) + "\n")
+    [record] = [r for r in load_trace(path).sources if r.kind == "tool_error"]
+    assert record.extra.get("slip") == slip
+    [run] = shell_runs([record])
+    assert run.broke is (slip is None)
+    # the analyses read the flag, not the words: the same words from another harness are a failure
+    assert shell_runs([ran("t1", "git push origin feature/fix-import", body, failed=True)])[0].broke
 
 
 def test_make_clean_then_make_is_an_attempt_of_make() -> None:

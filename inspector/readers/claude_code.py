@@ -390,6 +390,8 @@ class _Reader:
             error = block.get("is_error") is True or (len(results) == 1 and data.tool_error)
             tool = self.transcript.call_tool(call_id)
             meaning = {"exit_meaning": data.exit_meaning} if data.exit_meaning and len(results) == 1 else {}
+            if error and (slip := harness_slip(body)):
+                meaning["slip"] = slip
             self.transcript.tool_result(call_id, node.uuid, body, is_error=error, timestamp=timestamp, fields=fields,
                                         **meaning)  # fmt: skip
             said, via = user_words_in_result(body)
@@ -455,6 +457,31 @@ def _answer_kind(tool: str | None, block: dict[str, Any], record: Record) -> str
     if builtin and block.get("is_error") is True and isinstance(block.get("content"), str) and record.harness_error:
         return "rejection"
     return None
+
+
+_HARNESS_SLIPS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (reason, re.compile(pattern))
+    for reason, pattern in (
+        ("rejected", r"^The user doesn't want to (?:proceed with|take) this (?:tool use|action)"),
+        ("interrupted", r"^\[Request interrupted by user|^Interrupted by user"),
+        ("refused by the harness", r"^\s*<tool_use_error>"),
+        ("edit-before-read", r"^File has not been read yet\. Read it first before writing"),
+        ("no such file", r"^File does not exist\."),
+        ("string to replace not found", r"^String to replace not found in file\."),
+        ("string to replace not unique", r"^Found \d+ matches of the string to replace"),
+        ("file too large", r"^File content \([^)]*\) exceeds maximum allowed"),
+    )
+)
+"""Claude Code's own words for a call that never did its work: refused or stopped by the user, refused by the
+harness before it ran (`<tool_use_error>` wraps its input checks), or an editing tool's precondition failing.
+Each is a slip the agent recovers from at once, not a failure of the work; the analyses read the flag
+(`extra["slip"]`), never these strings, which are this harness's alone."""
+
+
+def harness_slip(body: str) -> str | None:
+    """Why a failed tool result is a slip of the harness's, or None when the tool ran and failed."""
+    head = body[:300]
+    return next((reason for reason, pattern in _HARNESS_SLIPS if pattern.search(head)), None)
 
 
 _REJECTED_WITH_FEEDBACK = re.compile(
@@ -597,4 +624,4 @@ def _is_agent_log(path: Path) -> bool:
     return path.is_file() and path.name.startswith("agent-") and path.name.endswith((".jsonl", ".jsonl.zst"))
 
 
-__all__ = ["read", "sidechain_paths", "sniff", "user_words_in_result"]
+__all__ = ["harness_slip", "read", "sidechain_paths", "sniff", "user_words_in_result"]
