@@ -26,6 +26,7 @@ from inspector.items import (
 from inspector.model import Invariant, InvariantKind
 from inspector.shell_runs import about_subject
 from inspector.statement_force import PROHIBITION
+from inspector.task_spec import LABELLED
 from inspector.summary_claims import named_subjects
 
 ItemMatcher = Callable[[Invariant, IndexedText], InvariantMatch]
@@ -124,6 +125,34 @@ def match_set_aside(item: Invariant, indexed: IndexedText) -> InvariantMatch:
                           "presented as handled, but nothing later popped or applied it")
 
 
+def _range_names(label: str, text: str) -> bool:
+    """Does a range in the summary take the label in ("AC-1 through AC-7", "AC-1–AC-7", "AC-1..7")?"""
+    prefix, number = re.fullmatch(r"([A-Z]+)-?(\d+)", label).groups()  # type: ignore[union-attr]
+    spans = re.finditer(rf"\b{prefix}-?(\d+)\s*(?:through|to|–|—|-|\.\.)\s*(?:{prefix}-?)?(\d+)\b", text)
+    return any(int(a) <= int(number) <= int(b) for a, b in (s.groups() for s in spans))
+
+
+def match_criterion(item: Invariant, indexed: IndexedText) -> InvariantMatch:
+    """A criterion with a label is kept by its label, alone or in a range; one without is looked for by what it
+    asks, as a user's words are (`match_user_item`, so a paraphrase is never called a loss)."""
+    labelled = LABELLED.match(item.text)
+    if labelled is None:
+        return match_user_item(item, indexed)
+    label = labelled.group("label")
+    prefix, number = re.fullmatch(r"([A-Z]+)-?(\d+)", label).groups()  # type: ignore[union-attr]
+    named = re.search(rf"\b{prefix}[- ]?{number}\b", indexed.text)
+    if named is not None:
+        return InvariantMatch(InvariantStatus.VERBATIM, named.start(), named.end(), named.group(0))
+    if _range_names(label, indexed.text):
+        return InvariantMatch(InvariantStatus.PARAPHRASED, reason="named in a range of its labels")
+    found = presence(item.text[labelled.end() :], indexed)
+    if found.coverage >= KEPT_COVERAGE:
+        return _located(InvariantStatus.PARAPHRASED, found, f"{found.coverage:.0%} of its terms kept")
+    if found.coverage < LOST_COVERAGE and not found.phrase:
+        return InvariantMatch(InvariantStatus.LOST, reason="neither its label nor what it asks is there")
+    return _located(InvariantStatus.PARAPHRASED, found, f"only {found.coverage:.0%} of its terms in one passage")
+
+
 _SHA = re.compile(r"^commit ([0-9a-f]{7,40}) ")
 _PR = re.compile(r"^pull request #(\d+)")
 
@@ -153,9 +182,10 @@ ITEM_MATCHERS: dict[InvariantKind, ItemMatcher] = {
     InvariantKind.FAILURE: match_failure,
     InvariantKind.FAILED_APPROACH: match_failure,
     InvariantKind.SET_ASIDE: match_set_aside,
+    InvariantKind.TASK_CRITERION: match_criterion,
     InvariantKind.COMPLETED_ACTION: match_action,
 }
 """The matcher for each kind of item mined from a session log (native traces keep `match_invariant`)."""
 
 
-__all__ = ["ITEM_MATCHERS", "match_action", "match_failure", "match_set_aside", "match_user_item"]
+__all__ = ["ITEM_MATCHERS", "match_action", "match_criterion", "match_failure", "match_set_aside", "match_user_item"]

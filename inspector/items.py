@@ -25,6 +25,7 @@ from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.model import TRANSCRIPT, Author, Invariant, InvariantKind, SourceRecord
 from inspector.set_aside import set_aside_items
 from inspector.statement_force import LEAVE_AS_IS
+from inspector.task_spec import criterion_items
 from inspector.shell_runs import about_subject, failure_items, failure_line, is_failure, shell_runs
 from inspector.text import Sentence, clip, content_terms, sentences, stem, words
 from inspector.tool_names import is_edit_tool
@@ -358,6 +359,7 @@ def session_items(records: Iterable[SourceRecord]) -> list[Invariant]:
     found = list(_done_by_edits(found, records, order))
     found.extend(failure_items(records))
     found.extend(set_aside_items(records))
+    found.extend(criterion_items(records))
     found.extend(action_items(records))
     found.sort(key=lambda item: order.get(item.source_key or "", 0))
     seen: set[str] = set()

@@ -119,6 +119,24 @@ def open_failure_lost(facts: TraceFacts) -> Iterator[Hit]:
 
 
 @rule(
+    "task-criterion-lost",
+    Severity.WARNING,
+    "An acceptance criterion of the issue the user set the agent on is in no summary that covers it, neither by "
+    "its label nor by what it asks: the next agent may call the task done without it.",
+)
+def task_criterion_lost(facts: TraceFacts) -> Iterator[Hit]:
+    for track in session_tracks(facts, (InvariantKind.TASK_CRITERION,)):
+        for k, again in still(track, InvariantStatus.LOST):
+            yield Hit(
+                k,
+                f"acceptance criterion {quoted(track.invariant.text, 160)} of the issue the user set the agent on is "
+                f"{'still ' if again else ''}not in {facts.generations[k].generation.label}",
+                evidence={"invariant": track.invariant.id},
+                source=track.source_quote,
+            )
+
+
+@rule(
     "completed-actions-lost",
     Severity.WARNING,
     "Commits or pull requests made before a compaction are not in its summary: the next agent may redo or undo them.",
