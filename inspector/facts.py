@@ -15,6 +15,7 @@ from typing import Any
 
 from inspector.anchors import Anchor, AnchorIndex, AnchorStatus, ResolvedAnchor, extract_anchors
 from inspector.claims import CompletenessClaim, find_claims
+from inspector.config import DEFAULT_CONFIG, Config
 from inspector.elision import Elision, anchor_density, find_elisions
 from inspector.invariants import (
     PRESERVATION_WEIGHT,
@@ -34,30 +35,6 @@ from inspector.shell_runs import ShellRun, shell_runs
 from inspector.summary_claims import Claim, claims_in
 from inspector.text import Sentence, sentences
 
-
-@dataclass(frozen=True)
-class Config:
-    """Thresholds and lexicons; the defaults are the ones the domain notes argue for."""
-
-    min_anchor_density: float = 0.5
-    collapse_ratio: float = 0.5
-    """Density at or below this fraction of the first summary's is a collapse."""
-    max_unchecked_depth: int = 2
-    """Summaries an invariant may be inherited through before it must be checked against source."""
-    high_local_fidelity: float = 0.85
-    source_fidelity_drop: float = 0.2
-    """Fall of source→current fidelity from its peak that counts as drift."""
-    drift_overlap: float = 0.5
-    """Share of a dropped anchor's description that must still be in the child to call it decayed."""
-    search_names_share: float = 0.5
-    """Share of the topic terms of what a summary says a search confirmed that one search result must hold for
-    it to name that: half, as for an item a summary carries (`items.KEPT_COVERAGE`), since a result and a
-    summary word one finding differently. What names a key (a path, a name with a digit, a dot, a slash or an
-    underscore) is judged by its keys alone, which must be there whole."""
-    anchor_patterns: Mapping[str, str] | None = None
-    elision_lexicon: Sequence[str] | None = None
-
-
 _BLANK = re.compile(r"[^\n]")
 
 
@@ -72,7 +49,7 @@ class GenerationFacts:
     def __init__(self, generation: Generation, index: AnchorIndex | None = None, config: Config | None = None) -> None:
         self.generation = generation
         self._index = index or AnchorIndex(())
-        self._config = config or Config()
+        self._config = config or DEFAULT_CONFIG
 
     @cached_property
     def boilerplate(self) -> tuple[tuple[int, int], ...]:
@@ -379,7 +356,7 @@ class TraceFacts:
 
 
 def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
-    config = config or Config()
+    config = config or DEFAULT_CONFIG
     first_cover = first_covered(trace.generations)
     places = RecordPlaces(first_cover, session_log=trace.is_session_log)
     index = AnchorIndex(trace.sources, trace.mentions, places)
@@ -405,6 +382,6 @@ def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
     return TraceFacts(trace, config, generations, tracks, session_log=mined)
 
 
-__all__ = ["Config", "GenerationFacts", "InvariantTrack", "TraceFacts", "compute_facts",
+__all__ = ["GenerationFacts", "InvariantTrack", "TraceFacts", "compute_facts",
            "fidelity_to_parent", "fidelity_to_source", "first_covered", "new_keys", "next_depth",
            "shown_match"]  # fmt: skip

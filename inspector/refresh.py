@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from inspector.analysis import Analysis, analyze
-from inspector.facts import Config, InvariantTrack
+from inspector.config import Config
+from inspector.facts import InvariantTrack
 from inspector.invariants import IndexedText, InvariantStatus, constraint_kind, match_invariant, values_in
 from inspector.model import Invariant, SourceRecord, Trace
 from inspector.text import estimate_tokens
