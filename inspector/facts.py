@@ -156,12 +156,12 @@ class InvariantTrack:
         return SourceQuote(key, self.invariant.quote or self.invariant.text) if key else None
 
 
-def invariant_universe(trace: Trace) -> list[Invariant]:
+def invariant_universe(trace: Trace, config: Config = DEFAULT_CONFIG) -> list[Invariant]:
     """Declared invariants where the trace has them, else extracted; plus manifest-only items."""
     if trace.invariants is not None:
         universe = list(trace.invariants)
     elif trace.is_session_log:
-        universe = mine_session_items(trace.sources)
+        universe = mine_session_items(trace.sources, config=config)
     else:
         universe = extract_invariants(trace.sources)
     known = {inv.id for inv in universe}
@@ -237,12 +237,13 @@ def _match_in_generation(
         # The raw context is the source itself: the item is there by construction. Where it sits is
         # only needed to show it (`shown_match`), and searching S0 for every item costs a check dearly.
         return InvariantMatch(InvariantStatus.VERBATIM)
+    config = facts._config
     matcher = ITEM_MATCHERS.get(invariant.kind) if session_items else None
     if matcher is not None and facts.indexed is not None:
-        return matcher(invariant, facts.indexed)
-    in_text = match_invariant(invariant.text, facts.indexed) if facts.indexed else None
-    manifest = [m.text for m in generation.manifest or () if _same_item(m, invariant)]
-    in_manifest = best_match([invariant.text], [IndexedText(m) for m in manifest]) if manifest else None
+        return matcher(invariant, facts.indexed, config)
+    in_text = match_invariant(invariant.text, facts.indexed, config=config) if facts.indexed else None
+    manifest = [IndexedText(m.text) for m in generation.manifest or () if _same_item(m, invariant)]
+    in_manifest = best_match([invariant.text], manifest, config=config) if manifest else None
     if in_manifest is not None and (in_text is None or rank(in_manifest) > rank(in_text)):
         return InvariantMatch(in_manifest.status, reason="carried by the compactor's manifest")
     return in_text or InvariantMatch(InvariantStatus.UNKNOWN, reason="summary text unavailable")
@@ -253,7 +254,8 @@ def shown_match(track: InvariantTrack, facts: GenerationFacts) -> InvariantMatch
     match = track.matches[facts.generation.index]
     if facts.generation.kind != "raw" or match.start is not None or match.status is not InvariantStatus.VERBATIM:
         return match
-    found = match_invariant(track.invariant.text, facts.indexed) if facts.indexed is not None else None
+    indexed = facts.indexed
+    found = match_invariant(track.invariant.text, indexed, config=facts._config) if indexed is not None else None
     if found is None or found.start is None:
         return match
     return InvariantMatch(InvariantStatus.VERBATIM, found.start, found.end, found.matched_text)
@@ -377,7 +379,7 @@ def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
             retired_at(inv, successors, first_cover),
             mined,
         )
-        for inv in invariant_universe(trace)
+        for inv in invariant_universe(trace, config)
     )
     return TraceFacts(trace, config, generations, tracks, session_log=mined)
 
