@@ -284,7 +284,8 @@ CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "s
 def claims_row(trace: Path, check_seconds: float) -> dict[str, Any]:
     """The claim layer's share of a check (extraction and its four rules, the rest of the facts already
     computed), and extraction on a long hostile summary at two sizes: linear means the ratio is the size's."""
-    from inspector.facts import Config, compute_facts
+    from inspector.config import Config
+    from inspector.facts import compute_facts
     from inspector.readers import load_trace
     from inspector.rules import all_rules
     from inspector.summary_claims import claims_in

@@ -15,7 +15,8 @@ _WHERE = {
     "inspector.anchors": ("Anchor", "AnchorIndex", "AnchorStatus", "extract_anchors", "resolve_in_isolation"),
     "inspector.elision": ("anchor_density", "find_elisions"),
     "inspector.errors": ("TraceReadError",),
-    "inspector.facts": ("Config", "TraceFacts", "compute_facts"),
+    "inspector.config": ("Config",),
+    "inspector.facts": ("TraceFacts", "compute_facts"),
     "inspector.invariants": ("InvariantStatus", "extract_invariants", "match_invariant"),
     "inspector.model": ("ChainEvent", "Finding", "Generation", "Invariant", "InvariantKind", "Severity",
                         "SourceQuote", "SourceRecord", "Trace"),
@@ -47,9 +48,10 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # what a type checker and an IDE see: the same names, imported eagerly
     from inspector.analysis import Analysis, analyze
     from inspector.anchors import Anchor, AnchorIndex, AnchorStatus, extract_anchors, resolve_in_isolation
+    from inspector.config import Config
     from inspector.elision import anchor_density, find_elisions
     from inspector.errors import TraceReadError
-    from inspector.facts import Config, TraceFacts, compute_facts
+    from inspector.facts import TraceFacts, compute_facts
     from inspector.invariants import InvariantStatus, extract_invariants, match_invariant
     from inspector.model import (
         ChainEvent,

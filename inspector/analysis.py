@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inspector.bulk import paused_gc
-from inspector.facts import Config, TraceFacts, compute_facts
+from inspector.config import Config
+from inspector.facts import TraceFacts, compute_facts
 from inspector.model import Finding, Severity, Trace
 from inspector.rules import Rule, all_rules
 

@@ -31,8 +31,8 @@ from inspector.cli_io import (
     write_output,
 )
 from inspector.cli_options import Parser, add_formats, add_json_flag, count, density, megabytes, summary_index
+from inspector.config import Config
 from inspector.errors import TraceReadError
-from inspector.facts import Config
 from inspector.inert import json_text, terminal_text
 from inspector.model import Trace
 from inspector.rules import all_rules

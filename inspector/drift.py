@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from inspector.facts import Config
+from inspector.config import Config
 
 
 @dataclass(frozen=True, slots=True)

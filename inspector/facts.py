@@ -15,6 +15,7 @@ from typing import Any
 
 from inspector.anchors import Anchor, AnchorIndex, AnchorStatus, ResolvedAnchor, extract_anchors
 from inspector.claims import CompletenessClaim, find_claims
+from inspector.config import DEFAULT_CONFIG, Config
 from inspector.elision import Elision, anchor_density, find_elisions
 from inspector.invariants import (
     PRESERVATION_WEIGHT,
@@ -34,30 +35,6 @@ from inspector.shell_runs import ShellRun, shell_runs
 from inspector.summary_claims import Claim, claims_in
 from inspector.text import Sentence, sentences
 
-
-@dataclass(frozen=True)
-class Config:
-    """Thresholds and lexicons; the defaults are the ones the domain notes argue for."""
-
-    min_anchor_density: float = 0.5
-    collapse_ratio: float = 0.5
-    """Density at or below this fraction of the first summary's is a collapse."""
-    max_unchecked_depth: int = 2
-    """Summaries an invariant may be inherited through before it must be checked against source."""
-    high_local_fidelity: float = 0.85
-    source_fidelity_drop: float = 0.2
-    """Fall of source→current fidelity from its peak that counts as drift."""
-    drift_overlap: float = 0.5
-    """Share of a dropped anchor's description that must still be in the child to call it decayed."""
-    search_names_share: float = 0.5
-    """Share of the topic terms of what a summary says a search confirmed that one search result must hold for
-    it to name that: half, as for an item a summary carries (`items.KEPT_COVERAGE`), since a result and a
-    summary word one finding differently. What names a key (a path, a name with a digit, a dot, a slash or an
-    underscore) is judged by its keys alone, which must be there whole."""
-    anchor_patterns: Mapping[str, str] | None = None
-    elision_lexicon: Sequence[str] | None = None
-
-
 _BLANK = re.compile(r"[^\n]")
 
 
@@ -72,7 +49,7 @@ class GenerationFacts:
     def __init__(self, generation: Generation, index: AnchorIndex | None = None, config: Config | None = None) -> None:
         self.generation = generation
         self._index = index or AnchorIndex(())
-        self._config = config or Config()
+        self._config = config or DEFAULT_CONFIG
 
     @cached_property
     def boilerplate(self) -> tuple[tuple[int, int], ...]:
@@ -179,12 +156,12 @@ class InvariantTrack:
         return SourceQuote(key, self.invariant.quote or self.invariant.text) if key else None
 
 
-def invariant_universe(trace: Trace) -> list[Invariant]:
+def invariant_universe(trace: Trace, config: Config = DEFAULT_CONFIG) -> list[Invariant]:
     """Declared invariants where the trace has them, else extracted; plus manifest-only items."""
     if trace.invariants is not None:
         universe = list(trace.invariants)
     elif trace.is_session_log:
-        universe = mine_session_items(trace.sources)
+        universe = mine_session_items(trace.sources, config=config)
     else:
         universe = extract_invariants(trace.sources)
     known = {inv.id for inv in universe}
@@ -260,12 +237,13 @@ def _match_in_generation(
         # The raw context is the source itself: the item is there by construction. Where it sits is
         # only needed to show it (`shown_match`), and searching S0 for every item costs a check dearly.
         return InvariantMatch(InvariantStatus.VERBATIM)
+    config = facts._config
     matcher = ITEM_MATCHERS.get(invariant.kind) if session_items else None
     if matcher is not None and facts.indexed is not None:
-        return matcher(invariant, facts.indexed)
-    in_text = match_invariant(invariant.text, facts.indexed) if facts.indexed else None
-    manifest = [m.text for m in generation.manifest or () if _same_item(m, invariant)]
-    in_manifest = best_match([invariant.text], [IndexedText(m) for m in manifest]) if manifest else None
+        return matcher(invariant, facts.indexed, config)
+    in_text = match_invariant(invariant.text, facts.indexed, config=config) if facts.indexed else None
+    manifest = [IndexedText(m.text) for m in generation.manifest or () if _same_item(m, invariant)]
+    in_manifest = best_match([invariant.text], manifest, config=config) if manifest else None
     if in_manifest is not None and (in_text is None or rank(in_manifest) > rank(in_text)):
         return InvariantMatch(in_manifest.status, reason="carried by the compactor's manifest")
     return in_text or InvariantMatch(InvariantStatus.UNKNOWN, reason="summary text unavailable")
@@ -276,7 +254,8 @@ def shown_match(track: InvariantTrack, facts: GenerationFacts) -> InvariantMatch
     match = track.matches[facts.generation.index]
     if facts.generation.kind != "raw" or match.start is not None or match.status is not InvariantStatus.VERBATIM:
         return match
-    found = match_invariant(track.invariant.text, facts.indexed) if facts.indexed is not None else None
+    indexed = facts.indexed
+    found = match_invariant(track.invariant.text, indexed, config=facts._config) if indexed is not None else None
     if found is None or found.start is None:
         return match
     return InvariantMatch(InvariantStatus.VERBATIM, found.start, found.end, found.matched_text)
@@ -379,7 +358,7 @@ class TraceFacts:
 
 
 def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
-    config = config or Config()
+    config = config or DEFAULT_CONFIG
     first_cover = first_covered(trace.generations)
     places = RecordPlaces(first_cover, session_log=trace.is_session_log)
     index = AnchorIndex(trace.sources, trace.mentions, places)
@@ -400,11 +379,11 @@ def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
             retired_at(inv, successors, first_cover),
             mined,
         )
-        for inv in invariant_universe(trace)
+        for inv in invariant_universe(trace, config)
     )
     return TraceFacts(trace, config, generations, tracks, session_log=mined)
 
 
-__all__ = ["Config", "GenerationFacts", "InvariantTrack", "TraceFacts", "compute_facts",
+__all__ = ["GenerationFacts", "InvariantTrack", "TraceFacts", "compute_facts",
            "fidelity_to_parent", "fidelity_to_source", "first_covered", "new_keys", "next_depth",
            "shown_match"]  # fmt: skip

@@ -19,6 +19,7 @@ from itertools import chain
 
 from rapidfuzz import fuzz, process
 
+from inspector.config import DEFAULT_CONFIG, Config
 from inspector.model import Invariant, InvariantKind, SourceRecord
 from inspector.text import Sentence, clip, content_terms, normalise, sentences, stem, words
 
@@ -217,14 +218,15 @@ def _markers(text: str) -> tuple[dict[str, bool], frozenset[str]]:
     return present, frozenset(values_in(text))
 
 
-def fuzzy_terms(terms: set[str], indexed: IndexedText) -> dict[str, str]:
-    """Map each invariant term to the generation's term it stands for (exact stem, else rapidfuzz ≥ 88)."""
+def fuzzy_terms(terms: set[str], indexed: IndexedText, *, config: Config = DEFAULT_CONFIG) -> dict[str, str]:
+    """Map each invariant term to the generation's term it stands for (exact stem, else rapidfuzz at or above
+    `config.fuzzy_term_score`)."""
     mapped: dict[str, str] = {}
     for term in terms:
         if term in indexed.index:
             mapped[term] = term
         elif len(term) >= 5:
-            hit = process.extractOne(term, indexed.vocabulary, scorer=fuzz.ratio, score_cutoff=88)
+            hit = process.extractOne(term, indexed.vocabulary, scorer=fuzz.ratio, score_cutoff=config.fuzzy_term_score)
             if hit is not None:
                 mapped[term] = hit[0]
     return mapped
@@ -251,7 +253,7 @@ _NO_SENTENCE = InvariantMatch(InvariantStatus.LOST, reason="no sentence carries 
 """Shared (matches are immutable): most items are absent from most states of a long session."""
 
 
-def match_invariant(invariant_text: str, indexed: IndexedText) -> InvariantMatch:
+def match_invariant(invariant_text: str, indexed: IndexedText, *, config: Config = DEFAULT_CONFIG) -> InvariantMatch:
     """Classify how `invariant_text` survives in an indexed generation text."""
     span = _verbatim(invariant_text, indexed)
     if span is not None:
@@ -260,16 +262,16 @@ def match_invariant(invariant_text: str, indexed: IndexedText) -> InvariantMatch
     terms, (inv_markers, inv_values) = _topic_terms(invariant_text), _markers(invariant_text)
     if not terms:
         return InvariantMatch(InvariantStatus.LOST, reason="nothing to match on")
-    hits = indexed.shared_terms(fuzzy_terms(terms, indexed).values())
+    hits = indexed.shared_terms(fuzzy_terms(terms, indexed, config=config).values())
 
     best: InvariantMatch | None = None
     for position, shared in sorted(hits.items(), key=lambda item: -item[1])[:_TOPIC_CANDIDATES]:
         sentence = indexed.sentences[position]
         coverage = shared / len(terms)
         focus = shared / max(1, len(indexed.terms[position]))
-        if shared < min(2, len(terms)) or (coverage < 0.34 and focus < 0.5):
+        if shared < min(2, len(terms)) or (coverage < config.lost_coverage and focus < config.sentence_focus):
             continue
-        candidate = _judge(invariant_text, sentence, coverage, inv_markers, inv_values)
+        candidate = _judge(invariant_text, sentence, coverage, inv_markers, inv_values, config)
         if best is None or rank(candidate) > rank(best):
             best = candidate
     return best or _NO_SENTENCE
@@ -287,6 +289,7 @@ def _judge(
     coverage: float,
     inv_markers: dict[str, bool],
     inv_values: set[str],
+    config: Config,
 ) -> InvariantMatch:
     sent_markers, sent_values = _markers(sentence.text)
     lost = [name for name, present in inv_markers.items() if present and not sent_markers[name]]
@@ -300,16 +303,18 @@ def _judge(
     where = dict(start=sentence.start, end=sentence.end, matched_text=sentence.text)
     if reasons:
         return InvariantMatch(InvariantStatus.WEAKENED, reason="; ".join(reasons), **where)
-    if coverage < 0.5:
+    if coverage < config.kept_coverage:
         return InvariantMatch(InvariantStatus.WEAKENED, reason=f"only {coverage:.0%} of its terms kept", **where)
-    if fuzz.ratio(normalise(invariant_text), normalise(sentence.text)) >= 92:
+    if fuzz.ratio(normalise(invariant_text), normalise(sentence.text)) >= config.verbatim_ratio:
         return InvariantMatch(InvariantStatus.VERBATIM, **where)
     return InvariantMatch(InvariantStatus.PARAPHRASED, reason=f"{coverage:.0%} of its terms kept", **where)
 
 
-def best_match(texts: Sequence[str], indexed: Sequence[IndexedText]) -> InvariantMatch:
+def best_match(
+    texts: Sequence[str], indexed: Sequence[IndexedText], *, config: Config = DEFAULT_CONFIG
+) -> InvariantMatch:
     """The strongest survival among several wordings (e.g. the text and a manifest entry)."""
-    matches = [match_invariant(text, target) for text in texts for target in indexed]
+    matches = [match_invariant(text, target, config=config) for text in texts for target in indexed]
     return max(matches, key=rank, default=InvariantMatch(InvariantStatus.LOST))
 
 

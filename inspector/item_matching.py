@@ -1,21 +1,21 @@
 """How each kind of session item survives in a summary: kept, gone, or misrepresented.
 
 A user's words are rarely kept verbatim, so presence is the share of the item's topic terms one
-passage carries; an item is called lost only when no passage carries even a third of them and none
-of its two-word phrases appears, so paraphrase is never reported as loss. A failure that is still
-open is misrepresented when the summary presents it as fixed. A completed action is kept when its
-identity (sha, PR number) or its subject is there.
+passage carries; an item is called lost only when no passage carries even a third of them
+(`Config.lost_coverage`) and none of its two-word phrases appears, so paraphrase is never reported
+as loss. A failure that is still open is misrepresented when the summary presents it as fixed. A
+completed action is kept when its identity (sha, PR number) or its subject is there.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
+from inspector.config import DEFAULT_CONFIG, Config
 from inspector.invariants import IndexedText, InvariantMatch, InvariantStatus, match_invariant
 from inspector.items import (
-    KEPT_COVERAGE,
-    LOST_COVERAGE,
     USER_KINDS,
     Presence,
     described_as_fixed,
@@ -26,29 +26,29 @@ from inspector.items import (
 from inspector.model import Invariant, InvariantKind
 from inspector.shell_runs import about_subject
 from inspector.statement_force import PROHIBITION
-from inspector.task_spec import LABELLED
 from inspector.summary_claims import named_subjects
+from inspector.task_spec import LABELLED
 
-ItemMatcher = Callable[[Invariant, IndexedText], InvariantMatch]
+ItemMatcher = Callable[[Invariant, IndexedText, Config], InvariantMatch]
 
 
 def _located(status: InvariantStatus, found: Presence, reason: str = "") -> InvariantMatch:
     return InvariantMatch(status, found.start, found.end, found.passage, reason)
 
 
-def match_user_item(item: Invariant, indexed: IndexedText) -> InvariantMatch:
+def match_user_item(item: Invariant, indexed: IndexedText, config: Config = DEFAULT_CONFIG) -> InvariantMatch:
     if len(item.text.split()) >= 3:
-        quoted = match_invariant(item.text, indexed)  # the user's words kept as they were
+        quoted = match_invariant(item.text, indexed, config=config)  # the user's words kept as they were
         if quoted.status is InvariantStatus.VERBATIM:
             return quoted
-    found = presence(item_terms_text(item), indexed)
-    if found.coverage >= KEPT_COVERAGE and _prohibition_dropped(item, found.passage or ""):
+    found = presence(item_terms_text(item), indexed, config=config)
+    if found.coverage >= config.kept_coverage and _prohibition_dropped(item, found.passage or ""):
         return _located(InvariantStatus.WEAKENED, found, "its prohibition is gone: the passage no longer says not to")
-    if found.coverage >= 0.9:
+    if found.coverage >= config.verbatim_coverage:
         return _located(InvariantStatus.VERBATIM, found)
-    if found.coverage >= KEPT_COVERAGE:
+    if found.coverage >= config.kept_coverage:
         return _located(InvariantStatus.PARAPHRASED, found, f"{found.coverage:.0%} of its terms kept")
-    if found.coverage < LOST_COVERAGE and not found.phrase:
+    if found.coverage < config.lost_coverage and not found.phrase:
         return InvariantMatch(InvariantStatus.LOST, reason="no passage carries its terms")
     # Partly there: a paraphrase we cannot confirm. Never reported as a loss (precision first).
     return _located(InvariantStatus.PARAPHRASED, found, f"only {found.coverage:.0%} of its terms in one passage")
@@ -68,11 +68,11 @@ def _prohibition_dropped(item: Invariant, passage: str) -> bool:
     )
 
 
-def match_failure(item: Invariant, indexed: IndexedText) -> InvariantMatch:
-    found = presence(item.text, indexed)
-    if found.coverage < LOST_COVERAGE and not found.phrase:
+def match_failure(item: Invariant, indexed: IndexedText, config: Config = DEFAULT_CONFIG) -> InvariantMatch:
+    found = presence(item.text, indexed, config=config)
+    if found.coverage < config.lost_coverage and not found.phrase:
         return InvariantMatch(InvariantStatus.LOST, reason="the summary does not mention it")
-    if found.start is not None and found.passage is not None and found.coverage >= KEPT_COVERAGE:
+    if found.start is not None and found.passage is not None and found.coverage >= config.kept_coverage:
         at, line = _status_line(indexed.text, found, item.text)
         # Only a line about what failed calls it fixed: one naming another program, test or file is about that.
         if about_subject(item.text, named_subjects(line)) and described_as_fixed(
@@ -105,7 +105,7 @@ def _status_line(text: str, found: Presence, item_text: str) -> tuple[int, str]:
 _STASH = re.compile(r"\bstash", re.IGNORECASE)
 
 
-def match_set_aside(item: Invariant, indexed: IndexedText) -> InvariantMatch:
+def match_set_aside(item: Invariant, indexed: IndexedText, config: Config = DEFAULT_CONFIG) -> InvariantMatch:
     """A stash is known by the word: a summary that speaks of a stash anywhere keeps it, unless each line that
     does files it as fixed (a stash is owed until popped, so "used `git stash` to get the rebase through"
     under "Errors and fixes" presents it as done). The command around it (what was rebased or checked out) is
@@ -132,12 +132,12 @@ def _range_names(label: str, text: str) -> bool:
     return any(int(a) <= int(number) <= int(b) for a, b in (s.groups() for s in spans))
 
 
-def match_criterion(item: Invariant, indexed: IndexedText) -> InvariantMatch:
-    """A criterion with a label is kept by its label, alone or in a range; one without is looked for by what it
+def match_criterion(item: Invariant, indexed: IndexedText, config: Config = DEFAULT_CONFIG) -> InvariantMatch:
+    """A criterion with a label is kept by its label, alone or in a range; otherwise it is looked for by what it
     asks, as a user's words are (`match_user_item`, so a paraphrase is never called a loss)."""
     labelled = LABELLED.match(item.text)
     if labelled is None:
-        return match_user_item(item, indexed)
+        return match_user_item(item, indexed, config)
     label = labelled.group("label")
     prefix, number = re.fullmatch(r"([A-Z]+)-?(\d+)", label).groups()  # type: ignore[union-attr]
     named = re.search(rf"\b{prefix}[- ]?{number}\b", indexed.text)
@@ -145,27 +145,22 @@ def match_criterion(item: Invariant, indexed: IndexedText) -> InvariantMatch:
         return InvariantMatch(InvariantStatus.VERBATIM, named.start(), named.end(), named.group(0))
     if _range_names(label, indexed.text):
         return InvariantMatch(InvariantStatus.PARAPHRASED, reason="named in a range of its labels")
-    found = presence(item.text[labelled.end() :], indexed)
-    if found.coverage >= KEPT_COVERAGE:
-        return _located(InvariantStatus.PARAPHRASED, found, f"{found.coverage:.0%} of its terms kept")
-    if found.coverage < LOST_COVERAGE and not found.phrase:
-        return InvariantMatch(InvariantStatus.LOST, reason="neither its label nor what it asks is there")
-    return _located(InvariantStatus.PARAPHRASED, found, f"only {found.coverage:.0%} of its terms in one passage")
+    return match_user_item(replace(item, text=item.text[labelled.end() :]), indexed, config)
 
 
 _SHA = re.compile(r"^commit ([0-9a-f]{7,40}) ")
 _PR = re.compile(r"^pull request #(\d+)")
 
 
-def match_action(item: Invariant, indexed: IndexedText) -> InvariantMatch:
+def match_action(item: Invariant, indexed: IndexedText, config: Config = DEFAULT_CONFIG) -> InvariantMatch:
     sha, pr = _SHA.match(item.text), _PR.match(item.text)
     if sha is not None:
         at = indexed.lowered.find(sha.group(1)[:7])
         if at >= 0:
             return InvariantMatch(InvariantStatus.VERBATIM, at, at + 7, indexed.text[at : at + 7])
         subject = item.text[sha.end() :]
-        found = presence(subject, indexed)
-        if found.coverage >= KEPT_COVERAGE:
+        found = presence(subject, indexed, config=config)
+        if found.coverage >= config.kept_coverage:
             return _located(InvariantStatus.PARAPHRASED, found, "its subject is kept, not its sha")
         return InvariantMatch(InvariantStatus.LOST, reason="neither its sha nor its subject is there")
     if pr is not None:
@@ -174,7 +169,7 @@ def match_action(item: Invariant, indexed: IndexedText) -> InvariantMatch:
         if found_pr is not None:
             return InvariantMatch(InvariantStatus.VERBATIM, found_pr.start(), found_pr.end(), found_pr.group(0))
         return InvariantMatch(InvariantStatus.LOST, reason="its number is not there")
-    return match_user_item(item, indexed)
+    return match_user_item(item, indexed, config)
 
 
 ITEM_MATCHERS: dict[InvariantKind, ItemMatcher] = {

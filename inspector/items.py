@@ -21,12 +21,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from inspector.authorship import spans_for
+from inspector.config import DEFAULT_CONFIG, Config
 from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.model import TRANSCRIPT, Author, Invariant, InvariantKind, SourceRecord
 from inspector.set_aside import set_aside_items
+from inspector.shell_runs import about_subject, failure_items, failure_line, is_failure, shell_runs
 from inspector.statement_force import LEAVE_AS_IS
 from inspector.task_spec import criterion_items
-from inspector.shell_runs import about_subject, failure_items, failure_line, is_failure, shell_runs
 from inspector.text import Sentence, clip, content_terms, sentences, stem, words
 from inspector.tool_names import is_edit_tool
 
@@ -173,20 +174,26 @@ QUESTION_TAIL_CHARS = 20_000
 pages earlier is not the one a reply answers, and a 50 MB turn is not split into sentences for it."""
 
 
-def last_question(text: str) -> str | None:
+def last_question(text: str, *, config: Config = DEFAULT_CONFIG) -> str | None:
     """The question an agent's turn ends on, with the options before it when it names none itself.
 
     "What's your preference?" says nothing; the two lines before it ("1. always 100%", "2. omit the
-    field") are what a reply of "ok, do nothing" chose between.
+    field") are what a reply of "ok, do nothing" chose between. How far back it reads is
+    `config.question_sentences` and `config.question_terms`.
     """
     spans = sentences(text[-QUESTION_TAIL_CHARS:])
     last = next((i for i in range(len(spans) - 1, -1, -1) if spans[i].text.rstrip(" *_`").endswith("?")), None)
     if last is None:
         return None
     first = last
-    while first > 0 and last - first < 4 and len(topic_terms(" ".join(s.text for s in spans[first : last + 1]))) < 6:
+    while first > 0 and last - first < config.question_sentences and not _says_enough(spans[first : last + 1], config):
         first -= 1
     return clip(" ".join(s.text for s in spans[first : last + 1]), 400)
+
+
+def _says_enough(spans: Sequence[Sentence], config: Config) -> bool:
+    """The question and the lines read with it name enough topic terms to give a short reply its topic."""
+    return len(topic_terms(" ".join(s.text for s in spans))) >= config.question_terms
 
 
 _OPTION = re.compile(
@@ -340,7 +347,7 @@ def edit_written(call: str) -> str:
     return new if marker else call
 
 
-def session_items(records: Iterable[SourceRecord]) -> list[Invariant]:
+def session_items(records: Iterable[SourceRecord], *, config: Config = DEFAULT_CONFIG) -> list[Invariant]:
     """Every item of a session log, in log order; the same wording twice is one item, the first."""
     records = list(records)
     found: list[Invariant] = []
@@ -353,7 +360,8 @@ def session_items(records: Iterable[SourceRecord]) -> list[Invariant]:
         if record.kind == "assistant":
             before = record.text
         elif record.kind == "user" and record.authority == "user":
-            found.extend(user_items(record, last_question(before) if before is not None else None, before))
+            asked = last_question(before, config=config) if before is not None else None
+            found.extend(user_items(record, asked, before))
             before = None
     order = {record.key: position for position, record in enumerate(records)}
     found = list(_done_by_edits(found, records, order))
@@ -380,11 +388,6 @@ def item_terms_text(item: Invariant) -> str:
 
 
 # --- finding an item in a summary ------------------------------------------------------------------
-
-KEPT_COVERAGE = 0.5
-"""Share of an item's topic terms that one passage of the summary must carry for the item to be there."""
-LOST_COVERAGE = 0.34
-"""Below this share in every passage, and with none of its phrases, the item is gone."""
 
 _FIXED = re.compile(r"\b(?:fix(?:ed|es)?|solv(?:ed|es)|resolv(?:ed|es)|work(?:s|ing) now|passe[sd]|succeed(?:s|ed))\b",
                     re.IGNORECASE)  # fmt: skip
@@ -417,13 +420,13 @@ def _phrases(text: str) -> list[str]:
     return [p for p in pairs if all(content_terms(w) - GENERIC_TERMS for w in p.split())]
 
 
-def presence(item_text: str, indexed: IndexedText) -> Presence:
+def presence(item_text: str, indexed: IndexedText, *, config: Config = DEFAULT_CONFIG) -> Presence:
     """How much of an item a summary carries: the best passage by shared topic terms (fuzzy-mapped)."""
     terms = topic_terms(item_text)
     phrase = any(p in indexed.lowered for p in _phrases(item_text))
     if not terms:
         return Presence(0.0, phrase)
-    mapped = fuzzy_terms(set(terms), indexed)
+    mapped = fuzzy_terms(set(terms), indexed, config=config)
     wanted = set(mapped.values())
     best: Presence = Presence(0.0, phrase)
     for position in indexed.shared_terms(wanted):
@@ -489,7 +492,7 @@ def span_counts(records: Sequence[SourceRecord], subjects: frozenset[str] = froz
     return SpanCounts(users, len(failed), first)
 
 
-__all__ = ["KEPT_COVERAGE", "LOST_COVERAGE", "Presence", "USER_KINDS", "action_items", "described_as_fixed",
-           "edit_written", "edited_path", "item_terms_text", "last_question", "offered_options", "picked_label", "picked_option", "presence",
+__all__ = ["Presence", "USER_KINDS", "action_items", "described_as_fixed", "edit_written", "edited_path",
+           "item_terms_text", "last_question", "offered_options", "picked_label", "picked_option", "presence",
            "session_items", "span_counts",
            "statement_kind", "statement_sentences", "topic_terms", "user_items"]  # fmt: skip

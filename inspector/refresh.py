@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from inspector.analysis import Analysis, analyze
-from inspector.facts import Config, InvariantTrack
+from inspector.config import Config
+from inspector.facts import InvariantTrack
 from inspector.invariants import IndexedText, InvariantStatus, constraint_kind, match_invariant, values_in
 from inspector.model import Invariant, SourceRecord, Trace
 from inspector.text import estimate_tokens
@@ -130,12 +131,14 @@ def _unsupported(analysis: Analysis, k: int, records: list[SourceRecord]) -> lis
         return []
     carried = {(m.start, m.end) for t in analysis.facts.invariants if (m := t.matches[k]).start is not None}
     sources = [IndexedText(s.text) for s in records]
+    config = analysis.facts.config
     found = []
     for sentence in indexed.sentences:
         if (sentence.start, sentence.end) in carried or constraint_kind(sentence.text) is None:
             continue
         supported = any(
-            match_invariant(sentence.text, source).status is not InvariantStatus.LOST for source in sources
+            match_invariant(sentence.text, source, config=config).status is not InvariantStatus.LOST
+            for source in sources
         )
         if not supported:
             found.append(Correction(CorrectionType.UNSUPPORTED, k, None, None, sentence.text, None, None,

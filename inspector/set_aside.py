@@ -64,7 +64,8 @@ class Stash:
 
     @property
     def text(self) -> str:
-        return f"git stash: uncommitted changes set aside by `{clip(self.run.command.strip(), 120)}`, not popped or applied"
+        command = clip(self.run.command.strip(), 120)
+        return f"git stash: uncommitted changes set aside by `{command}`, not popped or applied"
 
 
 def stashes(runs: Sequence[ShellRun]) -> Iterator[Stash]:

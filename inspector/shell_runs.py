@@ -622,6 +622,6 @@ def failure_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
 
 __all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "SUBJECT_MIN_LENGTH", "TEST_RUN", "Failure", "ShellRun", "Step",
            "about_subject", "attempted", "command_signature", "failing_signature", "failure_items", "failure_line",
-           "failure_subjects", "failures", "git_arguments", "harmless_error", "inline_code", "is_failure", "is_subject", "parse_steps",
-           "printed_nothing", "proven_steps", "shell_runs", "step_signature", "subject_stem",
-           "whole_suite"]  # fmt: skip
+           "failure_subjects", "failures", "git_arguments", "harmless_error", "inline_code", "is_failure",
+           "is_subject", "parse_steps", "printed_nothing", "proven_steps", "shell_runs", "step_signature",
+           "subject_stem", "whole_suite"]  # fmt: skip

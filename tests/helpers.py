@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from inspector.analysis import Analysis, analyze
-from inspector.facts import Config
+from inspector.config import Config
 from inspector.model import Generation, Invariant, SourceRecord, Trace
 
 REPO = Path(__file__).resolve().parents[1]

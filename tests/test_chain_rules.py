@@ -1,7 +1,8 @@
 from dataclasses import replace
 
 from inspector import analyze
-from inspector.facts import Config, compute_facts
+from inspector.config import Config
+from inspector.facts import compute_facts
 from inspector.model import Invariant, InvariantKind
 from tests.helpers import chain, generations_of, record
 

@@ -4,8 +4,8 @@ import pytest
 
 from inspector import analyze, load_trace
 from inspector.anchors import extract_anchors
+from inspector.config import Config
 from inspector.elision import anchor_density, find_elisions
-from inspector.facts import Config
 from tests.helpers import REPO, SAMPLES, chain, generations_of, record
 
 

@@ -11,8 +11,9 @@ import unicodedata
 import pytest
 
 from inspector import analyze
+from inspector.config import DEFAULT_CONFIG
 from inspector.invariants import IndexedText
-from inspector.items import KEPT_COVERAGE, presence, topic_terms
+from inspector.items import presence, topic_terms
 from inspector.model import Generation, SourceRecord, Trace
 from inspector.text import content_terms, sentences, stem, words
 
@@ -44,7 +45,7 @@ def lost_in(trace: Trace) -> list[int | None]:
 
 def carried(said: str, summary: str) -> bool:
     """One passage of the summary carries half of the statement's topic terms: kept, not merely "not lost"."""
-    return presence(said, IndexedText(summary)).coverage >= KEPT_COVERAGE
+    return presence(said, IndexedText(summary)).coverage >= DEFAULT_CONFIG.kept_coverage
 
 
 # --- words and terms -------------------------------------------------------------------------------

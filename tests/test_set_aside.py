@@ -74,7 +74,8 @@ def test_a_summary_that_files_the_stash_as_a_fix_and_one_that_drops_it_are_both_
 
 
 def test_a_summary_that_says_the_stash_is_still_there_keeps_it() -> None:
-    kept = "6. Pending:\n   - The user's uncommitted changes are still in `git stash` (stash@{0}); pop them after the push\n"
+    kept = ("6. Pending:\n   - The user's uncommitted changes are still in `git stash` (stash@{0}); pop them after "
+            "the push\n")
     report = analyze(session([STASHED_FOR_A_REBASE, LATER], kept))
     assert [f.rule for f in report.findings if "git stash" in f.message] == []
 

@@ -23,8 +23,9 @@ from inspector.claim_evidence import (
     unchecked_edit,
     unprinted_figures,
 )
+from inspector.config import Config
 from inspector.detectors.items import FAILURES, session_tracks, still
-from inspector.facts import Config, GenerationFacts, TraceFacts, new_keys
+from inspector.facts import GenerationFacts, TraceFacts, new_keys
 from inspector.invariants import InvariantStatus
 from inspector.items import USER_KINDS, edited_path, span_counts, topic_terms
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord

@@ -1,0 +1,81 @@
+"""Every threshold detection uses, each with why it has its value: one place to read, tune and test them.
+
+A threshold that lives inline in a detector can be moved without any test noticing and justified by the one
+session it was fitted to. Here each value carries its reason, the analyses read it from the `Config` they are
+given, and `tests/test_config.py` shows that each one changes what is found when moved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Config:
+    """Thresholds and lexicons; the defaults are the ones the domain notes and the reasons below argue for."""
+
+    # --- anchors and the chain ---------------------------------------------------------------------
+    min_anchor_density: float = 0.5
+    """Anchors / (anchors + elisions) below which a summary is paraphrasing its pointers away: the floor the
+    first domain note's isolation check uses (`min_anchor_density = 0.5`): fewer keys than "etc."s."""
+    collapse_ratio: float = 0.5
+    """Density at or below this fraction of the first summary's is a collapse: the note's example falls from
+    0.9 to 0.3 in three compactions; half is the point where more keys were traded for prose than kept."""
+    max_unchecked_depth: int = 2
+    """Summaries an invariant may be inherited through before it must be checked against source: the third
+    note's "kept in S1, paraphrased in S2, gone in S3": by the third summary unchecked it is often gone."""
+    high_local_fidelity: float = 0.85
+    """Parent→child fidelity at or above which a step looks fine on its own: most of what the parent held is
+    there, so only the comparison with the source shows the drift."""
+    source_fidelity_drop: float = 0.2
+    """Fall of source→current fidelity from its peak that counts as drift: one item in five of what the chain
+    once held, gone while every single step looked fine."""
+    drift_overlap: float = 0.5
+    """Share of a dropped anchor's description that must still be in the child to call it decayed: half, as
+    for an item a summary carries (`kept_coverage`): its key is gone but what it pointed at is still spoken of."""
+    search_names_share: float = 0.5
+    """Share of the topic terms of what a summary says a search confirmed that one search result must hold for
+    it to name that: half, as for an item a summary carries (`kept_coverage`), since a result and a summary
+    word one finding differently. What names a key (a path, a name with a digit, a dot, a slash or an
+    underscore) is judged by its keys alone, which must be there whole."""
+
+    # --- is an item still in a summary -------------------------------------------------------------
+    kept_coverage: float = 0.5
+    """Share of an item's topic terms one passage must carry for the item to be there: a paraphrase keeps the
+    nouns that say what an item is about and rewords the rest, and half of them is what it keeps."""
+    lost_coverage: float = 0.34
+    """Below this share in every passage, and with none of its two-word phrases, the item is gone: what is
+    left is a word or two any summary of the work would use. Between this and `kept_coverage` is a paraphrase
+    we cannot confirm, which is never reported as a loss (precision first)."""
+    verbatim_coverage: float = 0.9
+    """Share of an item's terms in one passage at which it is kept as said rather than paraphrased: all but
+    one term in ten, the one a summary changes by grammar ("we'll" → "will")."""
+    fuzzy_term_score: int = 88
+    """rapidfuzz ratio at or above which a summary's word stands for an item's term it is not the stem of: one
+    letter changed in a word of eight or more ("summarise"/"summarize", "configured"/"configures"), not two.
+    Words shorter than five letters must match exactly: one letter there is another word."""
+    verbatim_ratio: int = 92
+    """rapidfuzz ratio of an invariant and a summary sentence (both normalised) at which the sentence is the
+    invariant as written: punctuation, an article or a plural changed, no word of substance."""
+    sentence_focus: float = 0.5
+    """Share of a summary sentence's own terms that must be an invariant's for a sentence carrying under
+    `lost_coverage` of the invariant to still be about it: a short sentence given wholly to the topic."""
+
+    # --- what the user said ------------------------------------------------------------------------
+    question_sentences: int = 4
+    """Sentences before an agent's closing question read with it at most: an option list is the few lines
+    above the question ("1. always 100%", "2. omit the field", "What's your preference?"), not the turn."""
+    question_terms: int = 6
+    """Topic terms at which the question and the lines before it say enough to give a short reply ("ok, do
+    nothing") its topic: about two options' worth of nouns."""
+
+    anchor_patterns: Mapping[str, str] | None = None
+    elision_lexicon: Sequence[str] | None = None
+
+
+DEFAULT_CONFIG = Config()
+"""The defaults, shared: analyses called without a configuration read these."""
+
+
+__all__ = ["DEFAULT_CONFIG", "Config"]

@@ -1,0 +1,162 @@
+"""Each threshold of `Config` changes what is found when moved, and each says why it has its value.
+
+A threshold no test moves can be hard-coded back into its detector unnoticed; each test here gives a tiny
+input one result under the defaults and another under a moved value, through the function that reads it.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from pathlib import Path
+
+from inspector.analysis import analyze
+from inspector.config import DEFAULT_CONFIG, Config
+from inspector.invariants import IndexedText, InvariantStatus, match_invariant
+from inspector.item_matching import match_action, match_user_item
+from inspector.items import last_question, presence
+from inspector.model import Generation, Invariant, InvariantKind, SourceRecord, Trace
+
+CONFIG_SOURCE = Path(__file__).resolve().parents[1] / "inspector" / "config.py"
+UNEXPLAINED = {"anchor_patterns", "elision_lexicon"}
+"""Not thresholds: a caller's own key patterns and elision words (None: the built-in ones), no value to argue."""
+
+EXPORTS = Invariant("user-decision:u1#0", InvariantKind.USER_DECISION, "store the session exports in the shared bucket")
+"""Five topic terms: store, session, export, share, bucket."""
+RETRY_COMMIT = Invariant(
+    "action:c1", InvariantKind.COMPLETED_ACTION, "commit 871e5dd0 add retry logic to the upload client"
+)
+EXPORT_JOB = "The export job writes parquet files into the shared archive bucket"
+"""Eight topic terms and no force: a sentence carrying some of them is kept or weakened by coverage alone."""
+TASKS = (
+    "Deploy the frontend. Rotate the credentials. Migrate the billing tables. "
+    "Archive the logs. Benchmark the parser."
+)
+"""Five sentences of two or three topic terms each, read back from a closing "Which?" that names none."""
+SNAPSHOTS = "Never delete the staging database snapshots before the quarterly audit finishes"
+
+
+def moved(**values: float) -> Config:
+    return replace(DEFAULT_CONFIG, **values)
+
+
+def test_kept_coverage_is_the_share_a_completed_action_s_subject_needs() -> None:
+    half = IndexedText("Added retry logic somewhere.")  # 3 of the subject's 6 terms
+    assert match_action(RETRY_COMMIT, half).status is InvariantStatus.PARAPHRASED
+    assert match_action(RETRY_COMMIT, half, moved(kept_coverage=0.9)).status is InvariantStatus.LOST
+
+
+def test_kept_coverage_is_the_share_under_which_an_invariant_s_sentence_weakens_it() -> None:
+    three_of_eight = IndexedText("Export job writes.")
+    assert match_invariant(EXPORT_JOB, three_of_eight).status is InvariantStatus.WEAKENED
+    kept = match_invariant(EXPORT_JOB, three_of_eight, config=moved(kept_coverage=0.3))
+    assert kept.status is InvariantStatus.PARAPHRASED
+
+
+def test_lost_coverage_is_the_share_under_which_a_user_item_is_gone() -> None:
+    two_of_five = IndexedText("The exports live in a bucket.")
+    assert match_user_item(EXPORTS, two_of_five).status is InvariantStatus.PARAPHRASED
+    assert match_user_item(EXPORTS, two_of_five, moved(lost_coverage=0.5)).status is InvariantStatus.LOST
+
+
+def test_lost_coverage_is_the_share_under_which_a_sentence_mostly_off_the_topic_is_not_the_invariant() -> None:
+    # 3 of the invariant's 8 terms, and 3 of the sentence's own 9: neither covered nor focused
+    three_of_eight = IndexedText("Export job writes run nightly after the deploy rotates cached credentials.")
+    assert match_invariant(EXPORT_JOB, three_of_eight).status is InvariantStatus.WEAKENED
+    assert match_invariant(EXPORT_JOB, three_of_eight, config=moved(lost_coverage=0.4)).status is InvariantStatus.LOST
+
+
+def test_verbatim_coverage_is_the_share_at_which_a_user_item_is_kept_as_said() -> None:
+    four_of_five = IndexedText("Session exports go to the bucket we share.")
+    assert match_user_item(EXPORTS, four_of_five).status is InvariantStatus.PARAPHRASED
+    assert match_user_item(EXPORTS, four_of_five, moved(verbatim_coverage=0.8)).status is InvariantStatus.VERBATIM
+
+
+def test_fuzzy_term_score_is_how_close_a_spelling_must_be_to_stand_for_a_term() -> None:
+    american = IndexedText("The parser behavior stays stable.")  # "behavior" for "behaviour": ratio 94
+    assert presence("keep the parser behaviour stable", american).coverage == 1.0
+    assert presence("keep the parser behaviour stable", american, config=moved(fuzzy_term_score=95)).coverage < 1.0
+
+
+def test_verbatim_ratio_is_how_close_a_sentence_must_be_to_be_the_invariant_as_written() -> None:
+    plurals = IndexedText("Never push to the main branches without reviews.")  # ratio 97
+    assert match_invariant("Never push to the main branch without review", plurals).status is InvariantStatus.VERBATIM
+    strict = match_invariant("Never push to the main branch without review", plurals, config=moved(verbatim_ratio=98))
+    assert strict.status is InvariantStatus.PARAPHRASED
+
+
+def test_sentence_focus_lets_a_short_sentence_on_the_topic_carry_an_invariant() -> None:
+    two_of_three = IndexedText("Keep staging snapshots forever.")  # 2 of the invariant's 7 terms, 2 of its own 3
+    assert match_invariant(SNAPSHOTS, two_of_three).status is InvariantStatus.WEAKENED
+    assert match_invariant(SNAPSHOTS, two_of_three, config=moved(sentence_focus=0.75)).status is InvariantStatus.LOST
+
+
+def test_question_sentences_is_how_many_sentences_before_a_question_are_read_with_it() -> None:
+    three_back = "Migrate the billing tables. Archive the logs. Benchmark the parser. Which?"
+    assert last_question(f"{TASKS} Which?") == three_back
+    assert last_question(f"{TASKS} Which?", config=moved(question_sentences=1)) == "Benchmark the parser. Which?"
+
+
+def test_question_terms_is_how_many_terms_a_question_and_its_lines_must_name() -> None:
+    assert last_question(f"{TASKS} Which?", config=moved(question_terms=2)) == "Benchmark the parser. Which?"
+    wordy = last_question(f"{TASKS} Which?", config=moved(question_terms=20))
+    assert wordy == "Rotate the credentials. Migrate the billing tables. Archive the logs. Benchmark the parser. Which?"
+
+
+REQUIREMENT = "You must store the session exports in the shared bucket."
+
+
+def turn(key: str, kind: str, text: str) -> SourceRecord:
+    return SourceRecord(key=key, text=text, namespace="transcript", kind=kind, authority=kind)
+
+
+def session(summary: str) -> Trace:
+    """A session log: a requirement, an agent's closing question, a short reply; then one summary of it."""
+    records = (
+        turn("u1", "user", REQUIREMENT),
+        turn("a1", "assistant", f"{TASKS} Which?"),
+        turn("u2", "user", "ok, do nothing"),
+    )
+    keys = tuple(r.key for r in records)
+    raw = Generation(0, "raw", "\n".join(r.text for r in records), covers=keys)
+    summarised = Generation(1, "summary", summary, parent=0, covers=keys)
+    return Trace("fixture", "claude-code", records, (raw, summarised), extra={"meta": {"session_log": True}})
+
+
+def test_analyze_judges_a_session_s_items_by_the_config_it_is_given() -> None:
+    def lost(config: Config) -> list[str]:
+        tracks = analyze(session("The exports live in a bucket."), config).facts.invariants
+        return [t.invariant.text for t in tracks if t.matches[1].status is InvariantStatus.LOST]
+
+    assert lost(DEFAULT_CONFIG) == ["ok, do nothing"]
+    assert lost(moved(lost_coverage=0.5)) == [REQUIREMENT, "ok, do nothing"]
+
+
+def test_analyze_mines_a_session_s_items_by_the_config_it_is_given() -> None:
+    def asked(config: Config) -> list[str | None]:
+        tracks = analyze(session("Nothing was decided."), config).facts.invariants
+        return [t.invariant.context for t in tracks if t.invariant.text == "ok, do nothing"]
+
+    assert asked(moved(question_terms=2)) == ["Benchmark the parser. Which?"]
+    assert asked(DEFAULT_CONFIG) == ["Migrate the billing tables. Archive the logs. Benchmark the parser. Which?"]
+
+
+def _is_docstring(statement: ast.stmt | None) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and (
+        isinstance(statement.value.value, str)
+    )
+
+
+def test_every_threshold_says_why_it_has_its_value() -> None:
+    [config_class] = [
+        node for node in ast.parse(CONFIG_SOURCE.read_text()).body
+        if isinstance(node, ast.ClassDef) and node.name == "Config"
+    ]  # fmt: skip
+    body = config_class.body
+    fields = [
+        (statement.target.id, after)
+        for statement, after in zip(body, [*body[1:], None], strict=True)
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+    ]
+    assert [name for name, _ in fields] == list(Config.__dataclass_fields__)
+    assert [name for name, after in fields if name not in UNEXPLAINED and not _is_docstring(after)] == []
