@@ -545,6 +545,36 @@ def _retried_in_another_form(failed: Failure, later: ShellRun) -> bool:
     return any(step_signature(s)[0] == failed.signature[0] for s in proven_steps(later.steps))
 
 
+def _name_parts(script: str) -> tuple[list[str], str]:
+    name = script.rsplit("/", 1)[-1]
+    stem, _, extension = name.rpartition(".")
+    return [part for part in re.split(r"[_\-]+", stem.lower()) if part], extension
+
+
+def _replaced_by_a_sibling(failed: Failure, later: ShellRun) -> bool:
+    """The failing script was given up for a sibling the same program then ran clean: `run_full_benchmark.py`
+    crashed, `run_benchmark.py` took its place. A sibling has the same extension, and the words of one name are
+    the other's in order, some left out (`run_benchmark` in `run_full_benchmark`); a name of one word (`run.py`)
+    is no script's sibling, as it would be everyone's."""
+    if not later.clean or len(failed.signature) != 2 or "." not in failed.signature[1]:
+        return False
+    old, extension = _name_parts(failed.signature[1])
+    for step in proven_steps(later.steps):
+        signature = step_signature(step)
+        if len(signature) != 2 or signature[0] != failed.signature[0] or signature[1] == failed.signature[1]:
+            continue
+        new, new_extension = _name_parts(signature[1])
+        shorter, longer = sorted((old, new), key=len)
+        if new_extension == extension and len(shorter) > 1 and shorter != longer and _in_order(shorter, longer):
+            return True
+    return False
+
+
+def _in_order(few: list[str], many: list[str]) -> bool:
+    rest = iter(many)
+    return all(word in rest for word in few)
+
+
 def _file_removed(failed: Failure, later: ShellRun) -> bool:
     """The file the failure ran or built was deleted: what failed no longer exists to fail."""
     named = failed.signature[-1].rsplit("/", 1)[-1] if len(failed.signature) > 1 else ""
@@ -559,6 +589,7 @@ RETIREMENTS: tuple[tuple[str, Callable[[Failure, ShellRun], bool]], ...] = (
     ("ran clean", _ran_clean),
     ("the whole suite passed", _suite_passed),
     ("retried in another form", _retried_in_another_form),
+    ("replaced by a sibling script", _replaced_by_a_sibling),
     ("its file was removed", _file_removed),
 )
 """What shows a failure gone, each as (how it is said, whether a later run shows it), tried in order."""

@@ -122,6 +122,16 @@ CUPY = "python3 -c \"import cupy; print('CuPy version:', cupy.__version__)\""
 NO_CUPY = "Traceback (most recent call last):\n  File \"<string>\", line 1\nModuleNotFoundError: No module named 'cupy'"
 
 
+def test_a_script_given_up_for_a_sibling_that_ran_clean_is_retired() -> None:
+    crashed = ran("t1", "cd bench && python run_full_benchmark.py --full",
+                  "Traceback (most recent call last):\nAttributeError: 'list' object has no attribute 'get'",
+                  failed=True)  # fmt: skip
+    sibling = ran("t2", "cd bench && python3 run_benchmark.py --quick", "CPU convolution: 1.9 ms\nDone.")
+    assert fates(crashed, sibling) == [("t1", "t2", "replaced by a sibling script")]
+    for other in ("python3 run.py", "python3 run_tests.py", "node run_benchmark.js", "python3 full_run_benchmark.py"):
+        assert fates(crashed, ran("t2", other, "ok")) == [("t1", None, None)], other
+
+
 def test_inline_code_retried_as_a_script_retires_the_failure() -> None:
     assert command_signature(CUPY) == ("python", "-")  # no file names inline code
     records = (ran("t1", CUPY, NO_CUPY, failed=True), ran("t2", "python3 bench/check_cupy.py", "CuPy 13.2.0"))

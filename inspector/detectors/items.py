@@ -42,11 +42,6 @@ def still(track: InvariantTrack, target: InvariantStatus) -> Iterator[tuple[int,
             previous = status
 
 
-def entered(track: InvariantTrack, target: InvariantStatus) -> list[int]:
-    """Summaries where the item enters `target` (not those where it stays there)."""
-    return [k for k, again in still(track, target) if not again]
-
-
 def _user_said(track: InvariantTrack) -> str:
     """How a finding names a user's statement: its kind and words."""
     item = track.invariant
@@ -108,10 +103,10 @@ def user_statement_weakened(facts: TraceFacts) -> Iterator[Hit]:
 )
 def open_failure_lost(facts: TraceFacts) -> Iterator[Hit]:
     for track in session_tracks(facts, FAILURES):
-        for k in entered(track, InvariantStatus.LOST):
+        for k, again in still(track, InvariantStatus.LOST):
             yield Hit(
                 k,
-                f"{owed(track)} is not in "
+                f"{owed(track)} is {'still ' if again else ''}not in "
                 f"{facts.generations[k].generation.label}",
                 evidence={"invariant": track.invariant.id},
                 source=track.source_quote,
@@ -142,9 +137,10 @@ def task_criterion_lost(facts: TraceFacts) -> Iterator[Hit]:
     "Commits or pull requests made before a compaction are not in its summary: the next agent may redo or undo them.",
 )
 def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
-    """One finding per summary: the actions form one series, and a summary drops them together."""
+    """One finding per summary: the actions form one series, and a summary drops them together. Every summary
+    that lacks one is reported, not only the first: each is what some next agent works from."""
     tracks = session_tracks(facts, (InvariantKind.COMPLETED_ACTION,))
-    lost_at = [(track, set(entered(track, InvariantStatus.LOST))) for track in tracks]
+    lost_at = [(track, {k for k, _ in still(track, InvariantStatus.LOST)}) for track in tracks]
     for generation in facts.summaries():
         k = generation.generation.index
         gone = [track for track, where in lost_at if k in where]
