@@ -140,6 +140,26 @@ _GET_GOING = re.compile(
 """"Let's proceed", "let's fix the rest": the user sets the agent going; the work, not the words, carries on."""
 
 
+_IMPERATIVE_VERBS = (
+    "fix address add remove delete drop update change implement create write build run test push commit merge "
+    "rebase revert retire rename move refactor use make keep leave review check document deploy release publish "
+    "install upgrade replace skip stop start continue finish clean split combine introduce investigate try show "
+    "explain compare verify rewrite restore reset undo apply open close mark set bump include exclude handle wire "
+    "extract simplify port migrate convert generate send post resolve cover split do go put get"
+).split()
+"""Verbs a request to an agent opens with, in their base form: the work of a software session."""
+_DISCOURSE = "ok okay yes yeah yep sure great cool perfect good alright right now then so and also please pls just"
+_OBJECT = (r"(?:the|a|an|all|it|them|this|that|these|those|my|our|your|its|every|each|both|any|some|ahead|up|out|"
+           r"back)\b|\d|[`\"'(]")
+_IMPERATIVE = re.compile(
+    rf"^(?:(?:{_alternatives(_DISCOURSE.split())})[,!.]?\s+)*(?:{_alternatives(_IMPERATIVE_VERBS)})\s+(?:{_OBJECT})",
+    re.IGNORECASE,
+)
+"""A request in the imperative: a work verb first, then what it acts on ("Fix the issues and bugs and push them",
+"address the findings", "ok, skip 5, 7 and 8", "Retire it, footer only"). The object must follow at once: a
+verb's noun at the head of a report ("Build failed", "Review looks good") is followed by a verb instead."""
+
+
 def statement_kind(clause: str) -> InvariantKind | None:
     """The kind of item a user's clause states, or None for a question, request or narrative."""
     if _CORRECTION_START.match(clause):
@@ -149,6 +169,8 @@ def statement_kind(clause: str) -> InvariantKind | None:
     kind = next((kind for kind, rule in _KIND_RULES if rule.search(clause)), None)
     if kind is None and picked_label(clause):
         return InvariantKind.USER_DECISION  # "I think B", "A. for now": the reply picks an option
+    if kind is None and _IMPERATIVE.match(clause):
+        return InvariantKind.USER_REQUIREMENT
     if kind is InvariantKind.USER_DECISION and _GET_GOING.search(clause):
         rest = _GET_GOING.sub(" ", clause)
         return kind if _KIND_RULES[-1][1].search(rest) else None

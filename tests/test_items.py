@@ -178,6 +178,21 @@ def test_a_question_after_a_comma_is_cut_off_in_question_word_order_only() -> No
         (InvariantKind.USER_CONSTRAINT, "avoid the rewrite, what we need is a small patch")]  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    "request_",
+    ["Fix the issues and bugs and push them", "Address the findings", "fix all gaps", "go ahead with phase 1",
+     "ok, skip 5, 7 and 8 and do the rest"],
+)
+def test_a_request_in_the_imperative_is_a_requirement(request_: str) -> None:
+    assert statement_kind(request_) is InvariantKind.USER_REQUIREMENT
+
+
+@pytest.mark.parametrize("report", ["Build failed again on CI", "Review looks good", "Test results are in the log",
+                                    "Test automation is flaky"])
+def test_a_work_noun_heading_a_report_is_no_request(report: str) -> None:
+    assert statement_kind(report) is None
+
+
 def test_lets_proceed_with_implementation_is_not_an_item() -> None:
     assert statement_kind("let's proceed with implementation") is None
 
