@@ -70,6 +70,28 @@ class Config:
     """Topic terms at which the question and the lines before it say enough to give a short reply ("ok, do
     nothing") its topic: about two options' worth of nouns."""
 
+    # --- what a summary claims -------------------------------------------------------------------
+    brief_limit: int = 5
+    """User messages in a span at which a summary calling it "one question" or "very short" is wrong: one or
+    two is a short exchange, and a reply and a follow-up may be miscounted, but five typed messages are a
+    conversation however it is summarised."""
+    collapse_min_items: int = 5
+    """User statements owed at a summary before it is judged for collapse by the share it carries: with fewer,
+    one loss moves the share by a fifth or more, and the per-item findings already say what was lost."""
+    collapse_kept: float = 0.3
+    """Share of the owed user statements below which a summary has collapsed: a summary that drifts loses one
+    or two of five (it still carries 0.6 to 0.8); one that carries under three in ten has lost most of what
+    was asked at once, which is no longer drift but a summary of a different, shorter session."""
+    restated_share: float = 0.6
+    """Share of a claim's topic terms one sentence of a later summary or a later agent turn must hold to
+    restate the claim: most of it, since a restatement is built on the claim rather than near it."""
+    restated_min_terms: int = 3
+    """Topic terms a claim needs before a restatement of it is looked for: with two, any sentence on the same
+    subject would restate it."""
+    repeat_window: int = 20
+    """Agent turns after a compaction read for a restated claim: the next agent's first moves, when it acts on
+    what the summary told it, not the rest of the session."""
+
     anchor_patterns: Mapping[str, str] | None = None
     elision_lexicon: Sequence[str] | None = None
 

@@ -160,3 +160,68 @@ def test_every_threshold_says_why_it_has_its_value() -> None:
     ]
     assert [name for name, _ in fields] == list(Config.__dataclass_fields__)
     assert [name for name, after in fields if name not in UNEXPLAINED and not _is_docstring(after)] == []
+
+
+# --- what a summary claims ----------------------------------------------------------------------------
+
+
+def _record(key: str, text: str, kind: str, authority: str, **extra: object) -> SourceRecord:
+    return SourceRecord(key, text, namespace="transcript", kind=kind, authority=authority, extra=extra)
+
+
+def _claims_session(records: list[SourceRecord], *summaries: tuple[int, str]) -> Trace:
+    keys = tuple(r.key for r in records)
+    generations = [Generation(0, "raw", "\n".join(r.text for r in records), covers=keys)]
+    for index, (cut, text) in enumerate(summaries, start=1):
+        generations.append(Generation(index, "summary", text, parent=index - 1, covers=keys[:cut]))
+    return Trace("fixture", "claude-code", tuple(records), tuple(generations), extra={"meta": {"session_log": True}})
+
+
+def _rule_hits(trace: Trace, rule: str, config: Config = DEFAULT_CONFIG) -> list[tuple[int | None, str]]:
+    return [(f.generation, f.severity.value) for f in analyze(trace, config).findings if f.rule == rule]
+
+
+ASKS = ["Never push to main without review.", "we should not store the summary in the shadow branch",
+        "Use the existing transcript helper instead of writing a new parser.",
+        "make sure we log when summary generation fails", "never change the checkpoint metadata format"]  # fmt: skip
+
+
+def test_collapse_kept_is_the_share_of_owed_statements_under_which_a_summary_collapsed() -> None:
+    records = [_record(f"u{n}", ask, "user", "user") for n, ask in enumerate(ASKS)]
+    one_of_five = _claims_session(records, (5, " ".join(ASKS)), (5, "Never push to main without review."))
+    assert _rule_hits(one_of_five, "summary-collapse") == [(2, "error")]
+    assert _rule_hits(one_of_five, "summary-collapse", moved(collapse_kept=0.1)) == []
+
+
+def test_collapse_min_items_is_how_many_owed_statements_a_collapse_needs() -> None:
+    records = [_record(f"u{n}", ask, "user", "user") for n, ask in enumerate(ASKS[:4])]
+    none_of_four = _claims_session(records, (4, " ".join(ASKS[:4])), (4, "Worked on the explain command."))
+    assert _rule_hits(none_of_four, "summary-collapse") == []
+    assert _rule_hits(none_of_four, "summary-collapse", moved(collapse_min_items=4)) == [(2, "error")]
+
+
+def test_brief_limit_is_how_many_user_messages_make_one_question_wrong() -> None:
+    records = [_record(f"u{n}", f"what does step {n} of the release print?", "user", "user") for n in range(3)]
+    brief = _claims_session(records, (0, "Nothing yet."), (3, "The conversation was very short - just one question."))
+    assert _rule_hits(brief, "summary-collapse") == []
+    assert _rule_hits(brief, "summary-collapse", moved(brief_limit=3)) == [(2, "error")]
+
+
+SEARCH_CLAIM = "A web search confirmed the correct repository is microsoft/onnxruntime-genai."
+REPEATING = [_record("u1", "which repo?", "user", "user"),
+             _record("c1", "query: onnxruntime-genai repository microsoft", "tool_call", "assistant", tool="WebSearch"),
+             _record("a2", "From the summary, a web search confirmed the repository is microsoft/onnxruntime-genai.",
+                     "assistant", "assistant")]  # fmt: skip
+
+
+def test_repeat_window_restated_share_and_min_terms_decide_whether_the_next_agent_repeated_a_claim() -> None:
+    trace = _claims_session(REPEATING, (2, SEARCH_CLAIM))
+    assert _rule_hits(trace, "claim-unsupported") == [(1, "error")]  # the next agent repeats it
+    for config in (moved(repeat_window=0), moved(restated_share=1.0), moved(restated_min_terms=20)):
+        assert _rule_hits(trace, "claim-unsupported", config) == [(1, "warning")], config
+
+
+def test_restated_share_decides_whether_a_later_summary_carries_a_claim_on() -> None:
+    trace = _claims_session(REPEATING[:2], (2, SEARCH_CLAIM), (2, f"Known: {SEARCH_CLAIM}"))
+    assert _rule_hits(trace, "claim-unsupported") == [(1, "error"), (2, "warning")]
+    assert _rule_hits(trace, "claim-unsupported", moved(restated_min_terms=20)) == [(1, "warning"), (2, "warning")]

@@ -36,14 +36,6 @@ from inspector.text import clip, quoted, sentences
 
 CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step")
 """The rules of this module: the app marks their spans as status claims."""
-BRIEF_LIMIT = 5
-"""A span with this many user messages was not "one question" long."""
-COLLAPSE_MIN_ITEMS = 5
-"""A summary is judged for collapse by items only when at least this many user statements are owed at it."""
-COLLAPSE_KEPT = 0.3
-"""...and it collapsed when it carries fewer than this share of them. On the labelled corpus every summary
-owing five or more carries 0.71 or more of them, but the collapsed one (a manual summary of about 550
-records calling the session "one question, one search") carries 2 of 12 (0.17)."""
 
 
 def _claiming(facts: TraceFacts, *kinds: ClaimKind) -> Iterator[tuple[GenerationFacts, list[Claim]]]:
@@ -133,11 +125,11 @@ def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
             if claim.kind is ClaimKind.RESULT:
                 carried_by = " ".join(unprinted_figures(claim.text, split))
             later = [g for g in summaries if g.generation.index > generation.generation.index]
-            carried = next((g.generation.label for g in later if _carries(g, claim, carried_by)), None)
+            carried = next((g.generation.label for g in later if _carries(g, claim, carried_by, facts.config)), None)
             # A fix or a test claim the next agent checks for itself (it runs the tests); a figure or a search
             # result it cannot, so restating one is building on it.
             restatable = claim.kind in (ClaimKind.RESULT, ClaimKind.VERIFIED)
-            repeated = _repeated(claim, carried_by, split) if carried is None and restatable else None
+            repeated = _repeated(claim, carried_by, split, facts.config) if carried is None and restatable else None
             message = f"{label} says {_said(claim)}, but {why}"
             if carried:
                 message += f"; {carried} carries it on"
@@ -150,19 +142,15 @@ def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
                       source=_record_quote(repeated.key, repeated.text) if repeated else None)  # fmt: skip
 
 
-REPEAT_WINDOW = 20
-"""Agent turns after a compaction read for a restated claim: the next agent's first moves, not the session."""
-
-
-def _repeated(claim: Claim, words: str, split: Split) -> SourceRecord | None:
+def _repeated(claim: Claim, words: str, split: Split, config: Config) -> SourceRecord | None:
     """The first of the next agent's turns after the compaction that restates the claim, if any."""
-    turns = [r for r in split.after if r.kind == "assistant"][:REPEAT_WINDOW]
+    turns = [r for r in split.after if r.kind == "assistant"][: config.repeat_window]
     if claim.kind is ClaimKind.RESULT:
         return next((t for t in turns if all(figure in t.text for figure in words.split())), None)
     wanted = topic_terms(words)
-    if len(wanted) < 3:
+    if len(wanted) < config.restated_min_terms:
         return None
-    return next((t for t in turns if any(len(wanted & topic_terms(s.text)) >= 0.6 * len(wanted)
+    return next((t for t in turns if any(len(wanted & topic_terms(s.text)) >= config.restated_share * len(wanted)
                                          for s in sentences(t.text))), None)  # fmt: skip
 
 
@@ -193,7 +181,7 @@ def _unsupported(claim: Claim, split: Split, config: Config) -> str | None:
     return f"no git push ran after {sha} before it" if sha else "no git push ran before it"
 
 
-def _carries(later: GenerationFacts, claim: Claim, words: str) -> bool:
+def _carries(later: GenerationFacts, claim: Claim, words: str, config: Config) -> bool:
     """Does a later summary restate the claim: its figures, or most of its topic terms in one sentence?"""
     indexed = later.indexed
     if indexed is None:
@@ -201,7 +189,8 @@ def _carries(later: GenerationFacts, claim: Claim, words: str) -> bool:
     if claim.kind is ClaimKind.RESULT:
         return all(figure in indexed.text for figure in words.split())
     wanted = topic_terms(words)
-    return len(wanted) >= 3 and any(len(wanted & terms) >= 0.6 * len(wanted) for terms in indexed.terms)
+    return len(wanted) >= config.restated_min_terms and any(
+        len(wanted & terms) >= config.restated_share * len(wanted) for terms in indexed.terms)  # fmt: skip
 
 
 @rule(
@@ -226,7 +215,7 @@ def summary_collapse(facts: TraceFacts) -> Iterator[Hit]:
             span_records = [sources[positions[key]] for key in new_keys(state, parent_state) if key in positions]
             for claim in claims:
                 span = span_counts(span_records, named_subjects(claim.text))
-                if claim.kind is ClaimKind.BRIEF and span.user_messages >= BRIEF_LIMIT:
+                if claim.kind is ClaimKind.BRIEF and span.user_messages >= facts.config.brief_limit:
                     said = f"{span.user_messages} user messages"
                 elif claim.kind is ClaimKind.NO_ERRORS and span.failed_runs:
                     said = f"{span.failed_runs} failed runs, the first {quoted(span.first_failure or '', 120)}"
@@ -238,19 +227,19 @@ def summary_collapse(facts: TraceFacts) -> Iterator[Hit]:
                           f"holds {said}", claim.start, claim.end,
                           _evidence(claim, f"the log it covers holds {said}"))  # fmt: skip
         if not reported:  # one collapse is enough: the claim names it better than a count
-            yield from _items_collapse(user_tracks, state.index, state.label)
+            yield from _items_collapse(user_tracks, state.index, state.label, facts.config)
 
 
 _CARRIED = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
 
 
-def _items_collapse(tracks: list, k: int, label: str) -> Iterator[Hit]:
-    """The summary carries under `COLLAPSE_KEPT` of the user statements owed at it (stated, not retired)."""
+def _items_collapse(tracks: list, k: int, label: str, config: Config) -> Iterator[Hit]:
+    """The summary carries under `collapse_kept` of the user statements owed at it (stated, not retired)."""
     owed = [t for t in tracks if t.statuses[k] in _CARRIED or t.statuses[k] is InvariantStatus.LOST]
-    if len(owed) < COLLAPSE_MIN_ITEMS:
+    if len(owed) < config.collapse_min_items:
         return
     kept = [t for t in owed if t.statuses[k] in _CARRIED]
-    if len(kept) >= COLLAPSE_KEPT * len(owed):
+    if len(kept) >= config.collapse_kept * len(owed):
         return
     lost = next(t for t in owed if t.statuses[k] is InvariantStatus.LOST)
     yield Hit(k, f"{label} carries {len(kept)} of the {len(owed)} statements of the user still owed at it: "
