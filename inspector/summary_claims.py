@@ -39,6 +39,8 @@ class ClaimKind(StrEnum):
     """Nothing failed in the span."""
     NEXT_STEP = "next-step"
     """A pending task or the next step, still to do."""
+    NOTHING_PENDING = "nothing-pending"
+    """Nothing is left to do: "No explicitly pending tasks remain", "All tasks are complete"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +96,17 @@ NO_ERRORS = re.compile(
     r"\bthere were no errors\b|\bwithout (?:any )?errors\b",
     re.IGNORECASE,
 )
+NOTHING_PENDING = re.compile(
+    r"^[-*•\s]*(?:none\b(?! of)|nothing\b)|"
+    r"\bno (?:explicitly |other |further |more |remaining |outstanding |open )*(?:pending )?(?:tasks?|work|items?|"
+    r"todos?|steps?) (?:remain\w*|left|pending|outstanding)\b|"
+    r"\bno (?:explicitly |other |further |more )*(?:pending|remaining|outstanding) (?:tasks?|work|items?|todos?)\b|"
+    r"\bnothing (?:else )?(?:remains|left|pending|outstanding)\b|"
+    r"\ball (?:tasks|work|items|requested work) (?:are |is |have been |has been )?(?:now )?(?:complete|completed|done|"
+    r"finished)\b",
+    re.IGNORECASE,
+)
+"""A summary saying nothing is left to do: in prose, or as the line under its pending heading ("- None")."""
 _NEGATED = re.compile(r"\b(?:not|n't|never|no longer|fail(?:s|ed|ing)?|until|once|after|if|when|should|will|"
                       r"need(?:s|ed)? to|to be)\b", re.IGNORECASE)  # fmt: skip
 """Words that turn a status into something else: 'tests do not pass yet', 'once the build succeeds'."""
@@ -143,8 +156,10 @@ def claims_in(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Claim]:
             continue
         lead = line.index(stripped[0])
         if section and _STEP_SECTION.search(section) and not _NOT_STEPS.search(section):
-            # A step, or a line of the command block a step gives: the command is what would be run.
-            found.append(Claim(ClaimKind.NEXT_STEP, stripped, start + lead, start + lead + len(stripped), section))
+            # A step, or a line of the command block a step gives: the command is what would be run; or the
+            # line saying there is none.
+            kind = ClaimKind.NEXT_STEP if in_code or not NOTHING_PENDING.search(stripped) else ClaimKind.NOTHING_PENDING
+            found.append(Claim(kind, stripped, start + lead, start + lead + len(stripped), section))
             continue
         if in_code:
             continue
@@ -159,6 +174,8 @@ def _sentence_claims(sentence: str, start: int, section: str | None) -> Iterator
 
     if BRIEF.search(sentence):
         yield claim(ClaimKind.BRIEF)
+    if NOTHING_PENDING.search(sentence) and not sentence.lstrip(" -*•").lower().startswith(("none", "nothing")):
+        yield claim(ClaimKind.NOTHING_PENDING)  # "None" alone says nothing outside a pending section
     if NO_ERRORS.search(sentence):
         yield claim(ClaimKind.NO_ERRORS)
     negated = _NEGATED.search(sentence)

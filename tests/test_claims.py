@@ -386,3 +386,27 @@ def test_an_errors_and_fixes_line_that_says_the_failure_is_open_does_not_present
     title = "**Live import failed with 404 Route not found on blueprint permissions**"
     line = f"4. Errors and fixes:\n   - {title}: {status}\n"
     assert found(session(records, (1, line)), "claim-contradicted") == []
+
+
+# --- nothing left to do ------------------------------------------------------------------------------
+
+STASHED = ran("r1", "git stash 2>&1 && git rebase fork/feature/fix-import 2>&1",
+              "Exit code 1\nok stashed\nRebasing (1/1)\nCONFLICT (content): Merge conflict in import.go", failed=True)
+NOTHING_LEFT = ("7. Pending Tasks:\n   - No explicitly pending tasks remain. The review and fixes have been completed "
+                "and pushed to the PR.\n")  # fmt: skip
+
+
+def test_nothing_left_to_do_is_a_claim_in_a_pending_section_and_in_prose() -> None:
+    kinds = [c.kind for c in claims_in(NOTHING_LEFT + "8. Current Work:\n   All tasks are complete.\n")]
+    assert kinds == [ClaimKind.NOTHING_PENDING, ClaimKind.NOTHING_PENDING]
+    assert [c.kind for c in claims_in("7. Pending Tasks:\n   - None\n")] == [ClaimKind.NOTHING_PENDING]
+    assert claims_in("None of the tests failed after the rebase.") == []
+
+
+def test_nothing_left_to_do_while_a_stash_still_holds_changes_is_unsupported() -> None:
+    [hit] = found(session([user("u1", "rebase onto the fork"), STASHED], (2, NOTHING_LEFT)), "claim-unsupported")
+    assert (hit.generation, hit.severity.value, hit.source.key) == (1, "warning", "r1")  # type: ignore[union-attr]
+    assert "No explicitly pending tasks remain" in hit.message and "git stash" in hit.message
+    popped = ran("r2", "git stash pop", "On branch feature/fix-import\nDropped refs/stash@{0}")
+    assert found(session([user("u1", "rebase onto the fork"), STASHED, popped], (3, NOTHING_LEFT)),
+                 "claim-unsupported") == []  # fmt: skip

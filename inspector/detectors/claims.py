@@ -24,7 +24,7 @@ from inspector.claim_evidence import (
     unprinted_figures,
 )
 from inspector.config import Config
-from inspector.detectors.items import FAILURES, session_tracks, still
+from inspector.detectors.items import FAILURES, owed, session_tracks, still
 from inspector.facts import GenerationFacts, TraceFacts, new_keys
 from inspector.invariants import InvariantStatus
 from inspector.items import USER_KINDS, edited_path, span_counts, topic_terms
@@ -109,8 +109,8 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
     "claim-unsupported",
     Severity.WARNING,
     "A summary states a verification or a result no record before its compaction supports: a search that "
-    "returned nothing, tests never run, a figure no output printed. An error once a later summary carries it on "
-    "or the next agent repeats it.",
+    "returned nothing, tests never run, a figure no output printed, nothing left to do while a failure is open "
+    "or a stash unrestored. An error once a later summary carries it on or the next agent repeats it.",
 )
 def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
     summaries = facts.summaries()
@@ -140,6 +140,28 @@ def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
                       _evidence(claim, why) | acted,
                       severity=Severity.ERROR if acted else None,
                       source=_record_quote(repeated.key, repeated.text) if repeated else None)  # fmt: skip
+    yield from _nothing_pending(facts)
+
+
+_OWED = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED, InvariantStatus.LOST)
+"""Statuses of an item stated before a compaction and not retired by it: still owed there."""
+
+
+def _nothing_pending(facts: TraceFacts) -> Iterator[Hit]:
+    """A summary that says nothing is left to do while a failure is still open or a stash still holds changes:
+    one finding per summary, naming the first of what is still owed."""
+    tracks = session_tracks(facts, FAILURES)
+    for generation, claims in _claiming(facts, ClaimKind.NOTHING_PENDING):
+        k = generation.generation.index
+        still_owed = [t for t in tracks if t.statuses[k] in _OWED]
+        if not still_owed:
+            continue
+        claim, first = claims[0], still_owed[0]
+        more = f" and {len(still_owed) - 1} more" if len(still_owed) > 1 else ""
+        why = f"{owed(first)}{more} is still owed at it"
+        yield Hit(k, f"{generation.generation.label} says {_said(claim)}, but {why}", claim.start, claim.end,
+                  _evidence(claim, why) | {"invariants": [t.invariant.id for t in still_owed]},
+                  source=first.source_quote)  # fmt: skip
 
 
 def _repeated(claim: Claim, words: str, split: Split, config: Config) -> SourceRecord | None:
