@@ -140,7 +140,7 @@ def extract_anchors(text: str, patterns: Mapping[str, str] | None = None) -> lis
             if _overlaps(claimed, starts, start, end):
                 continue
             key = match.group(1) if regex.groups else match.group(0)
-            if name == "path" and not _plausible_path(key):
+            if name == "path" and not _plausible_path(key) or _TEMPLATE.search(key):
                 continue
             taken.append((start, end))
             found.append(Anchor(key=key, start=start, end=end, pattern=name))
@@ -157,15 +157,25 @@ def _overlaps(claimed: list[tuple[int, int]], starts: list[int], start: int, end
     )
 
 
+_TEMPLATE = re.compile(r"\{[^{}/]*\}|<[A-Za-z_][\w-]*>|\$\{?[A-Z_][A-Z0-9_]*\}?")
+"""A placeholder: `https://api.{dd_site}/v1`, `logs/<run-id>.json`, `$HOME/.cache`. A key with one names a
+family of keys, written as a pattern; no record is its referent, so it is no anchor to resolve."""
+
+
 _SOURCE_ROOTS = frozenset("src lib libs pkg cmd internal packages apps crates vendor node_modules".split())
 """Folders a project's code lives under by convention in most ecosystems: a key starting with one is a
 path even with no extension ("src/parser/lexer")."""
+
+
+_VERSION = re.compile(r"v?\d+(?:\.(?:\d+|x|\*))*", re.IGNORECASE)
 
 
 def _plausible_path(key: str) -> bool:
     """A path only with path evidence: an extension, a leading `/`, `~/`, `./` or `../`, an `_` or a digit in
     a name, or a conventional source root. Prose joins words with slashes too: 'and/or', 'read/write',
     'Given/When/Then', 'tests/lint/typecheck', 'shell/terminal/editor'."""
+    if all(_VERSION.fullmatch(part) for part in key.split("/")):
+        return False  # versions joined by slashes: "18.x/20.x/22.x", "3.11/3.12"
     if "." in key.rsplit("/", 1)[-1] or key.startswith(("/", "~/", "./", "../")):
         return not key.replace("/", "").replace(".", "").isdigit()
     if key.count("/") < 2 or not any(c.isalpha() for c in key):
@@ -211,7 +221,8 @@ class AnchorIndex:
     """
 
     def __init__(self, sources: Iterable[SourceRecord], mentions: MentionIndex | None = None,
-                 places: RecordPlaces | None = None) -> None:  # fmt: skip
+                 places: RecordPlaces | None = None, given: Iterable[str] = ()) -> None:  # fmt: skip
+        """`given`: keys every state knows with no record (`Trace.harness_loaded`), placed before every cut."""
         self._by_key: dict[str, dict[str, int]] = defaultdict(dict)
         self._by_basename: dict[str, set[str]] = defaultdict(set)
         self._mentions = mentions
@@ -236,6 +247,11 @@ class AnchorIndex:
                     key_places[key] = place
             if "/" in record.key:
                 self._by_basename[_basename(record.key)].add(record.key)
+        for key in given:  # the file itself, known before the first turn: one referent with any read of it
+            referent = f"file:{key}"
+            for name in (key, referent):
+                by_key[name][referent] = OUTSIDE_THE_LOG
+                key_places[name] = OUTSIDE_THE_LOG
 
     def prepare(self, keys: Iterable[str]) -> None:
         """Find the mentions of all these keys in one pass over the transcript, each placed by its first turn."""

@@ -361,7 +361,7 @@ def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
     config = config or DEFAULT_CONFIG
     first_cover = first_covered(trace.generations)
     places = RecordPlaces(first_cover, session_log=trace.is_session_log)
-    index = AnchorIndex(trace.sources, trace.mentions, places)
+    index = AnchorIndex(trace.sources, trace.mentions, places, trace.harness_loaded)
     generations = tuple(GenerationFacts(g, index, config) for g in trace.generations)
     # One pass over the transcript for every key the summaries print (S0's keys, only when shown).
     index.prepare(a.key for g in generations if g.is_summary for a in g.printed)

@@ -279,6 +279,13 @@ class Trace:
         return next((s for s in self.sources if s.key == key), None)
 
     @property
+    def harness_loaded(self) -> tuple[str, ...]:
+        """Files the harness put in the agent's context without a record (its reader names them): known to every
+        state, as if read before the first turn."""
+        names = self.extra.get("harness_loaded")
+        return tuple(n for n in names if isinstance(n, str) and n) if isinstance(names, list) else ()
+
+    @property
     def is_session_log(self) -> bool:
         """Read from an agent's own session log (or a native copy of one), not a curated native trace."""
         meta = self.extra.get("meta")

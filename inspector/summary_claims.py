@@ -73,6 +73,13 @@ _FIXED = re.compile(r"\b(?:fixed|resolved|solved)\b", re.IGNORECASE)
 NAMED = re.compile(r"`([^`\s]{4,120})`")
 """What a fix claim names in backticks: the identifier, file or value the change introduced."""
 _PUSHED = re.compile(r"\b(?:pushed|force-pushed)\b(?!\s+back)", re.IGNORECASE)
+_GIT_OBJECT = re.compile(
+    r"\b(?:commit(?:s|ted)?|branch(?:es)?|remote|origin|upstream|fork|PR|pull request|repo(?:sitory)?|github|"
+    r"gitlab|main|master|tags?|changes|[0-9a-f]{7,40})\b|#\d+|\bpushed (?:\w+ ){0,3}to `?[\w.]+[/-]",
+    re.IGNORECASE,
+)
+"""What a git push pushes or pushes to: a sentence saying "pushed" without one is another push ("routes pushed
+outside the shell", a navigator's)."""
 _VERIFIED = re.compile(
     r"\b(?:web\s+search|search(?:ing)?|documentation|docs)\s+(?:results?\s+)?(?:confirmed|showed|shows|revealed|"
     r"found|verified)\b|\bconfirmed\s+(?:via|by|through|with)\s+(?:a\s+|the\s+)?(?:web\s+)?search\b",
@@ -183,7 +190,7 @@ def _sentence_claims(sentence: str, start: int, section: str | None) -> Iterator
         yield claim(ClaimKind.PASSING)
     if _FIXED.search(sentence) and NAMED.search(sentence) and not negated:
         yield claim(ClaimKind.FIXED)
-    if _PUSHED.search(sentence) and not negated:
+    if _PUSHED.search(sentence) and _GIT_OBJECT.search(sentence) and not negated:
         yield claim(ClaimKind.PUSHED)
     if _VERIFIED.search(sentence) and not negated:
         yield claim(ClaimKind.VERIFIED)

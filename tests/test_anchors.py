@@ -132,3 +132,16 @@ def test_the_shortcut_scans_find_exactly_what_a_plain_scan_finds(text):
     plain = {name: f"(?:{pattern})" for name, pattern in DEFAULT_PATTERNS.items()}
     for variant in (text, "Prose that ends. " * 15 + text + " And more prose." * 15):
         assert extract_anchors(variant) == extract_anchors(variant, plain)
+
+
+def test_a_key_with_a_placeholder_is_a_pattern_not_an_anchor():
+    """pup-mcp: 'https://api.{dd_site}/api/{version}/{endpoint}' is how URLs are built, not one URL."""
+    text = "Requests go to https://api.{dd_site}/api/{version}/{endpoint}, logs to runs/<run-id>/out.json."
+    assert [a.key for a in extract_anchors(text)] == []
+    assert [a.key for a in extract_anchors("See https://api.datadoghq.com/api/v2/slo and runs/42/out.json.")] == [
+        "https://api.datadoghq.com/api/v2/slo", "runs/42/out.json"]  # fmt: skip
+
+
+def test_versions_joined_by_slashes_are_no_path():
+    """sequant: 'tested on Node 18.x/20.x/22.x'."""
+    assert [a.key for a in extract_anchors("CI runs on Node 18.x/20.x/22.x and Python 3.11/3.12.")] == []

@@ -120,6 +120,13 @@ def test_a_failure_fixed_by_a_later_clean_suite_run_is_not_contradicted() -> Non
     assert found(trace) == []
 
 
+def test_pushed_is_a_push_claim_only_of_something_git_pushes() -> None:
+    """CyberVPN: 'Root navigator key for full-screen routes pushed outside the shell' is a navigator's push."""
+    assert claims_in("- Root navigator key for full-screen routes pushed outside the shell") == []
+    for said in ("Committed and pushed.", "Pushed df4989c.", "pushed it to soph/ent-96-summaries", "Pushed to origin."):
+        assert [c.kind for c in claims_in(said)] == [ClaimKind.PUSHED], said
+
+
 def test_pushed_in_a_summary_but_only_after_the_compaction() -> None:
     records = [
         ran("r1", "git commit -am 'Add per-file attribution'", "[soph/ent-96 df4989c] Add per-file attribution"),

@@ -496,3 +496,19 @@ _record = st.fixed_dictionaries(
 @given(records=st.lists(_record, max_size=6), tail=st.sampled_from([b"", b"\n", b"\n{torn", b"\n[1]\n"]))
 def test_reader_raises_only_trace_read_error(records: list[dict[str, Any]], tail: bytes) -> None:
     read_raises_only_its_error(claude_code.read, records, tail, "session.jsonl")
+
+
+def test_instruction_files_the_harness_loads_resolve_without_a_record(tmp_path: Path) -> None:
+    """portcli: 'Source (base) CLIENT_ID … from MEMORY.md' names the auto-memory file Claude Code put in the
+    context before the first turn; no record shows it, and it is no unresolved anchor. A file the agent never
+    saw still is."""
+    path = write(tmp_path / "memory.jsonl", [
+        user("u1", None, "Migrate the blueprints to the new org."),
+        assistant("a1", "u1", [text("Migrating.")]),
+        record("b1", None, "system", subtype="compact_boundary", logicalParentUuid="a1",
+               compactMetadata={"trigger": "auto", "preTokens": 5000}),
+        user("s1", "b1", "Summary: the client ids come from MEMORY.md and the rules from CLAUDE.md; the export "
+             "goes to exports/blueprints_2026.json.", isCompactSummary=True),
+    ])  # fmt: skip
+    unresolved = [f.message for f in analyze(load_trace(path)).findings if f.rule == "unresolved-anchor"]
+    assert len(unresolved) == 1 and "exports/blueprints_2026.json" in unresolved[0]

@@ -55,6 +55,11 @@ _BOUNDARIES = ("compact_boundary", "microcompact_boundary")
 _IDLE = {"attachment": fate.ATTACHMENT, "system": fate.SYSTEM, "progress": fate.PROGRESS, "user": fate.NO_CONTENT,
          "assistant": fate.NO_CONTENT}  # fmt: skip
 """The fate of a chain record of each type that gave the trace nothing."""
+HARNESS_LOADED = ("CLAUDE.md", "CLAUDE.local.md", "MEMORY.md")
+"""Files Claude Code puts in the agent's context itself, before the first turn and with no record of it: the
+project's and the user's instructions, and the auto-memory index. A summary naming one names what the agent
+was given, so it resolves (`Trace.harness_loaded`); a log records only nested ones it loads later
+(`nested_memory` attachments)."""
 _ATTACHMENT_FILES = {"edited_text_file": "edit", "file": "read", "compact_file_reference": "read",
                      "nested_memory": "read", "edited_image_file": "edit"}  # fmt: skip
 
@@ -299,6 +304,7 @@ class _Reader:
             "records_by_fate": {name: n for name, n in sorted(by_fate.items()) if n},
             "unknown_fields": dict(self.unknown_fields),
             "subagent": survival.subagent,
+            "harness_loaded": list(HARNESS_LOADED),
         }
         for name, value in (("version", self.version), ("cwd", self.cwd), ("agent_id", self.agent_id)):
             if value:
