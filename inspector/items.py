@@ -27,6 +27,7 @@ from inspector.model import TRANSCRIPT, Author, Invariant, InvariantKind, Source
 from inspector.set_aside import set_aside_items
 from inspector.shell_runs import about_subject, failure_items, failure_line, is_failure, shell_runs
 from inspector.statement_force import LEAVE_AS_IS
+from inspector.summary_claims import FIXED
 from inspector.task_spec import criterion_items
 from inspector.text import Sentence, clip, content_terms, sentences, stem, words
 from inspector.tool_names import is_edit_tool
@@ -411,8 +412,6 @@ def item_terms_text(item: Invariant) -> str:
 
 # --- finding an item in a summary ------------------------------------------------------------------
 
-_FIXED = re.compile(r"\b(?:fix(?:ed|es)?|solv(?:ed|es)|resolv(?:ed|es)|work(?:s|ing) now|passe[sd]|succeed(?:s|ed))\b",
-                    re.IGNORECASE)  # fmt: skip
 _STILL_OPEN = re.compile(
     r"\b(?:still|not (?:yet )?(?:fixed|resolved|solved|addressed)|unresolved|unfixed|unaddressed|outstanding|deferred|"
     r"to be (?:fixed|addressed|resolved)|remains?|pending|open|todo|known issue|"
@@ -472,7 +471,7 @@ def described_as_fixed(text: str, start: int, passage: str, item_text: str = "")
     is read by its clause that carries most of the item's terms: that clause says what became of the item, and
     a clause that says neither leaves the item's status unsaid, which is no fix.
     """
-    fixed, still_open = _FIXED.search(passage), _STILL_OPEN.search(passage)
+    fixed, still_open = FIXED.search(passage), _STILL_OPEN.search(passage)
     if still_open and not fixed:
         return False
     if fixed and not still_open:
@@ -480,14 +479,14 @@ def described_as_fixed(text: str, start: int, passage: str, item_text: str = "")
     if fixed and still_open:
         terms = topic_terms(item_text)
         clause = max(_CLAUSE.split(passage), key=lambda c: len(terms & topic_terms(c)))
-        return bool(_FIXED.search(clause)) and not _STILL_OPEN.search(clause)
+        return bool(FIXED.search(clause)) and not _STILL_OPEN.search(clause)
     for line in reversed(text[:start].splitlines()[-40:]):
         stripped = line.strip()
         if not stripped or stripped.startswith(("-", "*", "•")) and not stripped.startswith("**"):
             continue
         heading = _HEADING.match(stripped)
         if heading and (stripped.endswith(":") or stripped.startswith(("#", "**")) or stripped[0].isdigit()):
-            return bool(_FIXED.search(heading.group("title")))
+            return bool(FIXED.search(heading.group("title")))
     return False
 
 
