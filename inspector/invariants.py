@@ -21,6 +21,7 @@ from rapidfuzz import fuzz, process
 
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.model import Invariant, InvariantKind, SourceRecord
+from inspector.statement_force import PROHIBITION
 from inspector.text import Sentence, clip, content_terms, normalise, sentences, stem, words
 
 
@@ -53,9 +54,7 @@ _RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
         (InvariantKind.CORRECTION, r"^\s*(?:actually\b|correction\b|no,\s|i meant\b|wait,\s|that(?:'s| is) wrong)"),
-        (InvariantKind.PROHIBITION,
-         r"\b(?:never|do not|don't|must not|mustn't|shall not|may not|not allowed|forbidden|prohibited|"
-         r"read-only|readonly|off-limits|off limits)\b"),
+        (InvariantKind.PROHIBITION, PROHIBITION.pattern),
         (InvariantKind.PRECONDITION, r"\b(?:until|unless|only if|only after|only when|as long as|provided that)\b"),
         (InvariantKind.PROCEDURAL_RULE,
          r"\b(?:always|every time|each time|make sure|before (?:each|every|any|you|committing|merging|"
