@@ -21,7 +21,7 @@ from rapidfuzz import fuzz, process
 
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.model import Invariant, InvariantKind, SourceRecord
-from inspector.statement_force import PROHIBITION
+from inspector.statement_force import NEGATING, PROHIBITION
 from inspector.text import Sentence, clip, content_terms, normalise, sentences, stem, words
 
 
@@ -128,10 +128,7 @@ def _mine(record: SourceRecord) -> Iterator[Invariant]:
 # --- matching ------------------------------------------------------------------------------
 
 _FORCE_MARKERS: dict[str, frozenset[str]] = {
-    "negation": frozenset(
-        "never not no don't dont cannot can't mustn't shouldn't won't isn't aren't without avoid forbidden "
-        "prohibited read-only readonly off-limits nothing none".split()
-    ),
+    "negation": NEGATING,
     "strong modal": frozenset("must always required require requires shall only mandatory".split()),
     "condition": frozenset("until unless before after if while except once".split()),
     "failure mark": frozenset(
