@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator
 
 from inspector.model import Author, AuthoredSpan, SourceRecord
+from inspector.text import HEADING
 
 _ENVELOPE = re.compile(r"<(?P<tag>[A-Za-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?:\s[^<>]*)?>.*?</(?P=tag)\s*>", re.DOTALL)
 """A block in a tag of the harness's own: a name of joined words, opened and closed."""
@@ -74,8 +75,6 @@ _TERMINAL_PROMPT = re.compile(
 )
 """A copied terminal prompt (`me@host:~/app$ `, `PS C:\\app> `): no one types their own host name, so from it
 to the next blank line after the last prompt is a terminal session, its output lines however plain."""
-_HEADING = re.compile(r"^#{1,6}\s+\S", re.MULTILINE)
-"""A markdown heading: what a document has and a typed prompt does not."""
 
 
 def spans_for(text: str, author: Author) -> tuple[AuthoredSpan, ...]:
@@ -185,7 +184,7 @@ def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
     fence = text.find("```", start, end)
     if fence != -1:
         cut = fence
-    heading = _HEADING.search(text, start, cut)
+    heading = HEADING.search(text, start, cut)
     document = heading.start() if heading is not None and len(text[heading.start() : cut].strip()) > DOCUMENT_CHARS \
         else cut  # fmt: skip
     terminal = _terminal(text, start, min(cut, document))

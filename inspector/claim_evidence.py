@@ -16,12 +16,22 @@ from inspector.anchors import extract_anchors
 from inspector.facts import TraceFacts
 from inspector.items import edit_written, topic_terms
 from inspector.model import TRANSCRIPT, Generation, SourceRecord
-from inspector.shell_runs import TEST_RUN, ShellRun, about_subject, command_signature, failures, printed_nothing
+from inspector.shell_runs import (
+    TEST_RUN,
+    TEST_WORDS,
+    ShellRun,
+    about_subject,
+    command_signature,
+    failures,
+    printed_nothing,
+)
 from inspector.summary_claims import FIGURE, NAMED, confirmed, named_subjects
 from inspector.tool_names import is_edit_tool
 
-VERIFYING = re.compile(r"\b(?:test|tests|pytest|jest|vitest|ctest|build|compile|check|lint|vet|tsc|mypy)\b")
-"""A command that checks the work: its last run is what a "tests pass" claim stands on."""
+_CHECK_WORDS = ("build", "compile", "check", "lint", "vet", "tsc", "mypy")
+VERIFYING = re.compile(rf"\b(?:{'|'.join((*TEST_WORDS, *_CHECK_WORDS))})\b")
+"""A command that checks the work, by its tests (`shell_runs.TEST_WORDS`) or a build, a compiler, a linter or a
+type checker: its last run is what a "tests pass" claim stands on."""
 _PUSH = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?push\b")
 _SEARCH_TOOLS = frozenset({"WebSearch", "WebFetch", "web_search", "web_fetch", "browser", "fetch"})
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")

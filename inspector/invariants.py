@@ -21,6 +21,7 @@ from rapidfuzz import fuzz, process
 
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.model import Invariant, InvariantKind, SourceRecord
+from inspector.statement_force import NEGATING, PROHIBITION
 from inspector.text import Sentence, clip, content_terms, normalise, sentences, stem, words
 
 
@@ -53,9 +54,7 @@ _RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
         (InvariantKind.CORRECTION, r"^\s*(?:actually\b|correction\b|no,\s|i meant\b|wait,\s|that(?:'s| is) wrong)"),
-        (InvariantKind.PROHIBITION,
-         r"\b(?:never|do not|don't|must not|mustn't|shall not|may not|not allowed|forbidden|prohibited|"
-         r"read-only|readonly|off-limits|off limits)\b"),
+        (InvariantKind.PROHIBITION, PROHIBITION.pattern),
         (InvariantKind.PRECONDITION, r"\b(?:until|unless|only if|only after|only when|as long as|provided that)\b"),
         (InvariantKind.PROCEDURAL_RULE,
          r"\b(?:always|every time|each time|make sure|before (?:each|every|any|you|committing|merging|"
@@ -129,10 +128,7 @@ def _mine(record: SourceRecord) -> Iterator[Invariant]:
 # --- matching ------------------------------------------------------------------------------
 
 _FORCE_MARKERS: dict[str, frozenset[str]] = {
-    "negation": frozenset(
-        "never not no don't dont cannot can't mustn't shouldn't won't isn't aren't without avoid forbidden "
-        "prohibited read-only readonly off-limits nothing none".split()
-    ),
+    "negation": NEGATING,
     "strong modal": frozenset("must always required require requires shall only mandatory".split()),
     "condition": frozenset("until unless before after if while except once".split()),
     "failure mark": frozenset(

@@ -25,7 +25,7 @@ from inspector.items import (
 )
 from inspector.model import Invariant, InvariantKind
 from inspector.shell_runs import about_subject
-from inspector.statement_force import PROHIBITION
+from inspector.statement_force import NEGATING, PROHIBITING, PROHIBITION
 from inspector.summary_claims import named_subjects
 from inspector.task_spec import LABELLED
 
@@ -54,11 +54,10 @@ def match_user_item(item: Invariant, indexed: IndexedText, config: Config = DEFA
     return _located(InvariantStatus.PARAPHRASED, found, f"only {found.coverage:.0%} of its terms in one passage")
 
 
-_ANY_NEGATION = re.compile(
-    r"\b(?:never|not|no|don't|dont|cannot|can't|mustn't|shouldn't|won't|without|avoid|forbidden|prohibited|"
-    r"read-only|readonly|off-limits|nothing|none|only)\b|n't\b",
-    re.IGNORECASE,
-)
+_ANY_NEGATION = re.compile(rf"\b(?:{'|'.join(map(re.escape, sorted(NEGATING | set(PROHIBITING) | {'only'})))})\b|n't\b",
+                           re.IGNORECASE)  # fmt: skip
+"""A passage that still says no: a word that does (`NEGATING`), any that forbid (`PROHIBITING`, 'off limits'
+among them), any "-n't", or "only" (a restriction kept as what alone is allowed)."""
 
 
 def _prohibition_dropped(item: Invariant, passage: str) -> bool:

@@ -26,7 +26,8 @@ from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.model import TRANSCRIPT, Author, Invariant, InvariantKind, SourceRecord
 from inspector.set_aside import set_aside_items
 from inspector.shell_runs import about_subject, failure_items, failure_line, is_failure, shell_runs
-from inspector.statement_force import LEAVE_AS_IS
+from inspector.statement_force import LEAVE_AS_IS, PROHIBITING
+from inspector.summary_claims import FIXED
 from inspector.task_spec import criterion_items
 from inspector.text import Sentence, clip, content_terms, sentences, stem, words
 from inspector.tool_names import is_edit_tool
@@ -79,15 +80,17 @@ _NOT_AN_OBSERVATION = (r"(?!(?:don't|do not|dont|can't|cannot)\s+(?:see|know|und
                        r"get|find|hear|care)\b)")
 """"I don't see it on the PR", "we can't find the log": the speaker says what they perceive or know, which
 forbids nothing; "don't touch staging", "I don't want a migration", "I don't think we should …" still do."""
+_FORBIDDING = tuple(word for word in PROHIBITING if word != "may not")
+"""The words that forbid, for the miner of every sentence a user wrote: all but "may not", which in prose is as
+often what might be ("which may not match the intended semantics", entirecli_6113e919) as what is not allowed."""
 _KIND_RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
         (InvariantKind.CORRECTION,
          r"\b(?:instead of|rather than|we aren't|we are not|you (?:are|were) wrong)\b|,\s*not\s+(?:the|a|an)\b"),
         (InvariantKind.USER_CONSTRAINT,
-         rf"\b(?:never|{_NOT_AN_OBSERVATION}(?:don't|do not|dont|can't|cannot)|must not|mustn't|shouldn't|should not|"
-         rf"avoid|{LEAVE_AS_IS.pattern}|do nothing|no more|not allowed|forbidden|read-only|off-limits|without|"
-         r"not (?:really )?(?:feasible|possible|an option|safe))\b"),
+         rf"\b(?:{_NOT_AN_OBSERVATION}(?:{'|'.join(_FORBIDDING)}|dont|can't|cannot)|shouldn't|should not|avoid|"
+         rf"{LEAVE_AS_IS.pattern}|do nothing|no more|without|not (?:really )?(?:feasible|possible|an option|safe))\b"),
         (InvariantKind.USER_REQUIREMENT,
          r"\b(?:must|need to|needs to|have to|has to|required|require|ensure|make sure|i want|we want|"
          r"should|it would be good|the most important)\b"),
@@ -411,8 +414,6 @@ def item_terms_text(item: Invariant) -> str:
 
 # --- finding an item in a summary ------------------------------------------------------------------
 
-_FIXED = re.compile(r"\b(?:fix(?:ed|es)?|solv(?:ed|es)|resolv(?:ed|es)|work(?:s|ing) now|passe[sd]|succeed(?:s|ed))\b",
-                    re.IGNORECASE)  # fmt: skip
 _STILL_OPEN = re.compile(
     r"\b(?:still|not (?:yet )?(?:fixed|resolved|solved|addressed)|unresolved|unfixed|unaddressed|outstanding|deferred|"
     r"to be (?:fixed|addressed|resolved)|remains?|pending|open|todo|known issue|"
@@ -472,7 +473,7 @@ def described_as_fixed(text: str, start: int, passage: str, item_text: str = "")
     is read by its clause that carries most of the item's terms: that clause says what became of the item, and
     a clause that says neither leaves the item's status unsaid, which is no fix.
     """
-    fixed, still_open = _FIXED.search(passage), _STILL_OPEN.search(passage)
+    fixed, still_open = FIXED.search(passage), _STILL_OPEN.search(passage)
     if still_open and not fixed:
         return False
     if fixed and not still_open:
@@ -480,14 +481,14 @@ def described_as_fixed(text: str, start: int, passage: str, item_text: str = "")
     if fixed and still_open:
         terms = topic_terms(item_text)
         clause = max(_CLAUSE.split(passage), key=lambda c: len(terms & topic_terms(c)))
-        return bool(_FIXED.search(clause)) and not _STILL_OPEN.search(clause)
+        return bool(FIXED.search(clause)) and not _STILL_OPEN.search(clause)
     for line in reversed(text[:start].splitlines()[-40:]):
         stripped = line.strip()
         if not stripped or stripped.startswith(("-", "*", "•")) and not stripped.startswith("**"):
             continue
         heading = _HEADING.match(stripped)
         if heading and (stripped.endswith(":") or stripped.startswith(("#", "**")) or stripped[0].isdigit()):
-            return bool(_FIXED.search(heading.group("title")))
+            return bool(FIXED.search(heading.group("title")))
     return False
 
 

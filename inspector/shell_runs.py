@@ -306,8 +306,10 @@ def harmless_error(output: str) -> bool:
     return _HARMLESS_ERROR.search(output) is not None
 
 
-TEST_RUN = re.compile(r"\b(?:test|tests|pytest|jest|vitest|ctest|rspec|tox|nox)\b")
-"""A command that runs tests."""
+TEST_WORDS = ("test", "tests", "pytest", "jest", "vitest", "ctest", "rspec", "tox", "nox")
+"""The words of a command that runs tests: a runner's name, or the test step of a build tool (`go test`)."""
+TEST_RUN = re.compile(rf"\b(?:{'|'.join(TEST_WORDS)})\b")
+"""A command that runs tests: one of `TEST_WORDS`."""
 _SELECTOR = re.compile(
     r"\s(?:-run|-k|-t|--grep|--testNamePattern|-m)[\s=]|::|"
     r"\s\S+(?:_test\.go|_test\.py|\.test\.[jt]sx?|\.spec\.[jt]sx?|test_\w+\.py)\b"
@@ -651,8 +653,8 @@ def failure_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
                         retired_by=failure.superseded_by or failure.retired_by)  # fmt: skip
 
 
-__all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "SUBJECT_MIN_LENGTH", "TEST_RUN", "Failure", "ShellRun", "Step",
-           "about_subject", "attempted", "command_signature", "failing_signature", "failure_items", "failure_line",
-           "failure_subjects", "failures", "git_arguments", "harmless_error", "inline_code", "is_failure",
-           "is_subject", "parse_steps", "printed_nothing", "proven_steps", "shell_runs", "step_signature",
+__all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "SUBJECT_MIN_LENGTH", "TEST_RUN", "TEST_WORDS", "Failure", "ShellRun",
+           "Step", "about_subject", "attempted", "command_signature", "failing_signature", "failure_items",
+           "failure_line", "failure_subjects", "failures", "git_arguments", "harmless_error", "inline_code",
+           "is_failure", "is_subject", "parse_steps", "printed_nothing", "proven_steps", "shell_runs", "step_signature",
            "subject_stem", "whole_suite"]  # fmt: skip

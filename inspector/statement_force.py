@@ -13,13 +13,18 @@ from __future__ import annotations
 
 import re
 
-PROHIBITION = re.compile(
-    r"\b(?:never|don't|do not|must not|mustn't|shall not|may not|not allowed|forbidden|prohibited|read-only|"
-    r"off-limits)\b",
-    re.IGNORECASE,
+PROHIBITING = ("never", "don't", "do not", "must not", "mustn't", "shall not", "may not", "not allowed", "forbidden",
+               "prohibited", "read-only", "readonly", "off-limits", "off limits")  # fmt: skip
+"""Words that forbid: the one list the native extractor's prohibition rule (`invariants`), the miner's
+constraint rule (`items`) and the matcher's "its prohibition is gone" (`item_matching`) read."""
+PROHIBITION = re.compile(rf"\b(?:{'|'.join(PROHIBITING)})\b", re.IGNORECASE)
+"""A statement that forbids: one of `PROHIBITING`."""
+NEGATING = frozenset(
+    "never not no don't dont cannot can't mustn't shouldn't won't isn't aren't without avoid forbidden prohibited "
+    "read-only readonly off-limits nothing none".split()
 )
-"""Words that forbid: the one list the miner's constraint rule and the matcher's "its prohibition is gone"
-both read."""
+"""Words that say no, one word each: the negation markers an item's force is weighed by (`invariants`), and
+what a passage must still say for a prohibition to have kept its force (`item_matching`)."""
 _OBLIGATION = re.compile(
     r"\b(?:must|have to|has to|need to|needs to|required|requires?|make sure|ensure|only)\b", re.IGNORECASE
 )
@@ -43,4 +48,4 @@ def binding(text: str, correction: bool = False) -> bool:
     return correction or bool(PROHIBITION.search(text) or _OBLIGATION.search(text) or LEAVE_AS_IS.search(text))
 
 
-__all__ = ["LEAVE_AS_IS", "PROHIBITION", "binding"]
+__all__ = ["LEAVE_AS_IS", "NEGATING", "PROHIBITING", "PROHIBITION", "binding"]

@@ -69,7 +69,16 @@ PASSING = re.compile(
     r"(?:compiles|builds)\s+(?:successfully|cleanly|without errors))\b",
     re.IGNORECASE,
 )
-_FIXED = re.compile(r"\b(?:fixed|resolved|solved)\b", re.IGNORECASE)
+FIXED_WORDS = ("fix", "fixes", "fixed", "solves", "solved", "resolves", "resolved", "works now", "working now",
+               "passes", "passed", "succeeds", "succeeded")  # fmt: skip
+"""Words that say a failure is fixed: what `FIXED` finds, where a summary tells of a fix in any words."""
+_FIXED_CLAIMED = ("fixed", "resolved", "solved")
+"""The few of `FIXED_WORDS` a fix claim is made in: a fix named as done. 'Passes' and 'succeeds' are what a
+`PASSING` claim says, and 'fix' alone is as often the plan as the deed."""
+assert set(_FIXED_CLAIMED) <= set(FIXED_WORDS)
+FIXED = re.compile(rf"\b(?:{'|'.join(map(re.escape, FIXED_WORDS))})\b", re.IGNORECASE)
+"""A passage that says something is fixed, in any of `FIXED_WORDS` (`items.described_as_fixed`)."""
+_FIXED = re.compile(rf"\b(?:{'|'.join(_FIXED_CLAIMED)})\b", re.IGNORECASE)
 NAMED = re.compile(r"`([^`\s]{4,120})`")
 """What a fix claim names in backticks: the identifier, file or value the change introduced."""
 _PUSHED = re.compile(r"\b(?:pushed|force-pushed)\b(?!\s+back)", re.IGNORECASE)
@@ -198,4 +207,4 @@ def _sentence_claims(sentence: str, start: int, section: str | None) -> Iterator
         yield claim(ClaimKind.RESULT)
 
 
-__all__ = ["Claim", "ClaimKind", "FIGURE", "NAMED", "claims_in", "confirmed", "named_subjects"]
+__all__ = ["Claim", "ClaimKind", "FIGURE", "FIXED", "FIXED_WORDS", "NAMED", "claims_in", "confirmed", "named_subjects"]

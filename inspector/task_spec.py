@@ -20,13 +20,12 @@ from dataclasses import dataclass
 
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
 from inspector.shell_runs import ShellRun, shell_runs
-from inspector.text import clip
+from inspector.text import HEADING, clip
 
 _FETCH = re.compile(r"\bgh\s+(?:issue\s+view\s+(?:\S*/issues/)?#?(?P<view>\d+)|api\s+\S*/issues/(?P<api>\d+)\b)")
 """A fetch of one issue: `gh issue view 313`, `gh issue view https://…/issues/313`, `gh api repos/o/r/issues/313`."""
 _CRITERIA_HEADING = re.compile(r"^(?P<level>#{1,6})\s*\**acceptance criteria\b.*$|^\**acceptance criteria\**:?\s*$",
                                re.IGNORECASE | re.MULTILINE)  # fmt: skip
-_HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<title>.+?)\s*$", re.MULTILINE)
 _CHECK_ITEM = re.compile(r"^\s*[-*]\s+\[[ xX]\]\s+(?P<text>.+?)\s*$", re.MULTILINE)
 _LABEL = re.compile(r"^\**(?P<label>[A-Z]{1,4}-?\d{1,3})\**\s*[:.)–—-]\s*(?P<title>.*)$")
 """A criterion's label at the head of its title: "AC-7: Benchmark baseline", "R2. Exit codes"."""
@@ -65,10 +64,10 @@ def criteria(body: str) -> list[Criterion]:
     if heading is None:
         return []
     level = len(heading.group("level") or "#")
-    end = next((h.start() for h in _HEADING.finditer(body, heading.end()) if len(h.group("level")) <= level),
+    end = next((h.start() for h in HEADING.finditer(body, heading.end()) if len(h.group("level")) <= level),
                len(body))  # fmt: skip
     section = body[heading.end() : end]
-    subs = [h for h in _HEADING.finditer(section) if len(h.group("level")) > level]
+    subs = [h for h in HEADING.finditer(section) if len(h.group("level")) > level]
     if not subs:
         return [Criterion(None, clip(item.group("text"), CRITERION_CHARS)) for item in _CHECK_ITEM.finditer(section)]
     found = []

@@ -31,6 +31,11 @@ _CJK_RUN = regex.compile(r"[\p{scx=Han}\p{scx=Hangul}\p{scx=Hiragana}\p{scx=Kata
 """Han, Hangul and kana: scripts written without spaces between words (Chinese, Japanese) or with particles
 fused to them (Korean 데이터베이스를, 데이터베이스는), and with no Snowball stemmer."""
 
+HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<title>\S.*?)\s*$", re.MULTILINE)
+"""A markdown ATX heading, `# Title` to `###### Title`: its hashes (`level`, one to six) and its title. What a
+pasted document has and a typed prompt does not (`authorship`), and what ends an issue's section
+(`task_spec`)."""
+
 STOPWORDS = frozenset(
     """a an the and or but of to in on at by for from with as is are was were be been being it its this that
     these those there their they them we our you your he she his her i me my so than then too very can
@@ -164,5 +169,6 @@ def normalise(text: str) -> str:
     return " ".join(words(text))
 
 
-__all__ = ["Sentence", "WORD", "caseless_spans", "clip", "content_terms", "counted", "estimate_tokens",
-           "normalise", "quoted", "quoted_name", "sentences", "stem", "word_end", "word_start", "words"]  # fmt: skip
+__all__ = ["HEADING", "Sentence", "WORD", "caseless_spans", "clip", "content_terms", "counted",
+           "estimate_tokens", "normalise", "quoted", "quoted_name", "sentences", "stem", "word_end", "word_start",
+           "words"]  # fmt: skip

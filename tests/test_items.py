@@ -79,6 +79,16 @@ def test_keep_it_local_is_a_constraint_and_the_go_ahead_is_not_an_item() -> None
     assert items_of(KEEP_LOCAL) == [(InvariantKind.USER_CONSTRAINT, "intentional - keep it local!")]
 
 
+@pytest.mark.parametrize("rule", ["the prod bucket is readonly", "staging is off limits", "tags shall not move"])
+def test_every_word_that_forbids_states_a_constraint(rule: str) -> None:
+    assert items_of(rule) == [(InvariantKind.USER_CONSTRAINT, rule)]
+
+
+def test_may_not_is_what_might_be_and_no_constraint() -> None:
+    assert not [kind for kind, _ in items_of("the old attribution may not match the intended semantics")
+                if kind is InvariantKind.USER_CONSTRAINT]  # fmt: skip
+
+
 def test_a_choice_is_a_decision_without_the_question_riding_on_it() -> None:
     [item] = user_items(user(MANUAL_COMMIT))
     assert (item.kind, item.text) == (InvariantKind.USER_DECISION, "just manual commit for now")

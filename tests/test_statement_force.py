@@ -20,6 +20,8 @@ from inspector.statement_force import binding
         "Do NOT add `Co-Authored-By` lines to any commits in this repository",
         "never touch the staging database",
         "ensure we log",
+        "the prod bucket is readonly",
+        "staging is off limits",
     ],
 )
 def test_a_prohibition_an_obligation_or_an_order_to_leave_it_be_binds(rule: str) -> None:
