@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from inspector.config import DEFAULT_CONFIG
 from inspector.model import Author, AuthoredSpan, SourceRecord
 from inspector.text import HEADING
 
@@ -45,11 +46,6 @@ AUTHORS = "authors"
 """A raw generation's extra key: [start, end, author] of every stretch of it that no person typed to the agent
 (tool output, injected text, a sub-agent's report, a paste), so a view can dim and label it."""
 
-PASTE_CHARS = 400
-"""After a line ending in a colon, this much more text is a paste (a review, a log), not the user's words."""
-DOCUMENT_CHARS = 1_200
-"""A markdown document (a heading, then this much more) is a pasted spec, skill or review: people type
-paragraphs and lists into a prompt, not headed documents this long."""
 TYPED_CHARS = 100_000
 """How much of one user turn is read for statements: far more than anyone types (about 25k tokens).
 Past it a turn is a pasted document or dump, and reading a 50 MB paste sentence by sentence would
@@ -185,15 +181,15 @@ def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
     if fence != -1:
         cut = fence
     heading = HEADING.search(text, start, cut)
-    document = heading.start() if heading is not None and len(text[heading.start() : cut].strip()) > DOCUMENT_CHARS \
-        else cut  # fmt: skip
+    headed = heading is not None and len(text[heading.start() : cut].strip()) > DEFAULT_CONFIG.document_chars
+    document = heading.start() if headed and heading is not None else cut
     terminal = _terminal(text, start, min(cut, document))
     if terminal is not None:
         return terminal
     position = start
     for line_end in _line_ends(text, start, min(cut, document)):
         line = text[position:line_end].rstrip()
-        if line.endswith(":") and cut - line_end > PASTE_CHARS:
+        if line.endswith(":") and cut - line_end > DEFAULT_CONFIG.paste_chars:
             return line_end, end
         position = line_end
     if document < cut:
@@ -218,7 +214,7 @@ def _typed_after(text: str, start: int, end: int) -> int:
     tail = text[last:end]
     plain = not any(_PASTED_LINE.match(line) or line.lstrip().startswith(("#", "-", "*", "|", ">"))
                     or re.match(r"\s*\d+[.)]\s", line) for line in tail.splitlines() if line.strip())  # fmt: skip
-    return last + 2 if plain and len(tail.strip()) <= PASTE_CHARS else end
+    return last + 2 if plain and len(tail.strip()) <= DEFAULT_CONFIG.paste_chars else end
 
 
 def _line_ends(text: str, start: int, end: int) -> Iterator[int]:
@@ -247,5 +243,5 @@ def _merged(text: str, spans: list[AuthoredSpan]) -> Iterator[AuthoredSpan]:
         yield current
 
 
-__all__ = ["AUTHORS", "DOCUMENT_CHARS", "PASTE_CHARS", "TYPED_CHARS", "author_at", "said_by_user", "spans_for",
+__all__ = ["AUTHORS", "TYPED_CHARS", "author_at", "said_by_user", "spans_for",
            "spans_of", "user_spans"]  # fmt: skip

@@ -92,6 +92,33 @@ class Config:
     """Agent turns after a compaction read for a restated claim: the next agent's first moves, when it acts on
     what the summary told it, not the rest of the session."""
 
+    # --- who wrote a span, and what names a subject ----------------------------------------------
+    paste_chars: int = 400
+    """After a line of the user's ending in a colon ("got this feedback:"), this much more text is a paste (a
+    review, a log), not the user's words: a few typed sentences run to two or three hundred characters."""
+    document_chars: int = 1_200
+    """A markdown document (a heading, then this much more) is a pasted spec, skill or review: people type
+    paragraphs and lists into a prompt, not headed documents this long."""
+    min_terms: int = 2
+    """Topic terms an item needs to be looked for in a summary, and a passage must share: one ("A.", "yes",
+    "tests") is in every summary of the work, so it can show neither presence nor absence."""
+    subject_min_length: int = 3
+    """A program, test or file stem shorter than this ('go', 'a', 'io') names nothing of its own: it is a
+    runner, an article or a fragment, and a claim about it would be judged by every failure."""
+    echo_slack: int = 20
+    """How far into an output line a command may start for the line to be the harness echoing it ("Bash
+    failed: " is 13 characters): a line holding more than the command (`make: *** …`) is the program's."""
+    topic_candidates: int = 5
+    """Summary sentences sharing the most terms with an invariant that are judged for it: the best few, since
+    the one that carries it shares the most, and judging every sentence of a long summary costs its length."""
+
+    option_chars: int = 200
+    """The most of an offered option's title a reply's item keeps: a title is a few words ("Delete unused
+    `GetSummariseOptions()`"); past this it is a description, whose terms would outweigh the title's."""
+    criterion_chars: int = 400
+    """The most of an acceptance criterion an item keeps: its title and first checklist lines, the part a
+    summary that kept it would paraphrase."""
+
     anchor_patterns: Mapping[str, str] | None = None
     elision_lexicon: Sequence[str] | None = None
 

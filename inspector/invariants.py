@@ -141,7 +141,6 @@ _WEAK_MODALS = frozenset("should may might could consider prefer ideally try pro
 _VALUE = re.compile(r"\b(?:[\w.:/-]*\d[\w.:/-]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b")
 """A value: a token with a digit (8443, v3, 2026-12-01, pg15) or an upper-case identifier with an underscore
 (DATABASE_URL). Not emphasis or acronyms (NEVER, API), nor quoting: summaries recase and requote freely."""
-_TOPIC_CANDIDATES = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,7 +260,7 @@ def match_invariant(invariant_text: str, indexed: IndexedText, *, config: Config
     hits = indexed.shared_terms(fuzzy_terms(terms, indexed, config=config).values())
 
     best: InvariantMatch | None = None
-    for position, shared in sorted(hits.items(), key=lambda item: -item[1])[:_TOPIC_CANDIDATES]:
+    for position, shared in sorted(hits.items(), key=lambda item: -item[1])[: config.topic_candidates]:
         sentence = indexed.sentences[position]
         coverage = shared / len(terms)
         focus = shared / max(1, len(indexed.terms[position]))

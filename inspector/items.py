@@ -112,10 +112,6 @@ GENERIC_TERMS = frozenset(
 """Words that say nothing about what an item is about: never the evidence that it survived (stemmed, as the
 terms they are taken from are)."""
 
-MIN_TERMS = 2
-"""An item needs this many topic terms; fewer ("A.", "yes") cannot be looked for in a summary."""
-
-
 def statement_sentences(text: str, author: Author = Author.USER) -> Iterator[Sentence]:
     """The sentences the user typed in a record's text (`inspector.authorship`): injected tags, pasted logs,
     code, documents and shell output are someone else's words, never a statement."""
@@ -188,10 +184,10 @@ def topic_terms(text: str) -> frozenset[str]:
 _NOT_Y = re.compile(r"(?P<new>.+?),?\s+(?:and\s+)?not\s+(?P<old>(?:the|a|an)\s+[^,.;!?]+)", re.IGNORECASE)
 
 
-def _replaced(clause: str) -> str | None:
+def _replaced(clause: str, config: Config) -> str | None:
     """The superseded wording of an "X, not Y" correction: Y."""
     found = _NOT_Y.search(clause)
-    return found.group("old").strip() if found and len(topic_terms(found.group("old"))) >= MIN_TERMS else None
+    return found.group("old").strip() if found and len(topic_terms(found.group("old"))) >= config.min_terms else None
 
 
 QUESTION_TAIL_CHARS = 20_000
@@ -241,10 +237,6 @@ _OPTION_TITLE_END = re.compile(r" \| |\s[-–—]\s|\*\*:?\s")
 """Where an option's title ends: its table cell, a dash before its description, the close of its bold name."""
 _ASIDE = re.compile(r"\s*\([^()]+\)")
 """A title's aside, "(Recommended)", "(this session)": said of the option, not what it is."""
-OPTION_CHARS = 200
-"""The most of an option's title an item keeps."""
-
-
 def offered_options(turn: str) -> dict[str, str]:
     """The options an agent's turn offers, by label (upper-cased), each by its title without markup (not the
     description after it, which would outweigh the title when the item is looked for in a summary); a label
@@ -252,7 +244,7 @@ def offered_options(turn: str) -> dict[str, str]:
     tail = turn[-QUESTION_TAIL_CHARS:]
     titles = {found.group("label").upper(): _OPTION_TITLE_END.split(found.group("text"), 1)[0]
               for found in _OPTION.finditer(tail)}  # fmt: skip
-    return {label: clip(_ASIDE.sub("", title).replace("**", "").strip(" |*_"), OPTION_CHARS)
+    return {label: clip(_ASIDE.sub("", title).replace("**", "").strip(" |*_"), DEFAULT_CONFIG.option_chars)
             for label, title in titles.items()}  # fmt: skip
 
 
@@ -268,7 +260,8 @@ def picked_option(label: str | None, turn: str | None) -> str | None:
     return f"option {label}: {text}" if text else None
 
 
-def user_items(record: SourceRecord, asked: str | None = None, turn: str | None = None) -> Iterator[Invariant]:
+def user_items(record: SourceRecord, asked: str | None = None, turn: str | None = None, *,
+               config: Config = DEFAULT_CONFIG) -> Iterator[Invariant]:  # fmt: skip
     """Typed items from one user statement (a prompt, a question-tool answer, rejection feedback).
 
     A short decision ("A. is fine, ensure we log", "let's keep it simple for now") says little on its
@@ -288,11 +281,11 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
             if kind is None or len(clause) > 400:
                 continue
             context = picked_option(picked_label(clause) or label, turn) if not answered else None
-            if context is None and len(topic_terms(clause)) < MIN_TERMS:
-                context = asked if asked and len(topic_terms(f"{clause} {asked}")) >= MIN_TERMS + 1 else None
+            if context is None and len(topic_terms(clause)) < config.min_terms:
+                context = asked if asked and len(topic_terms(f"{clause} {asked}")) >= config.min_terms + 1 else None
                 if context is None:
                     continue
-            replaces = _replaced(clause) if kind is InvariantKind.CORRECTION else None
+            replaces = _replaced(clause, config) if kind is InvariantKind.CORRECTION else None
             quote = sentence.text if sentence.text != clause else None
             yield Invariant(f"{kind.value}:{record.key}#{number}", kind, clause, record.key, replaces=replaces,
                             quote=quote, context=context)  # fmt: skip
@@ -386,7 +379,7 @@ def session_items(records: Iterable[SourceRecord], *, config: Config = DEFAULT_C
             before = record.text
         elif record.kind == "user" and record.authority == "user":
             asked = last_question(before, config=config) if before is not None else None
-            found.extend(user_items(record, asked, before))
+            found.extend(user_items(record, asked, before, config=config))
             before = None
     order = {record.key: position for position, record in enumerate(records)}
     found = list(_done_by_edits(found, records, order))
@@ -456,7 +449,7 @@ def presence(item_text: str, indexed: IndexedText, *, config: Config = DEFAULT_C
         window = indexed.terms[position] | (indexed.terms[position + 1] if position + 1 < len(indexed.terms) else set())
         shared = sum(1 for term in terms if mapped.get(term) in window)
         coverage = shared / len(terms)
-        if coverage > best.coverage and shared >= min(MIN_TERMS, len(terms)):
+        if coverage > best.coverage and shared >= min(config.min_terms, len(terms)):
             sentence = indexed.sentences[position]
             best = Presence(coverage, phrase, sentence.start, sentence.end, sentence.text)
     return best

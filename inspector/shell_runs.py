@@ -25,6 +25,7 @@ from functools import lru_cache
 
 import bashlex
 
+from inspector.config import DEFAULT_CONFIG
 from inspector.literals import Literals
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
 from inspector.text import clip
@@ -414,11 +415,6 @@ _STATUS_LINE = re.compile(r"^\s*(?:exit (?:code|status):? \d+|\(\w+ completed wi
 """The harness's report of how a call ended, not the program's output."""
 
 
-_ECHO_SLACK = 20
-"""How far into a line the command may start for the line to be the harness echoing it ("Bash failed: " is
-13 characters): a line holding more than the command (`make: *** …` for `make`) is the program's."""
-
-
 def _program_lines(run: ShellRun) -> list[str]:
     """The output's lines without the harness's status line and its echo of the command."""
     return [line.strip() for line in run.output.splitlines() if line.strip() and not _STATUS_LINE.match(line)
@@ -429,7 +425,7 @@ def _echoes(line: str, command: str) -> bool:
     """The line is the harness repeating the command (after a short label, perhaps cut with "…")."""
     flat = " ".join(command.split())
     at = line.find(flat[:30]) if flat else -1
-    if not 0 <= at <= _ECHO_SLACK:
+    if not 0 <= at <= DEFAULT_CONFIG.echo_slack:
         return False
     return flat.startswith(" ".join(line[at:].rstrip("….").split()))
 
@@ -479,13 +475,9 @@ def subject_stem(word: str) -> str:
     return name.split(".", 1)[0].split(":", 1)[0]
 
 
-SUBJECT_MIN_LENGTH = 3
-"""A stem shorter than this ('go', 'a', 'io') names no program, test or file of its own."""
-
-
 def is_subject(stem: str) -> bool:
     """A stem that can name a program, test or file: long enough, not a number, not a runner's name."""
-    return len(stem) >= SUBJECT_MIN_LENGTH and not stem.isdigit() and stem not in NOT_A_SUBJECT
+    return len(stem) >= DEFAULT_CONFIG.subject_min_length and not stem.isdigit() and stem not in NOT_A_SUBJECT
 
 
 def failure_subjects(text: str) -> frozenset[str]:
@@ -653,7 +645,7 @@ def failure_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
                         retired_by=failure.superseded_by or failure.retired_by)  # fmt: skip
 
 
-__all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "SUBJECT_MIN_LENGTH", "TEST_RUN", "TEST_WORDS", "Failure", "ShellRun",
+__all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "TEST_RUN", "TEST_WORDS", "Failure", "ShellRun",
            "Step", "about_subject", "attempted", "command_signature", "failing_signature", "failure_items",
            "failure_line", "failure_subjects", "failures", "git_arguments", "harmless_error", "inline_code",
            "is_failure", "is_subject", "parse_steps", "printed_nothing", "proven_steps", "shell_runs", "step_signature",

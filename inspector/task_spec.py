@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from inspector.config import DEFAULT_CONFIG
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
 from inspector.shell_runs import ShellRun, shell_runs
 from inspector.text import HEADING, clip
@@ -29,10 +30,6 @@ _CRITERIA_HEADING = re.compile(r"^(?P<level>#{1,6})\s*\**acceptance criteria\b.*
 _CHECK_ITEM = re.compile(r"^\s*[-*]\s+\[[ xX]\]\s+(?P<text>.+?)\s*$", re.MULTILINE)
 _LABEL = re.compile(r"^\**(?P<label>[A-Z]{1,4}-?\d{1,3})\**\s*[:.)–—-]\s*(?P<title>.*)$")
 """A criterion's label at the head of its title: "AC-7: Benchmark baseline", "R2. Exit codes"."""
-CRITERION_CHARS = 400
-"""The most of a criterion's text an item keeps: its title and the first of its checklist lines."""
-
-
 LABELLED = re.compile(r"^#\d+ (?P<label>[A-Z]{1,4}-?\d{1,3}): ")
 """How an item's text begins when its criterion has a label: "#313 AC-7: …"."""
 
@@ -69,7 +66,8 @@ def criteria(body: str) -> list[Criterion]:
     section = body[heading.end() : end]
     subs = [h for h in HEADING.finditer(section) if len(h.group("level")) > level]
     if not subs:
-        return [Criterion(None, clip(item.group("text"), CRITERION_CHARS)) for item in _CHECK_ITEM.finditer(section)]
+        most = DEFAULT_CONFIG.criterion_chars
+        return [Criterion(None, clip(item.group("text"), most)) for item in _CHECK_ITEM.finditer(section)]
     found = []
     for number, sub in enumerate(subs):
         part = section[sub.end() : subs[number + 1].start() if number + 1 < len(subs) else len(section)]
@@ -77,7 +75,7 @@ def criteria(body: str) -> list[Criterion]:
         labelled = _LABEL.match(title)
         label, title = (labelled.group("label"), labelled.group("title")) if labelled else (None, title)
         lines = "; ".join(item.group("text") for item in _CHECK_ITEM.finditer(part))
-        found.append(Criterion(label, clip(f"{title}: {lines}" if lines else title, CRITERION_CHARS)))
+        found.append(Criterion(label, clip(f"{title}: {lines}" if lines else title, DEFAULT_CONFIG.criterion_chars)))
     return found
 
 

@@ -14,8 +14,8 @@ from inspector.analysis import analyze
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.invariants import IndexedText, InvariantStatus, match_invariant
 from inspector.item_matching import match_action, match_user_item
-from inspector.items import last_question, presence
-from inspector.model import Generation, Invariant, InvariantKind, SourceRecord, Trace
+from inspector.items import last_question, presence, user_items
+from inspector.model import Author, Generation, Invariant, InvariantKind, SourceRecord, Trace
 
 CONFIG_SOURCE = Path(__file__).resolve().parents[1] / "inspector" / "config.py"
 UNEXPLAINED = {"anchor_patterns", "elision_lexicon"}
@@ -225,3 +225,108 @@ def test_restated_share_decides_whether_a_later_summary_carries_a_claim_on() -> 
     trace = _claims_session(REPEATING[:2], (2, SEARCH_CLAIM), (2, f"Known: {SEARCH_CLAIM}"))
     assert _rule_hits(trace, "claim-unsupported") == [(1, "error"), (2, "warning")]
     assert _rule_hits(trace, "claim-unsupported", moved(restated_min_terms=20)) == [(1, "warning"), (2, "warning")]
+
+
+# --- who wrote a span, and what names a subject ---------------------------------------------------------
+
+FEEDBACK = "got this feedback from the reviewer:\n" + "\n".join(
+    f"- finding {n}: the retry loop in upload_client.py swallows the timeout error" for n in range(6))
+"""A colon line, then about 450 characters of someone else's review."""
+
+
+def test_paste_chars_is_how_much_after_a_colon_line_is_a_paste(monkeypatch) -> None:
+    import inspector.authorship as authorship
+
+    def typed(text: str) -> str:
+        spans = authorship.spans_for(text, Author.USER)
+        return " ".join(text[s.start : s.end] for s in spans if s.author is Author.USER)
+
+    assert "finding 3" not in typed(FEEDBACK)
+    monkeypatch.setattr(authorship, "DEFAULT_CONFIG", moved(paste_chars=2_000))
+    assert "finding 3" in typed(FEEDBACK)
+
+
+def test_document_chars_is_how_long_a_headed_text_must_run_to_be_a_document(monkeypatch) -> None:
+    import inspector.authorship as authorship
+
+    spec = "# Upload client\n\n" + "The client must retry each upload three times before it gives up. " * 12
+
+    def pasted(text: str) -> bool:  # is the body, past the heading, someone else's document?
+        at = text.index("The client")
+        spans = authorship.spans_for(text, Author.USER)
+        return any(s.author is Author.USER_PASTE and s.start <= at < s.end for s in spans)
+
+    monkeypatch.setattr(authorship, "DEFAULT_CONFIG", moved(document_chars=300))
+    assert pasted(spec)
+    monkeypatch.setattr(authorship, "DEFAULT_CONFIG", moved(document_chars=5_000))
+    assert not pasted(spec)
+
+
+def test_min_terms_is_how_many_topic_terms_an_item_needs() -> None:
+    record = SourceRecord("u1", "never touch staging", namespace="transcript", kind="user", authority="user")
+    assert [i.text for i in user_items(record)] == ["never touch staging"]
+    assert list(user_items(record, config=moved(min_terms=3))) == []
+
+
+def test_subject_min_length_is_the_shortest_stem_that_names_a_program(monkeypatch) -> None:
+    import inspector.shell_runs as shell_runs
+
+    assert shell_runs.is_subject("cli") and not shell_runs.is_subject("io")
+    monkeypatch.setattr(shell_runs, "DEFAULT_CONFIG", moved(subject_min_length=4))
+    assert not shell_runs.is_subject("cli")
+
+
+def test_echo_slack_is_how_far_in_a_line_the_harness_echoes_the_command(monkeypatch) -> None:
+    import inspector.shell_runs as shell_runs
+
+    run = shell_runs.shell_runs([SourceRecord("r1", "Bash failed: make build\nmake: *** [build] Error 2",
+                                              namespace="transcript", kind="tool_error", authority="tool",
+                                              extra={"command": "make build"})])[0]  # fmt: skip
+    assert shell_runs.failure_line(run) == "make: *** [build] Error 2"
+    monkeypatch.setattr(shell_runs, "DEFAULT_CONFIG", moved(echo_slack=5))
+    assert shell_runs.failure_line(run) == "Bash failed: make build"
+
+
+def test_topic_candidates_is_how_many_best_sharing_sentences_are_judged() -> None:
+    weak_first = IndexedText("Never skip snapshots; staging database snapshots before the audit. "
+                             "Staging database snapshots before the quarterly audit finishes are kept.")  # fmt: skip
+    assert match_invariant(SNAPSHOTS, weak_first).status is not InvariantStatus.LOST
+    assert match_invariant(SNAPSHOTS, weak_first, config=moved(topic_candidates=0)).status is InvariantStatus.LOST
+
+
+def test_option_and_criterion_chars_are_how_much_of_an_agent_written_line_an_item_keeps(monkeypatch) -> None:
+    import inspector.items as items
+    import inspector.task_spec as task_spec
+
+    turn = "A. Delete the unused helper and its tests\nB. Move it to a shared package\nWhich one?"
+    assert items.offered_options(turn)["A"] == "Delete the unused helper and its tests"
+    monkeypatch.setattr(items, "DEFAULT_CONFIG", moved(option_chars=10))
+    assert len(items.offered_options(turn)["A"]) <= 10
+    issue = "## Acceptance criteria\n- [ ] retry each upload three times before giving up\n"
+    assert task_spec.criteria(issue)[0].text == "retry each upload three times before giving up"
+    monkeypatch.setattr(task_spec, "DEFAULT_CONFIG", moved(criterion_chars=10))
+    assert len(task_spec.criteria(issue)[0].text) <= 10
+
+
+BOUNDS = {"QUESTION_TAIL_CHARS", "TYPED_CHARS", "BATCH_CHARS", "_LOOK_BACK", "_SHORT_TEXT", "_NAMED"}
+"""Module numbers that bound work or what a message shows, never what is found: how far back a question is
+looked for, how much of a turn is read, a search's batch, the fast path for a short text, how many code points
+a message names. Each says so where it is defined."""
+
+
+def test_no_detection_module_holds_a_number_of_its_own() -> None:
+    core = CONFIG_SOURCE.parent
+    modules = [*core.glob("*.py"), *(core / "detectors").glob("*.py")]
+    numbers = []
+    for path in modules:
+        if path.name in ("config.py", "bounded_io.py", "bounded_sqlite.py", "guard.py", "guard_install.py", "views.py",
+                         "render.py", "library.py", "sized_cache.py", "cli_scan.py"):  # resources and display
+            continue
+        for node in ast.parse(path.read_text()).body:
+            value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+            if isinstance(value, ast.Constant) and type(value.value) in (int, float):
+                target = node.targets[0] if isinstance(node, ast.Assign) else node.target  # type: ignore[union-attr]
+                name = getattr(target, "id", "")
+                if name not in BOUNDS:
+                    numbers.append(f"{path.name}: {name} = {value.value}")
+    assert numbers == []
