@@ -112,6 +112,25 @@ class Config:
     """Summary sentences sharing the most terms with an invariant that are judged for it: the best few, since
     the one that carries it shares the most, and judging every sentence of a long summary costs its length."""
 
+    statement_chars: int = 400
+    """The longest sentence or clause read as one statement: a rule or a request fits in two lines; past that
+    it is a paragraph of narrative or a pasted block, whose force words belong to no single item."""
+    shortest_statement_chars: int = 8
+    """A native record's sentence shorter than this ("ok.", "Done.") states no invariant."""
+    verbatim_min_words: int = 3
+    """Words a user's item needs before its words in order are looked for as kept verbatim: two words in order
+    ("never push") occur in summaries that say something else."""
+    fuzzy_min_length: int = 5
+    """Letters a term needs before a summary word a letter away may stand for it (`fuzzy_term_score`): in a
+    shorter word one letter is another word ("test"/"text", "push"/"posh")."""
+    root_letters: int = 5
+    """Letters a word is cut to when an edit is matched to the request it carries out ("generation" and
+    "generated" meet at "gener"): shorter roots join unrelated words, longer ones split inflections."""
+    echo_head_chars: int = 30
+    """How much of a command's start is looked for to recognise the harness echoing it on an output line:
+    enough to be that command, short enough to survive the echo being cut off."""
+    list_entry_words: int = 5
+    """The longest entry of "a, b, etc." that is still a list entry beside its elision, not a clause."""
     option_chars: int = 200
     """The most of an offered option's title a reply's item keeps: a title is a few words ("Delete unused
     `GetSummariseOptions()`"); past this it is a description, whose terms would outweigh the title's."""

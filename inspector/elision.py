@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from inspector.anchors import Anchor
+from inspector.config import DEFAULT_CONFIG
 from inspector.text import Sentence, caseless_spans, sentences
 
 DEFAULT_LEXICON: tuple[str, ...] = (
@@ -89,7 +90,7 @@ def _closes_a_list(phrase: str, before: str) -> bool:
     items = before[opened + 1 :] if opened > before.rfind(")") else before
     pieces = [p.strip() for p in items.split(",")][:-1][-2:]  # the two entries right before the phrase
     # "a, b, etc.": two short entries at least, neither itself a pointer ("as noted earlier, etc." is no list)
-    return len(pieces) == 2 and all(0 < len(p.split()) <= 5 for p in pieces) and not any(
+    return len(pieces) == 2 and all(0 < len(p.split()) <= DEFAULT_CONFIG.list_entry_words for p in pieces) and not any(
         compile_lexicon(DEFAULT_LEXICON).search(p.lower()) for p in pieces
     )
 

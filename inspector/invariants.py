@@ -119,7 +119,8 @@ def values_in(text: str) -> set[str]:
 
 
 def _mine(record: SourceRecord) -> Iterator[Invariant]:
-    for number, sentence in enumerate(s for s in sentences(record.text) if 8 <= len(s.text) <= 400):
+    shortest, longest = DEFAULT_CONFIG.shortest_statement_chars, DEFAULT_CONFIG.statement_chars
+    for number, sentence in enumerate(s for s in sentences(record.text) if shortest <= len(s.text) <= longest):
         kind = constraint_kind(sentence.text)
         if kind is not None:
             yield Invariant(f"{kind.value}:{record.key}#{number}", kind, sentence.text, record.key)
@@ -220,7 +221,7 @@ def fuzzy_terms(terms: set[str], indexed: IndexedText, *, config: Config = DEFAU
     for term in terms:
         if term in indexed.index:
             mapped[term] = term
-        elif len(term) >= 5:
+        elif len(term) >= config.fuzzy_min_length:
             hit = process.extractOne(term, indexed.vocabulary, scorer=fuzz.ratio, score_cutoff=config.fuzzy_term_score)
             if hit is not None:
                 mapped[term] = hit[0]
@@ -264,7 +265,8 @@ def match_invariant(invariant_text: str, indexed: IndexedText, *, config: Config
         sentence = indexed.sentences[position]
         coverage = shared / len(terms)
         focus = shared / max(1, len(indexed.terms[position]))
-        if shared < min(2, len(terms)) or (coverage < config.lost_coverage and focus < config.sentence_focus):
+        off_topic = coverage < config.lost_coverage and focus < config.sentence_focus
+        if shared < min(config.min_terms, len(terms)) or off_topic:
             continue
         candidate = _judge(invariant_text, sentence, coverage, inv_markers, inv_values, config)
         if best is None or rank(candidate) > rank(best):

@@ -37,7 +37,7 @@ def _located(status: InvariantStatus, found: Presence, reason: str = "") -> Inva
 
 
 def match_user_item(item: Invariant, indexed: IndexedText, config: Config = DEFAULT_CONFIG) -> InvariantMatch:
-    if len(item.text.split()) >= 3:
+    if len(item.text.split()) >= config.verbatim_min_words:
         quoted = match_invariant(item.text, indexed, config=config)  # the user's words kept as they were
         if quoted.status is InvariantStatus.VERBATIM:
             return quoted

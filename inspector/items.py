@@ -278,7 +278,7 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
             continue
         for clause in _clauses(sentence.text):
             kind = InvariantKind.USER_DECISION if answered else statement_kind(clause)
-            if kind is None or len(clause) > 400:
+            if kind is None or len(clause) > config.statement_chars:
                 continue
             context = picked_option(picked_label(clause) or label, turn) if not answered else None
             if context is None and len(topic_terms(clause)) < config.min_terms:
@@ -344,8 +344,9 @@ def _done_by_edits(items: list[Invariant], records: Sequence[SourceRecord],
 
 
 def _roots(terms: Iterable[str]) -> set[str]:
-    """Terms cut to five letters, hyphenated ones split: 'claude-only generation' meets 'Claude … generated'."""
-    return {part[:5] for term in terms for part in term.split("-") if len(part) >= 5}
+    """Terms cut to `root_letters`, hyphenated ones split: 'claude-only generation' meets 'Claude … generated'."""
+    cut = DEFAULT_CONFIG.root_letters
+    return {part[:cut] for term in terms for part in term.split("-") if len(part) >= cut}
 
 
 def _edits_file(call: str, stems: set[str]) -> bool:

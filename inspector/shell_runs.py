@@ -424,7 +424,7 @@ def _program_lines(run: ShellRun) -> list[str]:
 def _echoes(line: str, command: str) -> bool:
     """The line is the harness repeating the command (after a short label, perhaps cut with "…")."""
     flat = " ".join(command.split())
-    at = line.find(flat[:30]) if flat else -1
+    at = line.find(flat[: DEFAULT_CONFIG.echo_head_chars]) if flat else -1
     if not 0 <= at <= DEFAULT_CONFIG.echo_slack:
         return False
     return flat.startswith(" ".join(line[at:].rstrip("….").split()))

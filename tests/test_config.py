@@ -12,7 +12,7 @@ from pathlib import Path
 
 from inspector.analysis import analyze
 from inspector.config import DEFAULT_CONFIG, Config
-from inspector.invariants import IndexedText, InvariantStatus, match_invariant
+from inspector.invariants import IndexedText, InvariantStatus, fuzzy_terms, match_invariant
 from inspector.item_matching import match_action, match_user_item
 from inspector.items import last_question, presence, user_items
 from inspector.model import Author, Generation, Invariant, InvariantKind, SourceRecord, Trace
@@ -330,3 +330,63 @@ def test_no_detection_module_holds_a_number_of_its_own() -> None:
                 if name not in BOUNDS:
                     numbers.append(f"{path.name}: {name} = {value.value}")
     assert numbers == []
+
+
+def _user(text: str) -> SourceRecord:
+    return SourceRecord("u1", text, namespace="transcript", kind="user", authority="user")
+
+
+def test_statement_chars_is_the_longest_clause_read_as_one_statement(monkeypatch) -> None:
+    import inspector.invariants as invariants
+
+    rule = "Never deploy the billing service on a Friday afternoon, " + "because the on-call rota is thin, " * 4
+    assert [i.text for i in user_items(_user(rule))] == [rule.strip(" ,")]
+    assert list(user_items(_user(rule), config=moved(statement_chars=60))) == []
+    native = SourceRecord("n1", "Never deploy the billing service on a Friday.", kind="note", authority="user")
+    assert len(invariants.extract_invariants([native])) == 1
+    monkeypatch.setattr(invariants, "DEFAULT_CONFIG", moved(statement_chars=20))
+    assert invariants.extract_invariants([native]) == []
+    monkeypatch.setattr(invariants, "DEFAULT_CONFIG", moved(shortest_statement_chars=60))
+    assert invariants.extract_invariants([native]) == []
+
+
+def test_verbatim_min_words_is_how_long_an_item_must_be_to_be_kept_word_for_word() -> None:
+    item = Invariant("u", InvariantKind.USER_CONSTRAINT, "never force-push main", "u1")
+    kept = IndexedText("Rules: never force-push main; rebase feature branches only.")
+    assert match_user_item(item, kept).status is InvariantStatus.VERBATIM
+    # past the word count its words in order are not looked for, and its terms alone cannot make it verbatim
+    unordered = moved(verbatim_min_words=9, verbatim_coverage=1.1)
+    assert match_user_item(item, kept, unordered).status is InvariantStatus.PARAPHRASED
+
+
+def test_fuzzy_min_length_is_how_long_a_term_must_be_to_match_a_near_spelling() -> None:
+    typo = IndexedText("Rotated the authentcation tokens.")
+    assert fuzzy_terms({"authent", "token"}, typo) == {"authent": "authentc", "token": "token"}
+    assert fuzzy_terms({"authent", "token"}, typo, config=moved(fuzzy_min_length=12)) == {"token": "token"}
+
+
+def test_root_letters_is_where_an_edit_meets_the_request_it_carries_out(monkeypatch) -> None:
+    import inspector.items as items
+
+    assert items._roots({"generation", "claude-only"}) == {"gener", "claud"}
+    monkeypatch.setattr(items, "DEFAULT_CONFIG", moved(root_letters=7))
+    assert items._roots({"generation", "claude-only"}) == {"generat"}
+
+
+def test_echo_head_chars_is_how_much_of_a_command_recognises_its_echo(monkeypatch) -> None:
+    import inspector.shell_runs as shell_runs
+
+    command = "python3 scripts/build_release_notes.py --since v1.4"
+    echoed = f"Bash failed: {command}"
+    assert shell_runs._echoes(echoed, command)
+    monkeypatch.setattr(shell_runs, "DEFAULT_CONFIG", moved(echo_head_chars=200))
+    assert not shell_runs._echoes("Bash failed: python3 scripts/build_release_notes.py …", command)
+
+
+def test_list_entry_words_is_the_longest_entry_beside_an_elision(monkeypatch) -> None:
+    import inspector.elision as elision
+
+    listed = "Touched the parser module, the lexer module, etc."
+    assert [e.orphaned for e in elision.find_elisions(listed, [])] == [False]  # "a, b, etc." names its referents
+    monkeypatch.setattr(elision, "DEFAULT_CONFIG", moved(list_entry_words=1))
+    assert [e.orphaned for e in elision.find_elisions(listed, [])] == [True]
