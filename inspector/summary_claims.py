@@ -91,7 +91,9 @@ _GIT_OBJECT = re.compile(
 outside the shell", a navigator's)."""
 _VERIFIED = re.compile(
     r"\b(?:web\s+search|search(?:ing)?|documentation|docs)\s+(?:results?\s+)?(?:confirmed|showed|shows|revealed|"
-    r"found|verified)\b|\bconfirmed\s+(?:via|by|through|with)\s+(?:a\s+|the\s+)?(?:web\s+)?search\b",
+    r"found|verified)\b|\bconfirmed\s+(?:via|by|through|with)\s+(?:a\s+|the\s+)?(?:web\s+)?search\b|"
+    r"\bweb\s*(?:search|fetch)`?\s+(?:tool\s+|call\s+)?(?:results?\s+)?(?:confirmed|showed|shows|revealed|found|"
+    r"verified)\b",
     re.IGNORECASE,
 )
 _RESULT_WORDS = re.compile(

@@ -157,6 +157,14 @@ def test_a_web_search_that_returned_nothing_confirmed_nothing() -> None:
     assert found(session([user("u1", "which repo?"), asked, answered], (3, summary))) == []
 
 
+def test_a_fetch_tool_that_returned_nothing_confirmed_nothing() -> None:
+    """portcli: 'The `WebFetch` tool confirmed:' over a WebFetch call the compaction cut off before its result."""
+    fetch = called("c1", "WebFetch", "url: https://docs.port.io/api-reference/update-a-blueprints-permissions")
+    summary = "5. Problem Solving:\n   - The `WebFetch` tool confirmed:\n     - HTTP Method: PATCH\n"
+    [hit] = found(session([user("u1", "This is the API https://docs.port.io/api-reference"), fetch], (2, summary)))
+    assert hit.rule == "claim-unsupported" and "no web search or fetch returned a result" in hit.message
+
+
 def test_figures_no_output_printed_and_a_later_summary_carries_on_are_an_error() -> None:
     claim = "The new layout gives 2-5x speedups and 50-80% memory savings."
     records = [
