@@ -131,6 +131,11 @@ def task_criterion_lost(facts: TraceFacts) -> Iterator[Hit]:
             )
 
 
+_DONE_BEFORE = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED,
+                InvariantStatus.LOST)
+"""An action made before the summary's compaction and still standing there, kept by the summary or not."""
+
+
 @rule(
     "completed-actions-lost",
     Severity.WARNING,
@@ -146,6 +151,7 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
         gone = [track for track, where in lost_at if k in where]
         if not gone:
             continue
+        done = [t for t in tracks if t.statuses[k] in _DONE_BEFORE]
         commits = [t.invariant.text.split()[1] for t in gone if t.invariant.text.startswith("commit ")]
         pulls = [t.invariant.text.split()[2] for t in gone if t.invariant.text.startswith("pull request ")]
         parts = []
@@ -153,9 +159,12 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
             parts.append(f"{len(commits)} commit{'s' if len(commits) > 1 else ''} ({', '.join(commits)})")
         if pulls:
             parts.append(f"pull request {', '.join(pulls)}")
+        listed, label = " and ".join(parts), generation.generation.label
+        message = (f"{label} mentions none of the completed actions before it: {listed}" if len(gone) == len(done)
+                   else f"{label} omits {len(gone)} of the {len(done)} completed actions before it: {listed}")
         yield Hit(
             k,
-            f"{generation.generation.label} mentions none of the completed actions before it: {' and '.join(parts)}",
+            message,
             evidence={"actions": [t.invariant.text for t in gone], "invariants": [t.invariant.id for t in gone]},
             source=gone[-1].source_quote,
         )
