@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 from inspector.anchors import extract_anchors
 from inspector.facts import TraceFacts
-from inspector.items import edit_written, topic_terms
+from inspector.items import edit_written
 from inspector.model import TRANSCRIPT, Generation, SourceRecord
+from inspector.presence import topic_terms
 from inspector.shell_runs import (
     TEST_RUN,
     TEST_WORDS,

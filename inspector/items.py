@@ -22,14 +22,13 @@ from dataclasses import dataclass, replace
 
 from inspector.authorship import spans_for
 from inspector.config import DEFAULT_CONFIG, Config
-from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.model import TRANSCRIPT, Author, Invariant, InvariantKind, SourceRecord
+from inspector.presence import item_terms_text, topic_terms
 from inspector.set_aside import set_aside_items
 from inspector.shell_runs import about_subject, failure_items, failure_line, is_failure, shell_runs
 from inspector.statement_force import LEAVE_AS_IS, PROHIBITING
-from inspector.summary_claims import FIXED
 from inspector.task_spec import criterion_items
-from inspector.text import Sentence, clip, content_terms, sentences, stem, words
+from inspector.text import Sentence, clip, content_terms, sentences
 from inspector.tool_names import is_edit_tool
 
 USER_KINDS = frozenset(
@@ -102,16 +101,6 @@ _KIND_RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
     )
 )  # fmt: skip
 
-GENERIC_TERMS = frozenset(
-    stem(word)
-    for word in """ok okay yes yeah yep nope please think let lets now fine good great thing things something stuff
-    want like really maybe probably sure also just actually use using used make get go going need one way bit lot
-    well still even right know see look sorta kind sort basically much many new old add added work working done
-    want wanted prefer approach keep simple option""".split()
-)
-"""Words that say nothing about what an item is about: never the evidence that it survived (stemmed, as the
-terms they are taken from are)."""
-
 def statement_sentences(text: str, author: Author = Author.USER) -> Iterator[Sentence]:
     """The sentences the user typed in a record's text (`inspector.authorship`): injected tags, pasted logs,
     code, documents and shell output are someone else's words, never a statement."""
@@ -174,11 +163,6 @@ def statement_kind(clause: str) -> InvariantKind | None:
         rest = _GET_GOING.sub(" ", clause)
         return kind if _KIND_RULES[-1][1].search(rest) else None
     return kind
-
-
-def topic_terms(text: str) -> frozenset[str]:
-    """What an item is about: its content terms without words that would match anything."""
-    return frozenset(t for t in content_terms(text) if t not in GENERIC_TERMS and not t.isdigit())
 
 
 _NOT_Y = re.compile(r"(?P<new>.+?),?\s+(?:and\s+)?not\s+(?P<old>(?:the|a|an)\s+[^,.;!?]+)", re.IGNORECASE)
@@ -399,93 +383,6 @@ def session_items(records: Iterable[SourceRecord], *, config: Config = DEFAULT_C
     return unique
 
 
-def item_terms_text(item: Invariant) -> str:
-    """The words an item is looked for by: its own, and the question it answers."""
-    return f"{item.text} {item.context}" if item.context else item.text
-
-
-
-
-# --- finding an item in a summary ------------------------------------------------------------------
-
-_STILL_OPEN = re.compile(
-    r"\b(?:still|not (?:yet )?(?:fixed|resolved|solved|addressed)|unresolved|unfixed|unaddressed|outstanding|deferred|"
-    r"to be (?:fixed|addressed|resolved)|remains?|pending|open|todo|known issue|"
-    r"investigat\w*|blocked|fails?|failing|crash(?:es|ing)?)\b",
-    re.IGNORECASE,
-)
-_HEADING = re.compile(r"^\s*(?:#{1,6}\s+|\d+\.\s+|\*\*)?(?P<title>[^\n]{3,80}?)(?:\*\*)?:?\s*$")
-
-
-@dataclass(frozen=True, slots=True)
-class Presence:
-    """Where and how much of an item one summary carries."""
-
-    coverage: float
-    """Best share of the item's topic terms in one passage (a sentence and the next)."""
-    phrase: bool
-    """One of the item's two-word phrases appears verbatim."""
-    start: int | None = None
-    end: int | None = None
-    passage: str | None = None
-
-
-def _phrases(text: str) -> list[str]:
-    """The item's two-word phrases whose words both say something: looked for verbatim in a summary."""
-    tokens = words(text)
-    pairs = [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]
-    return [p for p in pairs if all(content_terms(w) - GENERIC_TERMS for w in p.split())]
-
-
-def presence(item_text: str, indexed: IndexedText, *, config: Config = DEFAULT_CONFIG) -> Presence:
-    """How much of an item a summary carries: the best passage by shared topic terms (fuzzy-mapped)."""
-    terms = topic_terms(item_text)
-    phrase = any(p in indexed.lowered for p in _phrases(item_text))
-    if not terms:
-        return Presence(0.0, phrase)
-    mapped = fuzzy_terms(set(terms), indexed, config=config)
-    wanted = set(mapped.values())
-    best: Presence = Presence(0.0, phrase)
-    for position in indexed.shared_terms(wanted):
-        window = indexed.terms[position] | (indexed.terms[position + 1] if position + 1 < len(indexed.terms) else set())
-        shared = sum(1 for term in terms if mapped.get(term) in window)
-        coverage = shared / len(terms)
-        if coverage > best.coverage and shared >= min(config.min_terms, len(terms)):
-            sentence = indexed.sentences[position]
-            best = Presence(coverage, phrase, sentence.start, sentence.end, sentence.text)
-    return best
-
-
-_CLAUSE = re.compile(r"[;,]|[.!?:]\s|\s[-–—]\s|\b(?:but|while|whereas|however|although)\b", re.IGNORECASE)
-"""Where a line turns from one failure to another: "the first is fixed; the second is still pending"."""
-
-
-def described_as_fixed(text: str, start: int, passage: str, item_text: str = "") -> bool:
-    """Does the summary present this passage as a fix: in its own words, or under a "fixed/solved" heading?
-
-    A passage that calls one thing fixed and another still open ("the first is fixed, the second is pending")
-    is read by its clause that carries most of the item's terms: that clause says what became of the item, and
-    a clause that says neither leaves the item's status unsaid, which is no fix.
-    """
-    fixed, still_open = FIXED.search(passage), _STILL_OPEN.search(passage)
-    if still_open and not fixed:
-        return False
-    if fixed and not still_open:
-        return True
-    if fixed and still_open:
-        terms = topic_terms(item_text)
-        clause = max(_CLAUSE.split(passage), key=lambda c: len(terms & topic_terms(c)))
-        return bool(FIXED.search(clause)) and not _STILL_OPEN.search(clause)
-    for line in reversed(text[:start].splitlines()[-40:]):
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("-", "*", "•")) and not stripped.startswith("**"):
-            continue
-        heading = _HEADING.match(stripped)
-        if heading and (stripped.endswith(":") or stripped.startswith(("#", "**")) or stripped[0].isdigit()):
-            return bool(FIXED.search(heading.group("title")))
-    return False
-
-
 # --- what a span of the log holds --------------------------------------------------------------------
 
 
@@ -509,7 +406,6 @@ def span_counts(records: Sequence[SourceRecord], subjects: frozenset[str] = froz
     return SpanCounts(users, len(failed), first)
 
 
-__all__ = ["Presence", "USER_KINDS", "action_items", "described_as_fixed", "edit_written", "edited_path",
-           "item_terms_text", "last_question", "offered_options", "picked_label", "picked_option", "presence",
-           "session_items", "span_counts",
-           "statement_kind", "statement_sentences", "topic_terms", "user_items"]  # fmt: skip
+__all__ = ["USER_KINDS", "action_items", "edit_written", "edited_path", "last_question", "offered_options",
+           "picked_label", "picked_option", "session_items", "span_counts", "statement_kind", "statement_sentences",
+           "user_items"]  # fmt: skip

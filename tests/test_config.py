@@ -14,8 +14,9 @@ from inspector.analysis import analyze
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.invariants import IndexedText, InvariantStatus, fuzzy_terms, match_invariant
 from inspector.item_matching import match_action, match_user_item
-from inspector.items import last_question, presence, user_items
+from inspector.items import last_question, user_items
 from inspector.model import Author, Generation, Invariant, InvariantKind, SourceRecord, Trace
+from inspector.presence import presence
 
 CONFIG_SOURCE = Path(__file__).resolve().parents[1] / "inspector" / "config.py"
 UNEXPLAINED = {"anchor_patterns", "elision_lexicon"}
