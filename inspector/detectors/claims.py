@@ -27,11 +27,12 @@ from inspector.config import Config
 from inspector.detectors.items import FAILURES, owed, session_tracks, still
 from inspector.facts import GenerationFacts, TraceFacts, new_keys
 from inspector.invariants import InvariantStatus
-from inspector.items import USER_KINDS, edited_path, span_counts
+from inspector.items import edited_path, span_counts
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
 from inspector.presence import topic_terms
 from inspector.rule_registry import Hit, rule
 from inspector.shell_runs import failure_line
+from inspector.statements import USER_KINDS
 from inspector.summary_claims import Claim, ClaimKind, named_subjects
 from inspector.text import clip, quoted, sentences
 
