@@ -12,9 +12,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from inspector.actions import edit_written
 from inspector.anchors import extract_anchors
 from inspector.facts import TraceFacts
-from inspector.items import edit_written
 from inspector.model import TRANSCRIPT, Generation, SourceRecord
 from inspector.presence import topic_terms
 from inspector.shell_runs import (

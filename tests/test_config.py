@@ -367,11 +367,11 @@ def test_fuzzy_min_length_is_how_long_a_term_must_be_to_match_a_near_spelling() 
 
 
 def test_root_letters_is_where_an_edit_meets_the_request_it_carries_out(monkeypatch) -> None:
-    import inspector.items as items
+    import inspector.actions as actions
 
-    assert items._roots({"generation", "claude-only"}) == {"gener", "claud"}
-    monkeypatch.setattr(items, "DEFAULT_CONFIG", moved(root_letters=7))
-    assert items._roots({"generation", "claude-only"}) == {"generat"}
+    assert actions._roots({"generation", "claude-only"}) == {"gener", "claud"}
+    monkeypatch.setattr(actions, "DEFAULT_CONFIG", moved(root_letters=7))
+    assert actions._roots({"generation", "claude-only"}) == {"generat"}
 
 
 def test_echo_head_chars_is_how_much_of_a_command_recognises_its_echo(monkeypatch) -> None:

@@ -8,9 +8,10 @@ from __future__ import annotations
 import pytest
 
 from inspector import analyze, load_trace
+from inspector.actions import action_items
 from inspector.invariants import IndexedText, InvariantStatus
 from inspector.item_matching import match_action, match_failure, match_user_item
-from inspector.items import action_items, session_items
+from inspector.items import session_items
 from inspector.model import Invariant, InvariantKind, SourceRecord
 from inspector.readers.claude_code import user_words_in_result
 from inspector.shell_runs import command_signature, failure_items

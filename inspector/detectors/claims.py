@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from inspector.actions import edited_path
 from inspector.claim_evidence import (
     Split,
     commit_made,
@@ -27,7 +28,7 @@ from inspector.config import Config
 from inspector.detectors.items import FAILURES, owed, session_tracks, still
 from inspector.facts import GenerationFacts, TraceFacts, new_keys
 from inspector.invariants import InvariantStatus
-from inspector.items import edited_path, span_counts
+from inspector.items import span_counts
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
 from inspector.presence import topic_terms
 from inspector.rule_registry import Hit, rule
