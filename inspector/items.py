@@ -21,16 +21,15 @@ Each kind is mined where its concept lives: what the user said in `inspector.sta
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 
 from inspector.actions import action_items, done_by_edits
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.model import TRANSCRIPT, Invariant, SourceRecord
 from inspector.presence import item_terms_text, topic_terms
 from inspector.set_aside import set_aside_items
-from inspector.shell_runs import about_subject, failure_items, failure_line, is_failure, shell_runs
-from inspector.statements import last_question, statement_sentences, user_items
+from inspector.shell_runs import failure_items
+from inspector.statements import last_question, user_items
 from inspector.task_spec import criterion_items
 
 
@@ -67,27 +66,4 @@ def session_items(records: Iterable[SourceRecord], *, config: Config = DEFAULT_C
     return unique
 
 
-# --- what a span of the log holds --------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SpanCounts:
-    """What happened in the records one compaction summarised: the yardstick for a summary's claims about them."""
-
-    user_messages: int
-    failed_runs: int
-    first_failure: str | None
-
-
-def span_counts(records: Sequence[SourceRecord], subjects: frozenset[str] = frozenset()) -> SpanCounts:
-    """User messages (typed, not harness text) and failed runs of the work (slips and exploration excluded); with
-    `subjects`, only the failures about them (`shell_runs.about_subject`): "no errors in `x`" is about x alone."""
-    users = sum(1 for r in records if r.namespace == TRANSCRIPT and r.kind == "user" and r.authority == "user"
-                and next(statement_sentences(r.text, r.author), None) is not None)  # fmt: skip
-    failed = [run for run in shell_runs(records) if is_failure(run)
-              and about_subject(f"{run.command} {failure_line(run)}", subjects)]
-    first = f"{' '.join(failed[0].signature)}: {failure_line(failed[0])}" if failed else None
-    return SpanCounts(users, len(failed), first)
-
-
-__all__ = ["session_items", "span_counts"]
+__all__ = ["session_items"]

@@ -19,6 +19,7 @@ from inspector.claim_evidence import (
     last_verifying_run,
     pushes,
     searched,
+    span_counts,
     split_at,
     still_open,
     unchecked_edit,
@@ -28,7 +29,6 @@ from inspector.config import Config
 from inspector.detectors.items import FAILURES, owed, session_tracks, still
 from inspector.facts import GenerationFacts, TraceFacts, new_keys
 from inspector.invariants import InvariantStatus
-from inspector.items import span_counts
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
 from inspector.presence import topic_terms
 from inspector.rule_registry import Hit, rule
