@@ -4,6 +4,9 @@ Each function answers one question about the records a summary covers ("before")
 can only be judged by what came next, the records after them. Verdicts are deliberately one-sided:
 a claim is contradicted or unsupported only when the log leaves no reading under which it holds,
 since a finding a careful reader would not agree with costs more than one missed.
+
+The plainest of them is what a span of the log holds (`span_counts`: the user's messages and the failed runs
+of the work), the yardstick for a summary's own counts of them.
 """
 
 from __future__ import annotations
@@ -12,19 +15,24 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from inspector.actions import edit_written
 from inspector.anchors import extract_anchors
 from inspector.facts import TraceFacts
-from inspector.items import edit_written, topic_terms
 from inspector.model import TRANSCRIPT, Generation, SourceRecord
+from inspector.presence import topic_terms
 from inspector.shell_runs import (
     TEST_RUN,
     TEST_WORDS,
     ShellRun,
     about_subject,
     command_signature,
+    failure_line,
     failures,
+    is_failure,
     printed_nothing,
+    shell_runs,
 )
+from inspector.statements import statement_sentences
 from inspector.summary_claims import FIGURE, NAMED, confirmed, named_subjects
 from inspector.tool_names import is_edit_tool
 
@@ -253,5 +261,25 @@ def _command_of(step: str) -> str | None:
     return text
 
 
-__all__ = ["Split", "commit_made", "finished_step", "found_nothing", "last_verifying_run", "pushes", "searched",
-           "split_at", "still_open", "unchecked_edit", "unprinted_figures"]  # fmt: skip
+@dataclass(frozen=True, slots=True)
+class SpanCounts:
+    """What happened in the records one compaction summarised: the yardstick for a summary's claims about them."""
+
+    user_messages: int
+    failed_runs: int
+    first_failure: str | None
+
+
+def span_counts(records: Sequence[SourceRecord], subjects: frozenset[str] = frozenset()) -> SpanCounts:
+    """User messages (typed, not harness text) and failed runs of the work (slips and exploration excluded); with
+    `subjects`, only the failures about them (`shell_runs.about_subject`): "no errors in `x`" is about x alone."""
+    users = sum(1 for r in records if r.namespace == TRANSCRIPT and r.kind == "user" and r.authority == "user"
+                and next(statement_sentences(r.text, r.author), None) is not None)  # fmt: skip
+    failed = [run for run in shell_runs(records) if is_failure(run)
+              and about_subject(f"{run.command} {failure_line(run)}", subjects)]
+    first = f"{' '.join(failed[0].signature)}: {failure_line(failed[0])}" if failed else None
+    return SpanCounts(users, len(failed), first)
+
+
+__all__ = ["SpanCounts", "Split", "commit_made", "finished_step", "found_nothing", "last_verifying_run", "pushes",
+           "searched", "span_counts", "split_at", "still_open", "unchecked_edit", "unprinted_figures"]  # fmt: skip

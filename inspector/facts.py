@@ -14,7 +14,7 @@ from itertools import islice
 from typing import Any
 
 from inspector.anchors import Anchor, AnchorIndex, AnchorStatus, ResolvedAnchor, extract_anchors
-from inspector.claims import CompletenessClaim, find_claims
+from inspector.completeness import CompletenessClaim, find_claims
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.elision import Elision, anchor_density, find_elisions
 from inspector.invariants import (

@@ -15,17 +15,11 @@ from dataclasses import replace
 
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.invariants import IndexedText, InvariantMatch, InvariantStatus, match_invariant
-from inspector.items import (
-    USER_KINDS,
-    Presence,
-    described_as_fixed,
-    item_terms_text,
-    presence,
-    topic_terms,
-)
 from inspector.model import Invariant, InvariantKind
+from inspector.presence import Presence, described_as_fixed, item_terms_text, presence, topic_terms
 from inspector.shell_runs import about_subject
 from inspector.statement_force import NEGATING, PROHIBITING, PROHIBITION
+from inspector.statements import USER_KINDS
 from inspector.summary_claims import named_subjects
 from inspector.task_spec import LABELLED
 

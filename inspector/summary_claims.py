@@ -77,7 +77,7 @@ _FIXED_CLAIMED = ("fixed", "resolved", "solved")
 `PASSING` claim says, and 'fix' alone is as often the plan as the deed."""
 assert set(_FIXED_CLAIMED) <= set(FIXED_WORDS)
 FIXED = re.compile(rf"\b(?:{'|'.join(map(re.escape, FIXED_WORDS))})\b", re.IGNORECASE)
-"""A passage that says something is fixed, in any of `FIXED_WORDS` (`items.described_as_fixed`)."""
+"""A passage that says something is fixed, in any of `FIXED_WORDS` (`presence.described_as_fixed`)."""
 _FIXED = re.compile(rf"\b(?:{'|'.join(_FIXED_CLAIMED)})\b", re.IGNORECASE)
 NAMED = re.compile(r"`([^`\s]{4,120})`")
 """What a fix claim names in backticks: the identifier, file or value the change introduced."""

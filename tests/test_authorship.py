@@ -10,8 +10,8 @@ import pytest
 
 from inspector import load_trace
 from inspector.authorship import said_by_user, spans_for, spans_of
-from inspector.items import statement_sentences
 from inspector.model import Author, SourceRecord
+from inspector.statements import statement_sentences
 from tests.helpers import LABELLED, REAL_TRACES, needs_shared
 
 U, P, H, T, S = Author.USER, Author.USER_PASTE, Author.HARNESS, Author.TOOL, Author.SUBAGENT

@@ -14,8 +14,9 @@ from inspector.analysis import analyze
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.invariants import IndexedText, InvariantStatus, fuzzy_terms, match_invariant
 from inspector.item_matching import match_action, match_user_item
-from inspector.items import last_question, presence, user_items
 from inspector.model import Author, Generation, Invariant, InvariantKind, SourceRecord, Trace
+from inspector.presence import presence
+from inspector.statements import last_question, user_items
 
 CONFIG_SOURCE = Path(__file__).resolve().parents[1] / "inspector" / "config.py"
 UNEXPLAINED = {"anchor_patterns", "elision_lexicon"}
@@ -295,13 +296,13 @@ def test_topic_candidates_is_how_many_best_sharing_sentences_are_judged() -> Non
 
 
 def test_option_and_criterion_chars_are_how_much_of_an_agent_written_line_an_item_keeps(monkeypatch) -> None:
-    import inspector.items as items
+    import inspector.statements as statements
     import inspector.task_spec as task_spec
 
     turn = "A. Delete the unused helper and its tests\nB. Move it to a shared package\nWhich one?"
-    assert items.offered_options(turn)["A"] == "Delete the unused helper and its tests"
-    monkeypatch.setattr(items, "DEFAULT_CONFIG", moved(option_chars=10))
-    assert len(items.offered_options(turn)["A"]) <= 10
+    assert statements.offered_options(turn)["A"] == "Delete the unused helper and its tests"
+    monkeypatch.setattr(statements, "DEFAULT_CONFIG", moved(option_chars=10))
+    assert len(statements.offered_options(turn)["A"]) <= 10
     issue = "## Acceptance criteria\n- [ ] retry each upload three times before giving up\n"
     assert task_spec.criteria(issue)[0].text == "retry each upload three times before giving up"
     monkeypatch.setattr(task_spec, "DEFAULT_CONFIG", moved(criterion_chars=10))
@@ -366,11 +367,11 @@ def test_fuzzy_min_length_is_how_long_a_term_must_be_to_match_a_near_spelling() 
 
 
 def test_root_letters_is_where_an_edit_meets_the_request_it_carries_out(monkeypatch) -> None:
-    import inspector.items as items
+    import inspector.actions as actions
 
-    assert items._roots({"generation", "claude-only"}) == {"gener", "claud"}
-    monkeypatch.setattr(items, "DEFAULT_CONFIG", moved(root_letters=7))
-    assert items._roots({"generation", "claude-only"}) == {"generat"}
+    assert actions._roots({"generation", "claude-only"}) == {"gener", "claud"}
+    monkeypatch.setattr(actions, "DEFAULT_CONFIG", moved(root_letters=7))
+    assert actions._roots({"generation", "claude-only"}) == {"generat"}
 
 
 def test_echo_head_chars_is_how_much_of_a_command_recognises_its_echo(monkeypatch) -> None:

@@ -8,20 +8,14 @@ from __future__ import annotations
 import pytest
 
 from inspector import analyze, load_trace
+from inspector.actions import action_items
 from inspector.invariants import IndexedText, InvariantStatus
 from inspector.item_matching import match_action, match_failure, match_user_item
-from inspector.items import (
-    action_items,
-    last_question,
-    offered_options,
-    session_items,
-    statement_kind,
-    statement_sentences,
-    user_items,
-)
+from inspector.items import session_items
 from inspector.model import Invariant, InvariantKind, SourceRecord
 from inspector.readers.claude_code import user_words_in_result
 from inspector.shell_runs import command_signature, failure_items
+from inspector.statements import last_question, offered_options, statement_kind, statement_sentences, user_items
 from tests.helpers import LABELLED, needs_shared
 
 ENTIRECLI = LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl"

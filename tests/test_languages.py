@@ -13,8 +13,8 @@ import pytest
 from inspector import analyze
 from inspector.config import DEFAULT_CONFIG
 from inspector.invariants import IndexedText
-from inspector.items import presence, topic_terms
 from inspector.model import Generation, SourceRecord, Trace
+from inspector.presence import presence, topic_terms
 from inspector.text import content_terms, sentences, stem, words
 
 KOREAN = "프로덕션 데이터베이스는 읽기 전용으로 유지하고 마이그레이션은 스테이징에서만 실행하세요"

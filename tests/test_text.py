@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.claims import CLAIM, find_claims
+from inspector.completeness import CLAIM, find_claims
 from inspector.literals import Literals
 from inspector.text import WORD, quoted, quoted_name, words
 

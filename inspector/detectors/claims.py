@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from inspector.actions import edited_path
 from inspector.claim_evidence import (
     Split,
     commit_made,
@@ -18,6 +19,7 @@ from inspector.claim_evidence import (
     last_verifying_run,
     pushes,
     searched,
+    span_counts,
     split_at,
     still_open,
     unchecked_edit,
@@ -27,10 +29,11 @@ from inspector.config import Config
 from inspector.detectors.items import FAILURES, owed, session_tracks, still
 from inspector.facts import GenerationFacts, TraceFacts, new_keys
 from inspector.invariants import InvariantStatus
-from inspector.items import USER_KINDS, edited_path, span_counts, topic_terms
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
+from inspector.presence import topic_terms
 from inspector.rule_registry import Hit, rule
 from inspector.shell_runs import failure_line
+from inspector.statements import USER_KINDS
 from inspector.summary_claims import Claim, ClaimKind, named_subjects
 from inspector.text import clip, quoted, sentences
 

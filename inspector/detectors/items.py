@@ -12,10 +12,10 @@ from collections.abc import Iterator
 
 from inspector.facts import InvariantTrack, TraceFacts
 from inspector.invariants import InvariantStatus
-from inspector.items import USER_KINDS
 from inspector.model import InvariantKind, Severity
 from inspector.rule_registry import Hit, rule
 from inspector.statement_force import binding
+from inspector.statements import USER_KINDS
 from inspector.text import quoted
 
 FAILURES = (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH, InvariantKind.SET_ASIDE)

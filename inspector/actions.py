@@ -1,0 +1,94 @@
+"""Actions: what the session did, by identity, and the user's requests its edits carried out.
+
+A completed action is named by what identifies it: a commit by its sha and subject (read from `git commit`'s
+output), a pull request by its number. A user's request that names a file is done once a later edit of that
+file writes its topic: a summary that no longer carries it has lost nothing, so it is retired here rather
+than reported. Constraints and corrections bind for the whole session and are never retired by an edit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
+
+from inspector.config import DEFAULT_CONFIG
+from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
+from inspector.presence import topic_terms
+from inspector.text import clip, content_terms
+from inspector.tool_names import is_edit_tool
+
+_COMMIT = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.MULTILINE)
+_PULL = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
+
+
+def action_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
+    """Completed actions with their identity: each commit by sha and subject, each pull request by number."""
+    for record in records:
+        if record.namespace != TRANSCRIPT or record.kind != "tool_result":
+            continue
+        command = record.extra.get("command")
+        if not isinstance(command, str):
+            continue
+        if re.search(r"\bgit\b.*\bcommit\b", command):
+            for sha, subject in _COMMIT.findall(record.text):
+                yield Invariant(f"completed-action:{record.key}:{sha}", InvariantKind.COMPLETED_ACTION,
+                                f"commit {sha} {clip(subject.strip(), 120)}", record.key)  # fmt: skip
+        if re.search(r"\bgh\s+pr\s+create\b", command):
+            for number in dict.fromkeys(_PULL.findall(record.text)):
+                yield Invariant(f"completed-action:{record.key}:pr{number}", InvariantKind.COMPLETED_ACTION,
+                                f"pull request #{number} opened", record.key)  # fmt: skip
+
+
+_NAMED_FILE = re.compile(
+    r"\b(README|CHANGELOG|CONTRIBUTING|[\w-]+\.(?:md|rst|txt|py|go|rs|ts|tsx|js|json|toml|ya?ml))\b", re.IGNORECASE
+)
+"""A file a user's request names: 'documented in README', 'add it to config.go'."""
+_DONE_KINDS = (InvariantKind.USER_REQUIREMENT, InvariantKind.USER_DECISION, InvariantKind.USER_PREFERENCE)
+"""Requests a change can fulfil. Constraints and corrections bind for the whole session: never retired here."""
+def done_by_edits(items: list[Invariant], records: Sequence[SourceRecord],
+                  order: dict[str, int]) -> Iterator[Invariant]:  # fmt: skip
+    """User requests that name a file, retired by the first later edit of that file writing their topic.
+
+    "documented in README, note specific claude-only generation" is done once README.md is edited to
+    say Claude-only: a summary that no longer carries it has not lost it. The edit must write one of
+    the request's other topic terms, so an unrelated change to the same file retires nothing.
+    """
+    edits = [(order[r.key], r) for r in records if r.kind == "tool_call" and is_edit_tool(r.extra.get("tool"))]
+    for item in items:
+        named = {m.group(1).lower().rsplit(".", 1)[0] for m in _NAMED_FILE.finditer(item.text)}
+        if item.kind not in _DONE_KINDS or not named or item.retired_by:
+            yield item
+            continue
+        named_terms = named | content_terms(" ".join(named))  # 'README' is a term as its stem, 'readm'
+        topic = {t for t in topic_terms(item.text) if t.rsplit(".", 1)[0] not in named_terms}
+        since = order.get(item.source_key or "", 0)
+        done = next((r.key for at, r in edits if at > since and _edits_file(r.text, named)
+                     and _roots(topic) & _roots(topic_terms(edit_written(r.text)))), None)  # fmt: skip
+        yield replace(item, retired_by=done) if done else item
+
+
+def _roots(terms: Iterable[str]) -> set[str]:
+    """Terms cut to `root_letters`, hyphenated ones split: 'claude-only generation' meets 'Claude … generated'."""
+    cut = DEFAULT_CONFIG.root_letters
+    return {part[:cut] for term in terms for part in term.split("-") if len(part) >= cut}
+
+
+def _edits_file(call: str, stems: set[str]) -> bool:
+    path = edited_path(call)
+    return bool(path) and path.rsplit("/", 1)[-1].lower().rsplit(".", 1)[0] in stems
+
+
+def edited_path(call: str) -> str | None:
+    """The file an edit call's text names (its `file_path:` or `path:` line), or None."""
+    line = next((line for line in call.splitlines() if line.startswith(("file_path:", "path:"))), None)
+    return line.split(":", 1)[1].strip() or None if line else None
+
+
+def edit_written(call: str) -> str:
+    """The text an edit call writes: what follows `new_string:` (an Edit), else all of it (a Write, a patch)."""
+    _, marker, new = call.partition("\nnew_string: ")
+    return new if marker else call
+
+
+__all__ = ["action_items", "done_by_edits", "edit_written", "edited_path"]

@@ -1,0 +1,121 @@
+"""Presence: whether a summary still carries an item, and whether it calls an open failure fixed.
+
+A summary rarely keeps a user's words verbatim, so an item is looked for by what it is about, not by its
+wording: presence is the best share of the item's topic terms one passage carries (fuzzy-mapped, so a near
+spelling counts), and whether one of its two-word phrases is there word for word. Words that would match
+anything (`GENERIC_TERMS`) are never the evidence. A failure's passage is also read for whether it presents
+the failure as fixed, in its own clause or under a heading that says so: a summary that calls an open
+failure fixed misleads the next agent more than one that drops it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from inspector.config import DEFAULT_CONFIG, Config
+from inspector.invariants import IndexedText, fuzzy_terms
+from inspector.model import Invariant
+from inspector.summary_claims import FIXED
+from inspector.text import content_terms, stem, words
+
+GENERIC_TERMS = frozenset(
+    stem(word)
+    for word in """ok okay yes yeah yep nope please think let lets now fine good great thing things something stuff
+    want like really maybe probably sure also just actually use using used make get go going need one way bit lot
+    well still even right know see look sorta kind sort basically much many new old add added work working done
+    want wanted prefer approach keep simple option""".split()
+)
+"""Words that say nothing about what an item is about: never the evidence that it survived (stemmed, as the
+terms they are taken from are)."""
+
+
+def topic_terms(text: str) -> frozenset[str]:
+    """What an item is about: its content terms without words that would match anything."""
+    return frozenset(t for t in content_terms(text) if t not in GENERIC_TERMS and not t.isdigit())
+
+
+def item_terms_text(item: Invariant) -> str:
+    """The words an item is looked for by: its own, and the question it answers."""
+    return f"{item.text} {item.context}" if item.context else item.text
+
+
+_STILL_OPEN = re.compile(
+    r"\b(?:still|not (?:yet )?(?:fixed|resolved|solved|addressed)|unresolved|unfixed|unaddressed|outstanding|deferred|"
+    r"to be (?:fixed|addressed|resolved)|remains?|pending|open|todo|known issue|"
+    r"investigat\w*|blocked|fails?|failing|crash(?:es|ing)?)\b",
+    re.IGNORECASE,
+)
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s+|\d+\.\s+|\*\*)?(?P<title>[^\n]{3,80}?)(?:\*\*)?:?\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Presence:
+    """Where and how much of an item one summary carries."""
+
+    coverage: float
+    """Best share of the item's topic terms in one passage (a sentence and the next)."""
+    phrase: bool
+    """One of the item's two-word phrases appears verbatim."""
+    start: int | None = None
+    end: int | None = None
+    passage: str | None = None
+
+
+def _phrases(text: str) -> list[str]:
+    """The item's two-word phrases whose words both say something: looked for verbatim in a summary."""
+    tokens = words(text)
+    pairs = [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]
+    return [p for p in pairs if all(content_terms(w) - GENERIC_TERMS for w in p.split())]
+
+
+def presence(item_text: str, indexed: IndexedText, *, config: Config = DEFAULT_CONFIG) -> Presence:
+    """How much of an item a summary carries: the best passage by shared topic terms (fuzzy-mapped)."""
+    terms = topic_terms(item_text)
+    phrase = any(p in indexed.lowered for p in _phrases(item_text))
+    if not terms:
+        return Presence(0.0, phrase)
+    mapped = fuzzy_terms(set(terms), indexed, config=config)
+    wanted = set(mapped.values())
+    best: Presence = Presence(0.0, phrase)
+    for position in indexed.shared_terms(wanted):
+        window = indexed.terms[position] | (indexed.terms[position + 1] if position + 1 < len(indexed.terms) else set())
+        shared = sum(1 for term in terms if mapped.get(term) in window)
+        coverage = shared / len(terms)
+        if coverage > best.coverage and shared >= min(config.min_terms, len(terms)):
+            sentence = indexed.sentences[position]
+            best = Presence(coverage, phrase, sentence.start, sentence.end, sentence.text)
+    return best
+
+
+_CLAUSE = re.compile(r"[;,]|[.!?:]\s|\s[-–—]\s|\b(?:but|while|whereas|however|although)\b", re.IGNORECASE)
+"""Where a line turns from one failure to another: "the first is fixed; the second is still pending"."""
+
+
+def described_as_fixed(text: str, start: int, passage: str, item_text: str = "") -> bool:
+    """Does the summary present this passage as a fix: in its own words, or under a "fixed/solved" heading?
+
+    A passage that calls one thing fixed and another still open ("the first is fixed, the second is pending")
+    is read by its clause that carries most of the item's terms: that clause says what became of the item, and
+    a clause that says neither leaves the item's status unsaid, which is no fix.
+    """
+    fixed, still_open = FIXED.search(passage), _STILL_OPEN.search(passage)
+    if still_open and not fixed:
+        return False
+    if fixed and not still_open:
+        return True
+    if fixed and still_open:
+        terms = topic_terms(item_text)
+        clause = max(_CLAUSE.split(passage), key=lambda c: len(terms & topic_terms(c)))
+        return bool(FIXED.search(clause)) and not _STILL_OPEN.search(clause)
+    for line in reversed(text[:start].splitlines()[-40:]):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("-", "*", "•")) and not stripped.startswith("**"):
+            continue
+        heading = _HEADING.match(stripped)
+        if heading and (stripped.endswith(":") or stripped.startswith(("#", "**")) or stripped[0].isdigit()):
+            return bool(FIXED.search(heading.group("title")))
+    return False
+
+
+__all__ = ["GENERIC_TERMS", "Presence", "described_as_fixed", "item_terms_text", "presence", "topic_terms"]

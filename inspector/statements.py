@@ -1,0 +1,266 @@
+"""Statements: what the user said, clause by clause, and which of it binds the next agent.
+
+Only the user's own words are read (`inspector.authorship`): typed prompts, answers given through a question
+tool, the feedback typed when rejecting a tool call. Each sentence is cut into clauses, the questions riding
+on it dropped, and each clause gets a kind by fixed rules (a correction, a constraint, a requirement, a
+preference, a decision) or none: a question or a narrative commits nobody. A short reply borrows the topic
+of the question the agent had just asked, and a reply that picks an offered option ("let's go with A")
+carries what A was: alone, neither means anything to the next agent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from inspector.authorship import spans_for
+from inspector.config import DEFAULT_CONFIG, Config
+from inspector.model import Author, Invariant, InvariantKind, SourceRecord
+from inspector.presence import topic_terms
+from inspector.statement_force import LEAVE_AS_IS, PROHIBITING
+from inspector.text import Sentence, clip, sentences
+
+USER_KINDS = frozenset(
+    {InvariantKind.USER_CONSTRAINT, InvariantKind.USER_DECISION, InvariantKind.USER_REQUIREMENT,
+     InvariantKind.USER_PREFERENCE, InvariantKind.CORRECTION}
+)  # fmt: skip
+"""What the user said: losing one of these is an error."""
+
+_AUXILIARY = (
+    "can could would will shall should may might must do does did is are was were am have has had can't couldn't "
+    "won't wouldn't shouldn't mustn't don't doesn't didn't isn't aren't wasn't weren't haven't hasn't hadn't"
+).split()
+"""Verbs that come before their subject in an English question ("do you…", "is it…", "don't we…")."""
+_SUBJECT = (
+    "i you we they he she it this that these those there someone somebody anyone anybody everyone everybody "
+    "something anything everything the a an my your our their his her its any some all each every both"
+).split()
+"""What a subject opens with: a pronoun, or the determiner of a noun phrase ("does the build pass")."""
+_WH = "what why how where when which who whom whose".split()
+
+
+def _alternatives(words: list[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+_INVERTED = rf"(?:{_alternatives(_AUXILIARY)})\s+(?:{_alternatives(_SUBJECT)})\b"
+"""An auxiliary followed by its subject: the word order of a question. Followed by a verb it is an imperative
+("Don't touch the production database", "Do run the migrations first") or drops its subject ("Has to be
+done before the release", "Could be a race")."""
+_QUESTION_START = re.compile(
+    rf"^(?:{_INVERTED}|(?:{_alternatives(_WH)})\b(?!\s+(?:{_alternatives(_SUBJECT)})\b))", re.IGNORECASE
+)
+"""A question without its question mark: inverted word order, or a question word not followed by a subject
+(followed by one it opens a clause of a statement: "when someone amends the commit, it's not feasible",
+"what I want is…")."""
+_QUESTION_CLAUSE = re.compile(rf",\s*(?=(?:(?:{_alternatives(_WH)})\s+)?{_INVERTED})", re.IGNORECASE)
+"""A question riding on a statement after a comma: "ok, do nothing, can we add tests" (inverted word order)."""
+_PARENTHESISED_QUESTION = re.compile(r"\([^()]*\?[^()]*\)")
+
+_CORRECTION_START = re.compile(
+    r"^(?:actually\b|no[,!.]|no\s+(?!problem|worries|need)\w|nope\b|wrong\b|that(?:'s| is) (?:not|wrong)\b|"
+    r"i meant\b|not quite\b|instead\b|what do you mean\b)",
+    re.IGNORECASE,
+)
+_NOT_AN_OBSERVATION = (r"(?!(?:don't|do not|dont|can't|cannot)\s+(?:see|know|understand|remember|recall|notice|"
+                       r"get|find|hear|care)\b)")
+""""I don't see it on the PR", "we can't find the log": the speaker says what they perceive or know, which
+forbids nothing; "don't touch staging", "I don't want a migration", "I don't think we should …" still do."""
+_FORBIDDING = tuple(word for word in PROHIBITING if word != "may not")
+"""The words that forbid, for the miner of every sentence a user wrote: all but "may not", which in prose is as
+often what might be ("which may not match the intended semantics", entirecli_6113e919) as what is not allowed."""
+_KIND_RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern, re.IGNORECASE))
+    for kind, pattern in (
+        (InvariantKind.CORRECTION,
+         r"\b(?:instead of|rather than|we aren't|we are not|you (?:are|were) wrong)\b|,\s*not\s+(?:the|a|an)\b"),
+        (InvariantKind.USER_CONSTRAINT,
+         rf"\b(?:{_NOT_AN_OBSERVATION}(?:{'|'.join(_FORBIDDING)}|dont|can't|cannot)|shouldn't|should not|avoid|"
+         rf"{LEAVE_AS_IS.pattern}|do nothing|no more|without|not (?:really )?(?:feasible|possible|an option|safe))\b"),
+        (InvariantKind.USER_REQUIREMENT,
+         r"\b(?:must|need to|needs to|have to|has to|required|require|ensure|make sure|i want|we want|"
+         r"should|it would be good|the most important)\b"),
+        (InvariantKind.USER_PREFERENCE,
+         r"\b(?:prefer|please use|i like|too much|keep it simple|ideally|i'd rather|i would rather)\b"),
+        (InvariantKind.USER_DECISION,
+         r"\b(?:let's|lets|let us|go with|we'll|we will|decided|"
+         r"for now|approach|is fine|sounds good)\b"),
+    )
+)  # fmt: skip
+
+def statement_sentences(text: str, author: Author = Author.USER) -> Iterator[Sentence]:
+    """The sentences the user typed in a record's text (`inspector.authorship`): injected tags, pasted logs,
+    code, documents and shell output are someone else's words, never a statement."""
+    for span in spans_for(text, author):
+        if span.author is Author.USER:
+            for sentence in sentences(text[span.start : span.end]):
+                yield Sentence(span.start + sentence.start, span.start + sentence.end, sentence.text)
+
+
+def _clauses(sentence: str) -> Iterator[str]:
+    """A sentence without the questions riding on it: "ok, do nothing, can we add tests?" → "ok, do nothing"."""
+    sentence = _PARENTHESISED_QUESTION.sub(" ", sentence).strip()
+    for clause in _QUESTION_CLAUSE.split(sentence):
+        clause = clause.strip(" ,")
+        if clause:
+            yield clause
+
+
+_GET_GOING = re.compile(
+    r"\b(?:let's|lets|let us)\s+(?:now\s+|just\s+)?(?:proceed|implement|start|begin|continue|try|do it|get|look|see|"
+    r"check|fix|review|examine|run|write|create|add|build|work|dig|figure|move on|commit|push|update|make|mark|"
+    r"go\b(?!\s+with))",
+    re.IGNORECASE,
+)
+""""Let's proceed", "let's fix the rest": the user sets the agent going; the work, not the words, carries on."""
+
+
+_IMPERATIVE_VERBS = (
+    "fix address add remove delete drop update change implement create write build run test push commit merge "
+    "rebase revert retire rename move refactor use make keep leave review check document deploy release publish "
+    "install upgrade replace skip stop start continue finish clean split combine introduce investigate try show "
+    "explain compare verify rewrite restore reset undo apply open close mark set bump include exclude handle wire "
+    "extract simplify port migrate convert generate send post resolve cover split do go put get"
+).split()
+"""Verbs a request to an agent opens with, in their base form: the work of a software session."""
+_DISCOURSE = "ok okay yes yeah yep sure great cool perfect good alright right now then so and also please pls just"
+_OBJECT = (r"(?:the|a|an|all|it|them|this|that|these|those|my|our|your|its|every|each|both|any|some|ahead|up|out|"
+           r"back)\b|\d|[`\"'(]")
+_IMPERATIVE = re.compile(
+    rf"^(?:(?:{_alternatives(_DISCOURSE.split())})[,!.]?\s+)*(?:{_alternatives(_IMPERATIVE_VERBS)})\s+(?:{_OBJECT})",
+    re.IGNORECASE,
+)
+"""A request in the imperative: a work verb first, then what it acts on ("Fix the issues and bugs and push them",
+"address the findings", "ok, skip 5, 7 and 8", "Retire it, footer only"). The object must follow at once: a
+verb's noun at the head of a report ("Build failed", "Review looks good") is followed by a verb instead."""
+
+
+def statement_kind(clause: str) -> InvariantKind | None:
+    """The kind of item a user's clause states, or None for a question, request or narrative."""
+    if _CORRECTION_START.match(clause):
+        return InvariantKind.CORRECTION
+    if clause.endswith("?") or _QUESTION_START.match(clause):
+        return None
+    kind = next((kind for kind, rule in _KIND_RULES if rule.search(clause)), None)
+    if kind is None and picked_label(clause):
+        return InvariantKind.USER_DECISION  # "I think B", "A. for now": the reply picks an option
+    if kind is None and _IMPERATIVE.match(clause):
+        return InvariantKind.USER_REQUIREMENT
+    if kind is InvariantKind.USER_DECISION and _GET_GOING.search(clause):
+        rest = _GET_GOING.sub(" ", clause)
+        return kind if _KIND_RULES[-1][1].search(rest) else None
+    return kind
+
+
+_NOT_Y = re.compile(r"(?P<new>.+?),?\s+(?:and\s+)?not\s+(?P<old>(?:the|a|an)\s+[^,.;!?]+)", re.IGNORECASE)
+
+
+def _replaced(clause: str, config: Config) -> str | None:
+    """The superseded wording of an "X, not Y" correction: Y."""
+    found = _NOT_Y.search(clause)
+    return found.group("old").strip() if found and len(topic_terms(found.group("old"))) >= config.min_terms else None
+
+
+QUESTION_TAIL_CHARS = 20_000
+"""How far back from the end of an agent's turn its closing question is looked for: a question asked
+pages earlier is not the one a reply answers, and a 50 MB turn is not split into sentences for it."""
+
+
+def last_question(text: str, *, config: Config = DEFAULT_CONFIG) -> str | None:
+    """The question an agent's turn ends on, with the options before it when it names none itself.
+
+    "What's your preference?" says nothing; the two lines before it ("1. always 100%", "2. omit the
+    field") are what a reply of "ok, do nothing" chose between. How far back it reads is
+    `config.question_sentences` and `config.question_terms`.
+    """
+    spans = sentences(text[-QUESTION_TAIL_CHARS:])
+    last = next((i for i in range(len(spans) - 1, -1, -1) if spans[i].text.rstrip(" *_`").endswith("?")), None)
+    if last is None:
+        return None
+    first = last
+    while first > 0 and last - first < config.question_sentences and not _says_enough(spans[first : last + 1], config):
+        first -= 1
+    return clip(" ".join(s.text for s in spans[first : last + 1]), 400)
+
+
+def _says_enough(spans: Sequence[Sentence], config: Config) -> bool:
+    """The question and the lines read with it name enough topic terms to give a short reply its topic."""
+    return len(topic_terms(" ".join(s.text for s in spans))) >= config.question_terms
+
+
+_OPTION = re.compile(
+    r"^[ \t>|*_#-]*(?:option\s+)?(?P<label>[A-H]|[1-9])[*_]*(?:[.):]|\s+[-–—])[*_]*\s+(?P<text>\S[^\n]*)$",
+    re.MULTILINE | re.IGNORECASE,
+)
+"""An option the agent offers, on a line of its own: "A. Delete the unused helper", "**Option B**: move it",
+"| **A. Delete unused `X()`** | pros | cons |" (a table row: its first cell), "2) omit the field"."""
+_PICK = re.compile(
+    r"(?i:\b(?:option|approach|choice|variant|plan)\s+)(?P<named>[A-Ha-h1-9])\b"
+    r"|^(?P<first>[A-Ha-h1-9](?=[.):])|[A-H1-9](?=,|\s*$))"
+    r"|(?i:\b(?:go with|going with|pick|choose|prefer|take|i think|let's do|lets do|do)\s+)(?P<verb>[A-H])\b"
+    r"|\b(?P<judged>[A-H])\s+(?i:is (?:fine|good|better|best|ok|okay|the one)|seems|sounds|looks|works|please)\b"
+)
+"""A reply that picks an offered option by its label: "yes, let's go with A", "A. is fine", "I think B",
+"option 2 works", "B seems like a good idea". The letters are capitals outside "option …", since "a" is also
+an article."""
+_LABEL_ALONE = re.compile(r"\(?([A-H1-9])[.)]")
+_OPTION_TITLE_END = re.compile(r" \| |\s[-–—]\s|\*\*:?\s")
+"""Where an option's title ends: its table cell, a dash before its description, the close of its bold name."""
+_ASIDE = re.compile(r"\s*\([^()]+\)")
+"""A title's aside, "(Recommended)", "(this session)": said of the option, not what it is."""
+def offered_options(turn: str) -> dict[str, str]:
+    """The options an agent's turn offers, by label (upper-cased), each by its title without markup (not the
+    description after it, which would outweigh the title when the item is looked for in a summary); a label
+    offered twice keeps its last line, the one nearest the question."""
+    tail = turn[-QUESTION_TAIL_CHARS:]
+    titles = {found.group("label").upper(): _OPTION_TITLE_END.split(found.group("text"), 1)[0]
+              for found in _OPTION.finditer(tail)}  # fmt: skip
+    return {label: clip(_ASIDE.sub("", title).replace("**", "").strip(" |*_"), DEFAULT_CONFIG.option_chars)
+            for label, title in titles.items()}  # fmt: skip
+
+
+def picked_label(clause: str) -> str | None:
+    """The label of the option a reply picks ("let's go with A" → A), or None."""
+    found = _PICK.search(clause)
+    return next(group for group in found.groups() if group).upper() if found else None
+
+
+def picked_option(label: str | None, turn: str | None) -> str | None:
+    """A picked option as "option A: its text", when the agent's turn before the reply offered that label."""
+    text = offered_options(turn).get(label) if label and turn else None
+    return f"option {label}: {text}" if text else None
+
+
+def user_items(record: SourceRecord, asked: str | None = None, turn: str | None = None, *,
+               config: Config = DEFAULT_CONFIG) -> Iterator[Invariant]:  # fmt: skip
+    """Typed items from one user statement (a prompt, a question-tool answer, rejection feedback).
+
+    A short decision ("A. is fine, ensure we log", "let's keep it simple for now") says little on its
+    own: it borrows the topic of `asked`, the question the agent had just put, to be found again. A reply
+    that picks an option by its label ("let's go with A") means nothing to the next agent without what A
+    was: it carries the option's text from `turn`, the agent's turn before it.
+    """
+    answered = record.extra.get("via") == "question-tool"
+    label: str | None = None  # "A." alone is a sentence of its own; the one after it says what of A
+    for number, sentence in enumerate(statement_sentences(record.text, record.author)):
+        alone = _LABEL_ALONE.fullmatch(sentence.text.strip())
+        if alone:
+            label = alone.group(1).upper()
+            continue
+        for clause in _clauses(sentence.text):
+            kind = InvariantKind.USER_DECISION if answered else statement_kind(clause)
+            if kind is None or len(clause) > config.statement_chars:
+                continue
+            context = picked_option(picked_label(clause) or label, turn) if not answered else None
+            if context is None and len(topic_terms(clause)) < config.min_terms:
+                context = asked if asked and len(topic_terms(f"{clause} {asked}")) >= config.min_terms + 1 else None
+                if context is None:
+                    continue
+            replaces = _replaced(clause, config) if kind is InvariantKind.CORRECTION else None
+            quote = sentence.text if sentence.text != clause else None
+            yield Invariant(f"{kind.value}:{record.key}#{number}", kind, clause, record.key, replaces=replaces,
+                            quote=quote, context=context)  # fmt: skip
+
+
+__all__ = ["QUESTION_TAIL_CHARS", "USER_KINDS", "last_question", "offered_options", "picked_label", "picked_option",
+           "statement_kind", "statement_sentences", "user_items"]  # fmt: skip
