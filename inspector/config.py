@@ -131,6 +131,12 @@ class Config:
     enough to be that command, short enough to survive the echo being cut off."""
     list_entry_words: int = 5
     """The longest entry of "a, b, etc." that is still a list entry beside its elision, not a clause."""
+    language_min_words: int = 3
+    """Common words a Latin-script text must hold, more than any other language's, before its language is told:
+    a one-line rule has three or four ("no … la … de"); two are in a phrase of any of them."""
+    script_share: float = 0.2
+    """Share of a text's letters in a script past which the text is in that script's language: a summary that
+    quotes a Korean sentence in an English account is English; one written in Korean is mostly Hangul."""
     option_chars: int = 200
     """The most of an offered option's title a reply's item keeps: a title is a few words ("Delete unused
     `GetSummariseOptions()`"); past this it is a description, whose terms would outweigh the title's."""

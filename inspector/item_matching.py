@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.invariants import IndexedText, InvariantMatch, InvariantStatus, match_invariant
+from inspector.languages import same_language
 from inspector.model import Invariant, InvariantKind
 from inspector.presence import Presence, described_as_fixed, item_terms_text, presence, topic_terms
 from inspector.shell_runs import about_subject
@@ -31,6 +32,8 @@ def _located(status: InvariantStatus, found: Presence, reason: str = "") -> Inva
 
 
 def match_user_item(item: Invariant, indexed: IndexedText, config: Config = DEFAULT_CONFIG) -> InvariantMatch:
+    if not same_language(item.text, indexed.text):
+        return InvariantMatch(InvariantStatus.UNKNOWN, reason="the summary is in another language than the statement")
     if len(item.text.split()) >= config.verbatim_min_words:
         quoted = match_invariant(item.text, indexed, config=config)  # the user's words kept as they were
         if quoted.status is InvariantStatus.VERBATIM:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from inspector.languages import FOREIGN_PROHIBITION
+
 PROHIBITING = ("never", "don't", "do not", "must not", "mustn't", "shall not", "may not", "not allowed", "forbidden",
                "prohibited", "read-only", "readonly", "off-limits", "off limits")  # fmt: skip
 """Words that forbid: the one list the native extractor's prohibition rule (`invariants`), the miner's
@@ -37,7 +39,9 @@ _HEDGE = re.compile(
     r"consider|let's|lets|let us|seems?|sounds?|ideally|if (?:possible|needed|you can))\b",
     re.IGNORECASE,
 )
-"""What makes a statement a suggestion: doubt, a proposal ("let's"), a judgement that invites another."""
+"""What makes a statement a suggestion: doubt, a proposal ("let's"), a judgement that invites another. Hedges
+are read in English only, so in other languages only a prohibition binds (`languages.FOREIGN_PROHIBITION`):
+"nunca", "절대", "不要" leave no doubt to read; an obligation's may be in words not listed."""
 
 
 def binding(text: str, correction: bool = False) -> bool:
@@ -45,7 +49,8 @@ def binding(text: str, correction: bool = False) -> bool:
     what it is: the agent was wrong, and the summary that drops it lets the next agent be wrong again."""
     if _HEDGE.search(text):
         return False
-    return correction or bool(PROHIBITION.search(text) or _OBLIGATION.search(text) or LEAVE_AS_IS.search(text))
+    english = PROHIBITION.search(text) or _OBLIGATION.search(text) or LEAVE_AS_IS.search(text)
+    return correction or bool(english or FOREIGN_PROHIBITION.search(text))
 
 
 __all__ = ["LEAVE_AS_IS", "NEGATING", "PROHIBITING", "PROHIBITION", "binding"]

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 
 from inspector.authorship import spans_for
 from inspector.config import DEFAULT_CONFIG, Config
+from inspector.languages import FOREIGN_OBLIGATION, FOREIGN_PROHIBITION, language_of
 from inspector.model import Author, Invariant, InvariantKind, SourceRecord
 from inspector.presence import topic_terms
 from inspector.statement_force import LEAVE_AS_IS, PROHIBITING
@@ -135,13 +136,19 @@ _IMPERATIVE = re.compile(
 verb's noun at the head of a report ("Build failed", "Review looks good") is followed by a verb instead."""
 
 
-def statement_kind(clause: str) -> InvariantKind | None:
-    """The kind of item a user's clause states, or None for a question, request or narrative."""
+def statement_kind(clause: str, language: str | None = None) -> InvariantKind | None:
+    """The kind of item a user's clause states, or None for a question, request or narrative. `language` is
+    the message's (`languages.language_of`): in one that is not English, English's rules are not read ("No
+    cambies…" is no English "no, …" correction), only that language's words that forbid and oblige."""
+    if language not in (None, "en"):
+        return None if clause.endswith(("?", "？")) else _foreign_kind(clause)
     if _CORRECTION_START.match(clause):
-        return InvariantKind.CORRECTION
-    if clause.endswith("?") or _QUESTION_START.match(clause):
+        return InvariantKind.CORRECTION  # "what do you mean there's no …?" corrects, question mark or not
+    if clause.endswith(("?", "？")) or _QUESTION_START.match(clause):
         return None
     kind = next((kind for kind, rule in _KIND_RULES if rule.search(clause)), None)
+    if kind is None:
+        kind = _foreign_kind(clause)
     if kind is None and picked_label(clause):
         return InvariantKind.USER_DECISION  # "I think B", "A. for now": the reply picks an option
     if kind is None and _IMPERATIVE.match(clause):
@@ -150,6 +157,14 @@ def statement_kind(clause: str) -> InvariantKind | None:
         rest = _GET_GOING.sub(" ", clause)
         return kind if _KIND_RULES[-1][1].search(rest) else None
     return kind
+
+
+def _foreign_kind(clause: str) -> InvariantKind | None:
+    """A constraint by a word that forbids ("Nunca altere…", "절대 푸시하지 마세요"), a requirement by one that
+    obliges or requests ("il faut garder…", "…실행하세요"), in the languages `inspector.languages` reads."""
+    if FOREIGN_PROHIBITION.search(clause):
+        return InvariantKind.USER_CONSTRAINT
+    return InvariantKind.USER_REQUIREMENT if FOREIGN_OBLIGATION.search(clause) else None
 
 
 _NOT_Y = re.compile(r"(?P<new>.+?),?\s+(?:and\s+)?not\s+(?P<old>(?:the|a|an)\s+[^,.;!?]+)", re.IGNORECASE)
@@ -241,14 +256,16 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
     was: it carries the option's text from `turn`, the agent's turn before it.
     """
     answered = record.extra.get("via") == "question-tool"
+    said = list(statement_sentences(record.text, record.author))
+    language = language_of(" ".join(sentence.text for sentence in said))  # of the words typed, not of a paste
     label: str | None = None  # "A." alone is a sentence of its own; the one after it says what of A
-    for number, sentence in enumerate(statement_sentences(record.text, record.author)):
+    for number, sentence in enumerate(said):
         alone = _LABEL_ALONE.fullmatch(sentence.text.strip())
         if alone:
             label = alone.group(1).upper()
             continue
         for clause in _clauses(sentence.text):
-            kind = InvariantKind.USER_DECISION if answered else statement_kind(clause)
+            kind = InvariantKind.USER_DECISION if answered else statement_kind(clause, language)
             if kind is None or len(clause) > config.statement_chars:
                 continue
             context = picked_option(picked_label(clause) or label, turn) if not answered else None

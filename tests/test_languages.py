@@ -13,8 +13,11 @@ import pytest
 from inspector import analyze
 from inspector.config import DEFAULT_CONFIG
 from inspector.invariants import IndexedText
-from inspector.model import Generation, SourceRecord, Trace
+from inspector.languages import language_of
+from inspector.model import Generation, InvariantKind, SourceRecord, Trace
 from inspector.presence import presence, topic_terms
+from inspector.statement_force import binding
+from inspector.statements import statement_kind, user_items
 from inspector.text import content_terms, sentences, stem, words
 
 KOREAN = "프로덕션 데이터베이스는 읽기 전용으로 유지하고 마이그레이션은 스테이징에서만 실행하세요"
@@ -154,3 +157,60 @@ def test_a_chinese_statement_is_not_kept_by_pairs_scattered_over_a_paragraph() -
     said = "不要修改生产数据库"
     paragraph = "用户要求先修改测试。然后我们讨论了生产环境的部署。接着检查了日志。最后更新了数据库文档。"
     assert lost_in(session(said, f"决定：{said}。", paragraph)) == [2]
+
+
+# --- typed statements in other languages, and summaries in another language ---------------------------
+
+
+def typed(text: str) -> SourceRecord:
+    return SourceRecord("u1", text, namespace="transcript", kind="user", authority="user")
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        (PORTUGUESE, InvariantKind.USER_CONSTRAINT),
+        ("No cambies la configuración de producción sin avisarme", InvariantKind.USER_CONSTRAINT),
+        ("Die Migrationen bitte nicht löschen, wir brauchen sie noch", InvariantKind.USER_CONSTRAINT),
+        ("절대 main 브랜치에 직접 푸시하지 마세요", InvariantKind.USER_CONSTRAINT),
+        ("本番のデータベースは絶対に変更しないでください", InvariantKind.USER_CONSTRAINT),
+        (KOREAN, InvariantKind.USER_REQUIREMENT),
+        ("Il faut garder les tests d'intégration dans le même dossier", InvariantKind.USER_REQUIREMENT),
+        ("所有的提交都必须通过代码审查", InvariantKind.USER_REQUIREMENT),
+    ],
+)
+def test_a_typed_rule_in_another_language_is_an_item(said: str, kind: InvariantKind) -> None:
+    assert statement_kind(said, language_of(said)) is kind
+    [item] = user_items(typed(said))
+    assert item.kind is kind
+
+
+def test_a_question_or_a_plain_report_in_another_language_is_not() -> None:
+    for said in ("本番のデータベースは変更しましたか？", "O deploy terminou ontem à noite", "테스트가 통과했어요"):
+        assert statement_kind(said, language_of(said)) is None, said
+
+
+def test_a_typed_prohibition_in_another_language_binds_and_an_obligation_warns() -> None:
+    assert binding(PORTUGUESE) and binding("절대 main 브랜치에 직접 푸시하지 마세요")
+    assert not binding("Il faut garder les tests d'intégration dans le même dossier")
+
+
+def test_the_language_of_a_text_is_its_script_or_its_commonest_words() -> None:
+    assert language_of(KOREAN) == "ko" and language_of("本番のデータベースは変更しないでください") == "ja"
+    assert language_of("O usuário pediu que não se altere o esquema do banco de dados de produção") == "pt"
+    assert language_of("The user asked that the production schema is not changed without a review.") == "en"
+    assert language_of("Fix it.") is None  # too short to tell
+
+
+def test_a_statement_is_not_called_lost_by_a_summary_written_in_another_language() -> None:
+    records = (typed(PORTUGUESE),)
+    english = "The user asked for the integration tests to be added to the payments module, and we did it."
+    portuguese = "O usuário pediu que os testes de integração sejam adicionados ao módulo de pagamentos."
+    keys = ("u1",)
+    trace = Trace("fixture", "claude-code", records,
+                  (Generation(0, "raw", PORTUGUESE, covers=keys),
+                   Generation(1, "summary", english, parent=0, covers=keys),
+                   Generation(2, "summary", portuguese, parent=1, covers=keys)),
+                  extra={"meta": {"session_log": True}})  # fmt: skip
+    lost = [(f.generation, f.severity.value) for f in analyze(trace).findings if f.rule == "user-statement-lost"]
+    assert lost == [(2, "error")]  # S1 is English: no word of the statement could be there

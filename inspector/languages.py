@@ -1,0 +1,117 @@
+"""Statements in other languages than English: the words that forbid and oblige in each, and which language a
+text is written in.
+
+A user who writes "Nunca altere o esquema de produção" or "프로덕션 데이터베이스는 읽기 전용으로 유지하세요" states
+a rule as surely as one who writes "never change the production schema". The miner reads English by its
+markers ("never", "must", "let's"); here are the same markers for the languages agents are most often spoken
+to in, so such a statement is an item too. They are each language's common words for forbidding and obliging,
+not any session's sentences.
+
+An item in one language cannot be looked for in a summary written in another: none of its words can be
+there, so "lost" would say only that the summary is in English. `same_language` tells the matcher when a
+summary can be judged for an item at all. A language is told by its script (Hangul, kana, Han, Cyrillic,
+Arabic…) or, in Latin script, by which language's commonest words a text uses most; a text too short to tell
+is taken to be in any language.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from functools import lru_cache
+
+from inspector.config import DEFAULT_CONFIG
+
+FOREIGN_PROHIBITION = re.compile(
+    r"\b(?:nunca|jamais|jamás|proibido|prohibido|interdit|niemals|verboten|auf keinen fall|vietato|никогда|нельзя|"
+    r"запрещено)\b|"
+    r"\bnão\s+(?:\w+\s+)?(?:deve|pode|mexa|altere|toque|apague|remova|use|faça|mude|delete)\w*|"
+    r"\bno\s+(?:\w+\s+)?(?:debe|puede|toques|cambies|borres|uses|hagas|modifiques|elimines)\w*|"
+    r"\bne\s+(?:\w+\s+)?(?:touche|modifie|supprime|change|utilise|fais|pousse)\w*\s+(?:\w+\s+)?pas\b|"
+    r"\bnicht\s+(?:\w+\s+)?(?:ändern|löschen|anfassen|verwenden|benutzen|pushen|committen|machen)\b|"
+    r"\bnon\s+(?:\w+\s+)?(?:toccare|cambiare|modificare|usare|fare|cancellare|eliminare)\b|"
+    r"\bне\s+(?:трогай|меняй|удаляй|используй|делай|коммить|пушь)\w*|"
+    r"절대|금지|하지\s?마|마세요|안\s?됩니다|안\s?돼|말아\s?주|"
+    r"絶対に|しないで|禁止|してはいけない|ないでください|"
+    r"不要|绝不|絕不|不能|不可以|千万别|千萬別",
+    re.IGNORECASE,
+)
+"""Words that forbid, by language: Portuguese, Spanish, French, German, Italian, Russian, Korean, Japanese,
+Chinese. A negation counts only with a verb of changing or doing after it ("não altere", "nicht löschen"):
+"no" and "non" alone are everywhere in those languages."""
+FOREIGN_OBLIGATION = re.compile(
+    r"\b(?:deve|devem|precisa|tem que|sempre|obrigatório|certifique-se|debe|deben|hay que|tiene que|siempre|"
+    r"obligatorio|asegúrate|doit|doivent|il faut|toujours|obligatoire|assurez-vous|muss|müssen|immer|unbedingt|"
+    r"erforderlich|stelle sicher|bisogna|obbligatorio|assicurati|должен|должны|нужно|необходимо|всегда|"
+    r"обязательно)\b|"
+    r"반드시|꼭|항상|해야|하세요|해\s?주세요|하십시오|유지해|"
+    r"必ず|常に|してください|すること|しなければ|"
+    r"必须|必須|一定要|务必|務必|总是|總是",
+    re.IGNORECASE,
+)
+"""Words that oblige or request, by language, in the same languages: "deve", "il faut", "muss", "반드시",
+"해야", the polite imperative "-하세요", "してください", "必须"."""
+
+_COMMON_WORDS = {
+    "en": "the and is to of that it with for not this be are we you was have on in".split(),
+    "pt": "os as de que não um uma para com do da em no na dos das se ao".split(),
+    "es": "el la los las de que no es un una para con del en por se lo".split(),
+    "fr": "le les de des que ne pas est un une pour avec du en et la je".split(),
+    "de": "der die das und ist nicht zu mit ein eine für den dem auf ich es".split(),
+    "it": "il lo gli le di che non un una per con del della la si sono".split(),
+}
+"""The commonest words of each Latin-script language this module reads, those that tell it from the others
+("não" from "no", "der" from "de"); shared ones ("de", "la") count for each. No one-letter word ("e", "o",
+"y", "é"): logs and code are full of them."""
+_WORD = re.compile(r"[^\W\d_]+")
+_SCRIPTS = (("HANGUL", "ko"), ("HIRAGANA", "ja"), ("KATAKANA", "ja"), ("CJK", "zh"), ("CYRILLIC", "ru"),
+            ("ARABIC", "ar"), ("HEBREW", "he"), ("DEVANAGARI", "hi"), ("THAI", "th"), ("GREEK", "el"))  # fmt: skip
+"""Scripts by the start of their Unicode character names, each with the language a text in it is taken to be
+in (kana before Han: Japanese writes both)."""
+
+
+def _script_language(text: str) -> str | None:
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return None
+    counts: Counter[str] = Counter()
+    for char in letters:
+        if ord(char) < 0x250:
+            continue  # Latin
+        name = unicodedata.name(char, "")
+        language = next((lang for script, lang in _SCRIPTS if name.startswith(script)), None)
+        if language is not None:
+            counts[language] += 1
+    if not counts:
+        return None
+    if counts["ja"]:  # Japanese writes Han and kana together
+        counts["ja"] += counts.pop("zh", 0)
+    language, count = counts.most_common(1)[0]
+    return language if count >= DEFAULT_CONFIG.script_share * len(letters) else None
+
+
+@lru_cache(maxsize=256)
+def language_of(text: str) -> str | None:
+    """The language `text` is written in, or None when it cannot be told (too short, or no language here).
+
+    Cached: each summary is asked once per item it is matched against, and a string's hash is kept.
+    """
+    by_script = _script_language(text)
+    if by_script is not None:
+        return by_script
+    words = Counter(w.lower() for w in _WORD.findall(text))
+    scores = {lang: sum(words[w] for w in common) for lang, common in _COMMON_WORDS.items()}
+    best = max(scores, key=lambda lang: scores[lang])
+    if scores[best] < DEFAULT_CONFIG.language_min_words or sorted(scores.values())[-2] == scores[best]:
+        return None
+    return best
+
+
+def same_language(statement: str, summary: str) -> bool:
+    """Can `summary` be judged for `statement`: both in one language, or either's language unknown?"""
+    said, summarised = language_of(statement), language_of(summary)
+    return said is None or summarised is None or said == summarised
+
+
+__all__ = ["FOREIGN_OBLIGATION", "FOREIGN_PROHIBITION", "language_of", "same_language"]
