@@ -20,6 +20,7 @@ from itertools import chain
 from rapidfuzz import fuzz, process
 
 from inspector.config import DEFAULT_CONFIG, Config
+from inspector.languages import language_of
 from inspector.model import Invariant, InvariantKind, SourceRecord
 from inspector.statement_force import NEGATING, PROHIBITION
 from inspector.text import Sentence, clip, content_terms, normalise, sentences, stem, words
@@ -167,6 +168,11 @@ class IndexedText:
         for position, terms in enumerate(self.terms):
             for term in terms:
                 self.index[term].append(position)
+
+    @cached_property
+    def language(self) -> str | None:
+        """The language the text is written in (`languages.language_of`), told once per text."""
+        return language_of(self.text)
 
     @cached_property
     def vocabulary(self) -> list[str]:

@@ -32,7 +32,7 @@ def _located(status: InvariantStatus, found: Presence, reason: str = "") -> Inva
 
 
 def match_user_item(item: Invariant, indexed: IndexedText, config: Config = DEFAULT_CONFIG) -> InvariantMatch:
-    if not same_language(item.text, indexed.text):
+    if not same_language(item.text, indexed.language):
         return InvariantMatch(InvariantStatus.UNKNOWN, reason="the summary is in another language than the statement")
     if len(item.text.split()) >= config.verbatim_min_words:
         quoted = match_invariant(item.text, indexed, config=config)  # the user's words kept as they were

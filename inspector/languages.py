@@ -91,12 +91,8 @@ def _script_language(text: str) -> str | None:
     return language if count >= DEFAULT_CONFIG.script_share * len(letters) else None
 
 
-@lru_cache(maxsize=256)
 def language_of(text: str) -> str | None:
-    """The language `text` is written in, or None when it cannot be told (too short, or no language here).
-
-    Cached: each summary is asked once per item it is matched against, and a string's hash is kept.
-    """
+    """The language `text` is written in, or None when it cannot be told (too short, or no language here)."""
     by_script = _script_language(text)
     if by_script is not None:
         return by_script
@@ -108,9 +104,16 @@ def language_of(text: str) -> str | None:
     return best
 
 
-def same_language(statement: str, summary: str) -> bool:
-    """Can `summary` be judged for `statement`: both in one language, or either's language unknown?"""
-    said, summarised = language_of(statement), language_of(summary)
+@lru_cache(maxsize=4096)
+def _statement_language(statement: str) -> str | None:
+    """A statement's language, cached: each is asked once per summary it is looked for in, and is short."""
+    return language_of(statement)
+
+
+def same_language(statement: str, summarised: str | None) -> bool:
+    """Can a summary written in `summarised` (its `language_of`) be judged for `statement`: both in one
+    language, or either's language unknown?"""
+    said = _statement_language(statement)
     return said is None or summarised is None or said == summarised
 
 
