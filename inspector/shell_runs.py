@@ -23,8 +23,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-import bashlex
-
 from inspector.config import DEFAULT_CONFIG
 from inspector.literals import Literals
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
@@ -139,6 +137,9 @@ def parse_steps(command: str) -> tuple[Step, ...]:
 
     Cached: a session runs the same few commands again and again, and each costs a parse.
     """
+    import bashlex  # here, not at the top: it builds its grammar's tables on import (75 ms), which a command
+    # that parses no shell line (`rules`, `--help`, a scan of native traces) should not pay
+
     steps: list[Step] = []
     try:
         for node in bashlex.parse(command):
