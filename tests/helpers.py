@@ -99,6 +99,15 @@ def chain(
     )
 
 
+def session_log(records: list[SourceRecord], *summaries: tuple[int, str]) -> Trace:
+    """A session log whose k-th summary (cut, text) covers the first `cut` records, each the child of the last."""
+    keys = tuple(r.key for r in records)
+    generations = [Generation(0, "raw", "\n".join(r.text for r in records), covers=keys)]
+    for index, (cut, text) in enumerate(summaries, start=1):
+        generations.append(Generation(index, "summary", text, parent=index - 1, covers=keys[:cut]))
+    return Trace("fixture", "claude-code", tuple(records), tuple(generations), extra={"meta": {"session_log": True}})
+
+
 def findings(trace: Trace, rule: str, config: Config | None = None) -> list[tuple[int | None, str]]:
     """(generation, message) of every finding of one rule."""
     result: Analysis = analyze(trace, config)

@@ -11,9 +11,9 @@ import pytest
 
 from inspector import analyze, load_trace
 from inspector.detectors.claims import CLAIM_RULES
-from inspector.model import Finding, Generation, SourceRecord, Trace
+from inspector.model import Finding, SourceRecord, Trace
 from inspector.summary_claims import ClaimKind, claims_in
-from tests.helpers import LABELLED, needs_shared, shared_files
+from tests.helpers import LABELLED, needs_shared, session_log, shared_files
 
 ENTIRECLI = LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl"
 ATTRIBUTION = LABELLED / "claude_code_2.x_entirecli_6113e919.jsonl"
@@ -47,13 +47,7 @@ def returned(key: str, tool: str, text: str) -> SourceRecord:
     return SourceRecord(key, text, namespace="transcript", kind="tool_result", authority="tool", extra={"tool": tool})
 
 
-def session(records: list[SourceRecord], *summaries: tuple[int, str]) -> Trace:
-    """A session log whose k-th summary (text) covers the records before its cut."""
-    keys = tuple(r.key for r in records)
-    generations = [Generation(0, "raw", "\n".join(r.text for r in records), covers=keys)]
-    for index, (cut, text) in enumerate(summaries, start=1):
-        generations.append(Generation(index, "summary", text, parent=index - 1, covers=keys[:cut]))
-    return Trace("fixture", "claude-code", tuple(records), tuple(generations), extra={"meta": {"session_log": True}})
+session = session_log
 
 
 def found(trace: Trace, rule: str | None = None) -> list[Finding]:

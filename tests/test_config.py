@@ -17,6 +17,7 @@ from inspector.item_matching import match_action, match_user_item
 from inspector.model import Author, Generation, Invariant, InvariantKind, SourceRecord, Trace
 from inspector.presence import presence
 from inspector.statements import last_question, user_items
+from tests.helpers import session_log
 
 CONFIG_SOURCE = Path(__file__).resolve().parents[1] / "inspector" / "config.py"
 UNEXPLAINED = {"anchor_patterns", "elision_lexicon"}
@@ -170,12 +171,6 @@ def _record(key: str, text: str, kind: str, authority: str, **extra: object) -> 
     return SourceRecord(key, text, namespace="transcript", kind=kind, authority=authority, extra=extra)
 
 
-def _claims_session(records: list[SourceRecord], *summaries: tuple[int, str]) -> Trace:
-    keys = tuple(r.key for r in records)
-    generations = [Generation(0, "raw", "\n".join(r.text for r in records), covers=keys)]
-    for index, (cut, text) in enumerate(summaries, start=1):
-        generations.append(Generation(index, "summary", text, parent=index - 1, covers=keys[:cut]))
-    return Trace("fixture", "claude-code", tuple(records), tuple(generations), extra={"meta": {"session_log": True}})
 
 
 def _rule_hits(trace: Trace, rule: str, config: Config = DEFAULT_CONFIG) -> list[tuple[int | None, str]]:
@@ -189,21 +184,21 @@ ASKS = ["Never push to main without review.", "we should not store the summary i
 
 def test_collapse_kept_is_the_share_of_owed_statements_under_which_a_summary_collapsed() -> None:
     records = [_record(f"u{n}", ask, "user", "user") for n, ask in enumerate(ASKS)]
-    one_of_five = _claims_session(records, (5, " ".join(ASKS)), (5, "Never push to main without review."))
+    one_of_five = session_log(records, (5, " ".join(ASKS)), (5, "Never push to main without review."))
     assert _rule_hits(one_of_five, "summary-collapse") == [(2, "error")]
     assert _rule_hits(one_of_five, "summary-collapse", moved(collapse_kept=0.1)) == []
 
 
 def test_collapse_min_items_is_how_many_owed_statements_a_collapse_needs() -> None:
     records = [_record(f"u{n}", ask, "user", "user") for n, ask in enumerate(ASKS[:4])]
-    none_of_four = _claims_session(records, (4, " ".join(ASKS[:4])), (4, "Worked on the explain command."))
+    none_of_four = session_log(records, (4, " ".join(ASKS[:4])), (4, "Worked on the explain command."))
     assert _rule_hits(none_of_four, "summary-collapse") == []
     assert _rule_hits(none_of_four, "summary-collapse", moved(collapse_min_items=4)) == [(2, "error")]
 
 
 def test_brief_limit_is_how_many_user_messages_make_one_question_wrong() -> None:
     records = [_record(f"u{n}", f"what does step {n} of the release print?", "user", "user") for n in range(3)]
-    brief = _claims_session(records, (0, "Nothing yet."), (3, "The conversation was very short - just one question."))
+    brief = session_log(records, (0, "Nothing yet."), (3, "The conversation was very short - just one question."))
     assert _rule_hits(brief, "summary-collapse") == []
     assert _rule_hits(brief, "summary-collapse", moved(brief_limit=3)) == [(2, "error")]
 
@@ -216,14 +211,14 @@ REPEATING = [_record("u1", "which repo?", "user", "user"),
 
 
 def test_repeat_window_restated_share_and_min_terms_decide_whether_the_next_agent_repeated_a_claim() -> None:
-    trace = _claims_session(REPEATING, (2, SEARCH_CLAIM))
+    trace = session_log(REPEATING, (2, SEARCH_CLAIM))
     assert _rule_hits(trace, "claim-unsupported") == [(1, "error")]  # the next agent repeats it
     for config in (moved(repeat_window=0), moved(restated_share=1.0), moved(restated_min_terms=20)):
         assert _rule_hits(trace, "claim-unsupported", config) == [(1, "warning")], config
 
 
 def test_restated_share_decides_whether_a_later_summary_carries_a_claim_on() -> None:
-    trace = _claims_session(REPEATING[:2], (2, SEARCH_CLAIM), (2, f"Known: {SEARCH_CLAIM}"))
+    trace = session_log(REPEATING[:2], (2, SEARCH_CLAIM), (2, f"Known: {SEARCH_CLAIM}"))
     assert _rule_hits(trace, "claim-unsupported") == [(1, "error"), (2, "warning")]
     assert _rule_hits(trace, "claim-unsupported", moved(restated_min_terms=20)) == [(1, "warning"), (2, "warning")]
 

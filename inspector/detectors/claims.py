@@ -26,9 +26,9 @@ from inspector.claim_evidence import (
     unprinted_figures,
 )
 from inspector.config import Config
-from inspector.detectors.items import FAILURES, owed, session_tracks, still
+from inspector.detectors.items import FAILURES, STANDING, owed, session_tracks, still
 from inspector.facts import GenerationFacts, TraceFacts, new_keys
-from inspector.invariants import InvariantStatus
+from inspector.invariants import PRESENT, InvariantStatus
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
 from inspector.presence import topic_terms
 from inspector.rule_registry import Hit, rule
@@ -146,17 +146,13 @@ def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
     yield from _nothing_pending(facts)
 
 
-_OWED = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED, InvariantStatus.LOST)
-"""Statuses of an item stated before a compaction and not retired by it: still owed there."""
-
-
 def _nothing_pending(facts: TraceFacts) -> Iterator[Hit]:
     """A summary that says nothing is left to do while a failure is still open or a stash still holds changes:
     one finding per summary, naming the first of what is still owed."""
     tracks = session_tracks(facts, FAILURES)
     for generation, claims in _claiming(facts, ClaimKind.NOTHING_PENDING):
         k = generation.generation.index
-        still_owed = [t for t in tracks if t.statuses[k] in _OWED]
+        still_owed = [t for t in tracks if t.statuses[k] in STANDING]
         if not still_owed:
             continue
         claim, first = claims[0], still_owed[0]
@@ -255,22 +251,19 @@ def summary_collapse(facts: TraceFacts) -> Iterator[Hit]:
             yield from _items_collapse(user_tracks, state.index, state.label, facts.config)
 
 
-_CARRIED = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED)
-
-
 def _items_collapse(tracks: list, k: int, label: str, config: Config) -> Iterator[Hit]:
     """The summary carries under `collapse_kept` of the user statements owed at it (stated, not retired)."""
-    owed = [t for t in tracks if t.statuses[k] in _CARRIED or t.statuses[k] is InvariantStatus.LOST]
-    if len(owed) < config.collapse_min_items:
+    standing = [t for t in tracks if t.statuses[k] in STANDING]
+    if len(standing) < config.collapse_min_items:
         return
-    kept = [t for t in owed if t.statuses[k] in _CARRIED]
-    if len(kept) >= config.collapse_kept * len(owed):
+    kept = [t for t in standing if t.statuses[k] in PRESENT]
+    if len(kept) >= config.collapse_kept * len(standing):
         return
-    lost = next(t for t in owed if t.statuses[k] is InvariantStatus.LOST)
-    yield Hit(k, f"{label} carries {len(kept)} of the {len(owed)} statements of the user still owed at it: "
+    lost = next(t for t in standing if t.statuses[k] is InvariantStatus.LOST)
+    yield Hit(k, f"{label} carries {len(kept)} of the {len(standing)} statements of the user still owed at it: "
                  "the session collapsed into a summary that no longer holds what was asked",
-              evidence={"claim": "items", "why": f"it carries {len(kept)} of {len(owed)} owed statements",
-                        "owed": len(owed), "kept": len(kept)}, source=lost.source_quote)  # fmt: skip
+              evidence={"claim": "items", "why": f"it carries {len(kept)} of {len(standing)} owed statements",
+                        "owed": len(standing), "kept": len(kept)}, source=lost.source_quote)  # fmt: skip
 
 
 @rule(

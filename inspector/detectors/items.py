@@ -8,10 +8,10 @@ open failure a summary presents as fixed is a claim the log contradicts (`inspec
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from inspector.facts import InvariantTrack, TraceFacts
-from inspector.invariants import InvariantStatus
+from inspector.invariants import PRESENT, InvariantStatus
 from inspector.model import InvariantKind, Severity
 from inspector.rule_registry import Hit, rule
 from inspector.statement_force import binding
@@ -102,15 +102,16 @@ def user_statement_weakened(facts: TraceFacts) -> Iterator[Hit]:
     "believe it works.",
 )
 def open_failure_lost(facts: TraceFacts) -> Iterator[Hit]:
-    for track in session_tracks(facts, FAILURES):
+    yield from _not_in(facts, FAILURES, owed)
+
+
+def _not_in(facts: TraceFacts, kinds: tuple[InvariantKind, ...], named: Callable[[InvariantTrack], str]
+            ) -> Iterator[Hit]:  # fmt: skip
+    """Each summary an item of these kinds is lost from, named as `named` says ("still" after the first)."""
+    for track in session_tracks(facts, kinds):
         for k, again in still(track, InvariantStatus.LOST):
-            yield Hit(
-                k,
-                f"{owed(track)} is {'still ' if again else ''}not in "
-                f"{facts.generations[k].generation.label}",
-                evidence={"invariant": track.invariant.id},
-                source=track.source_quote,
-            )
+            yield Hit(k, f"{named(track)} is {'still ' if again else ''}not in {facts.generations[k].generation.label}",
+                      evidence={"invariant": track.invariant.id}, source=track.source_quote)  # fmt: skip
 
 
 @rule(
@@ -120,20 +121,14 @@ def open_failure_lost(facts: TraceFacts) -> Iterator[Hit]:
     "its label nor by what it asks: the next agent may call the task done without it.",
 )
 def task_criterion_lost(facts: TraceFacts) -> Iterator[Hit]:
-    for track in session_tracks(facts, (InvariantKind.TASK_CRITERION,)):
-        for k, again in still(track, InvariantStatus.LOST):
-            yield Hit(
-                k,
-                f"acceptance criterion {quoted(track.invariant.text, 160)} of the issue the user set the agent on is "
-                f"{'still ' if again else ''}not in {facts.generations[k].generation.label}",
-                evidence={"invariant": track.invariant.id},
-                source=track.source_quote,
-            )
+    def named(track: InvariantTrack) -> str:
+        return f"acceptance criterion {quoted(track.invariant.text, 160)} of the issue the user set the agent on"
+
+    yield from _not_in(facts, (InvariantKind.TASK_CRITERION,), named)
 
 
-_DONE_BEFORE = (InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED,
-                InvariantStatus.LOST)
-"""An action made before the summary's compaction and still standing there, kept by the summary or not."""
+STANDING = (*PRESENT, InvariantStatus.LOST)
+"""Statuses of an item stated before a summary's compaction and not retired by it: kept by the summary or not."""
 
 
 @rule(
@@ -151,7 +146,7 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
         gone = [track for track, where in lost_at if k in where]
         if not gone:
             continue
-        done = [t for t in tracks if t.statuses[k] in _DONE_BEFORE]
+        done = [t for t in tracks if t.statuses[k] in STANDING]
         commits = [t.invariant.text.split()[1] for t in gone if t.invariant.text.startswith("commit ")]
         pulls = [t.invariant.text.split()[2] for t in gone if t.invariant.text.startswith("pull request ")]
         parts = []
@@ -170,4 +165,4 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
         )
 
 
-__all__ = ["FAILURES", "owed", "session_tracks", "still"]
+__all__ = ["FAILURES", "STANDING", "owed", "session_tracks", "still"]
