@@ -74,10 +74,11 @@ _KIND_RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
         (InvariantKind.CORRECTION,
-         r"\b(?:instead of|rather than|we aren't|we are not|you (?:are|were) wrong)\b|,\s*not\s+(?:the|a|an)\b"),
+         r"\b(?:instead of|rather than|you (?:are|were) wrong)\b|,\s*not\s+(?:the|a|an)\b"),
         (InvariantKind.USER_CONSTRAINT,
          rf"\b(?:{_NOT_AN_OBSERVATION}(?:{'|'.join(_FORBIDDING)}|dont|can't|cannot)|shouldn't|should not|avoid|"
-         rf"{LEAVE_AS_IS.pattern}|do nothing|no more|without|not (?:really )?(?:feasible|possible|an option|safe))\b"),
+         rf"{LEAVE_AS_IS.pattern}|do nothing|no more|without|not (?:really )?(?:feasible|possible|an option|safe)|"
+         r"(?:we|you) (?:aren't|are not|'re not) (?:going )?to)\b"),
         (InvariantKind.USER_REQUIREMENT,
          r"\b(?:must|need to|needs to|have to|has to|required|require|ensure|make sure|i want|we want|"
          r"should|it would be good|the most important)\b"),
@@ -85,7 +86,7 @@ _KIND_RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
          r"\b(?:prefer|please use|i like|too much|keep it simple|ideally|i'd rather|i would rather)\b"),
         (InvariantKind.USER_DECISION,
          r"\b(?:let's|lets|let us|go with|we'll|we will|decided|"
-         r"for now|approach|is fine|sounds good)\b"),
+         r"for now|is fine|sounds good)\b"),
     )
 )  # fmt: skip
 
