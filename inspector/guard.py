@@ -84,6 +84,8 @@ class Restored:
     position: int
     by_user: bool
     """The record is the user's own turn (or answer, or rejection feedback)."""
+    context: str | None = None
+    """What a short reply answered, in the log's words: the option it picked, the question it replied to."""
     """Where its record sits in the log: newer first when the cap cuts."""
 
 
@@ -267,8 +269,9 @@ def _send(message: dict[str, str]) -> None:
 
 
 def restored_items(trace: Trace) -> tuple[int, list[Restored]]:
-    """The newest summary's index and what it lost that the guard gives back: what the user typed at any
-    severity (a wish the user voiced is theirs to have back as much as a rule), anything else only at error."""
+    """The newest summary's index and what it lost that the guard gives back: errors, and what the user typed
+    at warning severity too (a wish the user voiced is theirs to have back as much as a rule), except a request
+    ("create a draft PR please"): it may be done already, and given back it would be done twice."""
     newest = len(trace.generations) - 1
     if newest < 1 or trace.generations[newest].kind != "summary":
         return newest, []
@@ -279,9 +282,11 @@ def restored_items(trace: Trace) -> tuple[int, list[Restored]]:
     invariants = {track.invariant.id: track.invariant for track in analysis.facts.invariants}
     found = []
     for finding in analysis.findings:
-        if finding.generation != newest or finding.rule not in RESTORED_RULES or finding.severity is Severity.INFO or (
-                finding.severity is not Severity.ERROR and not finding.rule.startswith("user-statement")):  # fmt: skip
+        if finding.generation != newest or finding.rule not in RESTORED_RULES or finding.severity is Severity.INFO:
             continue
+        if finding.severity is not Severity.ERROR and (not finding.rule.startswith("user-statement")
+                                                       or finding.evidence.get("kind") == "user-requirement"):
+            continue  # fmt: skip
         restored = _restored(finding, trace.sources, positions, invariants)
         if finding.rule.startswith("user-statement") and not restored.by_user:
             continue  # only words the user typed are given back as the user's; the rest is not theirs to restore
@@ -303,7 +308,9 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
     order = 0 if finding.rule in LOST_RULES else 1 if finding.rule in WEAKENED_RULES else 2
     when = record.timestamp if record is not None else None
     by_user = record is not None and said_by_user(record, text)
-    return Restored(finding.rule, kind, text, key, when, order, positions.get(key, -1) if key else -1, by_user)
+    context = invariant.context if invariant is not None and finding.rule != "claim-contradicted" else None
+    return Restored(finding.rule, kind, text, key, when, order, positions.get(key, -1) if key else -1, by_user,
+                    context)  # fmt: skip
 
 
 def manifest(trace: Trace, generation: int, restored: list[Restored],
@@ -343,7 +350,8 @@ def _lines(said: list[Restored], claims: list[Restored]) -> Iterator[tuple[Resto
         who = "The user said" if item.by_user else "The log says"
         kind = item.kind.removeprefix("user-")
         record = f", record {_shown(item.source_key)}" if item.source_key else ""
-        yield item, f"- {who}{when} ({kind}, {state} in the summary{record}): “{_shown(item.text)}”"
+        reply = f" (in reply to “{_shown(clip(item.context, 160))}”)" if item.context else ""
+        yield item, f"- {who}{when} ({kind}, {state} in the summary{record}): “{_shown(item.text)}”{reply}"
     for item in claims:
         yield item, f"- {_shown(item.text)}"
 

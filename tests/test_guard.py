@@ -18,7 +18,8 @@ import pytest
 import zstandard
 
 import inspector.guard as guard
-from tests.helpers import LABELLED, needs_shared, shared_files
+from inspector.model import SourceRecord
+from tests.helpers import LABELLED, needs_shared, session_log, shared_files
 
 needs_real = needs_shared(LABELLED)
 RESTORABLE = ("user-constraint", "user-decision", "user-requirement", "user-preference", "correction")
@@ -345,3 +346,23 @@ def test_an_unusable_limit_setting_is_logged_and_its_default_used(tmp_path, monk
     code, context, log = run(hook_input(sample), tmp_path)
     assert code == 0 and "Never run migrations" in context
     assert log and len(log) == 1 and "INSPECTOR_GUARD_SECONDS='soon' is not a positive number; used 8" in log[0]
+
+
+def _said(key: str, text: str, kind: str = "user") -> SourceRecord:
+    return SourceRecord(key, text, namespace="transcript", kind=kind, authority="assistant" if kind == "assistant"
+                        else "user")  # fmt: skip
+
+
+def test_a_reply_comes_back_with_the_option_it_picked_and_a_request_does_not_come_back() -> None:
+    """entirecli: 'yes, let's go with A' means nothing without what A was; 'create a draft PR please' may be done
+    already, and the agent given it back would open a second one."""
+    offered = ("**Options:**\n\n| Option | Pros | Cons |\n|--------|------|------|\n"
+               "| **A. Delete unused `GetSummariseOptions()`** | Removes dead code | |\n"
+               "| **B. Move to shared package** | Single source of truth | |\n\nWant me to proceed with Option A?")
+    records = [_said("a1", offered, "assistant"), _said("u1", "yes, let's go with A"),
+               _said("u2", "create a draft PR please"), _said("u3", "please use the british spelling :)")]
+    trace = session_log(records, (4, "Worked on the summarise configuration."))
+    newest, restored = guard.restored_items(trace)
+    text, _ = guard.manifest(trace, newest, restored)
+    assert "“yes, let's go with A” (in reply to “option A: Delete unused `GetSummariseOptions()`”)" in text
+    assert "british spelling" in text and "draft PR" not in text
