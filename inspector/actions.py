@@ -20,6 +20,10 @@ from inspector.tool_names import is_edit_tool
 
 _COMMIT = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.MULTILINE)
 _PULL = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
+_TRAILERS = re.compile(r"(?:\s+[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+:\s+\S.*?)+$")
+"""Git trailers git printed on the subject line (`Co-Authored-By: …`, `Signed-off-by: …`, `Entire-Checkpoint:
+f64a…`: a message with no blank line before them has them in its first paragraph): not what the commit did,
+and their words would outweigh the subject's when the summary is searched for it."""
 
 
 def action_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
@@ -33,7 +37,8 @@ def action_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
         if re.search(r"\bgit\b.*\bcommit\b", command):
             for sha, subject in _COMMIT.findall(record.text):
                 yield Invariant(f"completed-action:{record.key}:{sha}", InvariantKind.COMPLETED_ACTION,
-                                f"commit {sha} {clip(subject.strip(), 120)}", record.key)  # fmt: skip
+                                f"commit {sha} {clip(_TRAILERS.sub('', subject).strip(), 120)}",
+                                record.key)  # fmt: skip
         if re.search(r"\bgh\s+pr\s+create\b", command):
             for number in dict.fromkeys(_PULL.findall(record.text)):
                 yield Invariant(f"completed-action:{record.key}:pr{number}", InvariantKind.COMPLETED_ACTION,

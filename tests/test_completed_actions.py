@@ -5,6 +5,7 @@ The commits are from ../shared/real_traces/wider (portcli_8a6e7859, the readable
 
 from __future__ import annotations
 
+from inspector.actions import action_items
 from inspector.analysis import analyze
 from inspector.model import Generation, SourceRecord, Trace
 
@@ -34,3 +35,14 @@ def test_a_summary_that_drops_some_of_the_actions_says_how_many_of_them() -> Non
     assert lost("Worked on the permissions import.") == [
         "S1 mentions none of the completed actions before it: 2 commits (bbfd2a9, 963a806)"]  # fmt: skip
     assert lost("Commits bbfd2a9 and 963a806 are on the branch.") == []
+
+
+def test_a_trailer_git_printed_on_the_subject_line_is_no_part_of_the_subject() -> None:
+    """portcli_8a6e7859: '[feat/permissions-support bbfd2a9] fix(export): include blueprint and action permissions
+    in tar output Entire-Checkpoint: f64a59930edd'."""
+    output = ("[feat/permissions-support bbfd2a9] fix(export): include blueprint and action permissions in tar output "
+              "Entire-Checkpoint: f64a59930edd Co-Authored-By: Claude <noreply@anthropic.com>\n 1 file changed")
+    record = SourceRecord("r1", output, namespace="transcript", kind="tool_result", authority="tool",
+                          extra={"command": "git commit -m 'fix(export): …'"})  # fmt: skip
+    [item] = action_items([record])
+    assert item.text == "commit bbfd2a9 fix(export): include blueprint and action permissions in tar output"
