@@ -183,6 +183,14 @@ def _plausible_path(key: str) -> bool:
     return any(c == "_" or c.isdigit() for c in key) or key.split("/", 1)[0] in _SOURCE_ROOTS
 
 
+def weakly_a_path(key: str) -> bool:
+    """A path only by an `_` or a digit in a name: no extension, no leading `/` or `.`, no source root. Words
+    of a list are joined so too ('thinking/text/tool_use', 'metric/monitor/time_slice'), so such a key that
+    resolves to nothing may be no path at all."""
+    head, last = key.split("/", 1)[0], key.rsplit("/", 1)[-1]
+    return "/" in key and "." not in last and not key.startswith(("/", "~/", "./", "../")) and head not in _SOURCE_ROOTS
+
+
 @dataclass(slots=True)
 class _Tier:
     """The records one key binds to in one way (exactly, or as a path suffix), earliest place first: the
@@ -424,4 +432,4 @@ def resolve_in_isolation(
 
 
 __all__ = ["Anchor", "AnchorIndex", "AnchorStatus", "DEFAULT_PATTERNS", "ResolvedAnchor",
-           "extract_anchors", "resolve_in_isolation"]  # fmt: skip
+           "extract_anchors", "resolve_in_isolation", "weakly_a_path"]  # fmt: skip

@@ -231,8 +231,10 @@ def offered_options(turn: str) -> dict[str, str]:
     tail = turn[-QUESTION_TAIL_CHARS:]
     titles = {found.group("label").upper(): _OPTION_TITLE_END.split(found.group("text"), 1)[0]
               for found in _OPTION.finditer(tail)}  # fmt: skip
-    return {label: clip(_ASIDE.sub("", title).replace("**", "").strip(" |*_"), DEFAULT_CONFIG.option_chars)
-            for label, title in titles.items()}  # fmt: skip
+    cleaned = {label: _ASIDE.sub("", title).replace("**", "").strip(" |*_") for label, title in titles.items()}
+    if any(title.endswith(("?", ":")) for title in cleaned.values()):
+        return {}  # numbered questions ("1. Who's the primary user?"), answered "1) …, 2) …": no options offered
+    return {label: clip(title, DEFAULT_CONFIG.option_chars) for label, title in cleaned.items()}
 
 
 def picked_label(clause: str) -> str | None:

@@ -1,8 +1,10 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from inspector.analysis import analyze
 from inspector.anchors import DEFAULT_PATTERNS, AnchorIndex, AnchorStatus, extract_anchors, resolve_in_isolation
-from tests.helpers import chain, generations_of, record
+from inspector.model import SourceRecord
+from tests.helpers import chain, generations_of, record, session_log
 
 PIECES = [
     "src/a.py", "/etc/hosts", "~/n.md", "./run.sh", "../x/y", "a.py.", "and/or", "1/2", "v1.2.3", "config.yaml",
@@ -145,3 +147,14 @@ def test_a_key_with_a_placeholder_is_a_pattern_not_an_anchor():
 def test_versions_joined_by_slashes_are_no_path():
     """sequant: 'tested on Node 18.x/20.x/22.x'."""
     assert [a.key for a in extract_anchors("CI runs on Node 18.x/20.x/22.x and Python 3.11/3.12.")] == []
+
+
+def test_a_key_that_is_a_path_only_by_an_underscore_is_reported_as_info_when_it_resolves_to_nothing():
+    """pup-mcp 'metric/monitor/time_slice', entire-bmad 'thinking/text/tool_use': words of a list joined by
+    slashes, as likely as a dead path; a key with an extension or a source root is still a warning."""
+    records = [SourceRecord("u1", "summarise the checkpoints", namespace="transcript", kind="user", authority="user")]
+    summary = "Content blocks are thinking/text/tool_use; see src/parser/lexer_v2 and docs/metrics_guide.md."
+    found = {f.evidence["key"]: f.severity.value for f in analyze(session_log(records, (1, summary))).findings
+             if f.rule == "unresolved-anchor"}  # fmt: skip
+    assert found == {"thinking/text/tool_use": "info", "src/parser/lexer_v2": "warning",
+                     "docs/metrics_guide.md": "warning"}  # fmt: skip

@@ -234,6 +234,14 @@ def test_a_reply_that_picks_an_option_carries_the_option_s_text(reply: str, pick
     assert offered_options(CONFIG_OPTIONS) == {"A": "`auto_summarize: true`", "B": "`summarize: { enabled: true }`"}
 
 
+def test_numbered_questions_are_no_options_and_a_numbered_answer_picks_none() -> None:
+    """A turn that asks "1. Who's the primary user?  2. Scope of v1:" is answered "1) …", not picked from."""
+    asked = "A few questions:\n1. Who's the primary user?\n2. Scope of v1:\n3. Any plans to host it?"
+    assert offered_options(asked) == {}
+    [item] = user_items(user("2) For now we must keep a static repository, GitLab later"), None, asked)
+    assert item.context is None
+
+
 def test_a_capital_letter_that_is_an_article_or_an_unoffered_label_picks_nothing() -> None:
     for reply in ("A quick note: we must keep the public API stable", "let's go with D, it must stay small"):
         assert [item.context for item in user_items(user(reply), None, CONFIG_OPTIONS)] == [None]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from inspector.anchors import AnchorStatus, ResolvedAnchor
+from inspector.anchors import AnchorStatus, ResolvedAnchor, weakly_a_path
 from inspector.facts import GenerationFacts, TraceFacts
 from inspector.model import Severity
 from inspector.rule_registry import Hit, rule
@@ -22,15 +22,18 @@ def _first_per_key(facts: GenerationFacts, status: AnchorStatus) -> Iterator[tup
             yield resolved, seen[resolved.anchor.key]
 
 
-def _anchor_hits(facts: TraceFacts, status: AnchorStatus, describe: Callable[[ResolvedAnchor], str]) -> Iterator[Hit]:
-    """One hit per distinct key with `status` in each summary, at its first occurrence."""
+def _anchor_hits(facts: TraceFacts, status: AnchorStatus, describe: Callable[[ResolvedAnchor], str],
+                 severity: Callable[[ResolvedAnchor], Severity | None] = lambda _: None) -> Iterator[Hit]:  # fmt: skip
+    """One hit per distinct key with `status` in each summary, at its first occurrence (at `severity`'s, when it
+    says one, else the rule's)."""
     for generation in facts.summaries():
         for resolved, count in _first_per_key(generation, status):
             anchor = resolved.anchor
             evidence = {"key": anchor.key, "occurrences": count}
             if resolved.referents:
                 evidence["referents"] = list(resolved.referents)
-            yield Hit(generation.generation.index, describe(resolved), anchor.start, anchor.end, evidence)
+            yield Hit(generation.generation.index, describe(resolved), anchor.start, anchor.end, evidence,
+                      severity=severity(resolved))  # fmt: skip
 
 
 @rule(
@@ -40,9 +43,15 @@ def _anchor_hits(facts: TraceFacts, status: AnchorStatus, describe: Callable[[Re
     session_severity=Severity.WARNING,
 )
 def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
-    return _anchor_hits(
-        facts, AnchorStatus.UNRESOLVED, lambda r: f"{quoted_name(r.anchor.key)} resolves to no source record"
-    )
+    """On a session log, a key that is a path only by an underscore or a digit is reported as info: unresolved,
+    it is as likely a list of words joined by slashes as a dead path (`anchors.weakly_a_path`)."""
+
+    def weak(resolved: ResolvedAnchor) -> Severity | None:
+        anchor = resolved.anchor
+        return Severity.INFO if facts.session_log and anchor.pattern == "path" and weakly_a_path(anchor.key) else None
+
+    return _anchor_hits(facts, AnchorStatus.UNRESOLVED,
+                        lambda r: f"{quoted_name(r.anchor.key)} resolves to no source record", weak)  # fmt: skip
 
 
 @rule(
