@@ -28,7 +28,7 @@ from inspector.config import DEFAULT_CONFIG, Config
 from inspector.model import TRANSCRIPT, Invariant, SourceRecord
 from inspector.presence import item_terms_text, topic_terms
 from inspector.set_aside import set_aside_items
-from inspector.shell_runs import failure_items
+from inspector.shell_runs import failure_items, shell_runs
 from inspector.statements import last_question, user_items
 from inspector.task_spec import criterion_items
 
@@ -51,9 +51,10 @@ def session_items(records: Iterable[SourceRecord], *, config: Config = DEFAULT_C
             before = None
     order = {record.key: position for position, record in enumerate(records)}
     found = list(done_by_edits(found, records, order))
-    found.extend(failure_items(records))
-    found.extend(set_aside_items(records))
-    found.extend(criterion_items(records))
+    runs = shell_runs(records)  # read once: failures, stashes and the task's issue are all in them
+    found.extend(failure_items(runs))
+    found.extend(set_aside_items(runs))
+    found.extend(criterion_items(records, runs))
     found.extend(action_items(records))
     found.sort(key=lambda item: order.get(item.source_key or "", 0))
     seen: set[str] = set()

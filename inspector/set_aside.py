@@ -18,15 +18,16 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from inspector.model import Invariant, InvariantKind, SourceRecord
-from inspector.shell_runs import ShellRun, git_arguments, shell_runs
+from inspector.model import Invariant, InvariantKind
+from inspector.shell_runs import ShellRun, git_arguments
 from inspector.text import clip
 
 _SAVES = frozenset(("push", "save"))
 """Subcommands that set changes aside (a bare `git stash`, or one given only options, is `push`)."""
-_RESTORES = {"pop": "popped", "apply": "applied", "branch": "restored on a branch", "drop": "dropped",
-             "clear": "cleared"}  # fmt: skip
-"""Subcommands that end a stash's being owed, with how a finding says so: restored, or let go on purpose."""
+_RESTORES = frozenset(("pop", "apply", "branch", "drop", "clear"))
+"""Subcommands that end a stash's being owed: restored, or let go on purpose."""
+_SUBCOMMANDS = _SAVES | _RESTORES | {"list", "show", "create", "store"}
+"""Every `git stash` subcommand; a first word that is none of them is a message or a path of `push`."""
 _NOTHING_SAVED = re.compile(r"no local changes to save|nothing to stash", re.IGNORECASE)
 _SAVED = re.compile(r"^Saved working directory|\bstashed\b", re.IGNORECASE | re.MULTILINE)
 """Git's own line for a stash made, and the word a wrapper that rewords it keeps."""
@@ -42,8 +43,7 @@ def _stash_verbs(run: ShellRun) -> list[str]:
         if not arguments or arguments[0] != "stash":
             continue
         rest = [w for w in arguments[1:] if not w.startswith("-")]
-        verbs.append(rest[0] if rest and (rest[0] in _SAVES or rest[0] in _RESTORES or rest[0] in
-                                          ("list", "show", "create", "store")) else "push")  # fmt: skip
+        verbs.append(rest[0] if rest and rest[0] in _SUBCOMMANDS else "push")
     return verbs
 
 
@@ -60,7 +60,6 @@ class Stash:
 
     run: ShellRun
     restored_by: str | None = None
-    how: str | None = None
 
     @property
     def text(self) -> str:
@@ -83,13 +82,13 @@ def stashes(runs: Sequence[ShellRun]) -> Iterator[Stash]:
             elif verb in _RESTORES and not run.status_failed:
                 open_ones = [n for n, stash in enumerate(made) if stash.restored_by is None]
                 for n in open_ones if verb == "clear" else open_ones[-1:]:
-                    made[n] = Stash(made[n].run, run.key, _RESTORES[verb])
+                    made[n] = Stash(made[n].run, run.key)
     yield from made
 
 
-def set_aside_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
+def set_aside_items(runs: Sequence[ShellRun]) -> Iterator[Invariant]:
     """Stashes as items: owed until restored or dropped."""
-    for stash in stashes(shell_runs(records)):
+    for stash in stashes(runs):
         yield Invariant(f"{InvariantKind.SET_ASIDE.value}:{stash.run.key}", InvariantKind.SET_ASIDE, stash.text,
                         stash.run.key, retired_by=stash.restored_by)  # fmt: skip
 

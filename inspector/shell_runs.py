@@ -638,9 +638,9 @@ def _before(runs: Sequence[ShellRun], first: str, second: str) -> bool:
     return keys.index(first) < keys.index(second)
 
 
-def failure_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
+def failure_items(runs: Sequence[ShellRun]) -> Iterator[Invariant]:
     """Failures of the work as items: owed until superseded or retired."""
-    for failure in failures(shell_runs(records)):
+    for failure in failures(runs):
         kind = InvariantKind.FAILURE if failure.run.crash else InvariantKind.FAILED_APPROACH
         yield Invariant(f"{kind.value}:{failure.run.key}", kind, failure.text, failure.run.key,
                         retired_by=failure.superseded_by or failure.retired_by)  # fmt: skip

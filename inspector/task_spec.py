@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from inspector.config import DEFAULT_CONFIG
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
-from inspector.shell_runs import ShellRun, shell_runs
+from inspector.shell_runs import ShellRun
 from inspector.text import HEADING, clip
 
 _FETCH = re.compile(r"\bgh\s+(?:issue\s+view\s+(?:\S*/issues/)?#?(?P<view>\d+)|api\s+\S*/issues/(?P<api>\d+)\b)")
@@ -84,17 +84,18 @@ def _named_by_user(number: str, typed: Sequence[str]) -> bool:
     return any(pattern.search(text) for text in typed)
 
 
-def task_issues(records: Sequence[SourceRecord]) -> Iterator[tuple[ShellRun, str]]:
-    """Each fetch of an issue a typed prompt before it named, with the issue's number, once per issue."""
+def task_issues(records: Sequence[SourceRecord], runs: Sequence[ShellRun]) -> Iterator[tuple[ShellRun, str]]:
+    """Each fetch of an issue a typed prompt before it named, with the issue's number, once per issue; `runs`
+    are the log's shell runs (`shell_runs.shell_runs`)."""
     typed: list[str] = []
-    runs = {run.key: run for run in shell_runs(records)}
+    by_key = {run.key: run for run in runs}
     seen: set[str] = set()
     for record in records:
         if record.namespace != TRANSCRIPT:
             continue
         if record.kind == "user" and record.authority == "user":
             typed.append(record.text)
-        run = runs.get(record.key)
+        run = by_key.get(record.key)
         if run is None or not run.clean:
             continue
         fetched = _FETCH.search(run.command)
@@ -104,9 +105,9 @@ def task_issues(records: Sequence[SourceRecord]) -> Iterator[tuple[ShellRun, str
             yield run, number
 
 
-def criterion_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
+def criterion_items(records: Sequence[SourceRecord], runs: Sequence[ShellRun]) -> Iterator[Invariant]:
     """The acceptance criteria of each issue the user set the agent on, as items owed to every summary."""
-    for run, number in task_issues(records):
+    for run, number in task_issues(records, runs):
         for position, criterion in enumerate(criteria(_issue_body(run.output))):
             name = criterion.label or f"criterion {position + 1}"
             yield Invariant(f"{InvariantKind.TASK_CRITERION.value}:{run.key}#{position}", InvariantKind.TASK_CRITERION,

@@ -14,7 +14,7 @@ from inspector.item_matching import match_action, match_failure, match_user_item
 from inspector.items import session_items
 from inspector.model import Invariant, InvariantKind, SourceRecord
 from inspector.readers.claude_code import user_words_in_result
-from inspector.shell_runs import command_signature, failure_items
+from inspector.shell_runs import command_signature, failure_items, shell_runs
 from inspector.statements import last_question, offered_options, statement_kind, statement_sentences, user_items
 from tests.helpers import LABELLED, needs_shared
 
@@ -327,7 +327,7 @@ def test_command_signature_drops_directory_and_flags() -> None:
 
 
 def test_a_crash_in_piped_output_is_a_failure() -> None:
-    [item] = failure_items([ran("t1", f"{BENCHMARK} 2>&1 | tail -20", CRASH_OUTPUT)])
+    [item] = failure_items(shell_runs([ran("t1", f"{BENCHMARK} 2>&1 | tail -20", CRASH_OUTPUT)]))
     assert (item.kind, item.text, item.retired_by) == (InvariantKind.FAILURE, CRASH, None)
 
 
@@ -336,7 +336,7 @@ def test_a_later_clean_run_of_the_same_command_retires_the_failure() -> None:
         ran("t1", f"{BENCHMARK} 2>&1 | tail -20", CRASH_OUTPUT),
         ran("t2", "cd bench && python3 run_full_benchmark.py --sizes 256", "size 256: 1.2 GFLOPS\nDone."),
     ]
-    assert [item.retired_by for item in failure_items(records)] == ["t2"]
+    assert [item.retired_by for item in failure_items(shell_runs(records))] == ["t2"]
 
 
 def test_a_later_run_that_never_started_does_not_retire_the_failure() -> None:
@@ -344,7 +344,7 @@ def test_a_later_run_that_never_started_does_not_retire_the_failure() -> None:
         ran("t1", f"{BENCHMARK} 2>&1 | tail -20", CRASH_OUTPUT),
         ran("t2", f"{BENCHMARK} 2>&1 | tail -20", NEVER_STARTED),
     ]
-    assert [item.retired_by for item in failure_items(records)] == [None]
+    assert [item.retired_by for item in failure_items(shell_runs(records))] == [None]
 
 
 def test_exploration_and_slips_are_not_failures() -> None:
@@ -355,7 +355,7 @@ def test_exploration_and_slips_are_not_failures() -> None:
                      "it.</tool_use_error>", namespace="transcript", kind="tool_error", authority="tool",
                      extra={"command": "python3 scripts/patch.py", "slip": "refused by the harness"}),
     ]  # fmt: skip
-    assert list(failure_items(records)) == []
+    assert list(failure_items(shell_runs(records))) == []
 
 
 # --- completed actions -----------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import json
 
 from inspector.analysis import analyze
 from inspector.model import Generation, SourceRecord, Trace
+from inspector.shell_runs import shell_runs
 from inspector.task_spec import Criterion, criteria, criterion_items
 
 ISSUE = (
@@ -46,9 +47,9 @@ def test_each_sub_heading_under_acceptance_criteria_is_one_criterion_and_the_nex
 def test_only_an_issue_a_typed_prompt_names_is_the_task() -> None:
     body = json.dumps({"body": ISSUE, "title": "feat: merge --check"})
     named = [typed("u1", "fullsolve 313"), fetched("t1", "gh issue view 313 --json title,body", body)]
-    assert [item.text.split(":")[0] for item in criterion_items(named)] == ["#313 AC-1", "#313 AC-7"]
+    assert [item.text.split(":")[0] for item in criterion_items(named, shell_runs(named))] == ["#313 AC-1", "#313 AC-7"]
     looked_up = [typed("u1", "fix the flaky test"), fetched("t1", "gh issue view 313 --json title,body", body)]
-    assert list(criterion_items(looked_up)) == []
+    assert list(criterion_items(looked_up, shell_runs(looked_up))) == []
 
 
 def session(*summaries: str) -> Trace:
