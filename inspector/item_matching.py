@@ -121,9 +121,8 @@ def match_set_aside(item: Invariant, indexed: IndexedText, config: Config = DEFA
                           "presented as handled, but nothing later popped or applied it")
 
 
-def _range_names(label: str, text: str) -> bool:
+def _range_names(prefix: str, number: str, text: str) -> bool:
     """Does a range in the summary take the label in ("AC-1 through AC-7", "AC-1–AC-7", "AC-1..7")?"""
-    prefix, number = re.fullmatch(r"([A-Z]+)-?(\d+)", label).groups()  # type: ignore[union-attr]
     spans = re.finditer(rf"\b{prefix}-?(\d+)\s*(?:through|to|–|—|-|\.\.)\s*(?:{prefix}-?)?(\d+)\b", text)
     return any(int(a) <= int(number) <= int(b) for a, b in (s.groups() for s in spans))
 
@@ -134,12 +133,11 @@ def match_criterion(item: Invariant, indexed: IndexedText, config: Config = DEFA
     labelled = LABELLED.match(item.text)
     if labelled is None:
         return match_user_item(item, indexed, config)
-    label = labelled.group("label")
-    prefix, number = re.fullmatch(r"([A-Z]+)-?(\d+)", label).groups()  # type: ignore[union-attr]
+    prefix, number = labelled.group("prefix", "number")
     named = re.search(rf"\b{prefix}[- ]?{number}\b", indexed.text)
     if named is not None:
         return InvariantMatch(InvariantStatus.VERBATIM, named.start(), named.end(), named.group(0))
-    if _range_names(label, indexed.text):
+    if _range_names(prefix, number, indexed.text):
         return InvariantMatch(InvariantStatus.PARAPHRASED, reason="named in a range of its labels")
     return match_user_item(replace(item, text=item.text[labelled.end() :]), indexed, config)
 

@@ -30,7 +30,7 @@ _CRITERIA_HEADING = re.compile(r"^(?P<level>#{1,6})\s*\**acceptance criteria\b.*
 _CHECK_ITEM = re.compile(r"^\s*[-*]\s+\[[ xX]\]\s+(?P<text>.+?)\s*$", re.MULTILINE)
 _LABEL = re.compile(r"^\**(?P<label>[A-Z]{1,4}-?\d{1,3})\**\s*[:.)–—-]\s*(?P<title>.*)$")
 """A criterion's label at the head of its title: "AC-7: Benchmark baseline", "R2. Exit codes"."""
-LABELLED = re.compile(r"^#\d+ (?P<label>[A-Z]{1,4}-?\d{1,3}): ")
+LABELLED = re.compile(r"^#\d+ (?P<label>(?P<prefix>[A-Z]{1,4})-?(?P<number>\d{1,3})): ")
 """How an item's text begins when its criterion has a label: "#313 AC-7: …"."""
 
 
