@@ -115,18 +115,29 @@ def reading_within(limits: ReadLimits) -> Iterator[ReadLimits]:
         _IN_FORCE.reset(token)
 
 
-def megabytes_setting(name: str, default: int) -> int:
-    """A bound set in MB by the environment variable `name`, in bytes; `TraceReadError` naming it if it is no size."""
+def positive_setting(name: str, unit: str = "") -> float | None:
+    """The positive, finite number the environment variable `name` holds; None when it is unset or blank;
+    `ValueError` saying why when it holds something else ("inf" and "nan" are numbers to `float`, not bounds).
+    Each caller says it in its own way: a read bound refuses the run, the guard logs it and goes on."""
     text = os.environ.get(name, "").strip()
     if not text:
-        return default
+        return None
     try:
-        megabytes = float(text)
+        value = float(text)
     except ValueError:
-        raise TraceReadError(name, f"{text!r} is not a number of megabytes") from None
-    if megabytes <= 0:
-        raise TraceReadError(name, f"{text!r} must be more than 0 megabytes")
-    return int(megabytes * MB)
+        raise ValueError(f"{text!r} is not a number{f' of {unit}' if unit else ''}") from None
+    if not 0 < value < float("inf"):
+        raise ValueError(f"{text!r} must be more than 0{f' {unit}' if unit else ''} and finite")
+    return value
+
+
+def megabytes_setting(name: str, default: int) -> int:
+    """A bound set in MB by the environment variable `name`, in bytes; `TraceReadError` naming it if it is no size."""
+    try:
+        megabytes = positive_setting(name, "megabytes")
+    except ValueError as error:
+        raise TraceReadError(name, str(error)) from None
+    return default if megabytes is None else int(megabytes * MB)
 
 
 def as_megabytes(size: int) -> str:
@@ -425,5 +436,6 @@ def is_sqlite(path: Path) -> bool:
 
 __all__ = ["EXPANSION_SETTING", "FILE_SETTING", "LINE_SETTING", "MAX_FOLDER_FILES", "MB", "SQLITE_MAGIC",
            "ZIP_MAGIC", "ReadLimits", "as_megabytes", "bounded_lines", "is_sqlite", "is_zip", "iter_lines",
-           "megabytes_setting", "open_binary", "open_regular", "raw_chunks", "read_all", "read_head", "read_limits",
-           "read_member", "read_with_status", "reading_within", "settings_limits"]  # fmt: skip
+           "megabytes_setting", "open_binary", "open_regular", "positive_setting", "raw_chunks", "read_all",
+           "read_head", "read_limits", "read_member", "read_with_status", "reading_within",
+           "settings_limits"]  # fmt: skip

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from inspector.authorship import said_by_user
+from inspector.bounded_io import positive_setting
 from inspector.inert import visible
 from inspector.model import Finding, Invariant, Severity, SourceRecord, Trace
 from inspector.text import clip
@@ -137,17 +138,12 @@ def guard_limits() -> tuple[GuardLimits, str | None]:
 
 
 def _setting(name: str, default: float, problems: list[str]) -> float:
-    text = os.environ.get(name, "").strip()
-    if not text:
-        return default
     try:
-        value = float(text)
+        value = positive_setting(name)
     except ValueError:
-        value = 0.0
-    if not 0 < value < float("inf"):
-        problems.append(f"{name}={text!r} is not a positive number; used {default:g}")
+        problems.append(f"{name}={os.environ[name].strip()!r} is not a positive number; used {default:g}")
         return default
-    return value
+    return default if value is None else value
 
 
 def _transcript(raw: str) -> Path | None:

@@ -136,6 +136,15 @@ def test_the_expansion_ratio_is_a_setting(tmp_path):
     assert "compression bomb" not in stderr
 
 
+@pytest.mark.parametrize("value", ["inf", "nan", "0", "-3"])
+def test_a_size_setting_that_is_no_finite_positive_number_is_one_line_naming_it(tmp_path, value):
+    """'inf' and 'nan' are numbers to float(): a bound of either was a traceback, not a refusal."""
+    trace = tmp_path / "t.jsonl"
+    trace.write_bytes(FIRST_RECORD)
+    code, _, stderr = measured_check(str(trace), env={"INSPECTOR_MAX_LINE_MB": value})
+    assert (code, stderr.strip()) == (2, f"INSPECTOR_MAX_LINE_MB: {value!r} must be more than 0 megabytes and finite")
+
+
 def test_the_per_file_bound_counts_decompressed_bytes(tmp_path):
     compressor = zstandard.ZstdCompressor()
     lines = FIRST_RECORD * 40_000  # about 9 MB of valid records, 20 KB compressed
