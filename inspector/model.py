@@ -59,7 +59,6 @@ class InvariantKind(StrEnum):
     """Work put aside to be restored (a `git stash` of uncommitted changes), owed until restored."""
     TASK_CRITERION = "task-criterion"
     """An acceptance criterion of the issue the user set the agent on: delegated, not typed."""
-    """Work put aside to be restored (a `git stash` of uncommitted changes), owed until restored."""
     COUNTEREXAMPLE = "counterexample"
     FACT = "fact"
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from inspector import shell_grammar
 from inspector.config import DEFAULT_CONFIG
 from inspector.literals import Literals
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
@@ -137,8 +138,8 @@ def parse_steps(command: str) -> tuple[Step, ...]:
 
     Cached: a session runs the same few commands again and again, and each costs a parse.
     """
-    import bashlex  # here, not at the top: it builds its grammar's tables on import (75 ms), which a command
-    # that parses no shell line (`rules`, `--help`, a scan of native traces) should not pay
+    bashlex = shell_grammar.bashlex()  # here, not at the top: a command that parses no shell line (`rules`,
+    # `--help`, a scan of native traces) should not pay for importing the parser
 
     steps: list[Step] = []
     try:
