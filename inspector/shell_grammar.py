@@ -24,7 +24,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-CACHE_SETTING = "COMPACTION_INSPECTOR_CACHE"
+CACHE_SETTING = "INSPECTOR_CACHE_DIR"
 """Where the tables are kept, when set (a folder); else `$XDG_CACHE_HOME/compaction-inspector`."""
 
 _MAX_TABLE_BYTES = 4 << 20
