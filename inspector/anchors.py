@@ -292,9 +292,12 @@ class AnchorIndex:
         tier = self._exact.get(key)
         if tier is None:
             placed = dict(self._by_key.get(key, {}))
+            for longer in self._keys_abbreviated_by(key):
+                for referent, place in self._by_key[longer].items():
+                    _keep_earliest(placed, referent, place)
             for (namespace, mentioned), place in self._mentions_for(key).items():
                 referent = f"{namespace}:{mentioned}"
-                if mentioned == key or referent == key:
+                if mentioned == key or referent == key or abbreviates(key, mentioned):
                     _keep_earliest(placed, referent, place)
             tier = self._exact[key] = _Tier.of(placed) if placed else _NO_TIER
         return tier
@@ -315,6 +318,22 @@ class AnchorIndex:
                         _keep_earliest(placed, referent, place)
             tier = self._suffix[key] = _Tier.of(placed) if placed else _NO_TIER
         return tier
+
+    def _keys_abbreviated_by(self, key: str) -> list[str]:
+        """Record keys that are longer hex ids `key` is the head of (`abbreviates`), found by bisection."""
+        if not HEX_ID.fullmatch(key):
+            return []
+        keys, _ = self._sorted()
+        low = bisect_left(keys, key)
+        high = bisect_left(keys, key[:-1] + chr(ord(key[-1]) + 1))
+        return [k for k in keys[low:high] if abbreviates(key, k)]
+
+    def _sorted(self) -> tuple[list[str], list[int]]:
+        """Every record key in sorted order, with its earliest place: prefixes sit together, found by bisection."""
+        if self._sorted_keys is None:
+            keys = sorted(self._key_places)
+            self._sorted_keys = (keys, list(map(self._key_places.__getitem__, keys)))
+        return self._sorted_keys
 
     def _named(self, key: str) -> dict[str, dict[str, int]]:
         """The mentions that may bind to `key`, by the keys they answer to: their own and `namespace:key`."""
@@ -346,10 +365,7 @@ class AnchorIndex:
         scan of every key for each unresolved key of 200 summaries over a 100 MB session was 4.9 million
         `startswith` calls; every key past them sorts at or after the prefix with `/` raised to `0`.
         """
-        if self._sorted_keys is None:
-            keys = sorted(self._key_places)
-            self._sorted_keys = (keys, list(map(self._key_places.__getitem__, keys)))
-        keys, places = self._sorted_keys
+        keys, places = self._sorted()
         low, high = bisect_left(keys, folder), bisect_left(keys, folder[:-1] + "0")
         return min(places[low:high]) if low < high else None
 
@@ -382,6 +398,17 @@ class AnchorIndex:
         return ResolvedAnchor(anchor, AnchorStatus.UNRESOLVED, ())
 
 
+HEX_ID = re.compile(r"[0-9a-f]{7,}")
+"""A hex id as summaries and logs print them: a sha, a checksum, an image id (seven digits or more)."""
+
+
+def abbreviates(short: str, full: str) -> bool:
+    """`short` is the head of a longer hex id the log printed: a commit's short sha (`ea5ee39` of
+    `ea5ee3964bef…`), a checksum or an image id cut to its first characters, as summaries write them."""
+    return len(full) > len(short) and full.startswith(short) and bool(HEX_ID.fullmatch(short)) and bool(
+        HEX_ID.fullmatch(full))
+
+
 def _keep_earliest(placed: dict[str, int], referent: str, place: int) -> None:
     """Keep a referent's earliest place: a key printed twice was there from the first time."""
     known = placed.get(referent)
@@ -411,14 +438,16 @@ _ONE_WORKSPACE = frozenset({"file", "command", "transcript"})
 
 
 def _distinct_targets(referents: Iterable[str]) -> list[tuple[str, str]]:
-    """Two spellings of one path (`src/a.py`, `/home/u/src/a.py`) are one target, not a collision."""
+    """Two spellings of one path (`src/a.py`, `/home/u/src/a.py`) are one target, not a collision; so are a hex id
+    and its head (`10ed3d3`, `10ed3d3170ca…`)."""
     parsed = sorted(
         ((("workspace" if ns in _ONE_WORKSPACE else ns), k) for ns, k in (r.split(":", 1) for r in referents)),
         key=lambda p: -len(p[1]),
     )
     kept: list[tuple[str, str]] = []
     for namespace, key in parsed:
-        if not any(namespace == ns and full.endswith("/" + key.lstrip("./~")) for ns, full in kept):
+        if not any(namespace == ns and (full.endswith("/" + key.lstrip("./~")) or abbreviates(key, full))
+                   for ns, full in kept):  # fmt: skip
             kept.append((namespace, key))
     return kept
 
@@ -431,5 +460,5 @@ def resolve_in_isolation(
     return [index.resolve(anchor, cut) for anchor in extract_anchors(text, patterns)]
 
 
-__all__ = ["Anchor", "AnchorIndex", "AnchorStatus", "DEFAULT_PATTERNS", "ResolvedAnchor",
+__all__ = ["HEX_ID", "Anchor", "AnchorIndex", "AnchorStatus", "DEFAULT_PATTERNS", "ResolvedAnchor", "abbreviates",
            "extract_anchors", "resolve_in_isolation", "weakly_a_path"]  # fmt: skip

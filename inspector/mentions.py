@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import hyperscan
 
-from inspector.anchors import extract_anchors
+from inspector.anchors import HEX_ID, extract_anchors
 from inspector.model import SourceRecord
 from inspector.text import word_end, word_start
 
@@ -47,6 +47,9 @@ _LONE_SURROGATES = "surrogatepass"
 _LOOK_BACK = 128
 _BYTES_WORD_END = re.compile(rb"[^ \t\n\r\x0b\x0c\x1c-\x1f]*")
 _WORD_CHAR = re.compile(r"\w")
+_HEX_CHARS = "0123456789abcdef"
+_HEX_BYTES = frozenset(_HEX_CHARS.encode())
+"""What may follow a short hex id inside the longer id it begins: more hex digits, and nothing else."""
 
 
 class Mentions:
@@ -90,6 +93,7 @@ class Mentions:
         position is its first turn, and a repeated stretch skipped is a later one.
         """
         needles = [n.encode("utf-8", _LONE_SURROGATES) for n in missing]
+        heads = [bool(HEX_ID.fullmatch(n)) for n in missing]  # a short hex id also binds to the longer one it begins
         database = hyperscan.Database()
         database.compile(expressions=needles, ids=list(range(len(needles))), elements=len(needles),
                          flags=0, literal=True)  # fmt: skip
@@ -102,7 +106,7 @@ class Mentions:
             hits.sort(key=_end)
             size = len(batch)
             for which, end in hits:
-                if end < size and batch[end] in _ASCII_WORD:
+                if end < size and batch[end] in _ASCII_WORD and not (heads[which] and batch[end] in _HEX_BYTES):
                     continue  # mid-word (OPS-7 in OPS-712): every anchor key ends before a non-word character
                 needle = missing[which]
                 start = _word_start(batch, end - len(needles[which]))
@@ -114,7 +118,7 @@ class Mentions:
                 chunk = seen[0].decode("utf-8", _LONE_SURROGATES)
                 # The hit's end as a character offset in `chunk`.
                 at = len(batch[start:end].decode("utf-8", _LONE_SURROGATES))
-                if at < len(chunk) and _WORD_CHAR.match(chunk, at):
+                if at < len(chunk) and _WORD_CHAR.match(chunk, at) and not (heads[which] and chunk[at] in _HEX_CHARS):
                     continue  # every anchor key ends before a non-word character; this hit is mid-word
                 word = chunk[word_start(chunk, at - len(needle)) : word_end(chunk, at)]
                 mentions = words.get(word)

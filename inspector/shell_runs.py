@@ -171,11 +171,13 @@ def _unwrapped(words: tuple[str, ...]) -> tuple[str, ...]:
 
 def _program(word: str) -> str:
     """The program a step's first word names: an interpreter by its family (`python3.12` → `python`), a path
-    by its file name when it is absolute or names a known runner (`.venv/bin/python`)."""
+    by its file name when it is absolute (from the root or the home folder: `~/go/bin/swag`, `$HOME/.cargo/bin/x`,
+    an installed program) or names a known runner (`.venv/bin/python`)."""
     name = word.rsplit("/", 1)[-1]
     if _PYTHON.fullmatch(name):
         return "python"
-    return name if word.startswith("/") or name in _RUNNERS or name in _C_FAMILY else word
+    absolute = word.startswith(("/", "~/", "$HOME/", "${HOME}/"))
+    return name if absolute or name in _RUNNERS or name in _C_FAMILY else word
 
 
 def inline_code(step: Step, command: str = "") -> bool:

@@ -155,3 +155,30 @@ def test_a_turn_no_state_covers_comes_after_every_compaction() -> None:
     [anchor] = extract_anchors("[[turn:2]]")
     assert [index.resolve(anchor, cut).status for cut in (0, 1, None)] == [
         AnchorStatus.UNRESOLVED, AnchorStatus.UNRESOLVED, AnchorStatus.RESOLVED]  # fmt: skip
+
+
+def test_a_short_hex_id_binds_to_the_longer_one_the_log_printed(tmp_path: Path) -> None:
+    """safecast-map-MCP: `md5sum` printed `ea5ee3964bef2dcbb0e0d14c81b84ed7  /root/…/safecast-mcp`, and the
+    summary compared checksums as `ea5ee39`: the head of an id the log printed is no dead pointer."""
+    trace = session(
+        tmp_path,
+        "The server answers oddly: ea5ee3964bef2dcbb0e0d14c81b84ed7  /root/server/mcp is what md5sum says there.",
+        ("summary", "The server binary (ea5ee39) differs from the local build; 50052e5 was never printed."),
+        "Deploy again.",
+    )
+    assert statuses(trace, "ea5ee39") == [(1, "resolved", ("commit:ea5ee3964bef2dcbb0e0d14c81b84ed7",))]
+    assert statuses(trace, "50052e5") == [(1, "unresolved", ())]
+
+
+def test_a_short_sha_and_the_full_sha_it_begins_are_one_commit_not_two(tmp_path: Path) -> None:
+    """port-cli: `git log` printed 10ed3d3 and `git rev-parse` 10ed3d3170ca…: one commit in two spellings."""
+    trace = session(
+        tmp_path,
+        "Pushed 10ed3d3 (fix: import) — rev-parse says 10ed3d3170ca29836d4ec3cfbce0ca1b0ad5d701.",
+        ("summary", "Commit 10ed3d3 is on the branch."),
+        "Next.",
+    )
+    in_summary = [(g, status, len(referents)) for g, status, referents in statuses(trace, "10ed3d3") if g > 0]
+    assert in_summary == [(1, "resolved", 2)]
+    other = session(tmp_path, "The build id is 10ed3d3g1.", ("summary", "See 10ed3d3."), "Go.")
+    assert statuses(other, "10ed3d3") == [(1, "unresolved", ())]  # a word going on past the hex is another id

@@ -109,6 +109,17 @@ def test_wrappers_and_interpreter_names_are_one_program() -> None:
     assert command_signature("timeout 30 npx tsx bin/cli.ts merge 265") == ("tsx", "bin/cli.ts")
 
 
+def test_an_installed_program_named_from_the_home_folder_is_the_program_itself() -> None:
+    """safecast-map-MCP: `swag init` failed, then `go install …/swag@latest && ~/go/bin/swag init` ran it by
+    its path in the home folder; a path inside the project (`bin/swag`) stays its own program."""
+    assert command_signature("~/go/bin/swag init -g cmd/x.go") == command_signature("swag init -g cmd/x.go")
+    assert command_signature("$HOME/.cargo/bin/tool build") == ("tool", "build")
+    assert command_signature("bin/swag init") == ("bin/swag", "init")
+    fixed = fates(ran("r1", "swag init -o docs", "docs/x.go:3: error: bad annotation", failed=True),
+                  ran("r2", "~/go/bin/swag init -o docs", "Generate swagger docs....\ncreate docs.go"))  # fmt: skip
+    assert fixed == [("r1", "r2", "ran clean")]
+
+
 def test_a_line_the_parser_refuses_is_read_by_the_shell_lexer() -> None:
     # bashlex does not take a heredoc inside $(…): the fallback keeps the quoted body whole.
     command = "cd /w/313 && gh issue comment 313 --body \"$(cat <<'END'\n## QA\nready\nEND\n)\" 2>&1"
