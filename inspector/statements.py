@@ -58,8 +58,21 @@ _QUESTION_CLAUSE = re.compile(rf",\s*(?=(?:(?:{_alternatives(_WH)})\s+)?{_INVERT
 """A question riding on a statement after a comma: "ok, do nothing, can we add tests" (inverted word order)."""
 _PARENTHESISED_QUESTION = re.compile(r"\([^()]*\?[^()]*\)")
 
+_IMPERATIVE_VERBS = (
+    "fix address add remove delete drop update change implement create write build run test push commit merge "
+    "rebase revert retire rename move refactor use make keep leave review check document deploy release publish "
+    "install upgrade replace skip stop start continue finish clean split combine introduce investigate try show "
+    "explain compare verify rewrite restore reset undo apply open close mark set bump include exclude handle wire "
+    "extract simplify port migrate convert generate send post resolve cover split do go put get"
+).split()
+"""Verbs a request to an agent opens with, in their base form: the work of a software session."""
+_NO_THEN_A_CLAUSE = (rf"no\s+(?:{_alternatives(_IMPERATIVE_VERBS)}|{_alternatives(_SUBJECT)}|"
+                     r"wait|not|just|actually|let's|lets|don't|dont|please)\b")
+""""No remove this again", "no it should …", "no wait": the interjection, then what the user says instead. "No"
+before a noun is the determiner ("No changes.", "No luck", "no need"): a report of what the user saw, or a wish,
+and no correction of the agent's words."""
 _CORRECTION_START = re.compile(
-    r"^(?:actually\b|no[,!.]|no\s+(?!problem|worries|need)\w|nope\b|wrong\b|that(?:'s| is) (?:not|wrong)\b|"
+    rf"^(?:actually\b|no[,!.]|{_NO_THEN_A_CLAUSE}|nope\b|wrong\b|that(?:'s| is) (?:not|wrong)\b|"
     r"i meant\b|not quite\b|instead\b|what do you mean\b)",
     re.IGNORECASE,
 )
@@ -117,14 +130,6 @@ _GET_GOING = re.compile(
 """"Let's proceed", "let's fix the rest": the user sets the agent going; the work, not the words, carries on."""
 
 
-_IMPERATIVE_VERBS = (
-    "fix address add remove delete drop update change implement create write build run test push commit merge "
-    "rebase revert retire rename move refactor use make keep leave review check document deploy release publish "
-    "install upgrade replace skip stop start continue finish clean split combine introduce investigate try show "
-    "explain compare verify rewrite restore reset undo apply open close mark set bump include exclude handle wire "
-    "extract simplify port migrate convert generate send post resolve cover split do go put get"
-).split()
-"""Verbs a request to an agent opens with, in their base form: the work of a software session."""
 _DISCOURSE = "ok okay yes yeah yep sure great cool perfect good alright right now then so and also please pls just"
 _OBJECT = (r"(?:the|a|an|all|it|them|this|that|these|those|my|our|your|its|every|each|both|any|some|ahead|up|out|"
            r"back)\b|\d|[`\"'(]")

@@ -95,6 +95,17 @@ def test_please_use_is_a_preference() -> None:
     ]
 
 
+def test_no_then_a_clause_corrects_and_no_before_a_noun_reports() -> None:
+    """entirecli: "no remove this again, …" corrects the agent; safecast-map-MCP: "No changes." answered "Try
+    testing at … it should now show the complete response": what the user saw, not a correction."""
+    assert statement_kind("no remove this again, the risk someone assumes it's a stable link is to big") is (
+        InvariantKind.CORRECTION)
+    assert statement_kind("no it should read the config first") is InvariantKind.CORRECTION
+    assert statement_kind("No, the other branch") is InvariantKind.CORRECTION
+    for report in ("No changes.", "No luck", "no difference at all", "No errors in the console"):
+        assert statement_kind(report) is not InvariantKind.CORRECTION, report
+
+
 def test_actually_starts_a_correction() -> None:
     assert statement_kind("actually maybe let's test this first") is InvariantKind.CORRECTION
 
