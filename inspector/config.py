@@ -62,6 +62,11 @@ class Config:
     """Share of a summary sentence's own terms that must be an invariant's for a sentence carrying under
     `lost_coverage` of the invariant to still be about it: a short sentence given wholly to the topic."""
 
+    actions_kept_share: float = 0.5
+    """Share of the completed actions before a compaction that a summary must name more than, to have kept them as
+    a series: one that names most commits and omits a few (a debug-logging commit among five) still tells the next
+    agent what was done; one that names half or fewer does not, and each it omits is then reported."""
+
     # --- what the user said ------------------------------------------------------------------------
     question_sentences: int = 4
     """Sentences before an agent's closing question read with it at most: an option list is the few lines

@@ -137,8 +137,9 @@ STANDING = (*PRESENT, InvariantStatus.LOST)
     "Commits or pull requests made before a compaction are not in its summary: the next agent may redo or undo them.",
 )
 def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
-    """One finding per summary: the actions form one series, and a summary drops them together. Every summary
-    that lacks one is reported, not only the first: each is what some next agent works from."""
+    """One finding per summary: the actions form one series, and a summary drops them together. A summary naming
+    most of them (`Config.actions_kept_share`) has kept the series. Every summary that lost it is reported, not
+    only the first: each is what some next agent works from."""
     tracks = session_tracks(facts, (InvariantKind.COMPLETED_ACTION,))
     lost_at = [(track, {k for k, _ in still(track, InvariantStatus.LOST)}) for track in tracks]
     for generation in facts.summaries():
@@ -147,6 +148,8 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
         if not gone:
             continue
         done = [t for t in tracks if t.statuses[k] in STANDING]
+        if len(gone) < len(done) and (len(done) - len(gone)) / len(done) > facts.config.actions_kept_share:
+            continue  # most of the series is there: the few it leaves out are no loss of what was done
         commits = [t.invariant.text.split()[1] for t in gone if t.invariant.text.startswith("commit ")]
         pulls = [t.invariant.text.split()[2] for t in gone if t.invariant.text.startswith("pull request ")]
         parts = []
