@@ -158,3 +158,15 @@ def test_a_key_that_is_a_path_only_by_an_underscore_is_reported_as_info_when_it_
              if f.rule == "unresolved-anchor"}  # fmt: skip
     assert found == {"thinking/text/tool_use": "info", "src/parser/lexer_v2": "warning",
                      "docs/metrics_guide.md": "warning"}  # fmt: skip
+
+
+def test_a_path_the_summary_names_as_one_to_make_is_reported_as_info_when_it_resolves_to_nothing():
+    """monodreams: "(e) create `registry/cursor/block.json` as worked example": a plan's file, written only after
+    the compaction; a file the summary says was made, and the log never shows, is still a warning."""
+    records = [SourceRecord("u1", "plan the registry", namespace="transcript", kind="user", authority="user")]
+    summary = ("Next: (d) create `registry/block.schema.json`, (e) create `registry/cursor/block.json` as worked "
+               "example, add a new file docs/registry.md.\nDone: created src/loader/registry.cs.")
+    found = {f.evidence["key"]: f.severity.value for f in analyze(session_log(records, (1, summary))).findings
+             if f.rule == "unresolved-anchor"}  # fmt: skip
+    assert found == {"registry/block.schema.json": "info", "registry/cursor/block.json": "info",
+                     "docs/registry.md": "info", "src/loader/registry.cs": "warning"}  # fmt: skip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 from inspector.anchors import AnchorStatus, ResolvedAnchor, weakly_a_path
@@ -22,10 +23,14 @@ def _first_per_key(facts: GenerationFacts, status: AnchorStatus) -> Iterator[tup
             yield resolved, seen[resolved.anchor.key]
 
 
+SeverityOf = Callable[[ResolvedAnchor, str], Severity | None]
+"""A finding's own severity from its anchor and the summary's text, or None for the rule's."""
+
+
 def _anchor_hits(facts: TraceFacts, status: AnchorStatus, describe: Callable[[ResolvedAnchor], str],
-                 severity: Callable[[ResolvedAnchor], Severity | None] = lambda _: None) -> Iterator[Hit]:  # fmt: skip
+                 severity: SeverityOf = lambda *_: None) -> Iterator[Hit]:  # fmt: skip
     """One hit per distinct key with `status` in each summary, at its first occurrence (at `severity`'s, when it
-    says one, else the rule's)."""
+    says one given the anchor and the summary's text, else the rule's)."""
     for generation in facts.summaries():
         for resolved, count in _first_per_key(generation, status):
             anchor = resolved.anchor
@@ -33,7 +38,7 @@ def _anchor_hits(facts: TraceFacts, status: AnchorStatus, describe: Callable[[Re
             if resolved.referents:
                 evidence["referents"] = list(resolved.referents)
             yield Hit(generation.generation.index, describe(resolved), anchor.start, anchor.end, evidence,
-                      severity=severity(resolved))  # fmt: skip
+                      severity=severity(resolved, generation.generation.text or ""))  # fmt: skip
 
 
 @rule(
@@ -44,14 +49,31 @@ def _anchor_hits(facts: TraceFacts, status: AnchorStatus, describe: Callable[[Re
 )
 def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     """On a session log, a key that is a path only by an underscore or a digit is reported as info: unresolved,
-    it is as likely a list of words joined by slashes as a dead path (`anchors.weakly_a_path`)."""
+    it is as likely a list of words joined by slashes as a dead path (`anchors.weakly_a_path`). So is a path the
+    summary names as one to make ("(e) create `registry/cursor/block.json`"): a plan's file does not exist yet."""
 
-    def weak(resolved: ResolvedAnchor) -> Severity | None:
+    def weak(resolved: ResolvedAnchor, text: str) -> Severity | None:
         anchor = resolved.anchor
-        return Severity.INFO if facts.session_log and anchor.pattern == "path" and weakly_a_path(anchor.key) else None
+        if not facts.session_log or anchor.pattern != "path":
+            return None
+        return Severity.INFO if weakly_a_path(anchor.key) or _to_make(text, anchor.start) else None
 
     return _anchor_hits(facts, AnchorStatus.UNRESOLVED,
                         lambda r: f"{quoted_name(r.anchor.key)} resolves to no source record", weak)  # fmt: skip
+
+
+_TO_MAKE = re.compile(
+    r"\b(?:create|add|write|scaffold|generate|introduce|new)\s+(?:(?:a|an|the)\s+)?(?:new\s+)?(?:file\s+)?[`'\"(]*$",
+    re.IGNORECASE,
+)
+"""The words before a path that name it as one to make: a verb of making in its base form (a plan's step, not
+"created", which says it was made), or "new"."""
+
+
+def _to_make(text: str, start: int) -> bool:
+    """The path at `start` is the object of a verb of making, on its own line of the summary."""
+    head = text.rfind("\n", 0, start) + 1
+    return _TO_MAKE.search(text, max(head, start - 60), start) is not None
 
 
 @rule(
