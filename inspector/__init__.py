@@ -17,7 +17,8 @@ _WHERE = {
     "inspector.errors": ("TraceReadError",),
     "inspector.config": ("Config",),
     "inspector.facts": ("TraceFacts", "compute_facts"),
-    "inspector.invariants": ("InvariantStatus", "extract_invariants", "match_invariant"),
+    "inspector.invariants": ("InvariantStatus", "match_invariant"),
+    "inspector.items": ("trace_items",),
     "inspector.model": ("ChainEvent", "Finding", "Generation", "Invariant", "InvariantKind", "Severity",
                         "SourceQuote", "SourceRecord", "Trace"),
     "inspector.readers": ("Reader", "detect_format", "load_trace", "register_reader"),
@@ -28,8 +29,8 @@ _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names
 __all__ = ["Analysis", "Anchor", "AnchorIndex", "AnchorStatus", "ChainEvent", "Config", "Finding", "Generation",
     "Invariant", "InvariantKind", "InvariantStatus", "Reader", "Rule", "Severity", "SourceQuote", "SourceRecord",
     "Trace", "TraceFacts", "TraceReadError", "all_rules", "analyze", "anchor_density", "compute_facts",
-    "detect_format", "extract_anchors", "extract_invariants", "find_elisions", "load_trace", "match_invariant",
-    "register_reader", "register_rule", "resolve_in_isolation", "rule"]  # fmt: skip
+    "detect_format", "extract_anchors", "find_elisions", "load_trace", "match_invariant",
+    "register_reader", "register_rule", "resolve_in_isolation", "rule", "trace_items"]  # fmt: skip
 
 
 def __getattr__(name: str) -> Any:
@@ -52,7 +53,8 @@ if TYPE_CHECKING:  # what a type checker and an IDE see: the same names, importe
     from inspector.elision import anchor_density, find_elisions
     from inspector.errors import TraceReadError
     from inspector.facts import TraceFacts, compute_facts
-    from inspector.invariants import InvariantStatus, extract_invariants, match_invariant
+    from inspector.invariants import InvariantStatus, match_invariant
+    from inspector.items import trace_items
     from inspector.model import (
         ChainEvent,
         Finding,

@@ -120,8 +120,6 @@ class Config:
     statement_chars: int = 400
     """The longest sentence or clause read as one statement: a rule or a request fits in two lines; past that
     it is a paragraph of narrative or a pasted block, whose force words belong to no single item."""
-    shortest_statement_chars: int = 8
-    """A native record's sentence shorter than this ("ok.", "Done.") states no invariant."""
     verbatim_min_words: int = 3
     """Words a user's item needs before its words in order are looked for as kept verbatim: two words in order
     ("never push") occur in summaries that say something else."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import islice
 from typing import Any
@@ -23,12 +23,11 @@ from inspector.invariants import (
     InvariantMatch,
     InvariantStatus,
     best_match,
-    extract_invariants,
     match_invariant,
     rank,
 )
 from inspector.item_matching import ITEM_MATCHERS
-from inspector.items import session_items as mine_session_items
+from inspector.items import trace_items
 from inspector.model import Generation, Invariant, SourceQuote, Trace
 from inspector.places import RecordPlaces, extends, first_covered
 from inspector.shell_runs import ShellRun, shell_runs
@@ -157,18 +156,17 @@ class InvariantTrack:
 
 
 def invariant_universe(trace: Trace, config: Config = DEFAULT_CONFIG) -> list[Invariant]:
-    """Declared invariants where the trace has them, else extracted; plus manifest-only items."""
+    """The trace's own list of items where it has one, else its items mined (`items.trace_items`); plus the
+    items only a compactor's manifest names."""
     if trace.invariants is not None:
-        universe = list(trace.invariants)
-    elif trace.is_session_log:
-        universe = mine_session_items(trace.sources, config=config)
+        universe = [replace(inv, declared=True) for inv in trace.invariants]
     else:
-        universe = extract_invariants(trace.sources)
+        universe = trace_items(trace.sources, declares=not trace.is_session_log, config=config)
     known = {inv.id for inv in universe}
     for generation in trace.generations:
         for item in generation.manifest or ():
             if item.id not in known:
-                universe.append(item)
+                universe.append(replace(item, declared=True))
                 known.add(item.id)
     return universe
 
@@ -187,7 +185,7 @@ def introduced_at(
     """First generation responsible for the invariant: the one that first covers its source record."""
     if invariant.source_key is not None and invariant.source_key in source_keys:
         return first_cover.get(invariant.source_key)
-    if trace.invariants is not None and invariant in trace.invariants:
+    if trace.invariants is not None and any(invariant.id == declared.id for declared in trace.invariants):
         return 0
     return next(
         (g.index for g in trace.generations if any(_same_item(m, invariant) for m in g.manifest or ())), None
@@ -205,9 +203,8 @@ def track_invariant(
     facts: Sequence[GenerationFacts],
     start: int | None,
     retired: int | None = None,
-    session_items: bool = False,
 ) -> InvariantTrack:
-    """The item in every state; `session_items`: it was mined from a session log (matched by its kind)."""
+    """The item in every state."""
     matches: list[InvariantMatch] = []
     depths: list[int | None] = []
     for generation_facts in facts:
@@ -215,7 +212,7 @@ def track_invariant(
             matches.append(InvariantMatch(InvariantStatus.RETIRED, reason="superseded by a later record"))
             depths.append(None)
             continue
-        match = _match_in_generation(invariant, generation_facts, start, session_items)
+        match = _match_in_generation(invariant, generation_facts, start)
         matches.append(match)
         generation = generation_facts.generation
         parent_depth = depths[generation.parent] if generation.parent is not None else None
@@ -227,9 +224,9 @@ _NOT_INTRODUCED = InvariantMatch(InvariantStatus.NOT_INTRODUCED)
 """Shared: matches are immutable, and half of a long session's (item, state) pairs are this one."""
 
 
-def _match_in_generation(
-    invariant: Invariant, facts: GenerationFacts, start: int | None, session_items: bool = False
-) -> InvariantMatch:
+def _match_in_generation(invariant: Invariant, facts: GenerationFacts, start: int | None) -> InvariantMatch:
+    """How a state carries the item: a mined one by its kind's matcher (`item_matching.ITEM_MATCHERS`, by topic),
+    a declared one word for word and force for force, in the text or in the state's manifest."""
     generation = facts.generation
     if start is None or generation.index < start:
         return _NOT_INTRODUCED
@@ -238,7 +235,7 @@ def _match_in_generation(
         # only needed to show it (`shown_match`), and searching S0 for every item costs a check dearly.
         return InvariantMatch(InvariantStatus.VERBATIM)
     config = facts._config
-    matcher = ITEM_MATCHERS.get(invariant.kind) if session_items else None
+    matcher = None if invariant.declared else ITEM_MATCHERS.get(invariant.kind)
     if matcher is not None and facts.indexed is not None:
         return matcher(invariant, facts.indexed, config)
     in_text = match_invariant(invariant.text, facts.indexed, config=config) if facts.indexed else None
@@ -370,18 +367,16 @@ def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
     for record in trace.sources:
         if record.supersedes is not None:
             successors.setdefault(record.supersedes, []).append(record.key)
-    mined = trace.invariants is None and trace.is_session_log
     tracks = tuple(
         track_invariant(
             inv,
             generations,
             introduced_at(inv, trace, first_cover, source_keys),
             retired_at(inv, successors, first_cover),
-            mined,
         )
         for inv in invariant_universe(trace, config)
     )
-    return TraceFacts(trace, config, generations, tracks, session_log=mined)
+    return TraceFacts(trace, config, generations, tracks, session_log=trace.is_session_log)
 
 
 __all__ = ["GenerationFacts", "InvariantTrack", "TraceFacts", "compute_facts",

@@ -1,6 +1,8 @@
-"""Invariants: extract the typed set from source records, and find each one in a generation.
+"""Invariants: find an item, word for word and force for force, in a generation.
 
-The second note's failure is a constraint kept in S₁, paraphrased in S₂, gone in S₃. Matching is
+Items are mined once for every trace (`inspector.items`); this module matches the ones a trace declares
+(`Invariant.declared`), each word of which its author chose, and holds the sentence index every matcher
+searches. The second note's failure is a constraint kept in S₁, paraphrased in S₂, gone in S₃. Matching is
 deterministic so a reviewer can see why: the best sentence by shared content terms (rapidfuzz absorbs
 inflections), then a check that the invariant's force survived: its negation, its strong modal, its
 condition ("until…"), its values. Topic kept but force lost is *weakened*, the dangerous middle state.
@@ -11,7 +13,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property, lru_cache
@@ -21,9 +23,8 @@ from rapidfuzz import fuzz, process
 
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.languages import language_of
-from inspector.model import Invariant, InvariantKind, SourceRecord
-from inspector.statement_force import NEGATING, PROHIBITION
-from inspector.text import Sentence, clip, content_terms, normalise, sentences, stem, words
+from inspector.statement_force import NEGATING
+from inspector.text import Sentence, content_terms, normalise, sentences, stem, words
 
 
 class InvariantStatus(StrEnum):
@@ -49,82 +50,13 @@ PRESERVATION_WEIGHT: dict[InvariantStatus, float] = {
 PRESENT = frozenset({InvariantStatus.VERBATIM, InvariantStatus.PARAPHRASED, InvariantStatus.WEAKENED})
 """Statuses in which a state still carries the item: weakened too, since its topic is there to be checked."""
 
-# --- extraction ----------------------------------------------------------------------------
-
-_RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(pattern, re.IGNORECASE))
-    for kind, pattern in (
-        (InvariantKind.CORRECTION, r"^\s*(?:actually\b|correction\b|no,\s|i meant\b|wait,\s|that(?:'s| is) wrong)"),
-        (InvariantKind.PROHIBITION, PROHIBITION.pattern),
-        (InvariantKind.PRECONDITION, r"\b(?:until|unless|only if|only after|only when|as long as|provided that)\b"),
-        (InvariantKind.PROCEDURAL_RULE,
-         r"\b(?:always|every time|each time|make sure|before (?:each|every|any|you|committing|merging|"
-         r"deploying|pushing|running|releasing))\b"),
-        (InvariantKind.COMPLETED_ACTION,
-         r"\b(?:already (?:done|completed|merged|deployed|applied|ran|run|sent|migrated|released)|"
-         r"has been (?:completed|merged|deployed|applied|done|sent|released)|"
-         r"was (?:completed|merged|deployed|applied|sent|released))\b"),
-        (InvariantKind.COUNTEREXAMPLE, r"\b(?:counterexample|counter-example|does not hold|doesn't hold|fails for)\b"),
-    )
-)  # fmt: skip
-
-_MINED_AUTHORITIES = {None, "user", "system"}
-_NOT_MINED_KINDS = {"assistant", "tool_call", "tool_result", "file", "command", "uri", "commit", "ticket", "key"}
-_INVARIANT_KINDS = {k.value for k in InvariantKind}
-
-
-def _squash(text: str, limit: int = 400) -> str:
-    return clip(" ".join(text.split()), limit)
-
-
-def extract_invariants(sources: Iterable[SourceRecord]) -> list[Invariant]:
-    """The typed invariant set, by fixed rules, so two runs on one store always agree.
-
-    A record typed as an invariant kind is that invariant; a record that supersedes another is a
-    correction; a tool error is failure history; user and system text is mined sentence by sentence.
-    The same kind and wording twice (a command that failed four times) is one invariant, the first.
-    """
-    found: list[Invariant] = []
-    for record in sources:
-        if record.supersedes is not None:
-            found.append(Invariant(f"correction:{record.key}", InvariantKind.CORRECTION, _squash(record.text),
-                                   record.key))  # fmt: skip
-        elif record.kind in _INVARIANT_KINDS:
-            kind = InvariantKind(record.kind)
-            found.append(Invariant(f"{kind.value}:{record.key}", kind, _squash(record.text), record.key))
-        elif record.kind == "tool_error":
-            first = next((line for line in record.text.splitlines() if line.strip()), record.text)
-            found.append(Invariant(f"failure:{record.key}", InvariantKind.FAILURE, _squash(first, 200),
-                                   record.key))  # fmt: skip
-        elif record.kind not in _NOT_MINED_KINDS and record.authority in _MINED_AUTHORITIES:
-            found.extend(_mine(record))
-    seen: set[tuple[InvariantKind, str]] = set()
-    unique = []
-    for invariant in found:
-        wording = (invariant.kind, normalise(invariant.text))
-        if wording not in seen:
-            seen.add(wording)
-            unique.append(invariant)
-    return unique
-
-
-def constraint_kind(sentence: str) -> InvariantKind | None:
-    """The invariant kind a sentence states by the fixed rules, or None for narrative."""
-    return next((kind for kind, rule in _RULES if rule.search(sentence)), None)
+# --- values ------------------------------------------------------------------------------
 
 
 def values_in(text: str) -> set[str]:
     """The values a text states (`_VALUE`), lower-cased: what 'value lost', 'contradicted' and a superseded value
     coming back compare."""
     return {value.lower() for value in _VALUE.findall(text)}
-
-
-def _mine(record: SourceRecord) -> Iterator[Invariant]:
-    shortest, longest = DEFAULT_CONFIG.shortest_statement_chars, DEFAULT_CONFIG.statement_chars
-    for number, sentence in enumerate(s for s in sentences(record.text) if shortest <= len(s.text) <= longest):
-        kind = constraint_kind(sentence.text)
-        if kind is not None:
-            yield Invariant(f"{kind.value}:{record.key}#{number}", kind, sentence.text, record.key)
 
 
 # --- matching ------------------------------------------------------------------------------
@@ -322,5 +254,4 @@ def best_match(
 
 
 __all__ = ["IndexedText", "InvariantMatch", "InvariantStatus", "PRESENT", "PRESERVATION_WEIGHT",
-           "best_match", "constraint_kind", "extract_invariants", "fuzzy_terms", "match_invariant", "rank",
-           "values_in"]  # fmt: skip
+           "best_match", "fuzzy_terms", "match_invariant", "rank", "values_in"]  # fmt: skip

@@ -13,6 +13,11 @@ An item is one thing a careful reviewer says must survive every summary that cov
 Each item keeps the key of its record and the sentence there that states it, so a finding can quote
 the log. Mining is by fixed rules over the log in order: the same log always gives the same items.
 
+A trace may also state items itself (`declared_items`): a record typed as an item's kind, a record that
+supersedes another (a correction), a tool's error; these are matched word for word (`Invariant.declared`).
+Native traces and session logs go through the one miner (`trace_items`): what differs between them is what
+their records hold, and that only a native trace declares items.
+
 Each kind is mined where its concept lives: what the user said in `inspector.statements`, failures in
 `inspector.shell_runs`, stashes in `inspector.set_aside`, task criteria in `inspector.task_spec`, actions in
 `inspector.actions`. This module gathers them into one list per session; whether a summary carries one is
@@ -25,12 +30,50 @@ from collections.abc import Iterable
 
 from inspector.actions import action_items, done_by_edits
 from inspector.config import DEFAULT_CONFIG, Config
-from inspector.model import TRANSCRIPT, Invariant, SourceRecord
+from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
 from inspector.presence import item_terms_text, topic_terms
 from inspector.set_aside import set_aside_items
 from inspector.shell_runs import failure_items, shell_runs
 from inspector.statements import last_question, user_items
 from inspector.task_spec import criterion_items
+from inspector.text import clip
+
+
+def _squash(text: str, limit: int) -> str:
+    return clip(" ".join(text.split()), limit)
+
+
+def declared_items(records: Iterable[SourceRecord]) -> list[Invariant]:
+    """The items a trace states in its own records, by fixed rules: a record typed as an item's kind is that
+    item, one that supersedes another is a correction of it, a tool error is a failure (its first line)."""
+    found = []
+    for record in records:
+        if record.supersedes is not None:
+            kind, text = InvariantKind.CORRECTION, _squash(record.text, 400)  # shown whole, up to a paragraph
+        elif record.kind == "tool_error":
+            first = next((line for line in record.text.splitlines() if line.strip()), record.text)
+            kind, text = InvariantKind.FAILURE, _squash(first, 200)  # a line of an error, as a failure shows one
+        else:
+            try:
+                kind, text = InvariantKind(record.kind), _squash(record.text, 400)
+            except ValueError:
+                continue
+        found.append(Invariant(f"{kind.value}:{record.key}", kind, text, record.key, declared=True))
+    return found
+
+
+def trace_items(records: Iterable[SourceRecord], *, declares: bool = True, config: Config = DEFAULT_CONFIG
+                ) -> list[Invariant]:  # fmt: skip
+    """Every item of a trace, in record order: what the user said and what the runs left owed, and, in a trace
+    that `declares` (a native trace, not an agent's log), the items its records state; the same wording twice
+    (a command that failed four times) is one item, the first.
+
+    An agent's log declares nothing: its reader's records are what happened, so a failed tool call there is
+    a run whose failure `inspector.shell_runs` judges (a slip, a retry, a fix), never a failure as stated.
+    """
+    records = list(records)
+    declared = declared_items(records) if declares else []
+    return _first_of_each(declared + session_items(records, config=config), records)
 
 
 def session_items(records: Iterable[SourceRecord], *, config: Config = DEFAULT_CONFIG) -> list[Invariant]:
@@ -56,7 +99,13 @@ def session_items(records: Iterable[SourceRecord], *, config: Config = DEFAULT_C
     found.extend(set_aside_items(runs))
     found.extend(criterion_items(records, runs))
     found.extend(action_items(records))
-    found.sort(key=lambda item: order.get(item.source_key or "", 0))
+    return _first_of_each(found, records)
+
+
+def _first_of_each(found: list[Invariant], records: list[SourceRecord]) -> list[Invariant]:
+    """The items in log order, each wording once: the same topic twice is one item, the first."""
+    order = {record.key: position for position, record in enumerate(records)}
+    found = sorted(found, key=lambda item: order.get(item.source_key or "", 0))
     seen: set[str] = set()
     unique = []
     for item in found:
@@ -67,4 +116,4 @@ def session_items(records: Iterable[SourceRecord], *, config: Config = DEFAULT_C
     return unique
 
 
-__all__ = ["session_items"]
+__all__ = ["declared_items", "session_items", "trace_items"]

@@ -42,25 +42,41 @@ TRANSCRIPT = "transcript"
 
 
 class InvariantKind(StrEnum):
-    """The typed classes of state that must not be lossy (third note: 'typed invariant set')."""
+    """What an item is, for every trace: the kinds a careful reviewer labels (`quality/GOLD-FORMAT.md`).
+
+    One taxonomy for native traces and session logs. A statement's force (a prohibition, a condition, an
+    obligation) is not a kind of its own but read from its words (`inspector.statement_force`); native files
+    written with the older, force-named kinds still load (`_missing_`).
+    """
 
     USER_CONSTRAINT = "user-constraint"
     USER_DECISION = "user-decision"
     USER_REQUIREMENT = "user-requirement"
     USER_PREFERENCE = "user-preference"
-    FAILED_APPROACH = "failed-approach"
-    PROHIBITION = "prohibition"
-    PRECONDITION = "precondition"
-    PROCEDURAL_RULE = "procedural-rule"
-    FAILURE = "failure"
     CORRECTION = "correction"
+    FAILURE = "failure"
+    """A failure still unresolved: a crash, a failing build or test, a known counterexample."""
+    FAILED_APPROACH = "failed-approach"
     COMPLETED_ACTION = "completed-action"
     SET_ASIDE = "set-aside"
     """Work put aside to be restored (a `git stash` of uncommitted changes), owed until restored."""
     TASK_CRITERION = "task-criterion"
     """An acceptance criterion of the issue the user set the agent on: delegated, not typed."""
-    COUNTEREXAMPLE = "counterexample"
     FACT = "fact"
+    """A fact a native trace declares (a topic, a value), with no author's force."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> InvariantKind | None:
+        return cls(LEGACY_KINDS[value]) if isinstance(value, str) and value in LEGACY_KINDS else None
+
+
+LEGACY_KINDS: dict[str, str] = {
+    "prohibition": "user-constraint",
+    "precondition": "user-constraint",
+    "procedural-rule": "user-requirement",
+    "counterexample": "failure",
+}
+"""Kinds native files were written with when force was a kind, and the kind each is now."""
 
 
 class Severity(StrEnum):
@@ -153,6 +169,10 @@ class Invariant:
     """The whole sentence of the source record that states it, when `text` is only part of it."""
     context: str | None = None
     """The question a short answer replies to ("A. is fine" ← "How should failures be handled?")."""
+    declared: bool = False
+    """Stated by the trace itself (its own list, a typed record, a compactor's manifest), not mined from what
+    someone said: its author chose each word, so it is matched word for word and force for force
+    (`inspector.invariants.match_invariant`), where a mined statement is matched by its topic."""
 
 
 class KeyPrefix(Sequence[str]):

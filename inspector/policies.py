@@ -21,8 +21,10 @@ from inspector.model import InvariantKind, SourceRecord
 from inspector.text import estimate_tokens
 
 _BROKEN = (InvariantStatus.WEAKENED, InvariantStatus.LOST)
-_HIGH_AUTHORITY_KINDS = {InvariantKind.PROHIBITION, InvariantKind.PRECONDITION, InvariantKind.PROCEDURAL_RULE}
-_IRREVERSIBLE_KINDS = {InvariantKind.PROHIBITION, InvariantKind.COMPLETED_ACTION}
+_HIGH_AUTHORITY_KINDS = {InvariantKind.USER_CONSTRAINT, InvariantKind.USER_REQUIREMENT, InvariantKind.CORRECTION}
+"""What someone with the authority to bind the agent stated: its constraints, requirements and corrections."""
+_IRREVERSIBLE_KINDS = {InvariantKind.USER_CONSTRAINT, InvariantKind.COMPLETED_ACTION}
+"""Items whose loss leads to what cannot be undone: a forbidden act done, a finished act done twice."""
 
 
 @dataclass(frozen=True)

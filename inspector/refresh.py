@@ -15,8 +15,9 @@ from enum import StrEnum
 from inspector.analysis import Analysis, analyze
 from inspector.config import Config
 from inspector.facts import InvariantTrack
-from inspector.invariants import IndexedText, InvariantStatus, constraint_kind, match_invariant, values_in
+from inspector.invariants import IndexedText, InvariantStatus, match_invariant, values_in
 from inspector.model import Invariant, SourceRecord, Trace
+from inspector.statements import statement_kind
 from inspector.text import estimate_tokens
 
 
@@ -134,7 +135,7 @@ def _unsupported(analysis: Analysis, k: int, records: list[SourceRecord]) -> lis
     config = analysis.facts.config
     found = []
     for sentence in indexed.sentences:
-        if (sentence.start, sentence.end) in carried or constraint_kind(sentence.text) is None:
+        if (sentence.start, sentence.end) in carried or statement_kind(sentence.text) is None:
             continue
         supported = any(
             match_invariant(sentence.text, source, config=config).status is not InvariantStatus.LOST

@@ -535,7 +535,7 @@ def matrix_html(rows: Sequence[dict], generations: int) -> str:
 EVIDENCE_CHARS = 1_000
 """A quote or excerpt longer than this is clipped: one sentence of a log without punctuation can be a megabyte."""
 
-_LOSS_RULES = frozenset({"invariant-lost"})
+_LOSS_RULES = frozenset({"invariant-lost", "user-statement-lost"})
 """Rules whose finding says something is missing from the summary (so no excerpt means: it says nothing)."""
 
 

@@ -13,6 +13,7 @@ from inspector.analysis import Analysis
 from inspector.facts import InvariantTrack
 from inspector.invariants import InvariantStatus
 from inspector.model import Finding, InvariantKind, finding_id
+from inspector.statement_force import PROHIBITION
 from inspector.text import content_terms
 
 SAMPLE = "staging_db_constraint.json"
@@ -31,16 +32,20 @@ class Step:
     """Id of the finding the step is about."""
 
 
-def _prohibition(analysis: Analysis) -> InvariantTrack:
-    return next(t for t in analysis.facts.invariants if t.invariant.kind is InvariantKind.PROHIBITION)
+def followed(analysis: Analysis) -> InvariantTrack:
+    """The user's first constraint that forbids: the rule the story follows."""
+    constraint = InvariantKind.USER_CONSTRAINT
+    return next(t for t in analysis.facts.invariants
+                if t.invariant.kind is constraint and PROHIBITION.search(t.invariant.text))  # fmt: skip
 
 
 def _first(track: InvariantTrack, status: InvariantStatus) -> int:
     return next(k for k, s in enumerate(track.statuses) if s is status and k > 0)
 
 
-def _finding(analysis: Analysis, rule: str, generation: int) -> Finding:
-    return next(f for f in analysis.findings if f.rule == rule and f.generation == generation)
+def _finding(analysis: Analysis, rules: tuple[str, ...], generation: int) -> Finding:
+    """The finding at that generation by one of the rules: a mined statement's, or a declared item's."""
+    return next(f for f in analysis.findings if f.rule in rules and f.generation == generation)
 
 
 def _proposal(analysis: Analysis, track: InvariantTrack, k: int) -> tuple[int, int] | None:
@@ -58,14 +63,14 @@ def _proposal(analysis: Analysis, track: InvariantTrack, k: int) -> tuple[int, i
 
 def story(analysis: Analysis) -> list[Step]:
     """Six steps: kept, paraphrased, gone, the prohibited act proposed, refreshed, confirmed."""
-    track = _prohibition(analysis)
+    track = followed(analysis)
     rule = track.invariant.text
     kept = next(k for k, s in enumerate(track.statuses) if k > 0 and s in (InvariantStatus.VERBATIM,
                                                                             InvariantStatus.PARAPHRASED))  # fmt: skip
     weakened = _first(track, InvariantStatus.WEAKENED)
     lost = _first(track, InvariantStatus.LOST)
-    weak_finding = _finding(analysis, "invariant-weakened", weakened)
-    lost_finding = _finding(analysis, "invariant-lost", lost)
+    weak_finding = _finding(analysis, ("user-statement-weakened", "invariant-weakened"), weakened)
+    lost_finding = _finding(analysis, ("user-statement-lost", "invariant-lost"), lost)
     paraphrase = (track.matches[weakened].matched_text or "").rstrip(".")
     span = lambda k: (track.matches[k].start, track.matches[k].end) if track.matches[k].start is not None else None  # noqa: E731
     return [
@@ -92,4 +97,4 @@ def story(analysis: Analysis) -> list[Step]:
     ]  # fmt: skip
 
 
-__all__ = ["SAMPLE", "story"]
+__all__ = ["SAMPLE", "followed", "story"]

@@ -6,11 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from inspector.library import TraceRef
+from inspector.model import finding_id
 from inspector.refresh import refresh_at
 from inspector.render import chain_dot, highlight_html, highlights, matrix_html
 from inspector.review import latest_by_finding
 from inspector.store import Target
-from inspector.story import SAMPLE, story
+from inspector.story import SAMPLE, followed, story
 from inspector.views import correction_rows, invariant_matrix, lineage
 from pages.common import open_analysis, reviewer_name, set_state, show_table, show_text, store, sync_state, trace_hash
 from pages.review_widgets import trace_annotations
@@ -43,7 +44,7 @@ st.subheader(step.title)
 show_text(step.narration, "div", "ci-text ci-narration")
 st.html('<style>.ci-narration{white-space:normal;font-family:inherit;font-size:1rem;background:#f5f9ff}</style>')
 
-track = next(t for t in analysis.facts.invariants if t.invariant.kind.value == "prohibition")
+track = followed(analysis)
 if step.view == "generation" and step.generation is not None:
     text = analysis.trace.generations[step.generation].text or ""
     st.caption(f"Generation view · S{step.generation}")
@@ -62,7 +63,7 @@ elif step.view == "refresh" and step.generation is not None:
 elif step.view == "review":
     reviews = latest_by_finding(trace_annotations())
     existing = reviews.get(step.finding or "")
-    finding = next(f for f in analysis.findings if f.generation == step.generation and f.rule == "invariant-lost")
+    finding = next(f for f in analysis.findings if finding_id(f) == step.finding)
     show_text(f"{finding.severity.value} · {finding.rule} · S{finding.generation}: {finding.message}", "div",
               "ci-error")  # fmt: skip
     if existing is not None:

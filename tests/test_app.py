@@ -44,7 +44,7 @@ def test_opening_a_sample_from_the_home_page():
     assert not at.exception
     assert at.query_params["trace"] == "sample:staging_db_constraint.json"
     assert [m.value for m in at.metric][:3] == ["native", "4", "FAIL"]
-    assert "invariant-weakened" in html_of(at)
+    assert "user-statement-weakened" in html_of(at)
 
 
 def test_every_page_renders_every_sample():
@@ -100,7 +100,7 @@ def test_findings_filters_narrow_the_table():
 
 def test_deep_link_restores_generation_finding_and_invariant():
     analysis = analyze(load_trace(SAMPLES / "staging_db_constraint.json"))
-    finding = next(r for r in finding_rows(analysis) if r["rule"] == "invariant-weakened")
+    finding = next(r for r in finding_rows(analysis) if r["rule"] == "user-statement-weakened")
     at = page(app(trace="sample:staging_db_constraint.json", gen="2", finding=finding["id"]), "generation")
     assert at.header[0].value == "S2 · summary"
     assert "Selected finding" in html_of(at) and 'id="selected"' in html_of(at)

@@ -119,7 +119,7 @@ def test_the_home_page_downloads_the_reports_it_builds_on_click(page, server, tm
         download.save_as(saved)
         text = saved.read_text()
         assert download.suggested_filename == name
-        assert needle in text and "staging" in text and "invariant-lost" in text, text[:300]
+        assert needle in text and "staging" in text and "user-statement-lost" in text, text[:300]
     assert page.leaks == []
 
 
@@ -128,7 +128,7 @@ def test_a_pasted_deep_link_reopens_the_same_view(page, server):
     page.get_by_role("heading", name="S2 · summary").wait_for()
     marks = page.locator(".ci-text:not(.ci-legend) mark.invariant-weakened")
     marks.first.wait_for()
-    assert "Staging database access was discussed" in "".join(marks.all_inner_texts())
+    assert "running migrations against the staging database once" in "".join(marks.all_inner_texts())
 
 
 def test_a_deep_link_as_a_fresh_servers_first_request_opens_that_view(browser, tmp_path):

@@ -93,7 +93,7 @@ def test_a_visibly_bad_step_is_not_silent_drift():
 
 
 def test_declared_invariants_replace_extraction():
-    declared = [Invariant("only", InvariantKind.PROHIBITION, "Never page the on-call at night.")]
+    declared = [Invariant("only", InvariantKind.USER_CONSTRAINT, "Never page the on-call at night.")]
     facts = compute_facts(chain(FACTS, ALL, invariants=declared))
     assert [t.invariant.id for t in facts.invariants] == ["only"]
 

@@ -28,7 +28,7 @@ def check_json(sample: str) -> dict:
 
 # What a reviewer should see in each sample (sample_traces/README.md), stated by hand:
 EXPECTED = {
-    "staging_db_constraint.json": {("invariant-weakened", 2), ("invariant-lost", 3)},
+    "staging_db_constraint.json": {("user-statement-weakened", 2), ("user-statement-lost", 3)},
     "anchor_decay.json": {
         ("ambiguous-anchor", 2), ("anchor-set-drift", 2), ("unresolved-anchor", 3), ("anchor-density-collapse", 3),
         ("anchor-density-floor", 3), ("confidence-inflation", 3), ("orphaned-anaphora", 3),
@@ -140,7 +140,7 @@ def test_rule_explanations_cite_nothing_a_user_cannot_read():
 def test_text_report_is_readable():
     result = run("check", str(SAMPLES / "staging_db_constraint.json"))
     assert result.returncode == 1
-    assert "invariant-weakened" in result.stdout and "verdict: FAIL" in result.stdout
+    assert "user-statement-weakened" in result.stdout and "verdict: FAIL" in result.stdout
 
 
 @pytest.mark.parametrize(

@@ -85,7 +85,7 @@ def test_the_findings_table_gains_the_source_key_and_a_clipped_quote(quoting_rul
     assert [{k: v for k, v in r.items() if not k.startswith("source ")} for r in rows] == finding_rows(analysis)
     quoted = next(r for r in rows if r["rule"] == "test-quoted")
     assert quoted["source key"] == "turn:1" and quoted["source quote"] == "q" * 79 + "…"
-    assert next(r for r in rows if r["rule"] == "invariant-lost")["source key"] == "turn:1"
+    assert next(r for r in rows if r["rule"] == "user-statement-lost")["source key"] == "turn:1"
 
 
 def _quoting(quote: str):  # type: ignore[no-untyped-def]
@@ -116,7 +116,8 @@ def test_findings_page_shows_the_picked_findings_source_quote(tmp_path, monkeypa
     assert "What the summary says (S2)" in shown and "the summary says nothing about it" in shown
 
 
-ITEM_RULES = ("invariant-weakened", "invariant-lost", "recompaction-depth", "superseded-fact-resurfaced")
+ITEM_RULES = ("invariant-weakened", "invariant-lost", "user-statement-weakened", "user-statement-lost",
+              "recompaction-depth", "superseded-fact-resurfaced")  # fmt: skip
 
 
 @pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.glob("*.json")))
@@ -144,9 +145,9 @@ def test_a_relapse_quotes_the_corrections_sentence_with_the_new_value():
 @pytest.mark.parametrize("view", ["findings", "generation"])
 def test_an_invariant_weakened_finding_shows_the_summary_sentence_beside_its_source(view):
     analysis = analyze(load_trace(SAMPLES / "staging_db_constraint.json"))
-    weakened = next(f for f in analysis.findings if f.rule == "invariant-weakened")
+    weakened = next(f for f in analysis.findings if f.rule == "user-statement-weakened")
     assert weakened.excerpt is not None and weakened.source is not None and weakened.source.key == "turn:1"
-    wanted = next(r["id"] for r in finding_rows(analysis) if r["rule"] == "invariant-weakened")
+    wanted = next(r["id"] for r in finding_rows(analysis) if r["rule"] == "user-statement-weakened")
     at = app(trace="sample:staging_db_constraint.json", gen="2", finding=wanted)
     if view == "findings":
         at = page(at, "findings")

@@ -146,7 +146,7 @@ def test_a_bundled_sample_gives_back_its_lost_prohibition_in_the_users_words(tmp
     code, context, _ = run(hook_input(sample), tmp_path)
     assert code == 0
     assert entries(context) == [
-        "- The user said, 2026-11-02 09:00 UTC (prohibition, lost in the summary, record turn:1): “Never run "
+        "- The user said, 2026-11-02 09:00 UTC (constraint, lost in the summary, record turn:1): “Never run "
         "migrations against the staging database; it is read-only until the release job releases the lock.”"
     ]
 

@@ -194,7 +194,7 @@ def test_tables_spell_hidden_characters_in_every_text_cell():
 
     never = "Never run \u202emigrations on staging."
     trace = chain([record("turn:1", never)], f"Kept: {never}", "Nothing.",
-                  invariants=[Invariant("p1", InvariantKind.PROHIBITION, never, "turn:1")])  # fmt: skip
+                  invariants=[Invariant("p1", InvariantKind.USER_CONSTRAINT, never, "turn:1")])  # fmt: skip
     analysis = analyze(trace)
     cells = [str(v) for row in finding_rows_with_source(analysis) + invariant_matrix(analysis) for v in row.values()]
     assert any("\\u202e" in cell for cell in cells)

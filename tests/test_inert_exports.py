@@ -62,9 +62,14 @@ bidi controls, invisible characters. Written out here, not imported: a gap in th
 
 
 def hostile_trace(payload: str, path: Path) -> Path:
-    """The staging sample with the payload in its title and inside the constraint that gets weakened, then lost."""
+    """The staging sample with the payload in its title and inside the constraint that gets weakened, then lost.
+
+    The constraint is declared (a typed record), so it is quoted whole: mined from the user's words, a payload
+    such as a markdown heading on a line of its own would be read as a paste, and never reach a finding."""
     document = json.loads((SAMPLES / "staging_db_constraint.json").read_text())
     document["title"] = payload
+    constraint = document["sources"][0]
+    constraint["kind"], constraint["text"] = "user-constraint", constraint["text"].split(". ", 1)[1]  # the rule alone
     for item in document["sources"] + document["generations"]:
         for never in ("Never run migrations", "never run migrations"):
             item["text"] = item["text"].replace(never, f"{never[:9]} {payload} migrations")

@@ -41,7 +41,7 @@ def test_refresh_at_a_healthy_generation_emits_nothing(sample, k):
 def test_staging_refresh_restores_the_prohibition_as_a_typed_correction():
     result = refresh_at(analysis_of("staging_db_constraint.json"), 3)
     [correction] = result.corrections
-    assert correction.type is CorrectionType.OMITTED and correction.kind == "prohibition"
+    assert correction.type is CorrectionType.OMITTED and correction.kind == "user-constraint"
     assert correction.source.startswith("Never run migrations against the staging database")
 
 

@@ -105,7 +105,7 @@ def test_matrix_html_shows_each_status_in_its_cell():
 
 def test_matrix_html_escapes_invariant_text():
     rule = "Never paste <script>alert(1)</script> & <img src=x onerror=alert(2)> into the chat."
-    trace = chain([record("u:1", rule)], rule, invariants=[Invariant("<b>id</b>", InvariantKind.PROHIBITION, rule)])
+    trace = chain([record("u:1", rule)], rule, invariants=[Invariant("<b>id</b>", InvariantKind.USER_CONSTRAINT, rule)])
     html = matrix_html(invariant_matrix(analyze(trace)), 2)
     assert MarkupCollector(html).tags == {"div", "table", "thead", "tbody", "tr", "th", "td", "code"}
     assert "<td>Never paste &lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(2)&gt;" in html

@@ -92,7 +92,7 @@ def test_cli_export_import_round_trip_and_report(tmp_path):
     sample = SAMPLES / "staging_db_constraint.json"
     source_url, target_url = f"sqlite:///{tmp_path / 'a.db'}", f"sqlite:///{tmp_path / 'b.db'}"
     analysis = analyze(load_trace(sample))
-    weakened = next(f for f in analysis.findings if f.rule == "invariant-weakened")
+    weakened = next(f for f in analysis.findings if f.rule == "user-statement-weakened")
     Store(source_url).annotations.add(content_hash(sample), Target("finding", finding_id=finding_id(weakened)),
                                       "confirmed", "read-only became 'discussed'", "kim")  # fmt: skip
     exported = tmp_path / "export.jsonl"
@@ -103,7 +103,7 @@ def test_cli_export_import_round_trip_and_report(tmp_path):
     again = cli("annotations", "--db", target_url, "import", str(exported))
     assert b"added 0 annotations and 0 revisions" in again.stdout
     report = cli("annotations", "--db", target_url, "report", str(sample))
-    assert report.returncode == 0 and b"| S2 | error | `invariant-weakened` |" in report.stdout
+    assert report.returncode == 0 and b"| S2 | error | `user-statement-weakened` |" in report.stdout
     assert b"confirmed" in report.stdout and b"1 of 2 reviewed" in report.stdout
     csv_out = cli("annotations", "--db", target_url, "export", "--format", "csv")
     assert csv_out.stdout.decode().splitlines()[0].startswith("id,trace_hash,trace_label,target,generation")

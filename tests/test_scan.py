@@ -60,7 +60,7 @@ def test_scan_reports_every_file_ranks_failing_samples_first_and_exits_0(tmp_pat
     assert max(order.index(name) for name in FAILING) < order.index("healthy_chain.json")
     by_name = {Path(row["path"]).name: row for row in rows}
     assert by_name["healthy_chain.json"]["verdict"] == "pass"
-    assert by_name["staging_db_constraint.json"]["worst_rule"] in ("invariant-lost", "invariant-weakened")
+    assert by_name["staging_db_constraint.json"]["worst_rule"] in ("user-statement-lost", "user-statement-weakened")
     assert by_name["empty.jsonl"]["verdict"] == "unreadable" and "empty file" in by_name["empty.jsonl"]["error"]
     assert by_name["corrupt.jsonl"]["verdict"] == "unreadable" and by_name["corrupt.jsonl"]["error"]
     assert order[-2:] == sorted(["corrupt.jsonl", "empty.jsonl"])  # unreadable rows come last

@@ -35,12 +35,12 @@ def test_report_markup_is_ours_only(sample):
 def test_report_includes_reviews_and_corrections(tmp_path):
     analysis = analyze(load_trace(SAMPLES / "staging_db_constraint.json"))
     store = Store(f"sqlite:///{tmp_path / 's.db'}")
-    lost = next(f for f in analysis.findings if f.rule == "invariant-lost")
+    lost = next(f for f in analysis.findings if f.rule == "user-statement-lost")
     store.annotations.add("h", Target("finding", finding_id=finding_id(lost)), "confirmed", "<b>gone</b>", "kim")
     store.ledger.append(refresh_at(analysis, 3), trace="h", trace_label="t", trigger="manual", requested_by="kim")
     report = html_report(analysis, store.annotations.for_trace("h"), store.ledger.entries("h"))
     assert "Corrections recorded by source refresh" in report
-    row = next(r for r in re.findall(r"<tr>.*?</tr>", report) if "invariant-lost" in r)
+    row = next(r for r in re.findall(r"<tr>.*?</tr>", report) if "user-statement-lost" in r)
     assert row.endswith("<td>confirmed (kim): &lt;b&gt;gone&lt;/b&gt;</td></tr>")  # the comment, as text
     assert "<b>gone</b>" not in report
     markdown = markdown_full_report(analysis, store.annotations.for_trace("h"), store.ledger.entries("h"))

@@ -51,13 +51,13 @@ def test_survival_counts_cover_every_invariant_every_generation(five):
 
 def test_manifest_diff_names_the_change(five):
     changes = {c.invariant_id: c.change for c in manifest_diff(five, 5)}
-    assert changes["counterexample:src:counterexample-dedupe"] == "lost"
+    assert changes["failure:src:counterexample-dedupe"] == "lost"
     assert changes["correction:src:correction-batch"] == "changed"
     assert {c.change for c in manifest_diff(five, 1)} == {"kept"}
 
 
 def test_lineage_marks_the_first_break(five):
-    track = next(t for t in five.facts.invariants if t.invariant.kind.value == "procedural-rule")
+    track = next(t for t in five.facts.invariants if t.invariant.source_key == "src:rule-schema-check")
     steps = lineage(track)
     assert [s.generation for s in steps if s.first_break] == [2]
     assert steps[1].wording and "only until" in steps[1].wording

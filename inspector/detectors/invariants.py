@@ -26,9 +26,10 @@ def _transitions(track: InvariantTrack, target: InvariantStatus) -> Iterator[int
         previous = status
 
 
-def _declared(facts: TraceFacts) -> tuple[InvariantTrack, ...]:
-    """Invariants of a store: a session log's items have rules of their own (inspector.detectors.items)."""
-    return () if facts.session_log else facts.invariants
+def _declared(facts: TraceFacts) -> list[InvariantTrack]:
+    """The items a trace declares (its own list, typed records, a manifest): matched word for word, and reported
+    by these rules; mined items have rules of their kind (`inspector.detectors.items`)."""
+    return [t for t in facts.invariants if t.invariant.declared]
 
 
 def _stating(record: SourceRecord, values: set[str]) -> SourceQuote:
@@ -38,7 +39,11 @@ def _stating(record: SourceRecord, values: set[str]) -> SourceQuote:
 
 
 def _describe(track: InvariantTrack) -> str:
-    return f"{track.invariant.kind} {quoted(track.invariant.text, 90)}"
+    """A declared item by its kind and words; a kind named for the user ("user-requirement") without "user-":
+    the trace declared it, and who said it is the trace's to say."""
+    item = track.invariant
+    kind = item.kind.value.removeprefix("user-") if item.declared else item.kind.value
+    return f"{kind} {quoted(item.text, 90)}"
 
 
 @rule(

@@ -49,7 +49,9 @@ def _user_said(track: InvariantTrack) -> str:
 
 
 def session_tracks(facts: TraceFacts, kinds: frozenset[InvariantKind] | tuple[InvariantKind, ...]) -> list:
-    return [t for t in facts.invariants if t.invariant.kind in kinds] if facts.session_log else []
+    """The mined items of these kinds: what the user said and what the runs left owed, in any trace. A trace's
+    declared items have rules of their own (`inspector.detectors.invariants`)."""
+    return [t for t in facts.invariants if t.invariant.kind in kinds and not t.invariant.declared]
 
 
 @rule(
