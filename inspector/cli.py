@@ -147,7 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     guard = commands.add_parser("guard", help="the compaction hook: give the agent back what its new summary lost "
                                 "(reads the hook JSON on stdin); install, uninstall or show it")  # fmt: skip
     guard.add_argument("--max-tokens", type=count, default=GUARD_TOKENS, metavar="N",
-                       help=f"length cap of what is given back (default {GUARD_TOKENS})")  # fmt: skip
+                       help=f"length cap of what is given back (default {GUARD_TOKENS}); the agent's own limit on a "
+                       "hook's context holds whatever it is")  # fmt: skip
     guard_commands = guard.add_subparsers(dest="action", metavar="{install,uninstall,status}")
     for name, says in (("install", "add the hook to an agent's settings (shows the diff, asks unless --yes)"),
                        ("uninstall", "remove the hook, restoring the settings file as it was"),

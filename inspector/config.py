@@ -3,6 +3,9 @@
 A threshold that lives inline in a detector can be moved without any test noticing and justified by the one
 session it was fitted to. Here each value carries its reason, the analyses read it from the `Config` they are
 given, and `tests/test_config.py` shows that each one changes what is found when moved.
+
+Below `Config` are the limits of the agents the guard runs in: facts about another program, measured or read from
+its source, not thresholds to tune, so they are named constants that say where each was found.
 """
 
 from __future__ import annotations
@@ -155,4 +158,24 @@ DEFAULT_CONFIG = Config()
 """The defaults, shared: analyses called without a configuration read these."""
 
 
-__all__ = ["DEFAULT_CONFIG", "Config"]
+# --- the agents the guard runs in: how much hook context each one shows its model whole ---------------
+CLAUDE_CODE_CONTEXT_CHARS = 10_000
+"""Claude Code shows a hook's `additionalContext` whole up to this many characters (JavaScript's string length:
+UTF-16 code units); a longer one is saved to a file and the model reads a 2 KB preview and the file's path. The
+hooks reference says so (code.claude.com/docs/en/hooks, "JSON output": hook output strings, additionalContext
+among them, "are capped at 10,000 characters"), and the reports agree on the number and the preview:
+anthropics/claude-code#51537 (`persistHookOutput`, 1e4 since v2.1.89), #91614 (a 17.7 KB SessionStart output cut
+to a 2 KB preview), #94358."""
+CODEX_CONTEXT_TOKENS = 2_500
+"""Codex shows a hook handler's `additionalContext` whole while `approx_token_count(text) <= 2_500`; past that it
+keeps a head and tail preview and saves the whole text under `$CODEX_HOME/hook_outputs/` (openai/codex#21069,
+codex-rs/hooks/src/output_spill.rs). A handler's own `additionalContextLimit` can change it; `guard install`
+writes none, so the default holds. How Codex counts a token: `CODEX_BYTES_PER_TOKEN`."""
+CODEX_BYTES_PER_TOKEN = 4
+"""Codex's token estimate: UTF-8 bytes / 4, rounded up (codex-rs/utils/string/src/truncate.rs,
+`APPROX_BYTES_PER_TOKEN`); later versions count at least one token per word and per punctuation mark too
+(`TokenCountEstimate`: the larger of the two), which `inspector.guard` counts as well, so the guard stays under
+either version's limit."""
+
+
+__all__ = ["CLAUDE_CODE_CONTEXT_CHARS", "CODEX_BYTES_PER_TOKEN", "CODEX_CONTEXT_TOKENS", "DEFAULT_CONFIG", "Config"]

@@ -18,10 +18,13 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import re
+import shlex
 import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +32,7 @@ from typing import Any, TextIO
 
 from inspector.authorship import said_by_user
 from inspector.bounded_io import positive_setting
+from inspector.config import CLAUDE_CODE_CONTEXT_CHARS, CODEX_BYTES_PER_TOKEN, CODEX_CONTEXT_TOKENS
 from inspector.inert import visible
 from inspector.model import Finding, Invariant, Severity, SourceRecord, Trace
 from inspector.text import clip
@@ -312,7 +316,8 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
 def manifest(trace: Trace, generation: int, restored: list[Restored],
              max_tokens: int = MAX_TOKENS) -> tuple[str, list[Restored]]:  # fmt: skip
     """What the agent reads, and the items it holds: the user's own words first (newest first), then
-    contradicted claims, within the cap; what the cap leaves out is counted in a last line.
+    contradicted claims, within the cap and within what the agent the guard runs in shows its model whole
+    (`hook_agent`); what is left out is counted, by kind, in a last line.
 
     Every line is the user's wording or the log's, never a paraphrase, so the agent can weigh it
     against the summary itself. Trace text is spelled where it holds control or hidden characters.
@@ -326,17 +331,104 @@ def manifest(trace: Trace, generation: int, restored: list[Restored],
                                        ("states what the log contradicts", claims)) if present]  # fmt: skip
     head = (f"Compaction Inspector checked the summary you resumed from ({label}) against the session log: "
             f"it {' and '.join(what)}. From the log, verbatim:")  # fmt: skip
-    lines, shown, used, left_out = [head], [], len(head), 0
-    for item, entry in _lines(said, claims):
-        if left_out or used + len(entry) + 1 > max_tokens * 4:
-            left_out += 1  # the cap cuts from the end: nothing older gets in after a newer one was left out
-            continue
-        lines.append(entry)
-        shown.append(item)
-        used += len(entry) + 1
-    if left_out:
-        lines.append(f"({left_out} more not shown: `compaction-inspector check {trace.path or trace.id}` lists them.)")
-    return ("\n".join(lines), shown) if shown else ("", [])
+    entries, command = list(_lines(said, claims)), _check_command(trace)
+    shown = _fitting(head, entries, max_tokens * 4, hook_agent(trace), command)
+    if not shown:
+        return "", []
+    lines = [head, *(entry for _, entry in entries[:shown])]
+    if shown < len(entries):
+        lines.append(_left_out(Counter(_kind(item) for item, _ in entries[shown:]), command))
+    return "\n".join(lines), [item for item, _ in entries[:shown]]
+
+
+def hook_agent(trace: Trace) -> str | None:
+    """The agent whose hook runs the guard, told by the transcript's own format (the reader that took it): a
+    Claude Code session log is read in Claude Code's hook, a Codex rollout in Codex's. None for any other log,
+    which is then kept within both agents' limits."""
+    return trace.format if trace.format in ("claude-code", "codex") else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Cost:
+    """A text's length in each agent's own measure. Texts joined by a line break cost the sum of their costs
+    and the break's: a break ends a word, so Codex's word count adds up too."""
+
+    utf16: int
+    """Claude Code's measure: JavaScript's string length, in UTF-16 code units."""
+    utf8: int
+    lexical: int
+    """Codex's other measure: a token per word of up to four bytes (more for a longer one) and per punctuation
+    mark (`CODEX_BYTES_PER_TOKEN`)."""
+
+    def __add__(self, other: _Cost) -> _Cost:
+        return _Cost(self.utf16 + other.utf16 + 1, self.utf8 + other.utf8 + 1, self.lexical + other.lexical)
+
+
+_CODEX_WORD = re.compile(r"\w+|\S")
+"""Codex's lexical units: a run of letters, digits and underscores, or any other character but whitespace."""
+
+
+def _cost(text: str) -> _Cost:
+    lexical = sum(-(-len(unit.encode("utf-8")) // CODEX_BYTES_PER_TOKEN) if unit[0].isalnum() or unit[0] == "_"
+                  else 1 for unit in _CODEX_WORD.findall(text))  # fmt: skip
+    return _Cost(len(text.encode("utf-16-le")) // 2, len(text.encode("utf-8")), lexical)
+
+
+def _within(cost: _Cost, agent: str | None) -> bool:
+    """Whether a context of this cost reaches the agent's model whole (`None`: both agents')."""
+    claude = cost.utf16 <= CLAUDE_CODE_CONTEXT_CHARS
+    codex = max(-(-cost.utf8 // CODEX_BYTES_PER_TOKEN), cost.lexical) <= CODEX_CONTEXT_TOKENS
+    return claude if agent == "claude-code" else codex if agent == "codex" else claude and codex
+
+
+def _fitting(head: str, entries: list[tuple[Restored, str]], cap: int, agent: str | None, command: str) -> int:
+    """How many entries, from the first, fit: within `cap` characters with the head (the user's cap), and within
+    the agent's limit together with the head and the line that counts the rest. The cut is from the end: nothing
+    older gets in after a newer one was left out."""
+    total, used, left = _cost(head), len(head), Counter(_kind(item) for item, _ in entries)
+    for shown, (item, entry) in enumerate(entries):
+        left[_kind(item)] -= 1
+        with_entry = total + _cost(entry)
+        rest = +left  # the kinds still to come, none at zero
+        whole = with_entry + _cost(_left_out(rest, command)) if rest else with_entry
+        if used + len(entry) + 1 > cap or not _within(whole, agent):
+            return shown
+        total, used = with_entry, used + len(entry) + 1
+    return len(entries)
+
+
+def _kind(item: Restored) -> str:
+    """What an item is, in the words of the line that counts what was left out."""
+    return "claim" if item.rule == "claim-contradicted" else item.kind.removeprefix("user-")
+
+
+def _left_out(kinds: Counter[str], command: str) -> str:
+    """The last line when not all fit: how many more, of which kinds (most first), and the command that lists
+    them all, so the agent knows what it was not told and where to read it."""
+    total = kinds.total()
+    if len(kinds) == 1:
+        [kind] = kinds
+        what = f": {'an' if kind[0] in 'aeiou' else 'a'} {_named(kind, 1)}" if total == 1 else \
+            f", all {_named(kind, total)}"  # fmt: skip
+    else:
+        named = [f"{count} {_named(kind, count)}" for kind, count in sorted(kinds.items(), key=lambda p: (-p[1], p[0]))]
+        what = ": " + ", ".join(named[:-1]) + f" and {named[-1]}"
+    return f"({total} more not shown{what}; {command} lists them.)"
+
+
+def _named(kind: str, count: int) -> str:
+    """A kind's name for `count` of them: 'constraint', 'failed-approaches', 'claims the log contradicts'."""
+    plural = "" if count == 1 else "es" if kind.endswith(("s", "x", "ch", "sh")) else "s"
+    return f"{kind}{plural} the log contradicts" if kind == "claim" else f"{kind}{plural}"
+
+
+def _check_command(trace: Trace) -> str:
+    """The command that lists every finding of this transcript; without its path when the path is too long to be
+    worth the agent's context (a path planted to crowd the items out)."""
+    where = trace.path or trace.id
+    if len(where) > 300:
+        return "`compaction-inspector check` on this session's log"
+    return f"`compaction-inspector check {visible(shlex.quote(where))}`"
 
 
 def _lines(said: list[Restored], claims: list[Restored]) -> Iterator[tuple[Restored, str]]:

@@ -37,6 +37,7 @@ from typing import Any, TextIO
 
 from inspector.inert import terminal_text
 from inspector.library import data_dir
+from inspector.settings_text import appended, removed
 
 AGENTS = ("claude-code", "codex")
 EVENT = "SessionStart"
@@ -45,6 +46,12 @@ MATCHER = "compact"
 TIMEOUT = 10
 """Seconds: the guard reads one transcript; a hung guard must not hold the session back for long."""
 SCRIPT = "compaction-inspector"
+LOCAL_SETTINGS = "settings.local.json"
+LOCAL_NOTE = (f"{LOCAL_SETTINGS} is your own settings for this project (Claude Code's local scope, read beside the "
+              "team's settings.json, which install leaves alone): its command names this machine's "
+              "compaction-inspector, so keep the file out of git; each teammate installs the guard for themselves.")
+CODEX_PROJECT_NOTE = ("The command names this machine's compaction-inspector, and Codex reads no per-user file in a "
+                      "project: keep .codex/hooks.json out of git, or install with --user instead.")  # fmt: skip
 BACKUPS = "settings-backups"
 """The data folder's subfolder for the settings files as they were before install (one per file)."""
 MAX_SETTINGS = 4 << 20
@@ -83,11 +90,14 @@ def hook_command() -> str:
 
 
 def settings_file(agent: str, project: Path | None) -> Path:
-    """claude-code: <project>/.claude/settings.json, or the user's settings.json when project is None;
+    """claude-code: <project>/.claude/settings.local.json, or the user's settings.json when project is None;
     codex: <project>/.codex/hooks.json, or the user's hooks.json.
 
-    The user folders are ~/.claude and ~/.codex, or $CLAUDE_CONFIG_DIR and $CODEX_HOME when set: each agent
-    reads its user settings from there, so a hook written under ~ would never run.
+    A project's Claude Code hook goes in settings.local.json, Claude Code's local scope ("you, in this repository",
+    not committed; code.claude.com/docs/en/settings, "Settings files and who they affect"), not in settings.json,
+    the project scope a team commits: the command names this machine's compaction-inspector, which a teammate's
+    machine does not have at that path. The user folders are ~/.claude and ~/.codex, or $CLAUDE_CONFIG_DIR and
+    $CODEX_HOME when set: each agent reads its user settings from there, so a hook written under ~ would never run.
     """
     if agent == "claude-code":
         folder, variable, name = ".claude", "CLAUDE_CONFIG_DIR", "settings.json"
@@ -96,9 +106,16 @@ def settings_file(agent: str, project: Path | None) -> Path:
     else:
         raise ValueError(f"unknown agent {agent!r}; expected one of {', '.join(AGENTS)}")
     if project is not None:
-        return project.absolute() / folder / name
+        return project.absolute() / folder / (LOCAL_SETTINGS if agent == "claude-code" else name)
     override = os.environ.get(variable, "").strip()
     return (Path(override).expanduser().absolute() if override else Path.home() / folder) / name
+
+
+def shared_settings_file(agent: str, project: Path | None) -> Path | None:
+    """The project's settings file a team commits, where installs before settings.local.json put the guard:
+    install and uninstall take an older install out of it, status reports one. None where there is no such file
+    apart from the one install writes (a user's settings, Codex)."""
+    return project.absolute() / ".claude" / "settings.json" if agent == "claude-code" and project is not None else None
 
 
 def is_guard_command(command: object) -> bool:
@@ -130,8 +147,8 @@ def install(agent: str, project: Path | None, *, yes: bool, confirm: Callable[[s
         document = _parse(old) if old is not None else {}
         if command in _installed(document):
             _say(out, f"The guard is already installed in {path}: {EVENT} ({MATCHER}) runs {command}")
-            return EXIT_DONE
-        new = _render(_with_guard(document, command))
+            return _moved_out_of_shared(agent, project, yes=yes, confirm=confirm, out=out)
+        new = _with_guard_text(old, document, command)
     except SettingsError as error:
         return _refuse(out, path, error)
     if not _approved(path, old, new, yes=yes, confirm=confirm, out=out):
@@ -144,15 +161,52 @@ def install(agent: str, project: Path | None, *, yes: bool, confirm: Callable[[s
     _say(out, f"Installed the guard in {path}: {EVENT} ({MATCHER}) runs {command}")
     if old is not None:
         _say(out, f"The file as it was is kept in {backup}")
+    if agent == "claude-code" and project is not None:
+        _say(out, LOCAL_NOTE)
     if agent == "codex":
-        for note in (*CODEX_NOTES, *_codex_switched_off(project)):
+        project_notes = [CODEX_PROJECT_NOTE] if project is not None else []
+        for note in (*CODEX_NOTES, *project_notes, *_codex_switched_off(project)):
             _say(out, note)
-    return EXIT_DONE
+    return _moved_out_of_shared(agent, project, yes=yes, confirm=confirm, out=out)
+
+
+def _moved_out_of_shared(agent: str, project: Path | None, *, yes: bool, confirm: Callable[[str], bool],
+                         out: TextIO) -> int:  # fmt: skip
+    """After a project install, an older install in the file the team commits comes out of it (its own diff and
+    question): left there, it would run the guard twice, the second time from a path only this machine has."""
+    shared = shared_settings_file(agent, project)
+    if shared is None or not _holds_guard(shared):
+        return EXIT_DONE
+    _say(out, f"An older install put the guard in {shared}, the file your team commits; taking it out of there:")
+    code = _uninstall_file(shared, yes=yes, confirm=confirm, out=out)
+    return EXIT_DONE if code is None else code
+
+
+def _holds_guard(path: Path) -> bool:
+    """Whether a settings file holds a guard install wrote; one that cannot be read holds none here (status and
+    the file's own commands say why)."""
+    try:
+        data = _read(path).data
+        return data is not None and bool(_installed(_parse(data)))
+    except SettingsError:
+        return False
 
 
 def uninstall(agent: str, project: Path | None, *, yes: bool, confirm: Callable[[str], bool], out: TextIO) -> int:
-    """Take the guard out of the agent's settings file: 0 removed or not there, 1 declined, 2 refused."""
+    """Take the guard out of the agent's settings file, and out of the file a team commits where an older install
+    put it (`shared_settings_file`): 0 removed or not there, 1 declined, 2 refused."""
     path = settings_file(agent, project)
+    shared = shared_settings_file(agent, project)
+    targets = [path, *([shared] if shared is not None and _holds_guard(shared) else [])]
+    codes = [code for target in targets if (code := _uninstall_file(target, yes=yes, confirm=confirm, out=out))
+             is not None]  # fmt: skip
+    if not codes:
+        _say(out, f"The guard is not installed in {path}; nothing to do.")
+    return max(codes, default=EXIT_DONE)
+
+
+def _uninstall_file(path: Path, *, yes: bool, confirm: Callable[[str], bool], out: TextIO) -> int | None:
+    """Take the guard out of one settings file: an exit code, or None when the file holds no guard."""
     backup = backup_file(path)
     try:
         seen = _read(path)
@@ -160,15 +214,13 @@ def uninstall(agent: str, project: Path | None, *, yes: bool, confirm: Callable[
         document = _parse(old) if old is not None else {}
         installed = _installed(document)
         if not installed:
-            _say(out, f"The guard is not installed in {path}; nothing to do.")
-            return EXIT_DONE
+            return None
         original = _read(backup).data
-        restored = old == _what_install_wrote(original, installed[0])
+        restored = old in _what_install_wrote(original, installed[0])
         if restored:
             new = original  # None: install created the file
         else:  # edited since: keep the user's edits, take out only ours
-            remaining = _without_guard(document, prune=True)
-            new = _render(remaining) if remaining else None
+            new = _without_guard_text(old, document) if _without_guard(document, prune=True) else None
     except SettingsError as error:
         return _refuse(out, path, error)
     if not _approved(path, old, new, yes=yes, confirm=confirm, out=out):
@@ -207,6 +259,10 @@ def status(out: TextIO, project: Path | None = None) -> int:
             else:
                 state = "; ".join(_describe(c) for c in commands) if commands else "not installed"
             _say(out, f"  {agent:<12} {scope:<8} {path}: {state}")
+            shared = shared_settings_file(agent, folder)
+            if shared is not None and _holds_guard(shared):
+                _say(out, f"  {agent:<12} {scope:<8} {shared}: an older install, in the file your team commits "
+                          f"(guard install or uninstall --project takes it out)")  # fmt: skip
     return EXIT_REFUSED if unreadable else EXIT_DONE
 
 
@@ -291,12 +347,73 @@ def _with_guard(document: dict[str, Any], command: str) -> dict[str, Any]:
     return result
 
 
-def _what_install_wrote(original: bytes | None, command: str) -> bytes:
-    """What install made of `original` (None: no file) with `command`; a backup we cannot parse matches nothing."""
+def _what_install_wrote(original: bytes | None, command: str) -> tuple[bytes, ...]:
+    """What install makes of `original` (None: no file) with `command`, and what installs before it made: they
+    wrote the whole file as `json.dumps(indent=2)` does, and such a file, untouched since, is restored from its
+    backup all the same. A backup we cannot parse matches nothing."""
     try:
-        return _render(_with_guard(_parse(original) if original is not None else {}, command))
+        document = _parse(original) if original is not None else {}
+        return _with_guard_text(original, document, command), _render(_with_guard(document, command))
     except SettingsError:
-        return b""
+        return ()
+
+
+# The settings file's text: only the guard's entry changes, every other byte stays as the user wrote it
+
+
+def _with_guard_text(old: bytes | None, document: dict[str, Any], command: str) -> bytes:
+    """The file with the guard installed (`_with_guard`), written into its own text: an older guard's entry cut out
+    and the new group added after the last, in the indentation and line endings of the entries beside it. A new
+    file, or text the splice cannot place (checked by parsing the result), is written whole as the agents do."""
+    expected = _with_guard(document, command)
+    if old is None:
+        return _render(expected)
+    try:
+        text = _cut_guards(old.decode("utf-8"), prune=False)
+        group = {"matcher": MATCHER, "hooks": [_handler(command)]}
+        current = json.loads(text)
+        if "hooks" not in current:
+            text = appended(text, [], {EVENT: [group]}, key="hooks")
+        elif EVENT not in current["hooks"]:
+            text = appended(text, ["hooks"], [group], key=EVENT)
+        else:
+            text = appended(text, ["hooks", EVENT], group)
+        if json.loads(text) == expected:
+            return text.encode("utf-8")
+    except (ValueError, IndexError, KeyError, TypeError, RecursionError):
+        pass
+    return _render(expected)
+
+
+def _without_guard_text(old: bytes, document: dict[str, Any]) -> bytes:
+    """The file without the guard (`_without_guard`, pruned), cut out of its own text; rewritten whole only when
+    the cut cannot be placed."""
+    expected = _without_guard(document, prune=True)
+    try:
+        text = _cut_guards(old.decode("utf-8"), prune=True)
+        if json.loads(text) == expected:
+            return text.encode("utf-8")
+    except (ValueError, IndexError, KeyError, TypeError, RecursionError):
+        pass
+    return _render(expected)
+
+
+def _cut_guards(text: str, *, prune: bool) -> str:
+    """`text` without each guard handler, last first (so the places of the others hold), and without a group it
+    leaves empty; with `prune`, without the SessionStart list and the hooks object too when they are left empty."""
+    cut = False
+    while ours := [(i, j) for i, g in enumerate(_session_start(json.loads(text)) or [])
+                   for j, h in enumerate(_handlers(g)) if _is_ours(g, h)]:  # fmt: skip
+        i, j = ours[-1]
+        alone = len(_handlers(_session_start(json.loads(text))[i])) == 1  # type: ignore[index]
+        text = removed(text, ["hooks", EVENT, i] if alone else ["hooks", EVENT, i, "hooks", j])
+        cut = True
+    document = json.loads(text)
+    if prune and cut and not document["hooks"][EVENT]:
+        text = removed(text, ["hooks", EVENT])
+        if not json.loads(text)["hooks"]:
+            text = removed(text, ["hooks"])
+    return text
 
 
 def _parse(data: bytes) -> dict[str, Any]:

@@ -67,7 +67,7 @@ def installed_golden() -> bytes:
 
 @pytest.fixture
 def settings(project) -> Path:
-    """The project's .claude/settings.json holding other hooks, permissions and env (the golden original)."""
+    """The project's .claude/settings.local.json holding other hooks, permissions and env (the golden original)."""
     path = settings_file("claude-code", project)
     path.parent.mkdir()
     path.write_bytes((GOLDEN / "claude_settings.json").read_bytes())
@@ -138,6 +138,62 @@ def test_uninstall_after_an_edit_removes_the_containers_install_added(project):
     path.write_text(json.dumps(edited, indent=2) + "\n")
     run(uninstall, project=project)
     assert json.loads(path.read_bytes()) == {"model": "opus", "env": {"A": "1"}}
+
+
+# The file's own formatting: a team reviews and commits it, so only the guard's entry changes
+
+
+def inserted(before: bytes, after: bytes) -> bytes:
+    """What `after` adds to `before` when it is `before` with one span inserted; fails when anything else changed."""
+    head = next((i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b), len(before))
+    tail = len(before) - head
+    assert after[:head] == before[:head] and after[len(after) - tail:] == before[head:], (before, after)
+    return after[head:len(after) - tail]
+
+
+FOUR_SPACES = (
+    b'{\n    "permissions": {"allow": ["Bash(make)"]},\n    "env": {"NAME": "Ren\\u00e9", "SHELL_TIMEOUT": "60"},\n'
+    b'    "hooks": {\n        "SessionStart": [\n            {"matcher": "startup", "hooks": [{"type": "command", '
+    b'"command": "cat NOTES.md"}]}\n        ]\n    },\n    "model": "opus"\n}'
+)
+"""Four-space indent, an inline group, an escaped é, keys not in any sorted order, no final newline."""
+
+
+@pytest.mark.parametrize(
+    ("original", "layout"),
+    [
+        (FOUR_SPACES, "\n            {\n                \"matcher\": \"compact\","),
+        (b'{"model": "opus", "env": {"A": "1"}}', '"hooks": {"SessionStart": [{"matcher": "compact", '),
+        (b'{\r\n\t"model": "opus"\r\n}\r\n', '\r\n\t"hooks": {\r\n\t\t"SessionStart": [\r\n\t\t\t{\r\n'),
+        (b'{\n  "hooks": {\n    "PreToolUse": []\n  },\n  "model": "opus"\n}\n',
+         '\n    "SessionStart": [\n      {\n        "matcher"'),
+    ],
+    ids=["four-spaces", "one-line", "tabs-crlf", "hooks-without-session-start"],
+)
+def test_install_only_inserts_the_guard_in_the_files_own_layout_and_uninstall_takes_exactly_that_out(
+    project, original, layout
+):
+    """Before, install rewrote the whole file as json.dumps(indent=2) does: every line of a four-space or one-line
+    file changed, and the diff a team reviews held the whole file."""
+    path = settings_file("claude-code", project)
+    path.parent.mkdir()
+    path.write_bytes(original)
+    run(install, project=project)
+    added = inserted(original, path.read_bytes()).decode()
+    assert added.lstrip(", ").startswith(layout), added
+    assert json.loads(path.read_bytes())["hooks"]["SessionStart"][-1] == {
+        "matcher": "compact", "hooks": [{"type": "command", "command": hook_command(), "timeout": 10}]}  # fmt: skip
+    edited = path.read_bytes().replace(b'"opus"', b'"sonnet"')  # the user's own edit, after install
+    path.write_bytes(edited)
+    code, out, _ = run(uninstall, project=project)
+    assert code == 0 and "edited since install" in out
+    assert path.read_bytes() == original.replace(b'"opus"', b'"sonnet"')  # only the guard came out, byte for byte
+
+
+def test_the_diff_shown_before_install_holds_only_the_guards_lines(settings, project):
+    _, out, _ = run(install, project=project)
+    changed = [line for line in out.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert changed[0] == "+      }," and all(line.startswith("+") for line in changed) and len(changed) == 10, changed
 
 
 # Missing, invalid and declined
@@ -279,7 +335,7 @@ def test_hook_command_runs_the_console_script_beside_the_interpreter(tmp_path, m
 
 def test_settings_files_for_each_agent_and_scope(home, project, tmp_path, monkeypatch):
     assert settings_file("claude-code", None) == home / ".claude" / "settings.json"
-    assert settings_file("claude-code", project) == project / ".claude" / "settings.json"
+    assert settings_file("claude-code", project) == project / ".claude" / "settings.local.json"
     assert settings_file("codex", None) == home / ".codex" / "hooks.json"
     assert settings_file("codex", project) == project / ".codex" / "hooks.json"
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
@@ -334,7 +390,7 @@ def test_status_names_each_agent_scope_file_and_command(home, project, monkeypat
     lines = out.getvalue().splitlines()[1:]
     assert lines == [
         f"  claude-code  user     {home / '.claude' / 'settings.json'}: not installed",
-        f"  claude-code  project  {project / '.claude' / 'settings.json'}: installed, runs {hook_command()}",
+        f"  claude-code  project  {project / '.claude' / 'settings.local.json'}: installed, runs {hook_command()}",
         f"  codex        user     {home / '.codex' / 'hooks.json'}: cannot tell: not valid JSON "
         "(Expecting property name enclosed in double quotes at line 1 column 2)",
         f"  codex        project  {project / '.codex' / 'hooks.json'}: not installed",
@@ -425,7 +481,7 @@ def test_a_link_planted_where_the_backup_went_cannot_make_install_rewrite_the_us
     out = io.StringIO()
     assert install("claude-code", project, yes=True, confirm=Asked(False), out=out) == 0
     assert users.read_text() == '{"model": "opus"}\n' and planted.is_symlink()
-    assert sorted(p.name for p in settings.parent.iterdir()) == sorted([planted.name, "settings.json"])
+    assert sorted(p.name for p in settings.parent.iterdir()) == sorted([planted.name, settings.name])
     backup = guard_install.backup_file(settings)
     assert backup.read_text() == json.dumps(HOSTILE, indent=2) + "\n" and f"kept in {backup}" in out.getvalue()
     assert os.environ["INSPECTOR_DATA_DIR"] in str(backup)
@@ -561,3 +617,80 @@ def test_uninstall_after_an_install_whose_backup_sat_beside_the_file_takes_out_o
     code, out, _ = run(uninstall, project=project)
     assert code == 0 and json.loads(path.read_bytes()) == {"model": "opus"}
     assert "is not as install left it" in out and "edited" not in out
+
+
+# A project's install a team can commit (issue 31, item 4)
+
+
+def test_a_project_install_writes_settings_local_json_and_leaves_the_teams_file_byte_for_byte(project):
+    """Before, `install --project .` wrote this machine's venv path into .claude/settings.json, the file a team
+    commits: on a teammate's machine that path runs nothing. It now goes in Claude Code's local scope, and says so."""
+    shared = project / ".claude" / "settings.json"
+    shared.parent.mkdir()
+    shared.write_bytes((GOLDEN / "claude_settings.json").read_bytes())
+    code, out, asked = run(install, project=project)
+    local = project / ".claude" / "settings.local.json"
+    assert code == 0 and asked.questions == [f"Write {local}?"]
+    assert shared.read_bytes() == (GOLDEN / "claude_settings.json").read_bytes()
+    assert [h["command"] for g in json.loads(local.read_bytes())["hooks"]["SessionStart"] for h in g["hooks"]] == [
+        hook_command()]  # fmt: skip
+    assert out.splitlines()[-2:] == [
+        f"Installed the guard in {local}: SessionStart (compact) runs {hook_command()}",
+        "settings.local.json is your own settings for this project (Claude Code's local scope, read beside the "
+        "team's settings.json, which install leaves alone): its command names this machine's compaction-inspector, "
+        "so keep the file out of git; each teammate installs the guard for themselves.",
+    ]
+    code, out, _ = run(uninstall, project=project)
+    assert code == 0 and not local.exists() and shared.read_bytes() == (GOLDEN / "claude_settings.json").read_bytes()
+
+
+def older_install(project: Path) -> tuple[Path, bytes]:
+    """The team's settings.json as an install before this one left it: the guard beside the team's own hooks."""
+    shared = project / ".claude" / "settings.json"
+    shared.parent.mkdir(exist_ok=True)
+    original = (GOLDEN / "claude_settings.json").read_bytes()
+    shared.write_bytes(guard_install._what_install_wrote(original, "/old/venv/bin/compaction-inspector guard")[0])
+    return shared, original
+
+
+def test_a_project_install_takes_an_older_install_out_of_the_teams_file(project):
+    """Left there, the guard would run twice, once from a path only the machine that installed it has."""
+    shared, original = older_install(project)
+    code, out, asked = run(install, project=project)
+    local = project / ".claude" / "settings.local.json"
+    assert code == 0 and asked.questions == [f"Write {local}?", f"Write {shared}?"]
+    assert f"An older install put the guard in {shared}, the file your team commits; taking it out of there:" in out
+    assert shared.read_bytes() == original  # back to the team's own bytes: only the guard's lines left
+    assert guard_install._holds_guard(local)
+
+
+def test_uninstall_and_status_find_an_older_install_in_the_teams_file(project, monkeypatch):
+    shared, original = older_install(project)
+    monkeypatch.chdir(project)
+    out = io.StringIO()
+    status(out)
+    assert (f"  claude-code  project  {shared}: an older install, in the file your team commits (guard install or "
+            "uninstall --project takes it out)") in out.getvalue().splitlines()  # fmt: skip
+    code, said, _ = run(uninstall, project=project)
+    assert code == 0 and shared.read_bytes() == original, said
+    code, said, _ = run(uninstall, project=project)
+    assert code == 0 and said == f"The guard is not installed in {project / '.claude' / 'settings.local.json'}; " \
+        "nothing to do.\n"  # fmt: skip
+
+
+def test_a_codex_project_install_says_its_file_names_this_machine(project):
+    code, out, _ = run(install, "codex", project=project)
+    assert code == 0 and guard_install.CODEX_PROJECT_NOTE in out.splitlines()
+
+
+def test_an_older_install_that_rewrote_the_whole_file_is_still_undone_byte_for_byte(project):
+    """Installs before this one wrote the whole file as json.dumps(indent=2) does; untouched since, such a file
+    still comes back from its backup as the user wrote it, not as a rewrite of the rewrite."""
+    path = settings_file("claude-code", project)
+    path.parent.mkdir()
+    path.write_bytes(FOUR_SPACES)
+    guard_install._keep(guard_install.backup_file(path), FOUR_SPACES)
+    document = guard_install._with_guard(json.loads(FOUR_SPACES), hook_command())
+    path.write_bytes(guard_install._render(document))
+    code, out, _ = run(uninstall, project=project)
+    assert code == 0 and "back as it was before install" in out and path.read_bytes() == FOUR_SPACES
