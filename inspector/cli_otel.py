@@ -45,8 +45,8 @@ def add_destination(parser: argparse.ArgumentParser, *, endpoint: str, output: S
     """Where the spans go: an OTLP/HTTP receiver or an OTLP JSON file (one of the two)."""
     where = parser.add_mutually_exclusive_group(required=required)
     where.add_argument(endpoint, dest="otel_endpoint", type=endpoint_url, default=None, metavar="URL",
-                       help="OTLP/HTTP receiver, e.g. http://localhost:6006 (Phoenix): /v1/traces is added to a "
-                            "URL without a path")  # fmt: skip
+                       help="OTLP/HTTP receiver, e.g. http://localhost:6006 (Phoenix): /v1/traces is added unless "
+                            "the URL ends in it")  # fmt: skip
     where.add_argument(*output, dest="otel_output", type=output_file, default=None, metavar="FILE",
                        help="write OTLP JSON instead (one ExportTraceServiceRequest a line, as the Collector's "
                             "file exporter writes; the otel-genai reader loads it back)")  # fmt: skip

@@ -203,11 +203,10 @@ def _hex_ids(value: Any) -> Any:
 
 
 def traces_endpoint(url: str) -> str:
-    """A collector's base URL gets the OTLP/HTTP traces path, as OTEL_EXPORTER_OTLP_ENDPOINT does; a URL with
-    a path (Langfuse's `/api/public/otel/v1/traces`) is used as given."""
-    scheme, _, rest = url.partition("://")
-    host, slash, path = rest.partition("/")
-    return url if path.strip("/") else f"{scheme}://{host}/v1/traces"
+    """The OTLP/HTTP traces URL of a receiver: its base URL (Phoenix's `http://host:6006`, Langfuse's
+    `…/api/public/otel`) gets `/v1/traces`, as the SDK does to OTEL_EXPORTER_OTLP_ENDPOINT; a full one is kept."""
+    trimmed = url.rstrip("/")
+    return trimmed if trimmed.endswith("/v1/traces") else f"{trimmed}/v1/traces"
 
 
 def send(spans: Sequence[ReadableSpan], endpoint: str, timeout: float, headers: dict[str, str] | None = None) -> None:

@@ -150,3 +150,12 @@ def test_a_destination_is_required_and_only_one(capsys):
         with pytest.raises(SystemExit) as exit_:
             main(["export-otel", str(SAMPLES / "anchor_decay.json"), *extra])
         assert exit_.value.code == 2
+
+
+def test_a_receiver_s_base_url_gets_the_traces_path_as_the_sdk_gives_it():
+    from inspector.otel_export import traces_endpoint
+
+    assert traces_endpoint("http://localhost:6006") == "http://localhost:6006/v1/traces"
+    assert traces_endpoint("https://cloud.langfuse.com/api/public/otel/") == (
+        "https://cloud.langfuse.com/api/public/otel/v1/traces")
+    assert traces_endpoint("http://collector:4318/v1/traces") == "http://collector:4318/v1/traces"
