@@ -240,5 +240,5 @@ def write_file(spans: Sequence[ReadableSpan], path: Path) -> None:
     path.write_bytes(otlp_json(spans))
 
 
-__all__ = ["EVALUATION_EVENT", "ExportError", "ExportSummary", "build_spans", "explanation", "otlp_json", "send",
-           "traces_endpoint", "write_file"]  # fmt: skip
+__all__ = ["EVALUATION_EVENT", "GENERATION", "ROOT_SPAN", "ExportError", "ExportSummary", "build_spans", "explanation",
+           "otlp_json", "send", "traces_endpoint", "write_file"]  # fmt: skip
