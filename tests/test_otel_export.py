@@ -63,27 +63,52 @@ def test_a_fleet_in_one_file_loads_back_one_conversation_each(tmp_path):
         assert chain(load_trace(f"{out}#{original.id}")) == chain(original)
 
 
-def test_every_finding_is_an_evaluation_event_on_the_span_of_its_summary(tmp_path):
-    path = SAMPLES / "anchor_decay.json"
-    analysis = analyze(load_trace(path))
-    by_span = {s["spanId"]: s for s in spans(exported(tmp_path, path))}
+def events_by_place(path: Path) -> list[tuple[Any, dict[str, Any]]]:
+    """Each evaluation event of the file with the generation of the span it is on (None: the root span)."""
     got = []
-    for span in by_span.values():
+    for span in spans(path):
         where = attributes(span).get("compaction_inspector.generation")
         for event in span.get("events", []):
             assert event["name"] == EVALUATION_EVENT
             got.append((where, attributes(event)))
+    return got
+
+
+def findings_by_place(path: Path) -> list[tuple[Any, dict[str, Any]]]:
+    analysis = analyze(load_trace(path))
+    summaries = {g.index for g in analysis.trace.generations if g.index >= 1}
     expected = []
     for finding in analysis.findings:
-        on = finding.generation if finding.generation and finding.generation < len(analysis.trace.generations) else None
         event = {"gen_ai.evaluation.name": finding.rule, "gen_ai.evaluation.score.label": finding.severity.value,
                  "gen_ai.evaluation.explanation": explanation(finding)}  # fmt: skip
         if finding.generation is not None:
             event["compaction_inspector.generation"] = finding.generation
-        expected.append((on, event))
-    key = lambda pair: orjson.dumps(pair, option=orjson.OPT_SORT_KEYS)  # noqa: E731
-    assert sorted(got, key=key) == sorted(expected, key=key)
-    assert any(on is not None for on, _ in expected)
+        expected.append((finding.generation if finding.generation in summaries else None, event))
+    return expected
+
+
+def _key(pair: tuple[Any, dict[str, Any]]) -> bytes:
+    return orjson.dumps(pair, option=orjson.OPT_SORT_KEYS)
+
+
+@pytest.mark.parametrize("path", CHAINS, ids=lambda p: p.name)
+def test_every_finding_is_an_evaluation_event_on_the_span_of_its_summary(tmp_path, path):
+    got, expected = events_by_place(exported(tmp_path, path)), findings_by_place(path)
+    assert sorted(got, key=_key) == sorted(expected, key=_key)
+    assert expected
+
+
+def test_a_finding_about_no_summary_is_on_the_root_span(tmp_path):
+    path = ONE_OF_EACH["otel-genai"]
+    on_root = [event for where, event in events_by_place(exported(tmp_path, path)) if where is None]
+    assert [e["gen_ai.evaluation.name"] for e in on_root] == [
+        event["gen_ai.evaluation.name"] for where, event in findings_by_place(path) if where is None] != []
+
+
+def test_the_explanation_is_the_message_then_the_evidence_as_json():
+    finding = next(f for f in analyze(load_trace(SAMPLES / "anchor_decay.json")).findings if f.evidence)
+    message, evidence = explanation(finding).split("\nevidence: ")
+    assert message == finding.message and orjson.loads(evidence) == orjson.loads(orjson.dumps(finding.evidence))
 
 
 def test_a_compaction_span_carries_the_conventions_attributes(tmp_path):
