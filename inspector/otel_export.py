@@ -41,6 +41,10 @@ GENERATION = "compaction_inspector.generation"
 """The generation a finding is about: the conventions have no attribute for it (docs/otel-export.md)."""
 SERVICE = "compaction-inspector"
 GAP = DEFAULT_CONFIG.span_gap_ns
+PROVIDERS = {"claude-code": "anthropic", "anthropic-api": "anthropic", "codex": "openai", "openai-responses": "openai",
+             "gemini-cli": "gcp.gemini"}  # fmt: skip
+"""`gen_ai.provider.name` (required on an inference span) of the formats whose agent talks to one provider; the
+others (native, opencode, LangChain, Inspect, OpenHands, OTel) may talk to any, and the log does not say which."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +87,7 @@ def _trace(tracer: Tracer, analysis: Analysis) -> int:
     trace = analysis.trace
     conversation = str(trace.extra.get("conversation") or trace.id)
     model = trace.extra.get("model")
-    name = f"chat {model}" if model else "chat"
+    name = f"chat {model}" if model else "chat"  # the conventions' `{gen_ai.operation.name} {gen_ai.request.model}`
     summaries = [g for g in trace.generations if g.index >= 1]
     times = _times(trace.generations)
     indexes = {g.index for g in summaries}
@@ -100,7 +104,7 @@ def _trace(tracer: Tracer, analysis: Analysis) -> int:
     context = api.set_span_in_context(root)
     for number, generation in enumerate(summaries, start=1):
         before, compacted = times[2 * number - 1], times[2 * number]
-        common = {"gen_ai.operation.name": "chat", "gen_ai.conversation.id": conversation}
+        common = _call_attributes(conversation, model, PROVIDERS.get(trace.format))
         if generation.tokens_before is not None:
             call = tracer.start_span(name, context, kind=api.SpanKind.CLIENT, start_time=before,
                                      attributes={**common, "gen_ai.usage.input_tokens": generation.tokens_before})
@@ -111,6 +115,16 @@ def _trace(tracer: Tracer, analysis: Analysis) -> int:
         span.end(compacted + GAP)
     root.end(times[-1] + 2 * GAP)
     return len(summaries)
+
+
+def _call_attributes(conversation: str, model: Any, provider: str | None) -> dict[str, Any]:
+    """What every inference span of the conversation carries."""
+    attributes = {"gen_ai.operation.name": "chat", "gen_ai.conversation.id": conversation}
+    if provider:
+        attributes["gen_ai.provider.name"] = provider
+    if model:
+        attributes["gen_ai.request.model"] = str(model)
+    return attributes
 
 
 def _compaction_attributes(generation: Generation) -> dict[str, Any]:

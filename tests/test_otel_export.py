@@ -184,3 +184,12 @@ def test_a_receiver_s_base_url_gets_the_traces_path_as_the_sdk_gives_it():
     assert traces_endpoint("https://cloud.langfuse.com/api/public/otel/") == (
         "https://cloud.langfuse.com/api/public/otel/v1/traces")
     assert traces_endpoint("http://collector:4318/v1/traces") == "http://collector:4318/v1/traces"
+
+
+def test_the_provider_and_model_are_said_where_the_log_says_them(tmp_path):
+    calls = [attributes(s) for s in spans(exported(tmp_path, ONE_OF_EACH["openai-responses"]))
+             if attributes(s).get("gen_ai.operation.name") == "chat"]  # fmt: skip
+    assert calls
+    assert all(c["gen_ai.provider.name"] == "openai" and c["gen_ai.request.model"] == "gpt-5.5" for c in calls)
+    native = [attributes(s) for s in spans(exported(tmp_path, SAMPLES / "anchor_decay.json"))]
+    assert not any("gen_ai.provider.name" in a for a in native)  # a native trace does not say: not guessed
