@@ -194,8 +194,22 @@ def _nanos(timestamp: str | None) -> int | None:
 # -- where the spans go ---------------------------------------------------------------------------
 
 
+def by_session(spans: Sequence[ReadableSpan]) -> list[list[ReadableSpan]]:
+    """The spans of each session (one trace each), in export order: one request each, so a fleet is many small
+    requests, none near a receiver's body limit (the SDK's exporter drops a request past 64 MB)."""
+    groups: dict[int, list[ReadableSpan]] = {}
+    for span in spans:
+        groups.setdefault(span.context.trace_id if span.context else 0, []).append(span)
+    return list(groups.values())
+
+
 def otlp_json(spans: Sequence[ReadableSpan]) -> bytes:
-    """One `ExportTraceServiceRequest` as an OTLP/JSON line (lowerCamelCase fields, hex ids, int64 as strings)."""
+    """An `ExportTraceServiceRequest` per session, each an OTLP/JSON line (lowerCamelCase fields, hex ids, int64 as
+    strings), as the Collector's file exporter writes them."""
+    return b"".join(_request_json(group) for group in by_session(spans))
+
+
+def _request_json(spans: Sequence[ReadableSpan]) -> bytes:
     from google.protobuf.json_format import MessageToDict
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
@@ -224,19 +238,22 @@ def traces_endpoint(url: str) -> str:
 
 
 def send(spans: Sequence[ReadableSpan], endpoint: str, timeout: float, headers: dict[str, str] | None = None) -> None:
-    """POST the spans to an OTLP/HTTP receiver with the SDK's exporter (headers: also OTEL_EXPORTER_OTLP_HEADERS)."""
+    """POST the spans to an OTLP/HTTP receiver with the SDK's exporter, a request per session (headers: also
+    OTEL_EXPORTER_OTLP_HEADERS, as the SDK reads it)."""
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.trace.export import SpanExportResult
 
     exporter = OTLPSpanExporter(endpoint=endpoint, timeout=timeout, headers=headers)
     try:
-        with _quiet("opentelemetry"):  # its own log lines would say it again, with a traceback
-            result = exporter.export(spans)
+        for sent, group in enumerate(by_session(spans)):
+            with _quiet("opentelemetry"):  # its own log lines would say it again, with a traceback
+                result = exporter.export(group)
+            if result is not SpanExportResult.SUCCESS:
+                before = f" after {sent} session(s) it took" if sent else ""
+                raise ExportError(f"{endpoint}: the OTLP receiver did not accept the spans (not reachable, or it "
+                                  f"answered with an error){before}")  # fmt: skip
     finally:
         exporter.shutdown()
-    if result is not SpanExportResult.SUCCESS:
-        raise ExportError(f"{endpoint}: the OTLP receiver did not accept the spans (not reachable, or it answered "
-                          "with an error)")  # fmt: skip
 
 
 @contextmanager
@@ -254,5 +271,5 @@ def write_file(spans: Sequence[ReadableSpan], path: Path) -> None:
     path.write_bytes(otlp_json(spans))
 
 
-__all__ = ["EVALUATION_EVENT", "GENERATION", "ROOT_SPAN", "ExportError", "ExportSummary", "build_spans", "explanation",
-           "otlp_json", "send", "traces_endpoint", "write_file"]  # fmt: skip
+__all__ = ["EVALUATION_EVENT", "GENERATION", "ROOT_SPAN", "ExportError", "ExportSummary", "build_spans", "by_session",
+           "explanation", "otlp_json", "send", "traces_endpoint", "write_file"]  # fmt: skip

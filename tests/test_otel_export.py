@@ -58,6 +58,7 @@ def test_the_otel_reader_loads_the_export_back_as_the_same_chain(tmp_path, path)
 
 def test_a_fleet_in_one_file_loads_back_one_conversation_each(tmp_path):
     out = exported(tmp_path, *CHAINS[:4])
+    assert len(out.read_bytes().splitlines()) == 4  # a request per session, as it is sent
     for path in CHAINS[:4]:
         original = load_trace(path)
         assert chain(load_trace(f"{out}#{original.id}")) == chain(original)
