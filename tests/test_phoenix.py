@@ -47,7 +47,9 @@ def require_phoenix() -> None:
 def phoenix(tmp_path_factory) -> Iterator[str]:
     require_phoenix()
     folder = tmp_path_factory.mktemp("phoenix")
-    port, grpc = free_port(), free_port()
+    port = grpc = free_port()
+    while grpc == port:  # a port just closed may be handed out again
+        grpc = free_port()
     env = {**os.environ, "PHOENIX_WORKING_DIR": str(folder), "PHOENIX_PORT": str(port), "PHOENIX_GRPC_PORT": str(grpc),
            "PHOENIX_HOST": "127.0.0.1", "PHOENIX_TELEMETRY_ENABLED": "false"}  # fmt: skip
     env.pop("PHOENIX_COLLECTOR_ENDPOINT", None)
