@@ -34,7 +34,7 @@ test: $(VENV)/.installed-test
 # screenshots to test-artifacts/screenshots/ only (git-ignored), so a test run leaves `git status` clean.
 screenshots: $(VENV)/.installed-test
 	@test -x /usr/bin/chromium || { echo "make screenshots: needs Debian's chromium at /usr/bin/chromium"; exit 2; }
-	INSPECTOR_DOC_SCREENSHOTS=docs/screenshots $(PY) -m pytest tests/test_browser.py -q
+	INSPECTOR_DOC_SCREENSHOTS=docs/screenshots $(PY) -m pytest tests/test_browser.py tests/test_phoenix.py -q
 
 lint: $(VENV)/.installed-test
 	$(PY) -m ruff check inspector pages app.py serve.py tests bench

@@ -18,6 +18,7 @@ Sessions are generated into a temporary folder (never the repository). Measured:
 * whole processes: `compaction-inspector check --json` and the floor each as a fresh process (interpreter
   start and imports included), best of 3: the ratio a user or CI waits for, beside the in-process one;
   and `compaction-inspector rules`, the start-up every command pays.
+* OpenTelemetry export: `compaction-inspector export-otel -o FILE` on a 30 MB session as a fresh process.
 * two 50 MB lines: a session of two 50 MB records (a pasted dump and its reply), checked as above,
   next to the normal session of `--large` MB: hostile input must cost what its size costs.
 
@@ -278,6 +279,22 @@ def guard_row(folder: Path) -> dict[str, Any]:
     return {"mb": path.stat().st_size / 1e6, "worst": max(times), "best": min(times), "restored": restored}
 
 
+def otel_row(folder: Path) -> dict[str, Any]:
+    """`compaction-inspector export-otel` on a 30 MB Claude Code session, written as OTLP JSON, in a fresh process
+    (interpreter start, the SDK's import, load, analysis, spans, encoding): the worst of three."""
+    path = folder / "otel-30mb.jsonl"
+    claude_code(path, 30, 4)
+    out = folder / "otel-30mb.otlp.jsonl"
+    command = [str(Path(sys.executable).with_name("compaction-inspector")), "export-otel", str(path), "-o", str(out)]
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        subprocess.run(command, capture_output=True, check=True)
+        times.append(time.perf_counter() - start)
+    return {"mb": path.stat().st_size / 1e6, "worst": max(times), "best": min(times),
+            "out_kb": out.stat().st_size / 1e3}
+
+
 CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step")
 
 
@@ -356,7 +373,7 @@ def machine() -> str:
 
 def report(checks: list[dict[str, Any]], diff: dict[str, Any], rerun: dict[str, Any], large: dict[str, Any],
            long_run: dict[str, Any], long_line: dict[str, Any], claims: dict[str, Any],
-           guard: dict[str, Any], rules_seconds: float) -> str:  # fmt: skip
+           guard: dict[str, Any], rules_seconds: float, otel: dict[str, Any]) -> str:  # fmt: skip
     lines = ["## check (what `check --json` does: load, analyse, write the report) next to the parse-only floor", "",
              "| format | MB | gens | floor s | parse + keep s | load s | analyze s | report s | check s "
              "| check / floor | parse + keep / floor | peak RSS MB | of which imports | peak / size |",
@@ -397,6 +414,10 @@ def report(checks: list[dict[str, Any]], diff: dict[str, Any], rerun: dict[str, 
               f"compaction that dropped the user's constraint: {guard['best']:.2f} s best, {guard['worst']:.2f} s "
               f"worst of three (interpreter start, load, analysis, output, store record); {guard['restored']} "
               "item(s) given back.",
+              "", "## OpenTelemetry export", "",
+              f"`compaction-inspector export-otel -o FILE` in a fresh process on a {otel['mb']:.0f} MB session: "
+              f"{otel['best']:.2f} s best, {otel['worst']:.2f} s worst of three (interpreter start, the SDK, load, "
+              f"analysis, spans, OTLP JSON); {otel['out_kb']:.0f} KB written.",
               "", "## targets", "", "| target | measured | met |", "| --- | --- | --- |"]  # fmt: skip
     targets = [
         (f"check on a {large['mb']:.0f} MB Claude Code session ≤ 2× the parse-only floor", f"{large['ratio']:.1f}×",
@@ -419,6 +440,8 @@ def report(checks: list[dict[str, Any]], diff: dict[str, Any], rerun: dict[str, 
          f"{large['process_ratio']:.1f}×", large["process_ratio"] <= 2.5),
         (f"guard on a {guard['mb']:.0f} MB transcript < 2 s", f"{guard['worst']:.2f} s (worst of 3)",
          guard["worst"] < 2),
+        (f"export-otel of a {otel['mb']:.0f} MB session < 2 s as a process", f"{otel['worst']:.2f} s (worst of 3)",
+         otel["worst"] < 2),
         (f"peak memory < 2× the file size ({long_run['mb']:.0f} MB session, 200 generations)",
          f"{long_run['memory_ratio']:.2f}× ({long_run['peak_mb']:.0f} MB)", long_run["memory_ratio"] < 2),
     ]  # fmt: skip
@@ -476,11 +499,13 @@ def main() -> None:
         rules_seconds = rules_process()
         print("guard…", flush=True)
         guard = guard_row(Path(scratch))
+        print("OpenTelemetry export…", flush=True)
+        otel = otel_row(Path(scratch))
         print("word diff…", flush=True)
         diff = diff_row()
         print("app rerun…", flush=True)
         rerun = rerun_row(large["path"])
-    body = report(checks, diff, rerun, large, long_run, long_line, claims, guard, rules_seconds)
+    body = report(checks, diff, rerun, large, long_run, long_line, claims, guard, rules_seconds, otel)
     command = f"python bench/run.py --sizes {args.sizes} --large {args.large:g}"
     header = f"# Benchmark results\n\n{started:%Y-%m-%d %H:%M} UTC on {machine()}.\n"
     header += f"Command: `{command}` (`make bench`).\n"

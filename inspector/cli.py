@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from inspector import cli_otel as otel_command
 from inspector import cli_scan as scan_command
 from inspector import guard as guard_hook
 from inspector import guard_install
@@ -143,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--no-store", action="store_true", help="leave annotations and corrections out")
 
     scan_command.add_parser(commands, limits)
+    otel_command.add_parser(commands, limits)
 
     guard = commands.add_parser("guard", help="the compaction hook: give the agent back what its new summary lost "
                                 "(reads the hook JSON on stdin); install, uninstall or show it")  # fmt: skip
@@ -428,7 +430,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _apply_limits(args)
     handlers = {
         "check": _check, "refresh": _refresh, "policies": _policies, "ledger": _ledger, "annotations": _annotations,
-        "report": _report, "scan": scan_command.run, "guard": _guard,
+        "report": _report, "scan": scan_command.run, "guard": _guard, "export-otel": otel_command.run,
     }  # fmt: skip
     try:
         return handlers[args.command](args) if args.command in handlers else _rules()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.cli_io import BadInput, output_file
 from inspector.cli_options import ENGINE_NAMES, count
+from inspector.cli_otel import add_destination, export_scanned
 from inspector.inert import terminal_text
 from inspector.text import counted
 
@@ -41,12 +42,13 @@ def add_parser(commands: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: a local cluster)")  # fmt: skip
     parser.add_argument("--no-cache", action="store_true", help="analyse every file even if unchanged")
+    add_destination(parser, endpoint="--otel-endpoint", output=("--otel-out",), required=False)
 
 
 def run(args: argparse.Namespace) -> int:
     """Exit 0 whatever the sessions show (a scan reports, `check` gates); 2 for unusable arguments, among
     them a folder or file that is not there (a typo, not a session that failed to read)."""
-    from inspector.fleet import cache_path, scan, write_rows
+    from inspector.fleet import UNREADABLE, cache_path, scan, write_rows
     from inspector.readers.registry import default_locations
 
     out: Path | None = args.out
@@ -81,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
         write_rows(result.rows, out)
     print(table(result.rows[:SHOWN]))
     print(summary_line(result, out))
+    if args.otel_endpoint or args.otel_output:  # every readable session, worst first, as the table ranks them
+        export_scanned([r["path"] for r in result.rows if r["verdict"] != UNREADABLE], args)
     return 0
 
 

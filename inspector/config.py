@@ -150,6 +150,14 @@ class Config:
     """The most of an acceptance criterion an item keeps: its title and first checklist lines, the part a
     summary that kept it would paraphrase."""
 
+    # --- the OpenTelemetry export (not detection: what a receiver is given) ------------------------
+    otlp_timeout_seconds: float = 10.0
+    """How long `export-otel` waits on the OTLP receiver before saying it did not answer: the SDK's own default,
+    which a receiver on the same network answers well within, even for a fleet's spans."""
+    span_gap_ns: int = 1_000_000
+    """Time between two exported spans where the log dates neither: a millisecond keeps their order in every
+    backend (Phoenix and others keep microseconds) without moving a compaction on a timeline."""
+
     anchor_patterns: Mapping[str, str] | None = None
     elision_lexicon: Sequence[str] | None = None
 

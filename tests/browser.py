@@ -43,19 +43,21 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(command: list[str], url: str, log: Path,
-                   env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:  # fmt: skip
-    """Run `command` until `url`/_stcore/health answers; always stop it and its children (make's streamlit)."""
+def running_server(command: list[str], url: str, log: Path, env: dict[str, str] | None = None,
+                   health: str = "/_stcore/health", within: float = 60,
+                   ) -> Iterator[subprocess.Popen[bytes]]:  # fmt: skip
+    """Run `command` until `url` + `health` answers 200 (within `within` seconds, or while the process lives); always
+    stop it and its children (make's streamlit)."""
     with log.open("wb") as sink:
         process = subprocess.Popen(command, cwd=REPO, env=env, stdout=sink, stderr=subprocess.STDOUT,
                                    start_new_session=True)  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + within
         while True:
             if process.poll() is not None:
                 raise RuntimeError(f"{command[:3]} exited with {process.returncode}:\n{log.read_text()}")
             try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                with urllib.request.urlopen(f"{url}{health}", timeout=2) as response:
                     if response.status == 200:
                         break
             except OSError:
@@ -187,8 +189,11 @@ def wait_until_settled(page, timeout_ms: int = SETTLE_MS) -> None:  # type: igno
     page.wait_for_function(_QUIET, timeout=timeout_ms)
 
 
-DOC_PICTURES = frozenset({"chain", "generation", "manifest", "story"})
+DOC_PICTURES = frozenset({"chain", "generation", "manifest", "story", "phoenix"})
 """Screenshots the README shows (docs/screenshots/); `make screenshots` refreshes them, `make test` never does."""
+
+BROWSER_TESTS = ("tests/test_browser.py", "tests/test_phoenix.py")
+"""The tests that take them (`make screenshots` runs these)."""
 
 SCREENSHOTS = ARTIFACTS / "screenshots"
 """Where every browser test's screenshot goes: git-ignored, so a test run leaves `git status` clean."""

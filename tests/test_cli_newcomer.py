@@ -65,7 +65,7 @@ BAD_INPUT = [
     ("check-density-not-a-number", ["check", "--min-anchor-density", "abc", NATIVE],
      ["--min-anchor-density", "'abc' is not a number"]),
     ("annotations-no-action", ["annotations"], ["{export,import,report}"]),
-    ("no-command", [], ["{check,rules,refresh,policies,annotations,report,scan,guard,ledger}"]),
+    ("no-command", [], ["{check,rules,refresh,policies,annotations,report,scan,export-otel,guard,ledger}"]),
     # A format given by hand that does not fit says what the file is.
     ("check-input-format-codex-on-native", ["check", "--input-format", "codex", NATIVE],
      [NATIVE, "not a Codex CLI rollout", "native trace"]),

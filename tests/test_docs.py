@@ -4,7 +4,7 @@ import re
 from pathlib import Path
 
 import tests.browser
-from tests.browser import ARTIFACTS, DOC_PICTURES, DOC_SCREENSHOTS_ENV, SCREENSHOTS
+from tests.browser import ARTIFACTS, BROWSER_TESTS, DOC_PICTURES, DOC_SCREENSHOTS_ENV, SCREENSHOTS
 from tests.helpers import REPO
 
 README = (REPO / "README.md").read_text()
@@ -22,7 +22,7 @@ def test_the_two_commands_are_make_targets():
 def test_readme_pictures_are_the_screenshots_the_browser_tests_refresh():
     pictures = set(re.findall(r"\]\((docs/screenshots/[\w-]+\.png)\)", README))
     assert {p.removeprefix("docs/screenshots/").removesuffix(".png") for p in pictures} == DOC_PICTURES
-    browser_tests = (REPO / "tests" / "test_browser.py").read_text()
+    browser_tests = "".join((REPO / name).read_text() for name in BROWSER_TESTS)
     for picture in pictures:
         assert (REPO / picture).is_file(), picture
     for name in DOC_PICTURES:  # each is taken by a browser test (the loop over manifest/findings included)
@@ -54,7 +54,7 @@ def test_a_test_run_writes_its_screenshots_only_to_the_ignored_artifacts_folder(
 def test_make_screenshots_points_the_browser_tests_at_the_readme_pictures():
     makefile = (REPO / "Makefile").read_text()
     recipe = makefile.split("\nscreenshots:", 1)[1].split("\n\n", 1)[0]
-    assert f"{DOC_SCREENSHOTS_ENV}=docs/screenshots" in recipe and "tests/test_browser.py" in recipe
+    assert f"{DOC_SCREENSHOTS_ENV}=docs/screenshots" in recipe and all(name in recipe for name in BROWSER_TESTS)
     assert "make screenshots" in README
     assert DOC_SCREENSHOTS_ENV not in makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]  # `make test` never does
 
