@@ -72,13 +72,25 @@ def trace_items(records: Iterable[SourceRecord], *, declares: bool = True, confi
     a run whose failure `inspector.shell_runs` judges (a slip, a retry, a fix), never a failure as stated.
     """
     records = list(records)
+    order = _log_order(records)
     declared = declared_items(records) if declares else []
-    return _first_of_each(declared + session_items(records, config=config), records)
+    return _first_of_each(declared + _mined(records, order, config), order)
 
 
 def session_items(records: Iterable[SourceRecord], *, config: Config = DEFAULT_CONFIG) -> list[Invariant]:
     """Every item of a session log, in log order; the same wording twice is one item, the first."""
     records = list(records)
+    order = _log_order(records)
+    return _first_of_each(_mined(records, order, config), order)
+
+
+def _log_order(records: list[SourceRecord]) -> dict[str, int]:
+    return {record.key: position for position, record in enumerate(records)}
+
+
+def _mined(records: list[SourceRecord], order: dict[str, int], config: Config) -> list[Invariant]:
+    """What the user said and what the runs left owed, in no order and with repeats: each public miner sorts and
+    de-duplicates once, over everything it gathers."""
     found: list[Invariant] = []
     # The agent's last turn before a user statement, read for its question only when a statement follows:
     # most agent turns are followed by tool calls, and splitting each into sentences was most of this pass.
@@ -92,19 +104,17 @@ def session_items(records: Iterable[SourceRecord], *, config: Config = DEFAULT_C
             asked = last_question(before, config=config) if before is not None else None
             found.extend(user_items(record, asked, before, config=config))
             before = None
-    order = {record.key: position for position, record in enumerate(records)}
     found = list(done_by_edits(found, records, order))
     runs = shell_runs(records)  # read once: failures, stashes and the task's issue are all in them
     found.extend(failure_items(runs))
     found.extend(set_aside_items(runs))
     found.extend(criterion_items(records, runs))
     found.extend(action_items(records))
-    return _first_of_each(found, records)
+    return found
 
 
-def _first_of_each(found: list[Invariant], records: list[SourceRecord]) -> list[Invariant]:
+def _first_of_each(found: list[Invariant], order: dict[str, int]) -> list[Invariant]:
     """The items in log order, each wording once: the same topic twice is one item, the first."""
-    order = {record.key: position for position, record in enumerate(records)}
     found = sorted(found, key=lambda item: order.get(item.source_key or "", 0))
     seen: set[str] = set()
     unique = []
