@@ -4,7 +4,9 @@ A rule tuned on the sessions it is scored on says nothing about sessions nobody 
 once, by a rule that needs no judgement: its sessions sorted by name, the 1st, 3rd, 5th … are half A (the
 half a rule may be developed against, its logs and reports read), the 2nd, 4th … half B (held out: read
 neither its logs nor the tool's reports on it until the rule is done, then report both halves). A session
-added to wider/ falls into a half by the same rule.
+added to wider/ falls into a half by the same rule. Half B was held out until stop 37 and read from stop 38 on
+(its last unread line is in issue 29's notes); the halves are still printed, so a change that helps only the half
+it was read on shows, and new sessions from outside `../shared` are the held-out measurement now.
 
 usage: python bench/quality.py [--cli CMD]   (run from the repository; needs ../shared beside it)
 """
@@ -57,8 +59,8 @@ def main() -> int:
         print(f"{folder.name}: {score_line(folder, args.cli)}")
         if folder.name == "wider":
             half_a, half_b = halves(folder)
-            print(f"wider A ({len(half_a)}, may be read): {score_half(folder, half_a, args.cli)}")
-            print(f"wider B ({len(half_b)}, held out): {score_half(folder, half_b, args.cli)}")
+            print(f"wider A ({len(half_a)}): {score_half(folder, half_a, args.cli)}")
+            print(f"wider B ({len(half_b)}, read since stop 38): {score_half(folder, half_b, args.cli)}")
     return 0
 
 

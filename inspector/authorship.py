@@ -53,12 +53,14 @@ cost half a minute for nothing the user said."""
 
 _PASTED_LINE = re.compile(
     r"^\s*(?:[$#>]\s|\w[\w.-]*@[\w.-]+:|at\s+[\w.$<>]+\s*\(|File \"|Traceback|[\w./-]+:\d+(?::\d+)?:|[{}\[\]();]\s*$|"
+    r"[\w.$<>()]+ @ \S+:\d+|[\w./-]+:\d+(?::\d+)?\s+(?:Uncaught\s+)?(?:Warning|Error|[A-Z]\w*Error)\b|"
     r"(?:import\s+[\w.{*]+(?:\s+(?:as|from)\s.*)?;?\s*$|from\s+[\w.]+\s+import\s|(?:def|func|fn)\s+\w+\s*\(|"
     r"class\s+\w+\s*[:({<]|package\s+[\w.]+;?\s*$|return\b.*;\s*$|(?:const|let|var)\s+[\w{\[]+\s*[:=]|"
     r"(?:public|private|protected)\s+[\w<>\[\]]+\s+\w|#include\s*[<\"])|[│├└╰╭─━×]|"
     r"\s{4,}\S|.*\S(?:\t|\s{3,})\S)"
 )
-"""A line of a pasted log, shell session, stack trace, table or code rather than prose. A code keyword counts
+"""A line of a pasted log, shell session, stack trace (a browser console's `render @ chunk.js:2338`, its
+`chunk.js:2338 Warning: …`), table or code rather than prose. A code keyword counts
 only with the syntax after it ("let x =", "from a import b"): "let's keep it simple", "from now on …" and
 "return to the old design" are what people type."""
 _MID_LINE_PASTE = re.compile(
@@ -66,6 +68,11 @@ _MID_LINE_PASTE = re.compile(
     r"FATAL|FAIL|Traceback|panic)\b[:\s]|npm ERR!|error\[E\d+\]))"
 )
 """Where a log message pasted into the user's own sentence starts: a colon, then a log level or exception."""
+_TRACE_LINE = re.compile(r"^\s*(?:at\s+\S|[\w.$<>()]+ @ \S+:\d+|File \"[^\"]+\", line \d+)")
+"""A stack frame: a JavaScript engine's (`    at div`), a browser console's (`render @ chunk.js:2338`), Python's.
+A frame starts on the line after its message, so a typed line that runs into frames ended in that message."""
+_LEAD_IN = re.compile(r":\s+(?=\S)")
+"""The colon that ends the user's lead-in ("…warnings in the console: arning: Encountered …")."""
 _TERMINAL_PROMPT = re.compile(
     r"^[ \t]*(?:\(\S+\)\s+)?(?:\w[\w.-]*@[\w.-]+:[^\n]*?[$#%]|PS [A-Za-z]:\\[^\n>]*>)(?:[ \t]|$)", re.MULTILINE
 )
@@ -158,10 +165,11 @@ def _lines(text: str, start: int, end: int) -> list[AuthoredSpan]:
     """Typed lines, a line that looks machine-written pasted, a log pasted mid-line after a colon."""
     spans: list[AuthoredSpan] = []
     line_start = start
-    for line_end in _line_ends(text, start, end):
+    ends = list(_line_ends(text, start, end))
+    for at, line_end in enumerate(ends):
         line = text[line_start:line_end]
         pasted = _PASTED_LINE.match(line) is not None
-        cut = None if pasted else _MID_LINE_PASTE.search(line)
+        cut = None if pasted else _MID_LINE_PASTE.search(line) or _message_of_trace(text, line, ends, at)
         if pasted:
             spans.append(AuthoredSpan(line_start, line_end, Author.USER_PASTE))
         elif cut is not None:
@@ -171,6 +179,14 @@ def _lines(text: str, start: int, end: int) -> list[AuthoredSpan]:
             spans.append(AuthoredSpan(line_start, line_end, Author.USER))
         line_start = line_end
     return spans
+
+
+def _message_of_trace(text: str, line: str, ends: list[int], at: int) -> re.Match[str] | None:
+    """The colon a pasted error message starts after, on a typed line the next line's stack frame follows: the
+    message may be cut short or have no log level ("arning: Encountered two children …"), but its frames say it
+    was pasted. A line with no colon is left typed: it may be all the user wrote before the paste."""
+    following = text[ends[at] : ends[at + 1]] if at + 1 < len(ends) else ""
+    return _LEAD_IN.search(line) if following and _TRACE_LINE.match(following) else None
 
 
 def _pasted(text: str, start: int, end: int) -> tuple[int, int]:

@@ -71,6 +71,26 @@ def test_every_kind_of_log_line_pasted_after_a_colon_is_a_paste(log):
     assert authored(f"it fails with: {log}")[-1] == (P, log)
 
 
+CONSOLE = ("Seems to work but I've plenty of warning in the console: arning: Encountered two children with the same "
+           "key, `.claude/skills/create-skill/SKILL.md`. Keys should be unique so that components maintain their "
+           "identity across updates.\n    at div\n    at http://localhost:3000/chunk-36jrqfj4.js:30815:13\n"
+           "printWarning @ chunk-36jrqfj4.js:2338\nerror @ chunk-36jrqfj4.js:2322\n"
+           "(anonymous) @ chunk-36jrqfj4.js:19808Understand this error\n"
+           "chunk-36jrqfj4.js:2338 Warning: Encountered two children with the same key\n    at div")
+"""A browser console pasted after the user's words, cut as ctxeval_ee7e610f's line 400 has it: its first word lost
+its "W", its frames in the engine's form and the console's (`fn @ file:line`, `file:line Warning:`)."""
+
+
+def test_a_message_pasted_mid_line_before_its_stack_frames_is_a_paste():
+    assert authored(CONSOLE) == [(U, "Seems to work but I've plenty of warning in the console:"),
+                                 (P, CONSOLE[CONSOLE.index("arning:") :])]  # fmt: skip
+
+
+def test_a_typed_line_before_a_stack_trace_stays_typed_without_a_colon():
+    text = "the page crashes when I open settings, never reload it automatically\n    at div\n    at main"
+    assert authored(text)[0] == (U, "the page crashes when I open settings, never reload it automatically")
+
+
 def test_a_colon_in_the_users_own_sentence_is_not_a_paste():
     text = "Two rules: never touch staging, and ask before deleting anything."
     assert authored(text) == [(U, text)]
@@ -145,6 +165,7 @@ VSLA = LABELLED / "claude_code_1.0.53_vsla_f67ab274.jsonl"
 CTXEVAL = REAL_TRACES / "wider" / "claude_code_2.1.45_ctxeval_c8946606.jsonl"
 SEQUANT = REAL_TRACES / "wider" / "claude_code_2.1.50_sequant_bf976109.jsonl"
 PORTCLI = REAL_TRACES / "wider" / "claude_code_2.1.69_portcli_8a6e7859.jsonl"
+CTXEVAL_CONSOLE = REAL_TRACES / "wider" / "claude_code_2.1.45_ctxeval_ee7e610f.jsonl"
 
 
 def typed_text(path):
@@ -194,6 +215,15 @@ def test_the_line_after_a_task_notification_is_not_the_users():
     for path in (SEQUANT, PORTCLI):
         assert "Full transcript available at" not in typed_text(path)
     assert "use sub agents or agent teams if needed" in typed_text(SEQUANT)
+
+
+@needs_shared(CTXEVAL_CONSOLE)
+def test_a_console_pasted_mid_line_in_a_real_session_is_a_paste():
+    """ctxeval_ee7e610f line 400: 57 typed characters, then 87 KB of a React warning and its frames; "Keys should be
+    unique …" was mined as the user's requirement."""
+    typed = typed_text(CTXEVAL_CONSOLE)
+    assert "I've plenty of warning in the console:" in typed
+    assert "Keys should be unique" not in typed and "chunk-36jrqfj4" not in typed
 
 
 @needs_shared(REVIEWED, VSLA)

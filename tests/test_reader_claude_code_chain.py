@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from bench.quality import halves
 from inspector.readers import load_trace
 from tests.helpers import LABELLED, REAL_TRACES, REPO, require_shared
 from tests.test_reader_claude_code import assistant, record, text, user, write
@@ -23,10 +22,10 @@ WIDER = REAL_TRACES / "wider"
 
 
 def readable_sessions() -> list[Path]:
-    """Every real Claude Code session that may be read: the top-level ones, labelled/, and wider/'s half A
-    (half B is held out, bench/quality.py)."""
+    """Every real Claude Code session: the top-level ones, labelled/ and wider/ (both halves: half B, held out
+    until stop 37, is read now, bench/quality.py)."""
     found = sorted(REAL_TRACES.glob("claude_code*.jsonl")) + sorted(LABELLED.glob("claude_code*.jsonl"))
-    found += [WIDER / f"{name}.jsonl" for name in halves(WIDER)[0] if name.startswith("claude_code")]
+    found += sorted(WIDER.glob("claude_code*.jsonl"))
     return found or [REAL_TRACES / "claude_code*.jsonl"]
 
 
