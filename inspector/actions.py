@@ -27,7 +27,13 @@ and their words would outweigh the subject's when the summary is searched for it
 
 
 def action_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
-    """Completed actions with their identity: each commit by sha and subject, each pull request by number."""
+    """Completed actions with their identity: each commit by sha and subject, each pull request by number.
+
+    A pull request merged in the session (`gh pr merge N`, which prints nothing) is one action, and the commits
+    made before it are retired by it: squashed or merged, the branch's commits are now that merge, which is
+    what a later summary must name (a reader calls a summary that names the merge and not each commit faithful).
+    """
+    commits: list[Invariant] = []
     for record in records:
         if record.namespace != TRANSCRIPT or record.kind != "tool_result":
             continue
@@ -35,14 +41,24 @@ def action_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
         if not isinstance(command, str):
             continue
         if re.search(r"\bgit\b.*\bcommit\b", command):
-            for sha, subject in _COMMIT.findall(record.text):
-                yield Invariant(f"completed-action:{record.key}:{sha}", InvariantKind.COMPLETED_ACTION,
-                                f"commit {sha} {clip(_TRAILERS.sub('', subject).strip(), 120)}",
-                                record.key)  # fmt: skip
+            commits.extend(Invariant(f"completed-action:{record.key}:{sha}", InvariantKind.COMPLETED_ACTION,
+                                     f"commit {sha} {clip(_TRAILERS.sub('', subject).strip(), 120)}",
+                                     record.key) for sha, subject in _COMMIT.findall(record.text))  # fmt: skip
         if re.search(r"\bgh\s+pr\s+create\b", command):
             for number in dict.fromkeys(_PULL.findall(record.text)):
                 yield Invariant(f"completed-action:{record.key}:pr{number}", InvariantKind.COMPLETED_ACTION,
                                 f"pull request #{number} opened", record.key)  # fmt: skip
+        merged = _MERGED.search(command)
+        if merged:
+            yield Invariant(f"completed-action:{record.key}:merged{merged.group(1)}", InvariantKind.COMPLETED_ACTION,
+                            f"pull request #{merged.group(1)} merged", record.key)  # fmt: skip
+            yield from (replace(commit, retired_by=record.key) for commit in commits)
+            commits = []
+    yield from commits
+
+
+_MERGED = re.compile(r"\bgh\s+pr\s+merge\s+#?(\d+)\b")
+"""A pull request merged by number (`gh pr merge 324 --squash`); a clean result is the merge."""
 
 
 _NAMED_FILE = re.compile(

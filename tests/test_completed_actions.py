@@ -65,3 +65,49 @@ def test_a_trailer_git_printed_on_the_subject_line_is_no_part_of_the_subject() -
                           extra={"command": "git commit -m 'fix(export): …'"})  # fmt: skip
     [item] = action_items([record])
     assert item.text == "commit bbfd2a9 fix(export): include blueprint and action permissions in tar output"
+
+
+def findings_of_two(first: str, second: str) -> list[tuple[str, str]]:
+    """S1 covers RECORDS; S2 covers them and a third commit made after S1."""
+    records = [*RECORDS, committed("r3", "5d1e0c4", "docs: describe the permissions import")]
+    early, every = tuple(r.key for r in RECORDS), tuple(r.key for r in records)
+    trace = Trace("fixture", "claude-code", tuple(records),
+                  (Generation(0, "raw", "\n".join(r.text for r in records), covers=every),
+                   Generation(1, "summary", first, parent=0, covers=early),
+                   Generation(2, "summary", second, parent=1, covers=every)),
+                  extra={"meta": {"session_log": True}})  # fmt: skip
+    return [(f.severity.value, f.message) for f in analyze(trace).findings
+            if f.rule == "completed-actions-lost" and f.generation == 2]  # fmt: skip
+
+
+def test_commits_an_earlier_summary_recorded_are_history_by_the_next():
+    """teslamint_da81b1d5 (wider/): S1 named 2d6f7eb and 24c39af, the work moved on, S2 named neither; its reader
+    calls them retired. A commit no summary has recorded yet is still owed by the next one."""
+    recorded = "Commits bbfd2a9 and 963a806 are on the branch."
+    assert findings_of_two(recorded, "Documented the import in 5d1e0c4; next, the release.") == [
+        ("info", "S2 no longer names 2 commits (bbfd2a9, 963a806), which an earlier summary recorded as done")]
+    assert findings_of_two(recorded, "Next, the release.") == [
+        ("warning", "S2 mentions none of the completed actions before it: 1 commit (5d1e0c4)"),
+        ("info", "S2 no longer names 2 commits (bbfd2a9, 963a806), which an earlier summary recorded as done")]
+    assert findings_of_two("Read the repository.", "Documented the import in 5d1e0c4.") == [
+        ("warning", "S2 omits 2 of the 3 completed actions before it: 2 commits (bbfd2a9, 963a806)")]
+
+
+def test_a_merged_pull_request_stands_for_the_commits_before_it() -> None:
+    """sequant_f9389dae (wider/) line 995: `gh pr merge 324 --squash --delete-branch` (it prints nothing) after
+    commits 0e53ffb and 923a067; S1 named the squash merge and neither sha, and its reader calls it faithful.
+    The merge is the action a summary must keep; a failed merge retires nothing."""
+    def merge(key: str, failed: bool = False) -> SourceRecord:
+        return SourceRecord(key, "merge conflict" if failed else "", namespace="transcript",
+                            kind="tool_error" if failed else "tool_result", authority="tool",
+                            extra={"command": "gh pr merge 324 --squash --delete-branch 2>&1"})  # fmt: skip
+
+    merged = [*RECORDS, merge("r3")]
+    assert [(i.text, i.retired_by) for i in action_items(merged)] == [
+        ("pull request #324 merged", None), ("commit bbfd2a9 fix: writeTar closes the archive", "r3"),
+        ("commit 963a806 fix: loader validates --include", "r3")]  # fmt: skip
+    assert lost("PR #324 squash-merged to main (merge commit 79fadb8).", merged) == []
+    assert lost("Worked on the permissions import.", merged) == [
+        "S1 mentions none of the completed actions before it: pull request #324 merged"]  # fmt: skip
+    assert lost("PR #324 squash-merged to main.", [*RECORDS, merge("r3", failed=True)]) == [
+        "S1 mentions none of the completed actions before it: 2 commits (bbfd2a9, 963a806)"]  # fmt: skip

@@ -141,25 +141,26 @@ STANDING = (*PRESENT, InvariantStatus.LOST)
 def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
     """One finding per summary: the actions form one series, and a summary drops them together. A summary naming
     most of them (`Config.actions_kept_share`) has kept the series. Every summary that lost it is reported, not
-    only the first: each is what some next agent works from."""
+    only the first: each is what some next agent works from.
+
+    An action an earlier summary recorded is settled history by the next one: that summary told an agent it was
+    done, the work moved on, and git's log keeps it, so a later summary that stops naming it is noted, not warned
+    of (readers of real sessions call such commits retired, not lost). Only actions no summary has recorded yet
+    make the series a later summary must keep."""
     tracks = session_tracks(facts, (InvariantKind.COMPLETED_ACTION,))
     lost_at = [(track, {k for k, _ in still(track, InvariantStatus.LOST)}) for track in tracks]
     for generation in facts.summaries():
         k = generation.generation.index
-        gone = [track for track, where in lost_at if k in where]
+        settled = {id(t) for t in tracks if any(status in PRESENT for status in t.statuses[1:k])}
+        done = [t for t in tracks if t.statuses[k] in STANDING and id(t) not in settled]
+        gone = [track for track, where in lost_at if k in where and id(track) not in settled]
+        yield from _settled_dropped(generation.generation.label, k,
+                                    [t for t, where in lost_at if k in where and id(t) in settled])
         if not gone:
             continue
-        done = [t for t in tracks if t.statuses[k] in STANDING]
         if len(gone) < len(done) and (len(done) - len(gone)) / len(done) > facts.config.actions_kept_share:
             continue  # most of the series is there: the few it leaves out are no loss of what was done
-        commits = [t.invariant.text.split()[1] for t in gone if t.invariant.text.startswith("commit ")]
-        pulls = [t.invariant.text.split()[2] for t in gone if t.invariant.text.startswith("pull request ")]
-        parts = []
-        if commits:
-            parts.append(f"{len(commits)} commit{'s' if len(commits) > 1 else ''} ({', '.join(commits)})")
-        if pulls:
-            parts.append(f"pull request {', '.join(pulls)}")
-        listed, label = " and ".join(parts), generation.generation.label
+        listed, label = _listed(gone), generation.generation.label
         message = (f"{label} mentions none of the completed actions before it: {listed}" if len(gone) == len(done)
                    else f"{label} omits {len(gone)} of the {len(done)} completed actions before it: {listed}")
         yield Hit(
@@ -168,6 +169,28 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
             evidence={"actions": [t.invariant.text for t in gone], "invariants": [t.invariant.id for t in gone]},
             source=gone[-1].source_quote,
         )
+
+
+def _settled_dropped(label: str, k: int, dropped: list[InvariantTrack]) -> Iterator[Hit]:
+    """A note that a summary no longer names actions an earlier one recorded (nothing when there are none)."""
+    if dropped:
+        yield Hit(k, f"{label} no longer names {_listed(dropped)}, which an earlier summary recorded as done",
+                  evidence={"actions": [t.invariant.text for t in dropped],
+                            "invariants": [t.invariant.id for t in dropped]},
+                  source=dropped[-1].source_quote, severity=Severity.INFO)  # fmt: skip
+
+
+def _listed(tracks: list[InvariantTrack]) -> str:
+    """The actions by identity: "2 commits (2d6f7eb, 24c39af) and pull request #133", "… #324 merged"."""
+    commits = [t.invariant.text.split()[1] for t in tracks if t.invariant.text.startswith("commit ")]
+    pulls = [t.invariant.text.removeprefix("pull request ").removesuffix(" opened") for t in tracks
+             if t.invariant.text.startswith("pull request ")]  # fmt: skip
+    parts = []
+    if commits:
+        parts.append(f"{len(commits)} commit{'s' if len(commits) > 1 else ''} ({', '.join(commits)})")
+    if pulls:
+        parts.append(f"pull request {', '.join(pulls)}")
+    return " and ".join(parts)
 
 
 __all__ = ["FAILURES", "STANDING", "owed", "session_tracks", "still"]
