@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from inspector.actions import edit_written
+from inspector.actions import edit_written, edited_path
 from inspector.anchors import extract_anchors
 from inspector.facts import TraceFacts
 from inspector.model import TRANSCRIPT, Generation, SourceRecord
@@ -41,6 +41,9 @@ VERIFYING = re.compile(rf"\b(?:{'|'.join((*TEST_WORDS, *_CHECK_WORDS))})\b")
 """A command that checks the work, by its tests (`shell_runs.TEST_WORDS`) or a build, a compiler, a linter or a
 type checker: its last run is what a "tests pass" claim stands on."""
 _PUSH = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?push\b")
+_PROSE = re.compile(r"\.(?:md|mdx|markdown|rst|txt|adoc)\Z", re.IGNORECASE)
+"""A document's file: an edit there describes a fix (a reference page naming the new parameter), it makes none."""
+_DIGITS_NAMED_COMMIT = re.compile(r"\bcommit(?:\s+sha)?\s+`?(\d{7,40})\b", re.IGNORECASE)
 _SEARCH_TOOLS = frozenset({"WebSearch", "WebFetch", "web_search", "web_fetch", "browser", "fetch"})
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
@@ -111,8 +114,9 @@ def unchecked_edit(claim: str, split: Split) -> SourceRecord | None:
     """The edit a fix claim names, when nothing checked it before the compaction.
 
     The edit is the last one whose new text holds a name the claim puts in backticks (an edit that only
-    removes the name is not the fix). It is unchecked when the project has checks (a test, build or lint
-    ran at some point before) and none ran after it: the fix was written, never built or tested. None
+    removes the name is not the fix, and one to a document only describes it: no check reads prose). It is
+    unchecked when the project has checks (a test, build or lint ran at some point before) and none ran after
+    it: the fix was written, never built or tested. None
     when a check came after, or the claim names no edit.
     """
     names = [name for name in NAMED.findall(claim) if not name.isdigit()]
@@ -122,9 +126,9 @@ def unchecked_edit(claim: str, split: Split) -> SourceRecord | None:
         return None
     for position in range(len(split.before) - 1, -1, -1):
         record = split.before[position]
-        if record.kind == "tool_call" and is_edit_tool(record.extra.get("tool")) and any(
-            name in edit_written(record.text) for name in names
-        ):
+        if record.kind == "tool_call" and is_edit_tool(record.extra.get("tool")) and not _PROSE.search(
+            edited_path(record.text) or ""
+        ) and any(name in edit_written(record.text) for name in names):
             return record if checks[-1] < position else None
     return None
 
@@ -148,7 +152,11 @@ def _made(shas: Sequence[str], run: ShellRun) -> bool:
 
 
 def _shas(claim: str) -> list[str]:
-    return [a.key for a in extract_anchors(claim) if a.pattern == "commit"]
+    """The commits a claim names: its commit anchors, and a sha of digits only where "commit" says it is one
+    (one short sha in 27 has no letter, and the anchor pattern, which must not read every number as a commit,
+    takes only hex runs with one)."""
+    named = [a.key for a in extract_anchors(claim) if a.pattern == "commit"]
+    return named + [m.group(1) for m in _DIGITS_NAMED_COMMIT.finditer(claim) if m.group(1) not in named]
 
 
 def searched(split: Split, claim: str = "", share: float = 1.0) -> bool:

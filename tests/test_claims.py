@@ -142,6 +142,20 @@ def test_a_fix_never_built_or_tested_is_unsupported() -> None:
     assert "pureHumanRemoved" in hits[0].message and "manual_commit_attribution.go" in hits[0].message
 
 
+def test_an_edit_to_a_document_that_names_the_fix_is_not_the_fix() -> None:
+    """sequant_f9389dae (wider/) line 311: after the tests, the agent wrote the new `checks` parameter into
+    docs/reference/merge-command.md; S1's "Fixed by adding `checks` parameter" was judged by that edit. No
+    check reads a reference page, so a document's edit is not the one a fix claim is about; a code edit is."""
+    def edit(key: str, path: str) -> SourceRecord:
+        return called(key, "Edit", f"file_path: {path}\nold_string: x\nnew_string: accepts an optional `checks` list")
+
+    claim = "Fixed by adding `checks` parameter."
+    tested = [ran("r1", "npm test", "Tests: 40 passed")]
+    assert found(session([*tested, edit("e2", "/p/docs/reference/merge-command.md")], (2, claim))) == []
+    [hit] = found(session([*tested, edit("e2", "/p/src/lib/merge-check/verdict.ts")], (2, claim)))
+    assert hit.rule == "claim-unsupported" and "verdict.ts" in hit.message
+
+
 def test_a_web_search_that_returned_nothing_confirmed_nothing() -> None:
     asked = called("c1", "WebSearch", "query: onnxruntime-genai repository microsoft")
     summary = "A web search confirmed the correct repository is microsoft/onnxruntime-genai."
@@ -344,6 +358,21 @@ def test_a_push_claim_needs_a_push_after_the_commit_it_names() -> None:
     assert found(session(records, (3, "Committed df4989c and pushed it."))) == []  # r2 pushed that one
     quiet = [ran("r1", "git commit -qam 'Add per-file attribution'", ""), ran("r2", "git push", PUSHED)]
     assert found(session(quiet, (2, "Pushed df4989c to soph/ent-96-summaries."))) == []  # only the push printed it
+
+
+def test_a_sha_of_digits_only_is_the_commit_a_push_claim_names_when_it_says_commit() -> None:
+    """entirecli_70d782f7 (wider/) lines 341-343: `git commit` printed "[alex/ent-109 3696270] …" after the
+    session's one push, and S1 said "The commit `3696270` was pushed"; the next agent found the branch one
+    commit ahead and pushed at line 384. A sha with no letter is a commit where the claim calls it one."""
+    records = [
+        ran("r1", "git push", PUSHED),
+        ran("r2", "git commit -m 'fix(explain): address low severity PR feedback'",
+            "[alex/ent-109 3696270] fix(explain): address low severity PR feedback"),
+    ]
+    claim = "The commit `3696270` was pushed with message:"
+    [hit] = found(session(records, (2, claim)))
+    assert (hit.rule, hit.evidence["why"]) == ("claim-unsupported", "no git push ran after 3696270 before it")
+    assert found(session(records, (2, "Pushed 3696270 lines of the fixture."))) == []  # a number, not a commit
 
 
 def test_a_search_confirmed_only_what_a_result_names() -> None:
