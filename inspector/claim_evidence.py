@@ -228,7 +228,7 @@ def _printed(number: str, unit: str, texts: Sequence[str]) -> bool:
 def finished_step(step: str, split: Split) -> ShellRun | None:
     """The run that already did a step naming a command: its last run before the compaction succeeded and
     nothing was edited after it. None when the step names no command, or the command still needs running."""
-    command = _command_of(step)
+    command = None if _reports_done(step) else _command_of(step)
     if command is None:
         return None
     wanted = command_signature(command)
@@ -242,6 +242,17 @@ def finished_step(step: str, split: Split) -> ShellRun | None:
     if any(r.kind == "tool_call" and is_edit_tool(r.extra.get("tool")) for r in after_run):
         return None
     return last
+
+
+_DONE = re.compile(r"\b(?:complete|completed|done|finished)\b", re.IGNORECASE)
+_CONDITION = re.compile(r"\b(?:once|when|after|until|if|before)\b[^,.;:()]*\Z", re.IGNORECASE)
+
+
+def _reports_done(step: str) -> bool:
+    """A step that calls its own work done ("Task 3 (implementation complete, commit blocked): `ec decision
+    verify-docs` gate"): the command it names is its subject, what is left is something else. "Run the release
+    once the tests are done" is a condition, not a report."""
+    return any(not _CONDITION.search(step[: m.start()]) for m in _DONE.finditer(step))
 
 
 _SEARCHING = re.compile(r"\b(?:search|find|grep|list|query|lookup)\b|--grep\b")

@@ -250,6 +250,18 @@ def test_a_next_step_after_an_edit_since_its_last_run_is_not_stale() -> None:
     assert found(session(records, (2, "7. Pending Tasks:\n   - Run tests (`mise run test`)\n"))) == []
 
 
+def test_a_pending_task_that_calls_its_own_work_done_is_not_its_command_to_run() -> None:
+    """teslamint_da81b1d5 (wider/) S2: "Task 3 (implementation complete, commit blocked): `ec decision
+    verify-docs` gate" named the feature it built; what was left was the commit, so its clean run was no
+    finished step. A step waiting on something done ("once the tests are done") still names its command."""
+    records = [ran("r1", "uv run ec decision verify-docs 2>&1", "All decisions documented.")]
+    done = "Pending Tasks:\n- **Task 3 (implementation complete, commit blocked)**: `ec decision verify-docs` gate\n"
+    assert found(session(records, (1, done))) == []
+    waiting = "Pending Tasks:\n- Run `uv run ec decision verify-docs` once the tests are done\n"
+    [hit] = found(session(records, (1, waiting)))
+    assert (hit.rule, hit.source.key) == ("stale-next-step", "r1")  # type: ignore[union-attr]
+
+
 @needs_real
 @pytest.mark.parametrize("path", shared_files(LABELLED, "*.jsonl"), ids=lambda p: p.name[:32])
 def test_no_stale_step_in_the_labelled_sessions(path) -> None:
