@@ -26,12 +26,12 @@ CONTRACT: dict[str, tuple[str, float]] = {
 # The issue #29 contract, on the union of labelled/ and wider/ (real sessions from repositories the rules were
 # not written on, half of them held out while they were): raise it as the detectors improve, never lower it.
 UNION_CONTRACT: dict[str, tuple[str, float]] = {
-    "error_precision": (">=", 0.9),
-    "warning_precision": (">=", 0.6),
+    "error_precision": (">=", 0.95),
+    "warning_precision": (">=", 0.75),
     "error_recall": (">=", 0.75),
-    "recall": (">=", 0.4),
+    "recall": (">=", 0.45),
     "faithful_errors": ("==", 0),
-    "findings_per_session": ("<=", 8),
+    "findings_per_session": ("<=", 7),
 }
 COMPARE = {">=": operator.ge, "<=": operator.le, "==": operator.eq}
 
