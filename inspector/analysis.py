@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from inspector.bulk import paused_gc
 from inspector.config import Config
+from inspector.consequences import with_consequences
 from inspector.facts import TraceFacts, compute_facts
 from inspector.model import Finding, Severity, Trace
 from inspector.rules import Rule, all_rules
@@ -41,6 +42,7 @@ def analyze(trace: Trace, config: Config | None = None, rules: Sequence[Rule] | 
         findings: list[Finding] = []
         for entry in rules if rules is not None else all_rules():
             findings.extend(entry.run(facts))
+        findings = list(with_consequences(facts, findings))
     findings.sort(key=lambda f: (f.generation if f.generation is not None else -1, _SEVERITY_ORDER[f.severity]))
     return Analysis(facts, tuple(findings))
 

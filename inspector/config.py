@@ -100,6 +100,17 @@ class Config:
     """Agent turns after a compaction read for a restated claim: the next agent's first moves, when it acts on
     what the summary told it, not the rest of the session."""
 
+    # --- what happened next: consequences of a loss (`inspector.consequences`) ---------------------
+    reasked_similarity: int = 85
+    """rapidfuzz token-set ratio of a later question-tool call to the question the user had answered at which it
+    asks the same thing: the question's words nearly all there, as a harness re-asking it writes them."""
+    retried_similarity: int = 85
+    """rapidfuzz ratio of a later failure's line to the first one's at which it is the same failure: paths,
+    counts or a timestamp in the line may differ, the error may not."""
+    redone_similarity: int = 90
+    """rapidfuzz ratio of a later commit's subject to a lost commit's at which it is the same change committed
+    again: a word of the subject may differ ("fix"/"fixes"), its topic may not."""
+
     # --- who wrote a span, and what names a subject ----------------------------------------------
     paste_chars: int = 400
     """After a line of the user's ending in a colon ("got this feedback:"), this much more text is a paste (a

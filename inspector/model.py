@@ -85,6 +85,28 @@ class Severity(StrEnum):
     INFO = "info"
 
 
+class ConsequenceKind(StrEnum):
+    """What the agent working from a summary did about an item the summary lost (`inspector.consequences`)."""
+
+    VIOLATED = "violated"
+    RESTATED = "restated"
+    REASKED = "re-asked"
+    RETRIED = "retried"
+    REDONE = "redone"
+
+
+@dataclass(frozen=True, slots=True)
+class Consequence:
+    """The later end of a loss: the record where the next agent broke, re-asked, retried or redid it, or the user
+    said it again, while it worked from the summary of generation `generation`."""
+
+    kind: ConsequenceKind
+    key: str
+    quote: str
+    generation: int
+    why: str
+
+
 class Author(StrEnum):
     """Who wrote a span of a record's text. Only `USER` spans are what the user said."""
 
@@ -327,6 +349,8 @@ class Finding:
     """The summary sentence at the finding's span (None when the finding points at no text)."""
     source: SourceQuote | None = field(default=None, compare=False)
     """The record the finding is about and the sentence there that states it: what a reviewer checks."""
+    consequence: Consequence | None = field(default=None, compare=False)
+    """What happened next because of this loss (`inspector.consequences`), when the log after it shows it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,6 +367,6 @@ def finding_id(finding: Finding) -> str:
     return hashlib.sha1(basis.encode()).hexdigest()[:12]
 
 
-__all__ = ["Author", "AuthoredSpan", "ChainEvent", "Finding", "Generation", "Invariant", "InvariantKind",
-           "KeyPrefix", "MentionIndex", "Severity", "SourceQuote", "SourceRecord", "TRANSCRIPT", "Trace", "author_of",
-           "finding_id"]  # fmt: skip
+__all__ = ["Author", "AuthoredSpan", "ChainEvent", "Consequence", "ConsequenceKind", "Finding", "Generation",
+           "Invariant", "InvariantKind", "KeyPrefix", "MentionIndex", "Severity", "SourceQuote", "SourceRecord",
+           "TRANSCRIPT", "Trace", "author_of", "finding_id"]  # fmt: skip

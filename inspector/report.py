@@ -7,8 +7,9 @@ from typing import Any
 
 from inspector.analysis import Analysis
 from inspector.authorship import author_at
+from inspector.consequences import LOSS_RULES
 from inspector.inert import terminal_text
-from inspector.model import Severity, SourceQuote, SourceRecord
+from inspector.model import Consequence, ConsequenceKind, Severity, SourceQuote, SourceRecord
 from inspector.text import clip, counted
 
 
@@ -57,11 +58,24 @@ def to_json(analysis: Analysis) -> dict[str, Any]:
                 "end": f.end,
                 "excerpt": f.excerpt,
                 "source": _source(f.source, trace.sources, facts.log_positions) if f.source is not None else None,
+                "consequence": _consequence(f.consequence, trace.sources, facts.log_positions),
             }
             for f in analysis.findings
         ],
         "verdict": analysis.verdict,
     }
+
+
+def _consequence(then: Consequence | None, records: Sequence[SourceRecord],
+                 positions: dict[str, int]) -> dict[str, Any] | None:  # fmt: skip
+    """What happened next, as `check --json` gives it: the kind, the later record and its words, and the summary
+    the agent worked from (the loss's generation), beside the finding's `source`, the earlier end."""
+    if then is None:
+        return None
+    later = _source(SourceQuote(then.key, then.quote), records, positions)
+    # Who acted: the user, saying it again, or the agent (a run's record is its tool result, whose author is the tool).
+    later["author"] = "user" if then.kind is ConsequenceKind.RESTATED else "agent"
+    return {"kind": str(then.kind), "generation": then.generation, "why": then.why, **later}
 
 
 def _source(source: SourceQuote, records: Sequence[SourceRecord], positions: dict[str, int]) -> dict[str, Any]:
@@ -113,9 +127,16 @@ def to_text(analysis: Analysis, max_findings: int = 50) -> str:
     counts = {s: sum(1 for f in analysis.findings if f.severity is s) for s in Severity}
     lines.append(f"findings: {counted(counts[Severity.ERROR], 'error')}, "
                  f"{counted(counts[Severity.WARNING], 'warning')}, {counts[Severity.INFO]} info")  # fmt: skip
+    lost = [f for f in analysis.findings if f.rule in LOSS_RULES]
+    if lost:
+        followed = sum(1 for f in lost if f.consequence is not None)
+        lines.append(f"consequences: {followed} of {counted(len(lost), 'loss', 'losses')} followed by one in the log")
     for finding in analysis.findings[:max_findings]:
         where = f"S{finding.generation}" if finding.generation is not None else "--"
         lines.append(f"  {where:<4} {finding.severity.value:<7} {finding.rule}: {finding.message}")
+        if finding.consequence is not None:
+            then = finding.consequence
+            lines.append(f"{'':<15}then ({then.kind}): {then.why}, at record {then.key}: {clip(then.quote, 120)}")
     if len(analysis.findings) > max_findings:
         lines.append(f"  … and {len(analysis.findings) - max_findings} more (use --json for all)")
     lines.append("")
