@@ -36,10 +36,12 @@ LEAVE_AS_IS = re.compile(r"(?<!\bwe )(?<!\bi )(?<!\byou )(?<!\bthey )\b(?:keep|l
 someone keeps ("we keep it in the cache")."""
 _HEDGE = re.compile(
     r"\b(?:maybe|perhaps|probably|possibly|i think|i guess|i suppose|might|could|would be (?:good|nice|great|better)|"
-    r"consider|let's|lets|let us|seems?|sounds?|ideally|if (?:possible|needed|you can))\b",
+    r"consider|let's|lets|let us|seems?|sounds?|ideally|if (?:possible|needed|you can)|"
+    r"for (?:now|the moment|the time being))\b",
     re.IGNORECASE,
 )
-"""What makes a statement a suggestion: doubt, a proposal ("let's"), a judgement that invites another. Hedges
+"""What makes a statement a suggestion: doubt, a proposal ("let's"), a judgement that invites another, a rule
+said to hold only for now ("don't open an upstream PR for now": the user means to revisit it). Hedges
 are read in English only, so in other languages only a prohibition binds (`languages.FOREIGN_PROHIBITION`):
 "nunca", "절대", "不要" leave no doubt to read; an obligation's may be in words not listed."""
 

@@ -114,11 +114,20 @@ def words(text: str) -> list[str]:
 
 
 def content_terms(text: str) -> set[str]:
-    """Stemmed non-stopword terms: what a sentence is about, ignoring how it is phrased and its `[[keys]]`."""
-    found = words(_BRACKET_ANCHOR.sub(" ", text))
+    """Stemmed non-stopword terms: what a sentence is about, ignoring how it is phrased and its `[[keys]]`.
+
+    A contraction is its words: "don't" and "can't" are "do not" and "can not", function words all; "that's"
+    is "that is", "we'll" "we will" (`_CLITIC`). Kept whole, they were terms of their own, and a summary that
+    says "do not" or nothing of the kind missed them.
+    """
+    found = [_CLITIC.sub("", w) for w in words(_BRACKET_ANCHOR.sub(" ", text)) if not w.endswith("n't")]
     if text.isascii():
         return {stem(w) for w in found if w not in STOPWORDS and len(w) > 1}
     return {term for w in found if w not in STOPWORDS for term in _word_terms(w)}
+
+
+_CLITIC = re.compile(r"'(?:s|re|ll|ve|d|m)\Z")
+"""An English contraction's second word ("that's", "we'll", "I'd"), a function word: cut, the first one is looked at."""
 
 
 @lru_cache(maxsize=1 << 16)

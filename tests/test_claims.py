@@ -228,6 +228,20 @@ def test_a_summary_carrying_almost_none_of_what_the_user_asked_is_a_collapse() -
     assert "carries 0 of the 5 statements" in hit.message
 
 
+def test_statements_an_earlier_summary_already_lost_are_no_collapse_of_the_next() -> None:
+    """flutterdocker_aba9151e (outside set): S3 "carries 8 of the 27 statements" counted what S1 and S2 had
+    already dropped, each its own finding; its reader calls S3 faithful. A collapse is what one summary loses at
+    once: the statements its parent still carried, and those said since."""
+    asks = ["Never push to main without review.", "we should not store the summary in the shadow branch",
+            "Use the existing transcript helper instead of writing a new parser.",
+            "make sure we log when summary generation fails",
+            "never change the checkpoint metadata format"]  # fmt: skip
+    records = [user(f"u{n}", ask) for n, ask in enumerate(asks)]
+    [hit] = [f for f in found(session(records, (5, "Worked on the explain command."),
+                                      (5, "Still on the explain command."))) if f.rule == "summary-collapse"]
+    assert hit.generation == 1  # S2 lost nothing S1 still carried
+
+
 # --- stale-next-step --------------------------------------------------------------------------------
 
 

@@ -36,6 +36,8 @@ def test_a_prohibition_an_obligation_or_an_order_to_leave_it_be_binds(rule: str)
         "it would be good to note the load, but not bring all the contents in.",
         "please use the british spelling :)",
         "we keep it in the cache between runs",
+        "Don't open upstream PR for now.",  # flutterdocker_aba9151e (outside set): its reader weighs it a warning
+        "never rebase this branch for the time being",
     ],
 )
 def test_a_suggestion_a_hedged_rule_or_a_report_does_not(wish: str) -> None:
@@ -62,3 +64,18 @@ def test_a_lost_rule_is_an_error_and_a_lost_wish_a_warning() -> None:
     lost = {f.source.key: f.severity.value for f in analyze(trace).findings  # type: ignore[union-attr]
             if f.rule == "user-statement-lost"}  # fmt: skip
     assert lost == {"u1": "error", "u2": "warning"}
+
+
+def test_a_weakened_rule_held_only_for_now_is_a_warning() -> None:
+    """A prohibition a summary keeps without its force is weighed as a lost one is: provisional, a warning."""
+    def weakened(rule: str) -> list[str]:
+        record = typed("u1", rule)
+        trace = Trace("fixture", "claude-code", (record,),
+                      (Generation(0, "raw", rule, covers=("u1",)),
+                       Generation(1, "summary", "Open an upstream PR to Renovate for the docs typo.", parent=0,
+                                  covers=("u1",))),
+                      extra={"meta": {"session_log": True}})  # fmt: skip
+        return [f.severity.value for f in analyze(trace).findings if f.rule == "user-statement-weakened"]
+
+    assert weakened("Don't open an upstream PR to Renovate for the docs typo.") == ["error"]
+    assert weakened("Don't open an upstream PR to Renovate for the docs typo for now.") == ["warning"]

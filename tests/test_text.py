@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from inspector.completeness import CLAIM, find_claims
 from inspector.literals import Literals
-from inspector.text import WORD, quoted, quoted_name, words
+from inspector.text import WORD, content_terms, quoted, quoted_name, words
 
 PIECES = ["Never", "RUN", "it's", "v1.2", "a.b.", "'quoted'", "_x_", "--flag", "src/a.py.", "İstanbul", "K", "ß",
           " ", "\n", ".", "100 %", "Fully Preserved", "ALL items ARE complete", "nothing was lost", "Comprehensively",
@@ -57,3 +57,11 @@ def test_a_message_quotes_trace_text_on_one_line_without_escapes():
     assert quoted_name("C:\\temp") == "'C:\\temp'"  # one backslash, as written; repr doubled it
     for ordinary in ("etc.", "src/checkout.py", "ledger:1.2", "500"):  # the same message, so the same finding id
         assert quoted_name(ordinary) == repr(ordinary)
+
+
+def test_a_contraction_is_its_words_not_a_term_of_its_own() -> None:
+    """flutterdocker_aba9151e (outside set): "don't" and "can't" were topic terms, so '"mode: full" is settled
+    already, don't look into modes anymore' needed a summary to say "don't" to be kept."""
+    assert content_terms("don't look into modes, we can't, that's settled, we'll see") == content_terms(
+        "do not look into modes, we can not, that is settled, we will see")
+    assert "don't" not in content_terms("don't") and "that" not in content_terms("that's")

@@ -248,20 +248,24 @@ def summary_collapse(facts: TraceFacts) -> Iterator[Hit]:
                           f"holds {said}", claim.start, claim.end,
                           _evidence(claim, f"the log it covers holds {said}"))  # fmt: skip
         if not reported:  # one collapse is enough: the claim names it better than a count
-            yield from _items_collapse(user_tracks, state.index, state.label, facts.config)
+            yield from _items_collapse(user_tracks, state.index, state.parent, state.label, facts.config)
 
 
-def _items_collapse(tracks: list, k: int, label: str, config: Config) -> Iterator[Hit]:
-    """The summary carries under `collapse_kept` of the user statements owed at it (stated, not retired)."""
-    standing = [t for t in tracks if t.statuses[k] in STANDING]
+def _items_collapse(tracks: list, k: int, parent: int, label: str, config: Config) -> Iterator[Hit]:
+    """The summary carries under `collapse_kept` of the user statements owed at it (stated, not retired) that its
+    parent still carried or that came since: what it lost at once. A statement an earlier summary already lost
+    is drift, reported by its own finding; counting it again made a long chain's latest summary a collapse for
+    the losses of those before it."""
+    standing = [t for t in tracks if t.statuses[k] in STANDING
+                and t.statuses[parent] not in (InvariantStatus.LOST, InvariantStatus.WEAKENED)]  # fmt: skip
     if len(standing) < config.collapse_min_items:
         return
     kept = [t for t in standing if t.statuses[k] in PRESENT]
     if len(kept) >= config.collapse_kept * len(standing):
         return
     lost = next(t for t in standing if t.statuses[k] is InvariantStatus.LOST)
-    yield Hit(k, f"{label} carries {len(kept)} of the {len(standing)} statements of the user still owed at it: "
-                 "the session collapsed into a summary that no longer holds what was asked",
+    yield Hit(k, f"{label} carries {len(kept)} of the {len(standing)} statements of the user its parent carried or "
+                 "that came since: the session collapsed into a summary that no longer holds what was asked",
               evidence={"claim": "items", "why": f"it carries {len(kept)} of {len(standing)} owed statements",
                         "owed": len(standing), "kept": len(kept)}, source=lost.source_quote)  # fmt: skip
 

@@ -80,7 +80,8 @@ def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
 @rule(
     "user-statement-weakened",
     Severity.ERROR,
-    "A user's prohibition survives in a summary without its force: the topic is there, the 'never' is not.",
+    "A user's prohibition survives in a summary without its force: the topic is there, the 'never' is not. A "
+    "warning when the prohibition was a wish or held only for now.",
 )
 def user_statement_weakened(facts: TraceFacts) -> Iterator[Hit]:
     for track in session_tracks(facts, USER_KINDS):
@@ -94,6 +95,8 @@ def user_statement_weakened(facts: TraceFacts) -> Iterator[Hit]:
                 match.end,
                 {"invariant": track.invariant.id, "reason": match.reason},
                 source=track.source_quote,
+                severity=None if binding(track.invariant.text, track.invariant.kind is InvariantKind.CORRECTION)
+                else Severity.WARNING,
             )
 
 
