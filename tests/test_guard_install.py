@@ -745,13 +745,16 @@ def test_an_install_from_before_the_precompact_hook_gets_it_added_and_is_still_u
     assert code == 0 and settings.read_bytes() == original
 
 
-def test_uninstall_after_an_edit_takes_the_precompact_group_out_too(settings, project):
+def test_uninstall_after_an_edit_cuts_the_precompact_group_out_of_the_files_own_text(project):
+    """Four spaces, no final newline: a rewrite as json.dumps would change every line, so only the cut gives these."""
+    path = settings_file("claude-code", project)
+    path.parent.mkdir()
+    path.write_bytes(FOUR_SPACES)
     run(install, project=project)
-    settings.write_bytes(settings.read_bytes().replace(b'"opus"', b'"sonnet"'))
+    path.write_bytes(path.read_bytes().replace(b'"opus"', b'"sonnet"'))
     code, out, _ = run(uninstall, project=project)
-    assert code == 0 and "edited since install" in out and guard_groups(settings) == {}
-    assert b"PreCompact" not in settings.read_bytes()
-    assert settings.read_bytes() == (GOLDEN / "claude_settings.json").read_bytes().replace(b'"opus"', b'"sonnet"')
+    assert code == 0 and "edited since install" in out and guard_groups(path) == {}
+    assert path.read_bytes() == FOUR_SPACES.replace(b'"opus"', b'"sonnet"')
 
 
 @needs_shared(TRANSCRIPT)
