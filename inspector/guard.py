@@ -293,10 +293,17 @@ def _send(message: dict[str, str]) -> None:
     sys.stdout.flush()
 
 
-def restored_items(trace: Trace) -> tuple[int, list[Restored]]:
+OWED_RULES = ("open-failure-lost", "task-criterion-lost")
+"""What the list before a compaction also names, at their warning severity: failures still open and the criteria of
+the task the user set, in the log's words. After a compaction they stay in the inspector: an open failure a summary
+calls fixed comes back as a contradicted claim."""
+
+
+def restored_items(trace: Trace, owed: tuple[str, ...] = ()) -> tuple[int, list[Restored]]:
     """The newest summary's index and what it lost that the guard gives back: errors, and what the user typed
     at warning severity too (a wish the user voiced is theirs to have back as much as a rule), except a request
-    ("create a draft PR please"): it may be done already, and given back it would be done twice."""
+    ("create a draft PR please"): it may be done already, and given back it would be done twice. The `owed`
+    rules' findings are taken whatever their severity."""
     newest = len(trace.generations) - 1
     if newest < 1 or trace.generations[newest].kind != "summary":
         return newest, []
@@ -307,7 +314,12 @@ def restored_items(trace: Trace) -> tuple[int, list[Restored]]:
     invariants = {track.invariant.id: track.invariant for track in analysis.facts.invariants}
     found = []
     for finding in analysis.findings:
-        if finding.generation != newest or finding.rule not in RESTORED_RULES or finding.severity is Severity.INFO:
+        if finding.generation != newest or finding.severity is Severity.INFO:
+            continue
+        if finding.rule in owed:
+            found.append(_restored(finding, trace.sources, positions, invariants))
+            continue
+        if finding.rule not in RESTORED_RULES:
             continue
         if finding.severity is not Severity.ERROR and (not finding.rule.startswith("user-statement")
                                                        or finding.evidence.get("kind") == "user-requirement"):
@@ -323,11 +335,12 @@ def standing_items(trace: Trace) -> tuple[int, list[Restored]]:
     """Before a compaction: what its summary must keep. That is what the guard would give back after a summary
     that kept nothing (`restored_items` against an empty summary covering the whole log), so the list before and
     the one after are one definition: the user's own words, items done, reversed or superseded since left out
-    (their tracks are retired), a reply with what it answered."""
+    (their tracks are retired), a reply with what it answered; and, in the log's words, the failures still open and
+    the task's criteria (`OWED_RULES`)."""
     last = trace.generations[-1]
     unwritten = Generation(len(trace.generations), "summary", "", parent=last.index,
                            covers=tuple(dict.fromkeys(record.key for record in trace.sources)))  # fmt: skip
-    return restored_items(replace(trace, generations=(*trace.generations, unwritten)))
+    return restored_items(replace(trace, generations=(*trace.generations, unwritten)), OWED_RULES)
 
 
 def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict[str, int],
@@ -349,9 +362,9 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
                     context)  # fmt: skip
 
 
-UPCOMING_HEAD = ("Compaction Inspector read this session's log: the user's own words below still stand (none was done, "
-                 "reversed or superseded since). Keep each one in the summary verbatim, with when it was said and, "
-                 "for a reply, what it answered:")  # fmt: skip
+UPCOMING_HEAD = ("Compaction Inspector read this session's log: what follows still stands (none of it was done, "
+                 "reversed or superseded since), the user's own words and what the log shows still open. Keep each "
+                 "one in the summary verbatim, with when it was said and, for a reply, what it answered:")  # fmt: skip
 """The head of the list before a compaction: addressed to the compactor, whose instructions it joins."""
 UPCOMING_REST = "the oldest, each in the session log at its record"
 """Where the items the list before a compaction left out are: the cut is from the oldest."""

@@ -19,7 +19,7 @@ from tests.helpers import FIXTURES, LABELLED, needs_shared
 from tests.test_guard import SCRIPT, guard_env
 from tests.test_guard_authorship import CASES, PLANTED, TYPED, call, line, result, user
 
-HEAD = "Compaction Inspector read this session's log: the user's own words below still stand"
+HEAD = "Compaction Inspector read this session's log: what follows still stands"
 
 
 def pre_compact_input(transcript: Path, trigger: str = "auto") -> str:
@@ -77,6 +77,22 @@ def test_a_constraint_only_someone_else_wrote_is_not_listed(case, tmp_path):
     code, stdout, _ = guarded(pre_compact_input(transcript), tmp_path)
     assert code == 0 and "evil.example" not in stdout and PLANTED not in stdout, stdout
     assert TYPED in stdout
+
+
+def test_a_failure_still_open_is_listed_in_the_logs_words_and_a_fixed_one_is_not(tmp_path):
+    failing = "Exit code 1\nFAILED tests/test_billing.py::test_refund - AssertionError: 3 != 4"
+    broke = [call("c1", "a1", "Bash", {"command": "pytest tests/test_billing.py"}),
+             result("r1", "c1", failing, f"Error: {failing}", is_error=True),
+             said("The refund test fails.", "a2", "r1")]
+    records = [typed("u1", None, "Run the billing tests."), said("Running them."), *broke]
+    code, stdout, _ = guarded(pre_compact_input(before_compaction(tmp_path, records)), tmp_path)
+    assert code == 0 and any(entry.startswith("- The log says, 2026-11-20 10:00 UTC (") and ", record r1)" in entry
+                             and "test_refund" in entry for entry in entries(stdout)), stdout  # fmt: skip
+    passing = "1 passed in 0.12s"
+    fixed = [call("c2", "a2", "Bash", {"command": "pytest tests/test_billing.py"}),
+             result("r2", "c2", passing, {"stdout": passing, "stderr": "", "interrupted": False})]
+    code, stdout, _ = guarded(pre_compact_input(before_compaction(tmp_path, records + fixed)), tmp_path)
+    assert code == 0 and "test_refund" not in stdout, stdout
 
 
 def test_nothing_is_printed_when_nothing_stands(tmp_path):
