@@ -6,7 +6,7 @@ PORT ?= 8501
 # Loopback only: the app has no authentication. `make serve ADDRESS=0.0.0.0` exposes it (README: behind a proxy).
 ADDRESS ?= 127.0.0.1
 
-.PHONY: serve test lint screenshots demo quality bench clean
+.PHONY: serve test lint screenshots demo quality guard-quality bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,11 @@ demo: $(VENV)/.installed-app
 # per folder of ../shared/real_traces, and one per half of wider/ (half B is held out: bench/quality.py).
 quality: $(VENV)/.installed-app
 	$(PY) bench/quality.py --cli $(VENV)/bin/compaction-inspector
+
+# The guard at every compaction of the labelled real sessions: what the PreCompact list named and what the
+# SessionStart hook gave back, against the gold items (one line per compaction and a TOTAL: bench/guard_quality.py).
+guard-quality: $(VENV)/.installed-app
+	$(PY) bench/guard_quality.py
 
 # Every performance figure in one run (a few minutes; sessions go to a temporary folder); the table is
 # printed and saved in bench/RESULTS.md with the date and machine.

@@ -6,6 +6,10 @@ stdin, loads the transcript, checks the newest summary against the log it replac
 context for the agent, the user's own words the summary lost or weakened and the claims the log
 contradicts. Nothing is printed when nothing was lost.
 
+Claude Code also runs it as a `PreCompact` hook, before the summary is written: there it prints, as plain
+text that Claude Code adds to the compaction's custom instructions, the user's words that still stand, for
+the summary to keep verbatim (`standing_items`). Nothing is printed when nothing stands.
+
 It must never harm the session it serves: whatever goes wrong (an unreadable transcript, an unknown
 format, a timeout), it exits 0 with nothing printed and one line in `guard.log` in the data folder.
 A hostile transcript can cost more than its size inside a single C call (an SQLite row computed as it is
@@ -26,7 +30,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -34,7 +38,7 @@ from inspector.authorship import said_by_user
 from inspector.bounded_io import positive_setting
 from inspector.config import CLAUDE_CODE_CONTEXT_CHARS, CODEX_BYTES_PER_TOKEN, CODEX_CONTEXT_TOKENS
 from inspector.inert import visible
-from inspector.model import Finding, Invariant, Severity, SourceRecord, Trace
+from inspector.model import Finding, Generation, Invariant, Severity, SourceRecord, Trace
 from inspector.text import clip
 
 LOST_RULES = ("user-statement-lost", "invariant-lost")
@@ -47,6 +51,11 @@ MAX_TOKENS = 800
 """Default length cap of what is given back (about four characters a token)."""
 MAX_INPUT = 1 << 20
 """Bytes of hook JSON read from stdin: the payload is a few hundred."""
+AFTER, BEFORE = "SessionStart", "PreCompact"
+"""The two hook events the guard answers: after a compaction (its source `compact`) and before one. Claude Code
+reads a SessionStart hook's context from JSON (`hookSpecificOutput.additionalContext`) and a PreCompact hook's
+plain stdout on exit 0, which it merges into the compaction's custom instructions (its `executePreCompactHooks`,
+quoted in lossless-claude/lcm#228). Codex's PreCompact takes no context (Yeachan-Heo/oh-my-codex#2217)."""
 MB = 1 << 20
 TIME_SETTING, MEMORY_SETTING = "INSPECTOR_GUARD_SECONDS", "INSPECTOR_GUARD_MB"
 
@@ -109,21 +118,25 @@ def run_hook(stdin: TextIO, stdout: TextIO, *, max_tokens: int = MAX_TOKENS, log
         _log(log, problem)
     previous = _arm_timer(limits.seconds)  # a harness that never closes stdin: reading it is Python code
     try:
-        transcript = _transcript(stdin.read(MAX_INPUT))
+        request = _request(stdin.read(MAX_INPUT))
     except BaseException as error:  # noqa: BLE001 — the session must go on, whatever failed here (a timeout too)
         _log(log, f"{type(error).__name__}: {error}")
         return 0
     finally:
         _disarm_timer(previous)
-    if transcript is None:
+    if request is None:
         return 0  # startup, resume, clear: nothing was compacted
+    event, transcript = request
     try:
-        context, lines = _checked(transcript, max_tokens, limits, started + limits.seconds)
+        context, lines = _checked(transcript, event, max_tokens, limits, started + limits.seconds)
     except BaseException as error:  # noqa: BLE001 — no child, or it could not be waited for: still exit 0
         context, lines = "", [f"{type(error).__name__}: {error}"]
     try:
-        if context:
-            stdout.write(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
+        if context and event == BEFORE:
+            stdout.write(context + "\n")  # plain text: the compactor's custom instructions
+            stdout.flush()
+        elif context:
+            stdout.write(json.dumps({"hookSpecificOutput": {"hookEventName": AFTER,
                                                             "additionalContext": context}}) + "\n")  # fmt: skip
             stdout.flush()
     except BaseException as error:  # noqa: BLE001 — the harness closed our stdout
@@ -150,20 +163,23 @@ def _setting(name: str, default: float, problems: list[str]) -> float:
     return default if value is None else value
 
 
-def _transcript(raw: str) -> Path | None:
-    """The transcript a compaction's hook input names; None for another SessionStart source."""
+def _request(raw: str) -> tuple[str, Path] | None:
+    """The hook event (`AFTER` or `BEFORE`) and the transcript a compaction's hook input names; None for another
+    SessionStart source."""
     request = json.loads(raw or "{}")
     if not isinstance(request, dict):
         raise ValueError("the hook input is not a JSON object")
-    if request.get("source") not in (None, "compact"):
+    event = BEFORE if request.get("hook_event_name") == BEFORE else AFTER
+    if event == AFTER and request.get("source") not in (None, "compact"):
         return None
     transcript = request.get("transcript_path")
     if not isinstance(transcript, str) or not transcript:
         raise ValueError("the hook input names no transcript_path")
-    return Path(transcript).expanduser()
+    return event, Path(transcript).expanduser()
 
 
-def _checked(transcript: Path, max_tokens: int, limits: GuardLimits, deadline: float) -> tuple[str, list[str]]:
+def _checked(transcript: Path, event: str, max_tokens: int, limits: GuardLimits, deadline: float
+             ) -> tuple[str, list[str]]:  # fmt: skip
     """Run `work` in a child under the limits: (what it gives the agent, the lines for the log).
 
     The child is killed at the deadline whatever it is doing, and bounded in memory by RLIMIT_DATA, which
@@ -172,7 +188,7 @@ def _checked(transcript: Path, max_tokens: int, limits: GuardLimits, deadline: f
     on address space stops a check for memory it never uses. Where the kernel does not apply RLIMIT_DATA to
     mmap (Linux before 4.7, macOS), only the clock holds."""
     memory = limits.memory_mb * MB + MEMORY_PER_BYTE * _size(transcript)
-    job = {"transcript_path": str(transcript), "max_tokens": max_tokens, "memory": memory,
+    job = {"transcript_path": str(transcript), "event": event, "max_tokens": max_tokens, "memory": memory,
            "seconds": max(deadline - time.monotonic(), 0.0)}  # fmt: skip
     child = subprocess.Popen([sys.executable, "-P", "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)  # fmt: skip
@@ -228,7 +244,7 @@ def work() -> None:
     memory = int(job["memory"])
     _limit_memory(memory)
     try:
-        note = _check(transcript, int(job["max_tokens"]))
+        note = _check(transcript, int(job["max_tokens"]), str(job.get("event", AFTER)))
     except MemoryError:
         note = (f"MemoryError: its check needed more than its memory limit ({memory // MB} MB: {MEMORY_SETTING} "
                 f"plus {MEMORY_PER_BYTE} bytes per transcript byte): {transcript}")  # fmt: skip
@@ -250,11 +266,20 @@ def _limit_memory(memory: int) -> None:
         pass  # no such limit here: the parent's clock still holds
 
 
-def _check(transcript: Path, max_tokens: int) -> str | None:
-    """Load, analyse, send the manifest as soon as it exists, then record it: a line for the log, if any."""
+def _check(transcript: Path, max_tokens: int, event: str = AFTER) -> str | None:
+    """Load, analyse, send the manifest as soon as it exists, then record it: a line for the log, if any. Before a
+    compaction, the list of what stands, which is not recorded: nothing was given back yet."""
     from inspector.readers import load_trace
 
     trace = load_trace(transcript)
+    if event == BEFORE:
+        if hook_agent(trace) == "codex":
+            return f"Codex's {BEFORE} hook takes no context; nothing printed: {transcript}"
+        generation, standing = standing_items(trace)
+        text, _ = manifest(trace, generation, standing, max_tokens, upcoming=True)
+        if text:
+            _send({"context": text})
+        return None
     generation, restored = restored_items(trace)
     text, shown = manifest(trace, generation, restored, max_tokens)
     if not text:
@@ -268,10 +293,17 @@ def _send(message: dict[str, str]) -> None:
     sys.stdout.flush()
 
 
-def restored_items(trace: Trace) -> tuple[int, list[Restored]]:
+OWED_RULES = ("open-failure-lost", "task-criterion-lost")
+"""What the list before a compaction also names, at their warning severity: failures still open and the criteria of
+the task the user set, in the log's words. After a compaction they stay in the inspector: an open failure a summary
+calls fixed comes back as a contradicted claim."""
+
+
+def restored_items(trace: Trace, owed: tuple[str, ...] = ()) -> tuple[int, list[Restored]]:
     """The newest summary's index and what it lost that the guard gives back: errors, and what the user typed
     at warning severity too (a wish the user voiced is theirs to have back as much as a rule), except a request
-    ("create a draft PR please"): it may be done already, and given back it would be done twice."""
+    ("create a draft PR please"): it may be done already, and given back it would be done twice. The `owed`
+    rules' findings are taken whatever their severity."""
     newest = len(trace.generations) - 1
     if newest < 1 or trace.generations[newest].kind != "summary":
         return newest, []
@@ -282,7 +314,12 @@ def restored_items(trace: Trace) -> tuple[int, list[Restored]]:
     invariants = {track.invariant.id: track.invariant for track in analysis.facts.invariants}
     found = []
     for finding in analysis.findings:
-        if finding.generation != newest or finding.rule not in RESTORED_RULES or finding.severity is Severity.INFO:
+        if finding.generation != newest or finding.severity is Severity.INFO:
+            continue
+        if finding.rule in owed:
+            found.append(_restored(finding, trace.sources, positions, invariants))
+            continue
+        if finding.rule not in RESTORED_RULES:
             continue
         if finding.severity is not Severity.ERROR and (not finding.rule.startswith("user-statement")
                                                        or finding.evidence.get("kind") == "user-requirement"):
@@ -292,6 +329,18 @@ def restored_items(trace: Trace) -> tuple[int, list[Restored]]:
             continue  # only words the user typed are given back as the user's; the rest is not theirs to restore
         found.append(restored)
     return newest, found
+
+
+def standing_items(trace: Trace) -> tuple[int, list[Restored]]:
+    """Before a compaction: what its summary must keep. That is what the guard would give back after a summary
+    that kept nothing (`restored_items` against an empty summary covering the whole log), so the list before and
+    the one after are one definition: the user's own words, items done, reversed or superseded since left out
+    (their tracks are retired), a reply with what it answered; and, in the log's words, the failures still open and
+    the task's criteria (`OWED_RULES`)."""
+    last = trace.generations[-1]
+    unwritten = Generation(len(trace.generations), "summary", "", parent=last.index,
+                           covers=tuple(dict.fromkeys(record.key for record in trace.sources)))  # fmt: skip
+    return restored_items(replace(trace, generations=(*trace.generations, unwritten)), OWED_RULES)
 
 
 def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict[str, int],
@@ -313,31 +362,41 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
                     context)  # fmt: skip
 
 
-def manifest(trace: Trace, generation: int, restored: list[Restored],
-             max_tokens: int = MAX_TOKENS) -> tuple[str, list[Restored]]:  # fmt: skip
+UPCOMING_HEAD = ("Compaction Inspector read this session's log: what follows still stands (none of it was done, "
+                 "reversed or superseded since), the user's own words and what the log shows still open. Keep each "
+                 "one in the summary verbatim, with when it was said and, for a reply, what it answered:")  # fmt: skip
+"""The head of the list before a compaction: addressed to the compactor, whose instructions it joins."""
+UPCOMING_REST = "the oldest, each in the session log at its record"
+"""Where the items the list before a compaction left out are: the cut is from the oldest."""
+
+
+def manifest(trace: Trace, generation: int, restored: list[Restored], max_tokens: int = MAX_TOKENS, *,
+             upcoming: bool = False) -> tuple[str, list[Restored]]:  # fmt: skip
     """What the agent reads, and the items it holds: the user's own words first (newest first), then
     contradicted claims, within the cap and within what the agent the guard runs in shows its model whole
-    (`hook_agent`); what is left out is counted, by kind, in a last line.
+    (`hook_agent`); what is left out is counted, by kind, in a last line. `upcoming`: the list before a
+    compaction (`standing_items`), for a summary not yet written.
 
     Every line is the user's wording or the log's, never a paraphrase, so the agent can weigh it
     against the summary itself. Trace text is spelled where it holds control or hidden characters.
     """
     if not restored:
         return "", []
-    label = trace.generations[generation].label
     said = sorted((r for r in restored if r.rule != "claim-contradicted"), key=lambda r: (-r.position, r.rule))
     claims = [r for r in restored if r.rule == "claim-contradicted"]
     what = [part for part, present in (("dropped or weakened what was said", said),
                                        ("states what the log contradicts", claims)) if present]  # fmt: skip
-    head = (f"Compaction Inspector checked the summary you resumed from ({label}) against the session log: "
-            f"it {' and '.join(what)}. From the log, verbatim:")  # fmt: skip
-    entries, command = list(_lines(said, claims)), _check_command(trace)
-    shown = _fitting(head, entries, max_tokens * 4, hook_agent(trace), command)
+    head = UPCOMING_HEAD if upcoming else (
+        f"Compaction Inspector checked the summary you resumed from ({trace.generations[generation].label}) against "
+        f"the session log: it {' and '.join(what)}. From the log, verbatim:")  # fmt: skip
+    entries = list(_lines(said, claims, judged=not upcoming))
+    rest = UPCOMING_REST if upcoming else f"{_check_command(trace)} lists them"
+    shown = _fitting(head, entries, max_tokens * 4, hook_agent(trace), rest)
     if not shown:
         return "", []
     lines = [head, *(entry for _, entry in entries[:shown])]
     if shown < len(entries):
-        lines.append(_left_out(Counter(_kind(item) for item, _ in entries[shown:]), command))
+        lines.append(_left_out(Counter(_kind(item) for item, _ in entries[shown:]), rest))
     return "\n".join(lines), [item for item, _ in entries[:shown]]
 
 
@@ -381,7 +440,7 @@ def _within(cost: _Cost, agent: str | None) -> bool:
     return claude if agent == "claude-code" else codex if agent == "codex" else claude and codex
 
 
-def _fitting(head: str, entries: list[tuple[Restored, str]], cap: int, agent: str | None, command: str) -> int:
+def _fitting(head: str, entries: list[tuple[Restored, str]], cap: int, agent: str | None, where: str) -> int:
     """How many entries, from the first, fit: within `cap` characters with the head (the user's cap), and within
     the agent's limit together with the head and the line that counts the rest. The cut is from the end: nothing
     older gets in after a newer one was left out."""
@@ -389,8 +448,8 @@ def _fitting(head: str, entries: list[tuple[Restored, str]], cap: int, agent: st
     for shown, (item, entry) in enumerate(entries):
         left[_kind(item)] -= 1
         with_entry = total + _cost(entry)
-        rest = +left  # the kinds still to come, none at zero
-        whole = with_entry + _cost(_left_out(rest, command)) if rest else with_entry
+        still = +left  # the kinds still to come, none at zero
+        whole = with_entry + _cost(_left_out(still, where)) if still else with_entry
         if used + len(entry) + 1 > cap or not _within(whole, agent):
             return shown
         total, used = with_entry, used + len(entry) + 1
@@ -402,9 +461,9 @@ def _kind(item: Restored) -> str:
     return "claim" if item.rule == "claim-contradicted" else item.kind.removeprefix("user-")
 
 
-def _left_out(kinds: Counter[str], command: str) -> str:
-    """The last line when not all fit: how many more, of which kinds (most first), and the command that lists
-    them all, so the agent knows what it was not told and where to read it."""
+def _left_out(kinds: Counter[str], where: str) -> str:
+    """The last line when not all fit: how many more, of which kinds (most first), and `where` they are (the
+    command that lists them all), so the agent knows what it was not told and where to read it."""
     total = kinds.total()
     if len(kinds) == 1:
         [kind] = kinds
@@ -413,7 +472,7 @@ def _left_out(kinds: Counter[str], command: str) -> str:
     else:
         named = [f"{count} {_named(kind, count)}" for kind, count in sorted(kinds.items(), key=lambda p: (-p[1], p[0]))]
         what = ": " + ", ".join(named[:-1]) + f" and {named[-1]}"
-    return f"({total} more not shown{what}; {command} lists them.)"
+    return f"({total} more not shown{what}; {where}.)"
 
 
 def _named(kind: str, count: int) -> str:
@@ -431,15 +490,17 @@ def _check_command(trace: Trace) -> str:
     return f"`compaction-inspector check {visible(shlex.quote(where))}`"
 
 
-def _lines(said: list[Restored], claims: list[Restored]) -> Iterator[tuple[Restored, str]]:
+def _lines(said: list[Restored], claims: list[Restored], *, judged: bool = True) -> Iterator[tuple[Restored, str]]:
+    """One line per item: who said it and when, its kind, what the summary did to it (`judged`: there is a summary
+    to judge), its record, its words and what a reply answered."""
     for item in said:
         when = f", {_when(item.said_at)}" if item.said_at else ""
-        state = "lost" if item.rule in LOST_RULES else "weakened"
+        state = f", {'lost' if item.rule in LOST_RULES else 'weakened'} in the summary" if judged else ""
         who = "The user said" if item.by_user else "The log says"
         kind = item.kind.removeprefix("user-")
         record = f", record {_shown(item.source_key)}" if item.source_key else ""
         reply = f" (in reply to “{_shown(clip(item.context, 160))}”)" if item.context else ""
-        yield item, f"- {who}{when} ({kind}, {state} in the summary{record}): “{_shown(item.text)}”{reply}"
+        yield item, f"- {who}{when} ({kind}{state}{record}): “{_shown(item.text)}”{reply}"
     for item in claims:
         yield item, f"- {_shown(item.text)}"
 
@@ -517,4 +578,4 @@ def main(max_tokens: int = MAX_TOKENS) -> int:
     return run_hook(sys.stdin, sys.stdout, max_tokens=max_tokens)
 
 
-__all__ = ["MAX_TOKENS", "GuardLimits", "guard_limits", "run_hook", "work"]
+__all__ = ["AFTER", "BEFORE", "MAX_TOKENS", "GuardLimits", "guard_limits", "run_hook", "standing_items", "work"]

@@ -1,4 +1,5 @@
-"""Install the guard: a SessionStart hook (source `compact`) in Claude Code's or Codex's settings file.
+"""Install the guard: a SessionStart hook (source `compact`) in Claude Code's or Codex's settings file, and for
+Claude Code a PreCompact hook beside it (the list of what stands, before the summary is written).
 
 The settings file is the user's. Install adds one matcher group and changes nothing else; it backs the
 file up first, shows the diff and asks before writing. Uninstall puts the file back byte for byte while
@@ -12,7 +13,8 @@ to the user's own settings; a FIFO would block), never through a link; a write g
 in the same folder, synced and renamed over, so it lands whole or not at all; a file that changed while
 the question waited is not written; and backups live in the data folder, never beside the file.
 
-Both agents read the same structure: `{"hooks": {"SessionStart": [{"matcher", "hooks": [handler]}]}}`,
+Both agents read the same structure: `{"hooks": {"SessionStart": [{"matcher", "hooks": [handler]}]}}` (and
+`"PreCompact"` beside it),
 and run a handler's `command` through a shell with the hook JSON on stdin (Claude Code: code.claude.com
 hooks reference; Codex: developers.openai.com/codex/hooks and SchemaStore's codex-hooks.json).
 """
@@ -35,14 +37,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from inspector.guard import AFTER, BEFORE
 from inspector.inert import terminal_text
 from inspector.library import data_dir
 from inspector.settings_text import appended, removed
 
 AGENTS = ("claude-code", "codex")
-EVENT = "SessionStart"
+EVENT = AFTER
 MATCHER = "compact"
 """The SessionStart source of a session that starts again from a compaction summary."""
+BEFORE_MATCHER = ""
+"""Every PreCompact trigger, `auto` (the context is full) and `manual` (/compact): an empty matcher matches all."""
+HOOKS: dict[str, tuple[tuple[str, str], ...]] = {"claude-code": ((EVENT, MATCHER), (BEFORE, BEFORE_MATCHER)),
+                                                 "codex": ((EVENT, MATCHER),)}  # fmt: skip
+"""The (event, matcher) groups install writes for each agent. Codex's PreCompact takes no context
+(Yeachan-Heo/oh-my-codex#2217), so Codex gets the SessionStart hook alone."""
+MATCHERS = dict(HOOKS["claude-code"])
+"""Every event a guard of ours may sit in, with its matcher: uninstall and status look in all of them."""
+BEFORE_HOOKS = ((EVENT, MATCHER),)
+"""What installs before the PreCompact hook wrote (and Codex's install writes): their files are undone byte for
+byte all the same."""
 TIMEOUT = 10
 """Seconds: the guard reads one transcript; a hung guard must not hold the session back for long."""
 SCRIPT = "compaction-inspector"
@@ -145,21 +159,26 @@ def install(agent: str, project: Path | None, *, yes: bool, confirm: Callable[[s
         seen = _read(path)
         old = seen.data
         document = _parse(old) if old is not None else {}
-        if command in _installed(document):
-            _say(out, f"The guard is already installed in {path}: {EVENT} ({MATCHER}) runs {command}")
+        if all((event, command) in _installed(document) for event, _ in HOOKS[agent]):
+            _say(out, f"The guard is already installed in {path}: {_hooks_named(agent)} {_run(agent)} {command}")
             return _moved_out_of_shared(agent, project, yes=yes, confirm=confirm, out=out)
-        new = _with_guard_text(old, document, command)
+        new = _with_guard_text(old, document, command, HOOKS[agent])
+        backup = backup_file(path)
+        # Over an earlier install (one without the PreCompact hook, or from another environment) the backup already
+        # holds the file as it was before any guard: uninstall must give that back, not the earlier install's file.
+        earlier = bool(_installed(document)) and _read(backup).data is not None
     except SettingsError as error:
         return _refuse(out, path, error)
     if not _approved(path, old, new, yes=yes, confirm=confirm, out=out):
         return EXIT_DECLINED
-    backup = backup_file(path)
     try:
-        _commit(path, seen, new, backup=old)
+        _commit(path, seen, new, backup=None if earlier else old)
     except SettingsError as error:
         return _refuse(out, path, error)
-    _say(out, f"Installed the guard in {path}: {EVENT} ({MATCHER}) runs {command}")
-    if old is not None:
+    _say(out, f"Installed the guard in {path}: {_hooks_named(agent)} {_run(agent)} {command}")
+    if earlier:
+        _say(out, f"The file as it was before the guard's first install is still kept in {backup}")
+    elif old is not None:
         _say(out, f"The file as it was is kept in {backup}")
     if agent == "claude-code" and project is not None:
         _say(out, LOCAL_NOTE)
@@ -168,6 +187,16 @@ def install(agent: str, project: Path | None, *, yes: bool, confirm: Callable[[s
         for note in (*CODEX_NOTES, *project_notes, *_codex_switched_off(project)):
             _say(out, note)
     return _moved_out_of_shared(agent, project, yes=yes, confirm=confirm, out=out)
+
+
+def _hooks_named(agent: str) -> str:
+    """The hooks install writes for `agent`, as a line names them: 'SessionStart (compact) and PreCompact (auto and
+    manual)'."""
+    return " and ".join(f"{event} ({matcher or 'auto and manual'})" for event, matcher in HOOKS[agent])
+
+
+def _run(agent: str) -> str:
+    return "runs" if len(HOOKS[agent]) == 1 else "run"
 
 
 def _moved_out_of_shared(agent: str, project: Path | None, *, yes: bool, confirm: Callable[[str], bool],
@@ -216,7 +245,7 @@ def _uninstall_file(path: Path, *, yes: bool, confirm: Callable[[str], bool], ou
         if not installed:
             return None
         original = _read(backup).data
-        restored = old in _what_install_wrote(original, installed[0])
+        restored = old in _what_install_wrote(original, installed[0][1])
         if restored:
             new = original  # None: install created the file
         else:  # edited since: keep the user's edits, take out only ours
@@ -246,18 +275,18 @@ def status(out: TextIO, project: Path | None = None) -> int:
     what it runs. 0, or 2 when a settings file cannot be read (a FIFO, a link, not JSON): its line says why, as
     bad input does everywhere, and the other files are still reported."""
     scopes = (("user", None), ("project", project if project is not None else Path.cwd()))
-    _say(out, f"Guard hook ({EVENT}, source {MATCHER}):")
+    _say(out, f"Guard hooks ({EVENT}, source {MATCHER}; for Claude Code also {BEFORE}, before each compaction):")
     unreadable = False
     for agent in AGENTS:
         for scope, folder in scopes:
             path = settings_file(agent, folder)
             try:
                 old = _read(path).data
-                commands = _installed(_parse(old)) if old is not None else []
+                hooks = _installed(_parse(old)) if old is not None else []
             except SettingsError as error:
                 state, unreadable = f"cannot tell: {error}", True
             else:
-                state = "; ".join(_describe(c) for c in commands) if commands else "not installed"
+                state = _state(agent, hooks)
             _say(out, f"  {agent:<12} {scope:<8} {path}: {state}")
             shared = shared_settings_file(agent, folder)
             if shared is not None and _holds_guard(shared):
@@ -266,10 +295,23 @@ def status(out: TextIO, project: Path | None = None) -> int:
     return EXIT_REFUSED if unreadable else EXIT_DONE
 
 
-def _describe(command: str) -> str:
+def _state(agent: str, hooks: list[tuple[str, str]]) -> str:
+    """What a status line says of a file's guard hooks: each command with the events it runs for, and the hook an
+    older install did not write (an install before the PreCompact hook)."""
+    if not hooks:
+        return "not installed"
+    events: dict[str, list[str]] = {}
+    for event, command in hooks:
+        events.setdefault(command, []).append(event)
+    missing = [event for event, _ in HOOKS.get(agent, ()) if not any(event == e for e, _ in hooks)]
+    said = "; ".join(_describe(command, found) for command, found in events.items())
+    return said + (f" (no {' or '.join(missing)} hook: install again to add it)" if missing else "")
+
+
+def _describe(command: str, events: list[str]) -> str:
     program = shlex.split(command)[0]
     missing = "" if os.path.exists(program) else f" ({program} no longer exists: install again)"
-    return f"installed, runs {command}{missing}"
+    return f"installed for {' and '.join(events)}, runs {command}{missing}"
 
 
 # The settings document
@@ -279,25 +321,25 @@ def _handler(command: str) -> dict[str, Any]:
     return {"type": "command", "command": command, "timeout": TIMEOUT}
 
 
-def _session_start(document: dict[str, Any]) -> list[Any] | None:
-    """The SessionStart matcher groups, or None when there are none; a shape we cannot merge into is refused."""
+def _groups(document: dict[str, Any], event: str) -> list[Any] | None:
+    """The event's matcher groups, or None when there are none; a shape we cannot merge into is refused."""
     hooks = document.get("hooks")
     if hooks is None:
         return None
     if not isinstance(hooks, dict):
         raise SettingsError('"hooks" is not a JSON object')
-    groups = hooks.get(EVENT)
+    groups = hooks.get(event)
     if groups is None:
         return None
     if not isinstance(groups, list):
-        raise SettingsError(f'"hooks.{EVENT}" is not a JSON list')
+        raise SettingsError(f'"hooks.{event}" is not a JSON list')
     return groups
 
 
-def _is_ours(group: object, handler: object) -> bool:
+def _is_ours(group: object, handler: object, event: str) -> bool:
     return (
         isinstance(group, dict)
-        and group.get("matcher") == MATCHER
+        and group.get("matcher") == MATCHERS[event]
         and isinstance(handler, dict)
         and handler.get("type") == "command"
         and is_guard_command(handler.get("command"))
@@ -309,51 +351,57 @@ def _handlers(group: object) -> list[Any]:
     return handlers if isinstance(handlers, list) else []
 
 
-def _installed(document: dict[str, Any]) -> list[str]:
-    """The command of every guard handler install wrote, in file order."""
-    return [h["command"] for g in _session_start(document) or [] for h in _handlers(g) if _is_ours(g, h)]
+def _installed(document: dict[str, Any]) -> list[tuple[str, str]]:
+    """(event, command) of every guard handler install wrote, in file order within each event."""
+    return [(event, h["command"]) for event in MATCHERS for g in _groups(document, event) or [] for h in _handlers(g)
+            if _is_ours(g, h, event)]  # fmt: skip
 
 
 def _without_guard(document: dict[str, Any], *, prune: bool) -> dict[str, Any]:
-    """A copy without our handlers. A group left empty goes; with `prune`, so do the SessionStart list and the
-    hooks object when our removal left them empty (install keeps them, so the new group lands in place)."""
+    """A copy without our handlers, in every event. A group left empty goes; with `prune`, so do an event's list
+    and the hooks object when our removal left them empty (install keeps them, so the new group lands in place)."""
     result = copy.deepcopy(document)
-    groups = _session_start(result)
-    if not groups:
-        return result
-    kept = []
-    for group in groups:
-        handlers = _handlers(group)
-        if any(_is_ours(group, h) for h in handlers):
-            group["hooks"] = [h for h in handlers if not _is_ours(group, h)]
-            if not group["hooks"]:
-                continue
-        kept.append(group)
-    emptied = len(kept) < len(groups) and not kept
-    groups[:] = kept
-    if prune and emptied:
-        del result["hooks"][EVENT]
-        if not result["hooks"]:
-            del result["hooks"]
+    for event in MATCHERS:
+        groups = _groups(result, event)
+        if not groups:
+            continue
+        kept = []
+        for group in groups:
+            handlers = _handlers(group)
+            if any(_is_ours(group, h, event) for h in handlers):
+                group["hooks"] = [h for h in handlers if not _is_ours(group, h, event)]
+                if not group["hooks"]:
+                    continue
+            kept.append(group)
+        emptied = len(kept) < len(groups) and not kept
+        groups[:] = kept
+        if prune and emptied:
+            del result["hooks"][event]
+    if prune and "hooks" in result and not result["hooks"] and _installed(document):
+        del result["hooks"]
     return result
 
 
-def _with_guard(document: dict[str, Any], command: str) -> dict[str, Any]:
-    """The document with one guard group appended to SessionStart, replacing a guard that runs another
+def _with_guard(document: dict[str, Any], command: str,
+                hooks: tuple[tuple[str, str], ...] = HOOKS["claude-code"]) -> dict[str, Any]:  # fmt: skip
+    """The document with one guard group appended to each of `hooks`' events, replacing a guard that runs another
     command (an older install from another environment)."""
     result = _without_guard(document, prune=False)
-    hooks = result.setdefault("hooks", {})
-    hooks.setdefault(EVENT, []).append({"matcher": MATCHER, "hooks": [_handler(command)]})
+    for event, matcher in hooks:
+        result.setdefault("hooks", {}).setdefault(event, []).append({"matcher": matcher, "hooks": [_handler(command)]})
     return result
 
 
 def _what_install_wrote(original: bytes | None, command: str) -> tuple[bytes, ...]:
-    """What install makes of `original` (None: no file) with `command`, and what installs before it made: they
-    wrote the whole file as `json.dumps(indent=2)` does, and such a file, untouched since, is restored from its
-    backup all the same. A backup we cannot parse matches nothing."""
+    """What install makes of `original` (None: no file) with `command`, and what installs before it made: the
+    SessionStart hook alone (as Codex's install still writes), and the whole file as `json.dumps(indent=2)` does;
+    such a file, untouched since, is restored from its backup all the same. A backup we cannot parse matches
+    nothing."""
     try:
         document = _parse(original) if original is not None else {}
-        return _with_guard_text(original, document, command), _render(_with_guard(document, command))
+        return tuple(written for hooks in (HOOKS["claude-code"], BEFORE_HOOKS)
+                     for written in (_with_guard_text(original, document, command, hooks),
+                                     _render(_with_guard(document, command, hooks))))  # fmt: skip
     except SettingsError:
         return ()
 
@@ -361,23 +409,26 @@ def _what_install_wrote(original: bytes | None, command: str) -> tuple[bytes, ..
 # The settings file's text: only the guard's entry changes, every other byte stays as the user wrote it
 
 
-def _with_guard_text(old: bytes | None, document: dict[str, Any], command: str) -> bytes:
-    """The file with the guard installed (`_with_guard`), written into its own text: an older guard's entry cut out
-    and the new group added after the last, in the indentation and line endings of the entries beside it. A new
-    file, or text the splice cannot place (checked by parsing the result), is written whole as the agents do."""
-    expected = _with_guard(document, command)
+def _with_guard_text(old: bytes | None, document: dict[str, Any], command: str,
+                     hooks: tuple[tuple[str, str], ...] = HOOKS["claude-code"]) -> bytes:  # fmt: skip
+    """The file with the guard installed (`_with_guard`), written into its own text: an older guard's entries cut
+    out and each new group added after the last of its event, in the indentation and line endings of the entries
+    beside it. A new file, or text the splice cannot place (checked by parsing the result), is written whole as the
+    agents do."""
+    expected = _with_guard(document, command, hooks)
     if old is None:
         return _render(expected)
     try:
         text = _cut_guards(old.decode("utf-8"), prune=False)
-        group = {"matcher": MATCHER, "hooks": [_handler(command)]}
-        current = json.loads(text)
-        if "hooks" not in current:
-            text = appended(text, [], {EVENT: [group]}, key="hooks")
-        elif EVENT not in current["hooks"]:
-            text = appended(text, ["hooks"], [group], key=EVENT)
-        else:
-            text = appended(text, ["hooks", EVENT], group)
+        for event, matcher in hooks:
+            group = {"matcher": matcher, "hooks": [_handler(command)]}
+            current = json.loads(text)
+            if "hooks" not in current:
+                text = appended(text, [], {event: [group]}, key="hooks")
+            elif event not in current["hooks"]:
+                text = appended(text, ["hooks"], [group], key=event)
+            else:
+                text = appended(text, ["hooks", event], group)
         if json.loads(text) == expected:
             return text.encode("utf-8")
     except (ValueError, IndexError, KeyError, TypeError, RecursionError):
@@ -400,19 +451,20 @@ def _without_guard_text(old: bytes, document: dict[str, Any]) -> bytes:
 
 def _cut_guards(text: str, *, prune: bool) -> str:
     """`text` without each guard handler, last first (so the places of the others hold), and without a group it
-    leaves empty; with `prune`, without the SessionStart list and the hooks object too when they are left empty."""
+    leaves empty; with `prune`, without an event's list and the hooks object too when they are left empty."""
     cut = False
-    while ours := [(i, j) for i, g in enumerate(_session_start(json.loads(text)) or [])
-                   for j, h in enumerate(_handlers(g)) if _is_ours(g, h)]:  # fmt: skip
-        i, j = ours[-1]
-        alone = len(_handlers(_session_start(json.loads(text))[i])) == 1  # type: ignore[index]
-        text = removed(text, ["hooks", EVENT, i] if alone else ["hooks", EVENT, i, "hooks", j])
-        cut = True
-    document = json.loads(text)
-    if prune and cut and not document["hooks"][EVENT]:
-        text = removed(text, ["hooks", EVENT])
-        if not json.loads(text)["hooks"]:
-            text = removed(text, ["hooks"])
+    for event in MATCHERS:
+        cut_here = False
+        while ours := [(i, j) for i, g in enumerate(_groups(json.loads(text), event) or [])
+                       for j, h in enumerate(_handlers(g)) if _is_ours(g, h, event)]:  # fmt: skip
+            i, j = ours[-1]
+            alone = len(_handlers(_groups(json.loads(text), event)[i])) == 1  # type: ignore[index]
+            text = removed(text, ["hooks", event, i] if alone else ["hooks", event, i, "hooks", j])
+            cut = cut_here = True
+        if prune and cut_here and not json.loads(text)["hooks"][event]:
+            text = removed(text, ["hooks", event])
+    if prune and cut and not json.loads(text)["hooks"]:
+        text = removed(text, ["hooks"])
     return text
 
 
@@ -699,5 +751,5 @@ def _codex_switched_off(project: Path | None) -> list[str]:
     return lines
 
 
-__all__ = ["AGENTS", "MATCHER", "backup_file", "hook_command", "install", "is_guard_command", "settings_file", "status",
-           "uninstall"]
+__all__ = ["AGENTS", "HOOKS", "MATCHER", "backup_file", "hook_command", "install", "is_guard_command", "settings_file",
+           "status", "uninstall"]

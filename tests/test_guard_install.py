@@ -193,7 +193,8 @@ def test_install_only_inserts_the_guard_in_the_files_own_layout_and_uninstall_ta
 def test_the_diff_shown_before_install_holds_only_the_guards_lines(settings, project):
     _, out, _ = run(install, project=project)
     changed = [line for line in out.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---"))]
-    assert changed[0] == "+      }," and all(line.startswith("+") for line in changed) and len(changed) == 10, changed
+    assert changed[0] == "+      }," and all(line.startswith("+") for line in changed) and len(changed) == 22, changed
+    assert changed[10:13] == ["+      }", "+    ],", '+    "PreCompact": ['], changed  # SessionStart's, then PreCompact
 
 
 # Missing, invalid and declined
@@ -203,10 +204,9 @@ def test_a_missing_file_is_created_with_its_folder_and_uninstall_removes_it(proj
     path = settings_file("claude-code", project)
     code, _, _ = run(install, project=project)
     assert code == 0
-    assert json.loads(path.read_bytes()) == {
-        "hooks": {"SessionStart": [{"matcher": "compact", "hooks": [
-            {"type": "command", "command": hook_command(), "timeout": 10}]}]}
-    }  # fmt: skip
+    handler = {"type": "command", "command": hook_command(), "timeout": 10}
+    assert json.loads(path.read_bytes()) == {"hooks": {"SessionStart": [{"matcher": "compact", "hooks": [handler]}],
+                                                       "PreCompact": [{"matcher": "", "hooks": [handler]}]}}
     assert path.read_bytes().endswith(b"}\n")
     assert not guard_install.backup_file(path).exists()
     code, _, _ = run(uninstall, project=project)
@@ -390,7 +390,8 @@ def test_status_names_each_agent_scope_file_and_command(home, project, monkeypat
     lines = out.getvalue().splitlines()[1:]
     assert lines == [
         f"  claude-code  user     {home / '.claude' / 'settings.json'}: not installed",
-        f"  claude-code  project  {project / '.claude' / 'settings.local.json'}: installed, runs {hook_command()}",
+        f"  claude-code  project  {project / '.claude' / 'settings.local.json'}: installed for SessionStart and "
+        f"PreCompact, runs {hook_command()}",
         f"  codex        user     {home / '.codex' / 'hooks.json'}: cannot tell: not valid JSON "
         "(Expecting property name enclosed in double quotes at line 1 column 2)",
         f"  codex        project  {project / '.codex' / 'hooks.json'}: not installed",
@@ -519,8 +520,9 @@ def test_uninstall_through_a_link_to_what_install_wrote_keeps_the_link_and_says_
 
 
 def installed_command_file() -> bytes:
-    return guard_install._render({"hooks": {"SessionStart": [{"matcher": "compact", "hooks": [
-        {"type": "command", "command": hook_command(), "timeout": 10}]}]}})  # fmt: skip
+    handler = {"type": "command", "command": hook_command(), "timeout": 10}
+    return guard_install._render({"hooks": {"SessionStart": [{"matcher": "compact", "hooks": [handler]}],
+                                            "PreCompact": [{"matcher": "", "hooks": [handler]}]}})  # fmt: skip
 
 
 def test_a_claude_folder_that_is_a_link_is_refused_in_one_line(home, project):
@@ -635,7 +637,8 @@ def test_a_project_install_writes_settings_local_json_and_leaves_the_teams_file_
     assert [h["command"] for g in json.loads(local.read_bytes())["hooks"]["SessionStart"] for h in g["hooks"]] == [
         hook_command()]  # fmt: skip
     assert out.splitlines()[-2:] == [
-        f"Installed the guard in {local}: SessionStart (compact) runs {hook_command()}",
+        f"Installed the guard in {local}: SessionStart (compact) and PreCompact (auto and manual) run "
+        f"{hook_command()}",
         "settings.local.json is your own settings for this project (Claude Code's local scope, read beside the "
         "team's settings.json, which install leaves alone): its command names this machine's compaction-inspector, "
         "so keep the file out of git; each teammate installs the guard for themselves.",
@@ -694,3 +697,82 @@ def test_an_older_install_that_rewrote_the_whole_file_is_still_undone_byte_for_b
     path.write_bytes(guard_install._render(document))
     code, out, _ = run(uninstall, project=project)
     assert code == 0 and "back as it was before install" in out and path.read_bytes() == FOUR_SPACES
+
+
+# The PreCompact hook beside the SessionStart one (issue 31, item 2)
+
+
+def guard_groups(path: Path) -> dict[str, list[dict]]:
+    """Each event's groups that run the guard, as the file holds them."""
+    hooks = json.loads(path.read_bytes()).get("hooks", {})
+    return {event: [g for g in groups if any(is_guard_command(h.get("command")) for h in g["hooks"])]
+            for event, groups in hooks.items() if any(is_guard_command(h.get("command")) for g in groups
+                                                      for h in g["hooks"])}  # fmt: skip
+
+
+@pytest.mark.parametrize("scope", ["user", "project"])
+def test_claude_code_gets_a_precompact_group_for_every_trigger_beside_the_sessionstart_one(home, project, scope):
+    where = None if scope == "user" else project
+    code, out, _ = run(install, project=where)
+    path = settings_file("claude-code", where)
+    handler = {"type": "command", "command": hook_command(), "timeout": 10}
+    assert code == 0 and guard_groups(path) == {"SessionStart": [{"matcher": "compact", "hooks": [handler]}],
+                                                "PreCompact": [{"matcher": "", "hooks": [handler]}]}  # fmt: skip
+    assert "SessionStart (compact) and PreCompact (auto and manual) run" in out
+    code, _, _ = run(uninstall, project=where)
+    assert code == 0 and not path.exists()
+
+
+def test_codex_gets_no_precompact_hook(home):
+    """Codex's PreCompact takes no context (Yeachan-Heo/oh-my-codex#2217): a list printed there would be refused."""
+    run(install, "codex")
+    assert set(guard_groups(settings_file("codex", None))) == {"SessionStart"}
+
+
+def test_an_install_from_before_the_precompact_hook_gets_it_added_and_is_still_undone_byte_for_byte(settings, project):
+    original = settings.read_bytes()
+    before = guard_install._with_guard_text(original, json.loads(original), hook_command(), guard_install.BEFORE_HOOKS)
+    settings.write_bytes(before)
+    guard_install._keep(guard_install.backup_file(settings), original)
+    out = io.StringIO()
+    status(out, project)
+    assert f"installed for SessionStart, runs {hook_command()} (no PreCompact hook: install again to add it)" in \
+        out.getvalue()  # fmt: skip
+    code, said, _ = run(install, project=project)
+    assert code == 0 and "already installed" not in said and set(guard_groups(settings)) == {"SessionStart",
+                                                                                            "PreCompact"}
+    code, _, _ = run(uninstall, project=project)
+    assert code == 0 and settings.read_bytes() == original
+
+
+def test_uninstall_after_an_edit_cuts_the_precompact_group_out_of_the_files_own_text(project):
+    """Four spaces, no final newline: a rewrite as json.dumps would change every line, so only the cut gives these."""
+    path = settings_file("claude-code", project)
+    path.parent.mkdir()
+    path.write_bytes(FOUR_SPACES)
+    run(install, project=project)
+    path.write_bytes(path.read_bytes().replace(b'"opus"', b'"sonnet"'))
+    code, out, _ = run(uninstall, project=project)
+    assert code == 0 and "edited since install" in out and guard_groups(path) == {}
+    assert path.read_bytes() == FOUR_SPACES.replace(b'"opus"', b'"sonnet"')
+
+
+@needs_shared(TRANSCRIPT)
+def test_the_installed_precompact_command_runs_as_claude_code_runs_it(project, tmp_path, monkeypatch):
+    """The PreCompact group's command read back from the file, through a shell, Claude Code's PreCompact input on
+    stdin: plain text on stdout (what Claude Code adds to the compaction's instructions), exit 0."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    run(install, project=project)
+    [group] = guard_groups(settings_file("claude-code", project))["PreCompact"]
+    lines = TRANSCRIPT.read_text(encoding="utf-8").splitlines(keepends=True)
+    second = [i for i, line in enumerate(lines) if json.loads(line).get("isCompactSummary") is True][1]
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text("".join(lines[: second - 1]), encoding="utf-8")  # before its boundary and summary
+    hook_input = {"session_id": "1e0816ef-test", "transcript_path": str(transcript), "cwd": str(project),
+                  "permission_mode": "default", "hook_event_name": "PreCompact", "trigger": "auto",
+                  "custom_instructions": ""}  # fmt: skip
+    result = subprocess.run(group["hooks"][0]["command"], shell=True, input=json.dumps(hook_input),
+                            capture_output=True, text=True, cwd=project, timeout=60)  # fmt: skip
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    assert result.stdout.startswith("Compaction Inspector read this session's log"), result.stdout
+    assert "keep it local!" in result.stdout
