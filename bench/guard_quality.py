@@ -136,7 +136,15 @@ def measure(session: Path, gold: dict, score: ModuleType, scratch: Path) -> Tall
     return tally
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    """`bench/guard_quality.py [GOLD_DIR …]`: the folders to measure (default: labelled/ and wider/), so the same
+    measurement is taken on sessions outside ../shared that were labelled blind."""
+    args = sys.argv[1:] if argv is None else argv
+    folders = tuple(Path(a) for a in args) or FOLDERS
+    missing = [f for f in folders if not f.is_dir()]
+    if missing:
+        print(f"{missing[0]}: not a folder", file=sys.stderr)
+        return 2
     if not SCORER.is_file():
         print(f"{SCORER}: not found (../shared is not beside the repository)", file=sys.stderr)
         return 2
@@ -146,7 +154,7 @@ def main() -> int:
         scratch = Path(folder)
         os.environ["INSPECTOR_DATA_DIR"] = str(scratch / "data")  # the guard's store and log stay in the scratch
         os.environ.pop("INSPECTOR_DB_URL", None)
-        for gold_path in sorted(p for folder in FOLDERS for p in folder.glob("*.gold.json")):
+        for gold_path in sorted(p for folder in folders for p in folder.glob("*.gold.json")):
             session = gold_path.with_name(gold_path.name.removesuffix(".gold.json") + ".jsonl")
             if not session.is_file():
                 print(f"{session.name}: session file not found")
