@@ -50,18 +50,23 @@ def _anchor_hits(facts: TraceFacts, status: AnchorStatus, describe: Callable[[Re
 def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     """On a session log, a key that is a path only by an underscore or a digit is reported as info: unresolved,
     it is as likely a list of words joined by slashes as a dead path (`anchors.weakly_a_path`). So is a path the
-    summary names as one to make ("(e) create `registry/cursor/block.json`"): a plan's file does not exist yet."""
+    summary names as one to make ("(e) create `registry/cursor/block.json`"): a plan's file does not exist yet.
+    And a path with its middle left out (`windows-scout-scope/.../spec.md`): the summary says it abbreviated it,
+    so no record bears it as written."""
 
     def weak(resolved: ResolvedAnchor, text: str) -> Severity | None:
         anchor = resolved.anchor
         if not facts.session_log or anchor.pattern != "path":
             return None
-        return Severity.INFO if weakly_a_path(anchor.key) or _to_make(text, anchor.start) else None
+        elided = _ELIDED.search(anchor.key) is not None
+        return Severity.INFO if elided or weakly_a_path(anchor.key) or _to_make(text, anchor.start) else None
 
     return _anchor_hits(facts, AnchorStatus.UNRESOLVED,
                         lambda r: f"{quoted_name(r.anchor.key)} resolves to no source record", weak)  # fmt: skip
 
 
+_ELIDED = re.compile(r"/\.\.\./")
+"""A path segment left out, as summaries shorten long paths: `/tmp/.../scratchpad/argenv.Dockerfile`."""
 _TO_MAKE = re.compile(
     r"\b(?:create|add|write|scaffold|generate|introduce|new)\s+(?:(?:a|an|the)\s+)?(?:new\s+)?(?:file\s+)?[`'\"(]*$",
     re.IGNORECASE,
