@@ -309,6 +309,20 @@ def consequences_html(links: Sequence[ConsequenceLink]) -> str:
     return f'<ol class="ci-consequences">{items}</ol>'
 
 
+def real_consequence_html(session: str | None, link: ConsequenceLink | None) -> str:
+    """The guided story's "what happened next" from a real session, quoted with its provenance (file, summary,
+    record); without one, that the sample's own plan above is the example."""
+    if session is None or link is None:
+        return ('<div class="ci-guard"><p class="ci-caption">No real session is at hand (../shared/real_traces/'
+                "labelled/ is absent), so the sample's plan above is the example: in a session log, the inspector "
+                "reads what the agent did next and links it to the summary that lost the rule.</p></div>")  # fmt: skip
+    return (f'<div class="ci-guard ci-real-consequence"><p class="ci-caption"><b>In a real session</b> '
+            f"(<code>{text_html(session)}</code>), S{link.generation} lost “{text_html(link.lost)}”; at record "
+            f"<code>{text_html(link.record)}</code>{_position(link)}, working from that summary: "
+            f'<span class="ci-then-kind">{text_html(link.kind)}</span> {text_html(link.why)}.</p>'
+            f"{_evidence_text(link.quote)}</div>")  # fmt: skip
+
+
 def _position(link: ConsequenceLink) -> str:
     return f" (#{link.position} in the log)" if link.position is not None else ""
 
@@ -627,7 +641,6 @@ def _evidence_note(note: str) -> str:
 
 __all__ = ["CHART_BLOCK", "CHART_DRAWN", "CHART_SLOT_PX", "DiffOp", "HIGHLIGHT_CLASSES", "HIGHLIGHT_LABELS",
            "Highlight", "STYLE", "attribute_html", "chain_dot", "chain_width", "chart_block_key", "consequences_html",
-           "diff_html",
-           "evidence_html", "finding_targets", "findings_html", "guard_html", "highlight_html", "highlights",
-           "legend_html", "matrix_html", "paginate_diff", "style_block", "text_html", "then_html", "token_change",
-           "word_diff"]  # fmt: skip
+           "diff_html", "evidence_html", "finding_targets", "findings_html", "guard_html", "highlight_html",
+           "highlights", "legend_html", "matrix_html", "paginate_diff", "real_consequence_html", "style_block",
+           "text_html", "then_html", "token_change", "word_diff"]  # fmt: skip

@@ -6,7 +6,7 @@ and the pages hold no analysis logic.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -325,6 +325,16 @@ def consequence_link(links: Iterable[ConsequenceLink], finding: Finding) -> Cons
     return next((link for link in links if link.finding == wanted), None)
 
 
+def first_consequence(sessions: Iterable[tuple[str, Callable[[], Analysis]]]) -> tuple[str, ConsequenceLink] | None:
+    """The first consequence of the first session (name, its analysis, made only when reached) that has one: the
+    guided story's example from a real session, with the session's name for its provenance."""
+    for name, analysed in sessions:
+        links = consequence_links(analysed())
+        if links:
+            return name, links[0]
+    return None
+
+
 # --- the guard ------------------------------------------------------------------------------------
 
 
@@ -441,6 +451,6 @@ def _narrowed(widths: dict[str, int], excess: int) -> dict[str, int]:
 __all__ = ["CELL_CHAR_PX", "CELL_PADDING_PX", "ChainChart", "ConsequenceLink", "GuardMark", "LINE_PX",
            "LONG_TEXT_PX", "LOST_ITEM_CHARS", "MOST_LINES", "NARROWEST_TEXT_PX", "ROW_MARKER_PX", "ROW_PADDING_PX",
            "TABLE_PX", "annotation_rows", "chain_chart", "consequence_link", "consequence_links", "correction_rows",
-           "debt_comparison", "find_finding", "finding_rows", "finding_rows_with_source", "generation_rows",
-           "guard_marks", "invariant_matrix", "lineage", "manifest_diff", "survival_by_kind",
+           "debt_comparison", "find_finding", "finding_rows", "finding_rows_with_source", "first_consequence",
+           "generation_rows", "guard_marks", "invariant_matrix", "lineage", "manifest_diff", "survival_by_kind",
            "table_layout"]  # fmt: skip

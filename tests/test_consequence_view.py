@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from inspector import analyze, load_trace
-from inspector.render import chain_dot, consequences_html, evidence_html, findings_html
-from inspector.views import consequence_links
+from inspector import analyze, library, load_trace
+from inspector.render import chain_dot, consequences_html, evidence_html, findings_html, real_consequence_html
+from inspector.views import consequence_links, first_consequence
 from tests.helpers import FIXTURES, LABELLED, REPO, MarkupCollector, needs_shared, session_log
 from tests.test_app import app, html_of, page
 from tests.test_consequences import RULE, ran, said, user
@@ -107,3 +107,45 @@ def test_the_chain_page_lists_what_happened_next(monkeypatch, tmp_path):
     sample = page(app(trace="sample:staging_db_constraint.json"), "chain")
     assert "What happened next" not in [h.value for h in sample.subheader]
 
+
+
+# --- the guided story (issue 30, item 4): a real session's consequence, quoted with its provenance ---------------
+
+
+def story_at_step_4(monkeypatch, tmp_path):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path))
+    at = page(app(), "story")
+    for _ in range(3):
+        at.button(key="story_next").click().run()
+    assert not at.exception and at.query_params["step"] == "4"
+    return at
+
+
+def test_the_first_session_with_a_consequence_gives_the_example_and_no_later_one_is_read(pushed):
+    healthy = analyze(load_trace(REPO / "sample_traces" / "healthy_chain.json"))
+
+    def unread() -> None:
+        raise AssertionError("read past the first session with a consequence")
+
+    name, link = first_consequence([("healthy", lambda: healthy), ("pushed", lambda: pushed), ("later", unread)])
+    assert name == "pushed" and link.record == "turn-6"
+    assert first_consequence([("healthy", lambda: healthy)]) is None
+    quoted = text_of(real_consequence_html(name, link))
+    assert quoted.startswith("In a real session (pushed), S1 lost “Never push to main, open a pull request for "
+                             "every change.”; at record turn-6 (#6 in the log), working from that summary: "
+                             "violated")  # fmt: skip
+
+
+@needs_shared(VSLA)
+def test_the_story_quotes_a_real_sessions_consequence_with_its_file_and_record(monkeypatch, tmp_path):
+    shown = html_of(story_at_step_4(monkeypatch, tmp_path))
+    assert f"<b>In a real session</b> (<code>{VSLA.name}</code>), S2 lost “Lets do the system package approach " in (
+        shown)  # fmt: skip
+    assert "; at record <code>1969631e-dff4-4b5b-867b-fc4b89d17530</code>" in shown
+    assert "pip install cupy-cuda12x --break-system-packages" in shown
+
+
+def test_without_shared_the_story_says_the_samples_plan_is_the_example(monkeypatch, tmp_path):
+    monkeypatch.setattr(library, "REAL_SESSIONS", tmp_path / "absent")
+    shown = html_of(story_at_step_4(monkeypatch, tmp_path))
+    assert "No real session is at hand" in shown and "In a real session" not in shown
