@@ -95,12 +95,15 @@ def _progress_bar() -> Any:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    """The worst rows as aligned text: verdict, counts, worst rule, path (or the read error)."""
-    lines = [f"{'verdict':<11}{'errors':>7}{'warn':>6}{'lost':>6}{'gens':>6}  {'worst rule':<28}path"]
+    """The worst rows as aligned text: verdict, losses with a consequence, counts, worst rule, path (or the read
+    error)."""
+    lines = [f"{'verdict':<11}{'consequences':>13}{'errors':>7}{'warn':>6}{'lost':>6}{'gens':>6}  "
+             f"{'worst rule':<28}path"]
     for row in rows:
         where = row["path"] + (f"  ({row['error']})" if row["error"] else "")
         lines.append(
-            f"{row['verdict']:<11}{row['errors']:>7}{row['warnings']:>6}{row['invariants_lost']:>6}"
+            f"{row['verdict']:<11}{row['consequences'] or 0:>13}{row['errors']:>7}{row['warnings']:>6}"
+            f"{row['invariants_lost']:>6}"
             f"{row['generations'] if row['generations'] is not None else '-':>6}  {row['worst_rule'] or '-':<28}{where}"
         )
     # A scanned folder names its own files and a read error may quote them: spelled, one line each.

@@ -246,8 +246,8 @@ def with_consequences(facts: TraceFacts, findings: Sequence[Finding]) -> Iterato
             yield finding
             continue
         ids = finding.evidence.get("invariants") or [finding.evidence.get("invariant")]
-        found = next((c for c in (consequence_of(facts, tracks[i], finding.generation) for i in ids if i in tracks)
-                      if c is not None), None)  # fmt: skip
+        found = next((replace(c, invariant=i) for i in ids if i in tracks
+                      if (c := consequence_of(facts, tracks[i], finding.generation)) is not None), None)  # fmt: skip
         yield finding if found is None else replace(finding, consequence=found, severity=Severity.ERROR)
 
 

@@ -74,6 +74,16 @@ def traces_dir() -> Path | None:
     return Path(configured) if configured else None
 
 
+REAL_SESSIONS = Path(__file__).resolve().parents[2] / "shared" / "real_traces" / "labelled"
+"""Real sessions beside a clone (`../shared/real_traces/labelled/`), whose findings a reader checked against the
+log: the guided story quotes one when it is there. A fresh clone or an installed package has none."""
+
+
+def real_sessions() -> list[Path]:
+    """The labelled real sessions at hand, by name; none when `../shared` is absent."""
+    return sorted(REAL_SESSIONS.glob("*.jsonl")) if REAL_SESSIONS.is_dir() else []
+
+
 def confined(base: Path, relative: str, folder: str = "its folder") -> Path:
     """`base / relative`, refusing absolute paths, `..` escapes and symlinks that leave `base`.
 
@@ -324,7 +334,8 @@ def _regular_files(folder: Path) -> list[tuple[bytes, Path]]:
     return sorted(found)
 
 
-__all__ = ["UPLOAD_FILE_SETTING", "UPLOAD_LINE_SETTING", "TraceRef", "TraceRefError", "as_given", "confined",
+__all__ = ["REAL_SESSIONS", "UPLOAD_FILE_SETTING", "UPLOAD_LINE_SETTING", "TraceRef", "TraceRefError", "as_given",
+           "confined", "real_sessions",
            "content_hash", "data_dir", "inside_folder", "limits_for", "list_samples", "ref_for", "resolve",
            "sample_index", "store_upload", "trace_as_given", "trace_file", "traces_dir", "upload_help",
            "upload_label", "upload_limits"]  # fmt: skip

@@ -105,6 +105,8 @@ class Consequence:
     quote: str
     generation: int
     why: str
+    invariant: str | None = None
+    """The id of the lost item this followed from: a finding about several items (completed actions) names one."""
 
 
 class Author(StrEnum):

@@ -26,7 +26,7 @@ from inspector.inert import HIDDEN, code_point, visible
 from inspector.invariants import InvariantStatus
 from inspector.model import Finding, finding_id
 from inspector.text import clip
-from inspector.views import GuardMark, generation_rows
+from inspector.views import ConsequenceLink, GuardMark, consequence_link, consequence_links, generation_rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +130,9 @@ STYLE = """
 .ci-guard{border-left:4px solid #1565c0;background:#e3f2fd;color:#111;border-radius:6px;padding:0.5rem 0.8rem;
   margin:0.4rem 0;font-size:0.9rem}
 .ci-guard ol{margin:0.3rem 0;padding-left:1.2rem}.ci-guard li{margin-bottom:0.35rem}
+.ci-consequences{font-size:0.9rem;margin:0.2rem 0;padding-left:1.2rem}
+.ci-consequences li{margin-bottom:0.45rem}.ci-then{color:#7f0000;font-size:0.85rem;margin:0.15rem 0 0}
+.ci-then-kind{color:#fff;background:#b71c1c;border-radius:3px;padding:0 4px;font-weight:600;font-size:0.8rem}
 .ci-hidden{background:#b71c1c;color:#fff;font-weight:600;border-radius:3px;padding:0 2px;margin:0 1px;
   font-size:0.8em;font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
 """ + f"""
@@ -263,8 +266,10 @@ def legend_html(enabled: Iterable[str] | None = None) -> str:
 
 
 def findings_html(analysis: Analysis, generation: int) -> str:
-    """The generation's findings as a list; each with a span links to its place in the text."""
+    """The generation's findings as a list; each with a span links to its place in the text, and a loss the next
+    agent paid for says what it then did, beside it."""
     items = []
+    links = consequence_links(analysis)
     for finding in analysis.findings_for(generation):
         sev = finding.severity.value
         label = f'<span class="ci-sev-{sev}">{sev}</span> <code>{html.escape(finding.rule)}</code>'
@@ -273,10 +278,53 @@ def findings_html(analysis: Analysis, generation: int) -> str:
             message = f'<a href="#f-{finding_id(finding)}">{message}</a>'
         if finding.rule in CLAIM_RULES:
             message += _claim_evidence_line(finding)
+        link = consequence_link(links, finding) if finding.consequence is not None else None
+        if link is not None:
+            message += then_html(link)
         items.append(f"<li>{label}: {message}</li>")
     if not items:
         return '<p class="ci-findings">No findings in this generation.</p>'
     return f'<ol class="ci-findings">{"".join(items)}</ol>'
+
+
+def then_html(link: ConsequenceLink) -> str:
+    """What happened next, one line under its finding: the kind, the later record, and what was done there."""
+    quote = text_html(clip(link.quote, 200))
+    return (f'<p class="ci-then">then <span class="ci-then-kind">{text_html(link.kind)}</span> at record '
+            f"<code>{text_html(link.record)}</code>{_position(link)}: {text_html(link.why)}: “{quote}”"
+            "</p>")  # fmt: skip
+
+
+def consequences_html(links: Sequence[ConsequenceLink]) -> str:
+    """The chain view's list of consequences: each a link from the summary that lost the item to the later record."""
+    if not links:
+        return '<p class="ci-caption">No loss in this chain was followed by a consequence in the log.</p>'
+    items = "".join(
+        f'<li><b>S{link.generation}</b> lost “{text_html(link.lost)}” → record <code>{text_html(link.record)}</code>'
+        f'{_position(link)}: <span class="ci-then-kind">{text_html(link.kind)}</span> {text_html(link.why)}'
+        f'<br><span class="ci-caption">“{text_html(clip(link.quote, 200))}” · <code>{text_html(link.rule)}</code>'
+        "</span></li>"
+        for link in links
+    )
+    return f'<ol class="ci-consequences">{items}</ol>'
+
+
+def real_consequence_html(session: str | None, link: ConsequenceLink | None) -> str:
+    """The guided story's "what happened next" from a real session, quoted with its provenance (file, summary,
+    record); without one, that the sample's own plan above is the example."""
+    if session is None or link is None:
+        return ('<div class="ci-guard"><p class="ci-caption">No real session is at hand (../shared/real_traces/'
+                "labelled/ is absent), so the sample's plan above is the example: in a session log, the inspector "
+                "reads what the agent did next and links it to the summary that lost the rule.</p></div>")  # fmt: skip
+    return (f'<div class="ci-guard ci-real-consequence"><p class="ci-caption"><b>In a real session</b> '
+            f"(<code>{text_html(session)}</code>), S{link.generation} lost “{text_html(link.lost)}”; at record "
+            f"<code>{text_html(link.record)}</code>{_position(link)}, working from that summary: "
+            f'<span class="ci-then-kind">{text_html(link.kind)}</span> {text_html(link.why)}.</p>'
+            f"{_evidence_text(link.quote)}</div>")  # fmt: skip
+
+
+def _position(link: ConsequenceLink) -> str:
+    return f" (#{link.position} in the log)" if link.position is not None else ""
 
 
 def guard_html(mark: GuardMark) -> str:
@@ -502,6 +550,12 @@ def chain_dot(
         label = f"S′{k} refreshed\n{records} records re-read\n{corrections} corrections\ndebt reset to 0"
         lines.append(f'  R{k} [label="{_dot(label)}", fillcolor="#e3f2fd", peripheries=2];')
         lines.append(f'  S{k} -> R{k} [style=dashed, label="refresh"]; {{rank=same; S{k}; R{k}}}')
+    for n, link in enumerate(consequence_links(analysis)):  # the later record, hung off the summary that lost it
+        label = f"record {clip(link.record, 14)}" + (f"\n#{link.position} in the log" if link.position else "")
+        lines.append(f'  C{n} [label="{_dot(label)}", shape=note, fillcolor="#ffebee", color="#b71c1c", '
+                     f'fontcolor="#7f0000", fontsize=12];')  # fmt: skip
+        lines.append(f'  S{link.generation} -> C{n} [color="#b71c1c", fontcolor="#b71c1c", style=bold, '
+                     f'label="{_dot(link.kind)}"]; {{rank=same; S{link.generation}; C{n}}}')  # fmt: skip
     for n, event in enumerate(analysis.trace.events):
         lines.append(
             f'  E{n} [label="{_dot(event.kind)}", shape=note, fillcolor="#eceff1", fontsize=10];'
@@ -569,6 +623,11 @@ def evidence_html(finding: Finding) -> str:
         f'<div><p class="ci-caption"><strong>{title}</strong></p>{body}</div>'
         for title, body in ((log_title, log_body), (summary_title, summary_body))
     )
+    then = finding.consequence
+    if then is not None:  # the loss's later end, under both: what the agent working from this summary then did
+        columns += (f'<div style="grid-column:1 / span 2"><p class="ci-caption"><strong>What happened next (record '
+                    f'<code>{text_html(then.key)}</code>)</strong>: <span class="ci-then-kind">{text_html(then.kind)}'
+                    f"</span> {text_html(then.why)}</p>{_evidence_text(then.quote)}</div>")  # fmt: skip
     return f'<div class="ci-evidence" style="display:grid;grid-template-columns:1fr 1fr;gap:0.8rem">{columns}</div>'
 
 
@@ -581,7 +640,7 @@ def _evidence_note(note: str) -> str:
 
 
 __all__ = ["CHART_BLOCK", "CHART_DRAWN", "CHART_SLOT_PX", "DiffOp", "HIGHLIGHT_CLASSES", "HIGHLIGHT_LABELS",
-           "Highlight", "STYLE", "attribute_html", "chain_dot", "chain_width", "chart_block_key", "diff_html",
-           "evidence_html", "finding_targets", "findings_html", "guard_html", "highlight_html", "highlights",
-           "legend_html", "matrix_html", "paginate_diff", "style_block", "text_html", "token_change",
-           "word_diff"]  # fmt: skip
+           "Highlight", "STYLE", "attribute_html", "chain_dot", "chain_width", "chart_block_key", "consequences_html",
+           "diff_html", "evidence_html", "finding_targets", "findings_html", "guard_html", "highlight_html",
+           "highlights", "legend_html", "matrix_html", "paginate_diff", "real_consequence_html", "style_block",
+           "text_html", "then_html", "token_change", "word_diff"]  # fmt: skip

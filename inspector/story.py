@@ -30,6 +30,9 @@ class Step:
     """The span of that generation's text to outline."""
     finding: str | None = None
     """Id of the finding the step is about."""
+    next_act: bool = False
+    """The step about what the agent did once the rule was gone: the page quotes a real session's consequence
+    beside the sample's (`views.first_consequence`), when one is at hand."""
 
 
 def followed(analysis: Analysis) -> InvariantTrack:
@@ -86,7 +89,7 @@ def story(analysis: Analysis) -> list[Step]:
              "with the generation where it first broke marked.", "manifest", lost, None, finding_id(lost_finding)),
         Step(f"S{lost}: the agent proposes the prohibited action",
              "With the rule gone, the plan now includes exactly what the user forbade.",
-             "generation", lost, _proposal(analysis, track, lost), finding_id(lost_finding)),
+             "generation", lost, _proposal(analysis, track, lost), finding_id(lost_finding), next_act=True),
         Step("A source refresh restores the constraint",
              f"Re-reading the durable records behind S{lost} rebuilds the typed invariant set and records the "
              "discrepancy as a correction — appended, never rewriting history. The chain gains a refreshed "

@@ -6,7 +6,7 @@ and the pages hold no analysis logic.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -266,6 +266,75 @@ def finding_rows_with_source(analysis: Analysis) -> list[dict[str, Any]]:
     ]
 
 
+# --- what happened next -----------------------------------------------------------------------------
+
+LOST_ITEM_CHARS = 160
+"""A consequence row quotes this much of the lost item; the finding's message and evidence have the rest."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConsequenceLink:
+    """One consequence as the chain and generation views show it: from the summary that lost an item to the later
+    record where the next agent broke, retried or redid it, or the user said it again. Text fields are the
+    trace's own: `render` escapes them and marks their hidden characters, `line` spells them."""
+
+    generation: int
+    """The summary that lost (or weakened) the item, which the agent worked from."""
+    finding: str
+    """The loss finding's id (`model.finding_id`)."""
+    rule: str
+    lost: str
+    """The lost item in the log's words, clipped to `LOST_ITEM_CHARS`."""
+    kind: str
+    """violated, restated, re-asked, retried or redone."""
+    record: str
+    """The later record's key."""
+    position: int | None
+    """That record's place in the log (1 = the first record), when the log has it."""
+    quote: str
+    why: str
+
+    @property
+    def line(self) -> str:
+        """'S2 lost “…” → record K: violated, the agent ran …': the link in one line of text."""
+        return visible(f"S{self.generation} lost “{self.lost}” → record {self.record}: {self.kind}, {self.why}")
+
+
+def consequence_links(analysis: Analysis) -> list[ConsequenceLink]:
+    """Every loss finding with a consequence, in the findings' order (`inspector.consequences`)."""
+    facts = analysis.facts
+    tracks = {t.invariant.id: t for t in facts.invariants}
+    links = []
+    for f in analysis.findings:
+        then = f.consequence
+        if then is None:
+            continue
+        track = tracks.get(then.invariant or "")
+        lost = track.invariant.text if track is not None else f.message
+        position = facts.log_positions.get(then.key)
+        links.append(ConsequenceLink(
+            then.generation, finding_id(f), f.rule, clip(lost, LOST_ITEM_CHARS), then.kind.value, then.key,
+            position + 1 if position is not None else None, then.quote, then.why,
+        ))  # fmt: skip
+    return links
+
+
+def consequence_link(links: Iterable[ConsequenceLink], finding: Finding) -> ConsequenceLink | None:
+    """The link of one finding, for the generation view's list and evidence."""
+    wanted = finding_id(finding)
+    return next((link for link in links if link.finding == wanted), None)
+
+
+def first_consequence(sessions: Iterable[tuple[str, Callable[[], Analysis]]]) -> tuple[str, ConsequenceLink] | None:
+    """The first consequence of the first session (name, its analysis, made only when reached) that has one: the
+    guided story's example from a real session, with the session's name for its provenance."""
+    for name, analysed in sessions:
+        links = consequence_links(analysed())
+        if links:
+            return name, links[0]
+    return None
+
+
 # --- the guard ------------------------------------------------------------------------------------
 
 
@@ -379,8 +448,9 @@ def _narrowed(widths: dict[str, int], excess: int) -> dict[str, int]:
     return {h: min(w, level) for h, w in widths.items()}
 
 
-__all__ = ["CELL_CHAR_PX", "CELL_PADDING_PX", "ChainChart", "GuardMark", "LINE_PX", "LONG_TEXT_PX", "MOST_LINES",
-           "NARROWEST_TEXT_PX", "ROW_MARKER_PX", "ROW_PADDING_PX", "TABLE_PX", "annotation_rows", "chain_chart",
-           "correction_rows", "debt_comparison", "find_finding", "finding_rows", "finding_rows_with_source",
+__all__ = ["CELL_CHAR_PX", "CELL_PADDING_PX", "ChainChart", "ConsequenceLink", "GuardMark", "LINE_PX",
+           "LONG_TEXT_PX", "LOST_ITEM_CHARS", "MOST_LINES", "NARROWEST_TEXT_PX", "ROW_MARKER_PX", "ROW_PADDING_PX",
+           "TABLE_PX", "annotation_rows", "chain_chart", "consequence_link", "consequence_links", "correction_rows",
+           "debt_comparison", "find_finding", "finding_rows", "finding_rows_with_source", "first_consequence",
            "generation_rows", "guard_marks", "invariant_matrix", "lineage", "manifest_diff", "survival_by_kind",
            "table_layout"]  # fmt: skip

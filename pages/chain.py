@@ -11,8 +11,15 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from inspector.render import chain_dot, chain_width, chart_block_key
-from inspector.views import ChainChart, chain_chart, debt_comparison, generation_rows, survival_by_kind
+from inspector.render import chain_dot, chain_width, chart_block_key, consequences_html
+from inspector.views import (
+    ChainChart,
+    chain_chart,
+    consequence_links,
+    debt_comparison,
+    generation_rows,
+    survival_by_kind,
+)
 from pages.common import (
     caption_for,
     guard_marks_of,
@@ -50,6 +57,10 @@ with chart_block("Chain", heading="header", width=chain_width(len(analysis.trace
     )  # fmt: skip
 for mark in guard.values():
     show_text(f"{mark.label}: performed by the guard at {mark.latest.created_at}", css_class="ci-caption")
+links = consequence_links(analysis)
+if links:  # drawn as edges on the graph; listed here in full, each from the summary that lost it to the later record
+    st.subheader("What happened next")
+    st.html(consequences_html(links))
 if branch is not None:
     k, result, refreshed = branch
     st.subheader(f"What the refresh at S{k} would have cleared")

@@ -53,7 +53,8 @@ verdicts = filters[0].multiselect("Verdict", ["fail", "pass", "unreadable"], key
 rules = filters[1].multiselect("Has a finding of rule", rules_seen(rows), key="filter_session_rule")
 text = filters[2].text_input("Session name contains", key="filter_session_text")
 shown = filter_sessions(rows, verdicts, rules, text)
-show_text(f"{len(shown)} of {len(rows)} sessions, worst first", css_class="ci-caption")
+show_text(f"{len(shown)} of {len(rows)} sessions, worst first: those where a lost item had a consequence "
+          "(the next agent broke, retried or redid it, or the user said it again) at the top", css_class="ci-caption")
 
 # Without the server's paths: a table sends every column to the browser, shown or not; a row is opened by its index.
 table = pd.DataFrame(shown, columns=[c for c in rows[0] if c != "path"])

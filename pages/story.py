@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import streamlit as st
 
-from inspector.library import TraceRef
+from inspector import analyze, load_trace
+from inspector.library import TraceRef, real_sessions
 from inspector.model import finding_id
 from inspector.refresh import refresh_at
-from inspector.render import chain_dot, highlight_html, highlights, matrix_html
+from inspector.render import chain_dot, highlight_html, highlights, matrix_html, real_consequence_html
 from inspector.review import latest_by_finding
 from inspector.store import Target
 from inspector.story import SAMPLE, followed, story
-from inspector.views import correction_rows, invariant_matrix, lineage
+from inspector.views import ConsequenceLink, correction_rows, first_consequence, invariant_matrix, lineage
 from pages.common import open_analysis, reviewer_name, set_state, show_table, show_text, store, sync_state, trace_hash
 from pages.review_widgets import trace_annotations
+
+
+@st.cache_resource(show_spinner="Reading a real session…")
+def real_consequence(sessions: tuple[tuple[str, int, int], ...]) -> tuple[str, ConsequenceLink] | None:
+    """Keyed by each session's path, size and mtime; only the quote is kept, not the sessions' analyses."""
+    return first_consequence((Path(path).name, lambda path=path: analyze(load_trace(path))) for path, _, _ in sessions)
+
 
 sync_state()
 if st.session_state.get("trace") != f"sample:{SAMPLE}":
@@ -49,6 +59,9 @@ if step.view == "generation" and step.generation is not None:
     text = analysis.trace.generations[step.generation].text or ""
     st.caption(f"Generation view · S{step.generation}")
     st.html(highlight_html(text, highlights(analysis, step.generation), selected=step.focus))
+    if step.next_act:  # what the log shows an agent then did, in a real session when one is at hand
+        found = real_consequence(tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in real_sessions()))
+        st.html(real_consequence_html(*(found or (None, None))))
 elif step.view == "manifest":
     st.caption("Manifest view")
     st.html(matrix_html(invariant_matrix(analysis), len(analysis.trace.generations)))

@@ -568,3 +568,29 @@ def test_a_chart_heading_never_stands_over_nothing_while_the_charts_draw(browser
         save_screenshot(tab, "issue26-chain-charts-drawn")
     finally:
         context.close()
+
+
+CONSEQUENCE = REPO / "tests" / "fixtures" / "native" / "lost_rule_then_pushed.json"
+"""S1 drops "Never push to main, …" and the next agent pushes to main (written by make_consequence.py beside it)."""
+
+
+def test_the_chain_view_links_the_summary_that_lost_a_rule_to_the_push_that_broke_it(page, server):
+    upload(page, server, CONSEQUENCE)
+    page.get_by_role("link", name="Chain view").click()
+    graph = page.locator('[data-testid="stGraphVizChart"] svg')
+    graph.locator("g.edge", has_text="violated").wait_for()
+    wait_for_app(page)
+    edges = graph.locator("g.edge")
+    titles = [t.strip() for t in edges.locator("title").all_text_contents()]
+    assert sorted(titles) == ["S0->S1", "S1->C0"], titles  # the chain's step, and the link from S1 to the record
+    assert edges.filter(has_text="violated").locator("title").text_content().strip() == "S1->C0"
+    record = graph.locator("g.node", has_text="record turn-6")
+    assert record.count() == 1 and "#6 in the log" in record.text_content()
+    listed = page.locator(".ci-consequences li")
+    assert listed.count() == 1
+    assert listed.inner_text().startswith(
+        "S1 lost “Never push to main, open a pull request for every change.” → record turn-6 (#6 in the log): "
+        "violated the agent ran `git push origin main`")
+    assert page.get_by_role("heading", name="What happened next").is_visible()
+    save_screenshot(page, "chain-consequence")
+    assert page.leaks == [] and page.dialogs == []

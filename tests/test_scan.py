@@ -12,7 +12,9 @@ import pytest
 
 from inspector import analyze, load_trace
 from inspector.fleet import COLUMNS, findings_by_rule, read_rows, scan, summarise, write_rows
-from tests.helpers import REAL_TRACES, REPO, SAMPLES
+from tests.helpers import LABELLED, REAL_TRACES, REPO, SAMPLES, needs_shared
+
+VSLA = LABELLED / "claude_code_1.0.53_vsla_f67ab274.jsonl"
 
 FAILING = ["anchor_decay.json", "five_item_synthetic.json", "staging_db_constraint.json"]
 
@@ -125,3 +127,31 @@ def test_findings_by_rule_counts_findings_and_sessions():
 def test_bad_arguments_exit_2(tmp_path):
     assert scan_cli(str(SAMPLES), "--out", str(tmp_path / "x.txt")).returncode == 2
     assert scan_cli(str(SAMPLES), "--scheduler", "tcp://127.0.0.1:1").returncode == 2
+
+
+CONSEQUENCE = REPO / "tests" / "fixtures" / "native" / "lost_rule_then_pushed.json"
+"""S1 drops "never push to main" and the next agent pushes to main: one loss with a consequence, one error."""
+
+
+def test_sessions_where_a_loss_had_a_consequence_come_first_with_the_count_in_table_and_json(tmp_path):
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for path in (SAMPLES / "anchor_decay.json", SAMPLES / "healthy_chain.json", CONSEQUENCE):
+        (folder / path.name).write_bytes(path.read_bytes())
+    out = tmp_path / "fleet.json"
+    result = scan_cli(str(folder), "--out", str(out), "--workers", "1")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(out.read_text())
+    assert [(Path(r["path"]).name, r["consequences"]) for r in rows] == [
+        ("lost_rule_then_pushed.json", 1), ("anchor_decay.json", 0), ("healthy_chain.json", 0)]
+    assert rows[0]["errors"] < rows[1]["errors"]  # ranked by its consequence, not by how many errors it has
+    header, first, *_ = result.stdout.splitlines()
+    assert header.split()[:3] == ["verdict", "consequences", "errors"]
+    assert first.split()[:3] == ["fail", "1", "1"] and first.endswith("lost_rule_then_pushed.json")
+
+
+@needs_shared(VSLA)
+def test_the_real_session_with_two_consequences_tops_a_scan():
+    rows = scan([VSLA, CONSEQUENCE, SAMPLES / "anchor_decay.json"]).rows
+    assert [(Path(r["path"]).name, r["consequences"]) for r in rows] == [
+        (VSLA.name, 2), (CONSEQUENCE.name, 1), ("anchor_decay.json", 0)]

@@ -95,3 +95,15 @@ def test_the_sessions_and_ledger_pages_name_no_server_folder(folder, tmp_path):
     sessions = page(app(), "sessions")
     assert [str(tmp_path) in str(v) for v in sessions.dataframe[0].value.to_numpy().ravel()].count(True) == 0
     assert "(sqlite: inspector.db)" in html_of(page(app(), "ledger"))  # what it is, not where
+
+
+def test_a_session_where_a_loss_had_a_consequence_tops_the_table_with_its_count(folder):
+    fixture = Path(__file__).parent / "fixtures" / "native" / "lost_rule_then_pushed.json"
+    (folder / "team" / fixture.name).write_bytes(fixture.read_bytes())
+    at = page(app(), "sessions")
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert list(table.columns[:5]) == ["rank", "session", "agent", "verdict", "consequences"]
+    assert (table["session"].iloc[0], table["consequences"].iloc[0]) == ("team/lost_rule_then_pushed.json", 1)
+    assert list(table["consequences"].iloc[1:]) == [0, 0, 0, 0]
+    assert "a lost item had a consequence" in html_of(at)

@@ -126,16 +126,19 @@ def cache_path(out: Path) -> Path:
 
 
 def inspector_fingerprint() -> str:
-    """Rows made by another version, rule set or read bounds are stale even when the file did not change.
+    """Rows made by another version, rule set, row shape or read bounds are stale even when the file did not
+    change.
 
-    The bounds count: a file refused as too large must be read again once they are raised.
+    The bounds count: a file refused as too large must be read again once they are raised; the columns do too,
+    since a row cached before a column existed would show it empty.
     """
     try:
         release = version("compaction-inspector")
     except PackageNotFoundError:
         release = "dev"
     limits = read_limits()
-    return f"{release}|{','.join(r.id for r in all_rules())}|{limits.max_line_bytes}|{limits.max_file_bytes}"
+    return (f"{release}|{','.join(r.id for r in all_rules())}|{','.join(COLUMNS)}|{limits.max_line_bytes}"
+            f"|{limits.max_file_bytes}")  # fmt: skip
 
 
 def load_cache(path: Path) -> dict[str, dict[str, Any]]:
@@ -222,7 +225,7 @@ def _full(row: dict[str, Any]) -> dict[str, Any]:
     return full
 
 
-_INTEGERS = {"generations", "errors", "warnings", "invariants", "invariants_lost", "size", "mtime_ns"}
+_INTEGERS = {"generations", "consequences", "errors", "warnings", "invariants", "invariants_lost", "size", "mtime_ns"}
 _FLOATS = {"anchor_density_first", "anchor_density_last", "anchor_density_trend", "seconds"}
 
 

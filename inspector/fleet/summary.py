@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.analysis import Analysis, analyze
+from inspector.consequences import LOSS_RULES
 from inspector.errors import TraceReadError
 from inspector.invariants import InvariantStatus
 from inspector.model import Severity
@@ -20,9 +21,9 @@ from inspector.readers import load_trace
 
 PASS, FAIL, UNREADABLE = "pass", "fail", "unreadable"
 COLUMNS = (
-    "path", "verdict", "format", "generations", "errors", "warnings", "worst_rule", "errors_by_rule",
-    "warnings_by_rule", "invariants", "invariants_lost", "anchor_density_first", "anchor_density_last",
-    "anchor_density_trend", "title", "error", "size", "mtime_ns", "seconds",
+    "path", "verdict", "format", "generations", "consequences", "errors", "warnings", "worst_rule",
+    "errors_by_rule", "warnings_by_rule", "invariants", "invariants_lost", "anchor_density_first",
+    "anchor_density_last", "anchor_density_trend", "title", "error", "size", "mtime_ns", "seconds",
 )  # fmt: skip
 """Every row has exactly these keys, in this order (the output files' columns)."""
 
@@ -57,6 +58,7 @@ def summarise(analysis: Analysis) -> dict[str, Any]:
         verdict=FAIL if errors else PASS,
         format=analysis.trace.format,
         generations=len(analysis.trace.generations),
+        consequences=consequences(analysis),
         errors=sum(errors.values()),
         warnings=sum(warnings.values()),
         worst_rule=worst_rule(errors, warnings),
@@ -69,6 +71,11 @@ def summarise(analysis: Analysis) -> dict[str, Any]:
         anchor_density_trend=trend[2],
         title=analysis.trace.title,
     )
+
+
+def consequences(analysis: Analysis) -> int:
+    """Losses the log shows mattered: loss findings followed by a consequence (`inspector.consequences`)."""
+    return sum(1 for f in analysis.findings if f.rule in LOSS_RULES and f.consequence is not None)
 
 
 def worst_rule(errors: Counter[str], warnings: Counter[str]) -> str | None:
@@ -108,9 +115,11 @@ def density_trend(analysis: Analysis) -> tuple[float | None, float | None, float
 
 
 def rank_key(row: dict[str, Any]) -> tuple[Any, ...]:
-    """Worst first: failing chains by errors, then lost invariants, then warnings; unreadable last."""
+    """Worst first: sessions where a loss had a consequence, most first (compaction actually hurt there); then
+    failing chains by errors, then lost invariants, then warnings; unreadable last."""
     order = {FAIL: 0, PASS: 1, UNREADABLE: 2}[row["verdict"]]
-    return (order, -(row["errors"] or 0), -(row["invariants_lost"] or 0), -(row["warnings"] or 0), row["path"])
+    return (-(row.get("consequences") or 0), order, -(row["errors"] or 0), -(row["invariants_lost"] or 0),
+            -(row["warnings"] or 0), row["path"])  # fmt: skip
 
 
 def rank(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -125,7 +134,7 @@ def _unreadable(path: str, error: str, size: int | None, mtime_ns: int | None, s
 
 def _row(**values: Any) -> dict[str, Any]:
     row = dict.fromkeys(COLUMNS)
-    row.update(errors=0, warnings=0, invariants_lost=0)
+    row.update(consequences=0, errors=0, warnings=0, invariants_lost=0)
     row.update(values)
     return row
 
@@ -134,4 +143,4 @@ def _round(value: float) -> float:
     return round(value, 4)
 
 
-__all__ = ["COLUMNS", "FAIL", "PASS", "UNREADABLE", "rank", "scan_file", "summarise"]
+__all__ = ["COLUMNS", "FAIL", "PASS", "UNREADABLE", "consequences", "rank", "scan_file", "summarise"]

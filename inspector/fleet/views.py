@@ -23,7 +23,7 @@ def session_rows(rows: Iterable[dict[str, Any]], base: Path | None = None) -> li
         rules = sorted({*(row.get("errors_by_rule") or {}), *(row.get("warnings_by_rule") or {})})
         shown.append({
             "rank": rank, "session": visible(name), "agent": row["format"] or NO_RULE, "verdict": row["verdict"],
-            "errors": row["errors"],
+            "consequences": row.get("consequences") or 0, "errors": row["errors"],
             "warnings": row["warnings"], "invariants lost": row["invariants_lost"],
             "worst rule": row["worst_rule"] or NO_RULE,
             "generations": row["generations"],
