@@ -160,25 +160,28 @@ def test_a_key_that_is_a_path_only_by_an_underscore_is_reported_as_info_when_it_
                      "docs/metrics_guide.md": "warning"}  # fmt: skip
 
 
+def unresolved_severities(summary: str) -> dict[str, str]:
+    """Key → severity of every unresolved-anchor finding on a one-message session summarised as `summary`."""
+    records = [SourceRecord("u1", "plan the work", namespace="transcript", kind="user", authority="user")]
+    return {f.evidence["key"]: f.severity.value for f in analyze(session_log(records, (1, summary))).findings
+            if f.rule == "unresolved-anchor"}  # fmt: skip
+
+
 def test_a_path_the_summary_names_as_one_to_make_is_reported_as_info_when_it_resolves_to_nothing():
     """monodreams: "(e) create `registry/cursor/block.json` as worked example": a plan's file, written only after
     the compaction; a file the summary says was made, and the log never shows, is still a warning."""
-    records = [SourceRecord("u1", "plan the registry", namespace="transcript", kind="user", authority="user")]
     summary = ("Next: (d) create `registry/block.schema.json`, (e) create `registry/cursor/block.json` as worked "
                "example, add a new file docs/registry.md.\nDone: created src/loader/registry.cs.")
-    found = {f.evidence["key"]: f.severity.value for f in analyze(session_log(records, (1, summary))).findings
-             if f.rule == "unresolved-anchor"}  # fmt: skip
-    assert found == {"registry/block.schema.json": "info", "registry/cursor/block.json": "info",
-                     "docs/registry.md": "info", "src/loader/registry.cs": "warning"}  # fmt: skip
+    assert unresolved_severities(summary) == {
+        "registry/block.schema.json": "info", "registry/cursor/block.json": "info", "docs/registry.md": "info",
+        "src/loader/registry.cs": "warning"}  # fmt: skip
 
 
 def test_a_path_with_its_middle_left_out_is_reported_as_info_when_it_resolves_to_nothing():
     """flutterdocker_5e12a303 (outside set): "openspec/changes/windows-scout-scope/.../spec.md" and
     "/tmp/.../scratchpad/argenv.Dockerfile" are paths the summary shortened; no record bears them as written."""
-    records = [SourceRecord("u1", "review the specs", namespace="transcript", kind="user", authority="user")]
     summary = ("Reviewed windows-scout-scope/.../spec.md and /tmp/.../scratchpad/argenv.Dockerfile; "
                "edited openspec/changes/windows-scout-scope/specs/ci/spec.md.")
-    found = {f.evidence["key"]: f.severity.value for f in analyze(session_log(records, (1, summary))).findings
-             if f.rule == "unresolved-anchor"}  # fmt: skip
-    assert found == {"windows-scout-scope/.../spec.md": "info", "/tmp/.../scratchpad/argenv.Dockerfile": "info",
-                     "openspec/changes/windows-scout-scope/specs/ci/spec.md": "warning"}  # fmt: skip
+    assert unresolved_severities(summary) == {
+        "windows-scout-scope/.../spec.md": "info", "/tmp/.../scratchpad/argenv.Dockerfile": "info",
+        "openspec/changes/windows-scout-scope/specs/ci/spec.md": "warning"}  # fmt: skip
