@@ -151,7 +151,7 @@ def _run_again(facts: TraceFacts, track: InvariantTrack, window: _Window, k: int
     """The command the user stopped, run again: the item was said on stopping a call (its words typed right after
     the stop, or the rejection's own feedback), and the agent working from the summary that lost it ran that
     command once more, every word of it."""
-    stopped = _stopped_call(facts, track.invariant.source_key)
+    stopped = stopped_call(facts, track.invariant.source_key)
     if stopped is None:
         return None
     words = set(stopped.command.split())
@@ -162,7 +162,7 @@ def _run_again(facts: TraceFacts, track: InvariantTrack, window: _Window, k: int
     return None
 
 
-def _stopped_call(facts: TraceFacts, source_key: str | None) -> ShellRun | None:
+def stopped_call(facts: TraceFacts, source_key: str | None) -> ShellRun | None:
     """The shell call the user stopped just before saying the item: back from its record over the user's own
     records and the stopped result, to the first record of the agent's."""
     position = facts.log_positions.get(source_key or "")
@@ -251,4 +251,4 @@ def with_consequences(facts: TraceFacts, findings: Sequence[Finding]) -> Iterato
         yield finding if found is None else replace(finding, consequence=found, severity=Severity.ERROR)
 
 
-__all__ = ["LOSS_RULES", "consequence_of", "with_consequences"]
+__all__ = ["LOSS_RULES", "consequence_of", "stopped_call", "with_consequences"]

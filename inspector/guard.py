@@ -96,11 +96,12 @@ class Restored:
     said_at: str | None
     severity_order: int
     position: int
+    """Where its record sits in the log: newer first when the cap cuts."""
     by_user: bool
     """The record is the user's own turn (or answer, or rejection feedback)."""
     context: str | None = None
-    """What a short reply answered, in the log's words: the option it picked, the question it replied to."""
-    """Where its record sits in the log: newer first when the cap cuts."""
+    """What a short reply answered, in the log's words: the option it picked, the question it replied to, the
+    call the user stopped to say it."""
 
 
 class GuardTimeout(Exception):
@@ -308,6 +309,7 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = ()) -> tuple[int, list[
     if newest < 1 or trace.generations[newest].kind != "summary":
         return newest, []
     from inspector.analysis import analyze  # here, not at the top: the CLI builds its parser from this module
+    from inspector.consequences import stopped_call
 
     analysis = analyze(trace)
     positions = analysis.facts.log_positions
@@ -327,6 +329,9 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = ()) -> tuple[int, list[
         restored = _restored(finding, trace.sources, positions, invariants)
         if finding.rule.startswith("user-statement") and not restored.by_user:
             continue  # only words the user typed are given back as the user's; the rest is not theirs to restore
+        stopped = stopped_call(analysis.facts, restored.source_key) if restored.context is None else None
+        if stopped is not None and restored.by_user:  # said on stopping a call: that call is what it answers
+            restored = replace(restored, context=f"the agent's `{clip(stopped.command, 120)}`, which the user stopped")
         found.append(restored)
     return newest, found
 

@@ -142,3 +142,21 @@ def test_the_users_words_typed_when_refusing_a_call_are_given_back(tmp_path, mon
     refused = tool("Bash", {"command": "psql staging"}, feedback, f"Error: {feedback}", is_error=True)
     context = given_back(session(tmp_path, refused), tmp_path)
     assert "Don't touch the staging database, use a local copy." in context
+
+
+def test_words_typed_on_stopping_a_call_are_given_back_with_the_call_they_answer(tmp_path, monkeypatch):
+    """vsla_f67ab274 lines 408-411: the user stopped `pip install cupy-cuda12x --break-system-packages` and typed
+    "Lets do the system package approach please"; given back alone it says nothing of what it turned down."""
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
+    command = "pip install cupy-cuda12x --break-system-packages"
+    stopped = [call("c1", "a1", "Bash", {"command": command}),
+               result("r1", "c1", "[Request interrupted by user for tool use]",
+                      "Error: [Request interrupted by user for tool use]", is_error=True),
+               user("m", "r1", "Lets do the system package approach please", origin={"kind": "human"})]
+    context = given_back(session(tmp_path, stopped), tmp_path)
+    assert (f"“Lets do the system package approach please” (in reply to “the agent's `{command}`, which the user "
+            "stopped”)") in context, context
+    feedback = REJECTED.replace(PLANTED, "Don't touch the staging database, use a local copy.")
+    refused = tool("Bash", {"command": "psql staging"}, feedback, f"Error: {feedback}", is_error=True)
+    assert "(in reply to “the agent's `psql staging`, which the user stopped”)" in given_back(
+        session(tmp_path, refused), tmp_path)
