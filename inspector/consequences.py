@@ -101,7 +101,7 @@ def _restated(track: InvariantTrack, window: _Window, k: int, config: Config) ->
 
 _CONDITIONAL = re.compile(r"\b(?:until|unless|before|without|yet|first|if|while)\b", re.IGNORECASE)
 """A prohibition that lapses ("don't push until the tests pass"): a later call may be what it waited for."""
-_VERB_AFTER = re.compile(r"^\W*(?:(?:ever|please|you|we|ever|again|to)\s+)*(\w+)\s*(.*)$", re.IGNORECASE | re.DOTALL)
+_VERB_AFTER = re.compile(r"^\W*(?:(?:ever|please|you|we|again|to)\s+)*(\w+)\s*(.*)$", re.IGNORECASE | re.DOTALL)
 _EDITING = frozenset({"edit", "touch", "modify", "change", "write", "overwrite", "update", "rewrite"})
 """Verbs whose object is a file: a later edit of that file does what was forbidden."""
 _GIT_VERBS = frozenset({"push", "commit", "merge", "rebase"})
@@ -168,16 +168,21 @@ def stopped_call(facts: TraceFacts, source_key: str | None) -> ShellRun | None:
     position = facts.log_positions.get(source_key or "")
     if position is None:
         return None
-    runs = {run.key: run for run in facts.shell_runs}
-    for record in reversed(facts.trace.sources[: position + 1]):
+    sources = facts.trace.sources
+    for at in range(position, -1, -1):  # walked back in place: a slice of the log per item would copy it
+        record = sources[at]
         if record.namespace != TRANSCRIPT:
             continue
         if record.kind in ("tool_result", "tool_error"):
-            stopped = record.extra.get("slip") in _USER_STOPS
-            return runs.get(record.key) if stopped else None
+            return _run(facts, record.key) if record.extra.get("slip") in _USER_STOPS else None
         if record.authority != "user":
             return None
     return None
+
+
+def _run(facts: TraceFacts, key: str | None) -> ShellRun | None:
+    """The shell run a tool result recorded, by the result's key."""
+    return next((run for run in facts.shell_runs if run.key == key), None)
 
 
 _QUESTION_TOOL = "AskUserQuestion"
@@ -201,7 +206,7 @@ def _retried(facts: TraceFacts, track: InvariantTrack, window: _Window, k: int,
              config: Config) -> Consequence | None:  # fmt: skip
     """The same attempt run again after the compaction, failing with the same line
     (`Config.retried_similarity`): the next agent did not know it had failed."""
-    first = next((run for run in facts.shell_runs if run.key == track.invariant.source_key), None)
+    first = _run(facts, track.invariant.source_key)
     if first is None:
         return None
     line = failure_line(first)
