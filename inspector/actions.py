@@ -89,6 +89,38 @@ def done_by_edits(items: list[Invariant], records: Sequence[SourceRecord],
         yield replace(item, retired_by=done) if done else item
 
 
+_ORDERING = re.compile(
+    r"\b(?:(?:do|fix|handle|tackle|address|finish)\b[^.?!\n]{1,60}?\bfirst|(?:start|begin) (?:with|by))\b",
+    re.IGNORECASE,
+)
+"""A request that orders the work ("let's do the mediums first", "start with the parser"): it says what comes next,
+not how the session must go on, so once that work is done it has no more to say."""
+
+
+def done_by_commits(items: list[Invariant], actions: Sequence[Invariant], order: dict[str, int]) -> Iterator[Invariant]:
+    """Ordering requests retired by the first later commit whose subject names their topic.
+
+    "let's do the mediums first." is carried out by `c2b0273 fix(explain): address medium severity PR feedback`; a
+    later summary that no longer says which came first has lost nothing, and given back by the guard it would send
+    the agent back to work already done. Only requests that order the work: a constraint or a standing requirement
+    ("must default to off") binds whatever is committed, and shares words with many commits.
+    """
+    commits = [(order.get(a.source_key or "", 0), a) for a in actions if a.text.startswith("commit ")]
+    for item in items:
+        if item.kind not in _DONE_KINDS or item.retired_by or not _ORDERING.search(item.text):
+            yield item
+            continue
+        topic = _roots(topic_terms(_ORDERING_WORDS.sub(" ", item.text)))
+        since = order.get(item.source_key or "", 0)
+        done = next((commit.source_key for at, commit in commits if at > since
+                     and topic & _roots(topic_terms(commit.text.split(" ", 2)[-1]))), None)  # fmt: skip
+        yield replace(item, retired_by=done) if done else item
+
+
+_ORDERING_WORDS = re.compile(r"\b(?:first|start|begin|with|by)\b", re.IGNORECASE)
+"""The ordering's own words, which say nothing of what the work is about."""
+
+
 def _roots(terms: Iterable[str]) -> set[str]:
     """Terms cut to `root_letters`, hyphenated ones split: 'claude-only generation' meets 'Claude … generated'."""
     cut = DEFAULT_CONFIG.root_letters
@@ -112,4 +144,4 @@ def edit_written(call: str) -> str:
     return new if marker else call
 
 
-__all__ = ["action_items", "done_by_edits", "edit_written", "edited_path"]
+__all__ = ["action_items", "done_by_commits", "done_by_edits", "edit_written", "edited_path"]

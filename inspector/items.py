@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from inspector.actions import action_items, done_by_edits
+from inspector.actions import action_items, done_by_commits, done_by_edits
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
 from inspector.presence import item_terms_text, topic_terms
@@ -104,12 +104,13 @@ def _mined(records: list[SourceRecord], order: dict[str, int], config: Config) -
             asked = last_question(before, config=config) if before is not None else None
             found.extend(user_items(record, asked, before, config=config))
             before = None
-    found = list(done_by_edits(found, records, order))
+    actions = list(action_items(records))
+    found = list(done_by_commits(list(done_by_edits(found, records, order)), actions, order))
     runs = shell_runs(records)  # read once: failures, stashes and the task's issue are all in them
     found.extend(failure_items(runs))
     found.extend(set_aside_items(runs))
     found.extend(criterion_items(records, runs))
-    found.extend(action_items(records))
+    found.extend(actions)
     return found
 
 

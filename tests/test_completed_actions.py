@@ -111,3 +111,34 @@ def test_a_merged_pull_request_stands_for_the_commits_before_it() -> None:
         "S1 mentions none of the completed actions before it: pull request #324 merged"]  # fmt: skip
     assert lost("PR #324 squash-merged to main.", [*RECORDS, merge("r3", failed=True)]) == [
         "S1 mentions none of the completed actions before it: 2 commits (bbfd2a9, 963a806)"]  # fmt: skip
+
+
+def user_said(key: str, text: str) -> SourceRecord:
+    return SourceRecord(key, text, namespace="transcript", kind="user", authority="user")
+
+
+MEDIUMS = [user_said("u1", "let's do the mediums first."),
+           committed("r1", "c2b0273", "fix(explain): address medium severity PR feedback"),
+           user_said("u2", "skip 5, 7, 8 and do the rest")]  # fmt: skip
+"""entirecli_70d782f7 (wider/) lines 23, 91 and 174: an ordering request, the commit that carried it out, and a
+selection of what comes next."""
+
+
+def lost_statements(summary: str, records: list[SourceRecord]) -> list[str]:
+    keys = tuple(r.key for r in records)
+    trace = Trace("fixture", "claude-code", tuple(records),
+                  (Generation(0, "raw", "\n".join(r.text for r in records), covers=keys),
+                   Generation(1, "summary", summary, parent=0, covers=keys)),
+                  extra={"meta": {"session_log": True}})  # fmt: skip
+    return [f.source.quote for f in analyze(trace).findings if f.rule == "user-statement-lost" and f.source]
+
+
+def test_a_request_that_orders_the_work_is_done_once_a_commit_carries_it_out() -> None:
+    """S2 said "Medium severity fixes were done (commit c2b0273)", not which came first: nothing was lost. The
+    selection after it orders nothing and stays owed; so does the same ordering before any commit names it."""
+    summary = "Medium severity fixes were done (commit c2b0273). Working through PR #112 feedback."
+    assert lost_statements(summary, MEDIUMS) == ["skip 5, 7, 8 and do the rest"]
+    unrelated = [MEDIUMS[0], committed("r1", "c2b0273", "docs: describe the explain command"), MEDIUMS[2]]
+    assert lost_statements(summary, unrelated) == ["let's do the mediums first.", "skip 5, 7, 8 and do the rest"]
+    before = [MEDIUMS[1], MEDIUMS[0], MEDIUMS[2]]
+    assert lost_statements(summary, before) == ["let's do the mediums first.", "skip 5, 7, 8 and do the rest"]
