@@ -3,8 +3,9 @@
 Claude Code (and Codex) run `compaction-inspector guard` as a `SessionStart` hook with the source
 `compact`, right after writing the summary the agent resumes from. The guard reads the hook's JSON on
 stdin, loads the transcript, checks the newest summary against the log it replaced, and prints, as
-context for the agent, the user's own words the summary lost or weakened and the claims the log
-contradicts. Nothing is printed when nothing was lost.
+context for the agent, the user's own words the summary lost or weakened, what the log shows done or still owed
+that it dropped (the task's criteria, work set aside, commits and pull requests: `OWED_AFTER`), and the claims the
+log contradicts. Nothing is printed when nothing was lost.
 
 Claude Code also runs it as a `PreCompact` hook, before the summary is written: there it prints, as plain
 text that Claude Code adds to the compaction's custom instructions, the user's words that still stand, for
@@ -38,7 +39,7 @@ from inspector.authorship import said_by_user
 from inspector.bounded_io import positive_setting
 from inspector.config import CLAUDE_CODE_CONTEXT_CHARS, CODEX_BYTES_PER_TOKEN, CODEX_CONTEXT_TOKENS
 from inspector.inert import visible
-from inspector.model import Finding, Generation, Invariant, Severity, SourceRecord, Trace
+from inspector.model import Finding, Generation, Invariant, InvariantKind, Severity, SourceRecord, Trace
 from inspector.text import clip
 
 LOST_RULES = ("user-statement-lost", "invariant-lost")
@@ -47,8 +48,11 @@ RESTORED_RULES = (*LOST_RULES, *WEAKENED_RULES, "claim-contradicted")
 """What the guard gives back: the user's statements (in a native trace, its declared invariants) a summary
 dropped or weakened, and claims the log contradicts. Warnings and notes stay in the inspector: the
 agent's context is not a report."""
-MAX_TOKENS = 800
-"""Default length cap of what is given back (about four characters a token)."""
+MAX_TOKENS = 1250
+"""Default length cap of what is given back (about four characters a token): half of what either agent shows its
+model whole (Codex about 2,500 tokens a handler, Claude Code 10,000 characters), which leaves the other hooks a
+session runs the rest, and holds what a summary of a long session drops (a dozen lines of about 300 characters:
+entirecli_1e0816ef's S2 dropped eleven of the user's statements and seven commits)."""
 MAX_INPUT = 1 << 20
 """Bytes of hook JSON read from stdin: the payload is a few hundred."""
 AFTER, BEFORE = "SessionStart", "PreCompact"
@@ -294,17 +298,22 @@ def _send(message: dict[str, str]) -> None:
     sys.stdout.flush()
 
 
+OWED_AFTER = ("task-criterion-lost", "completed-actions-lost")
+"""What the guard also gives back after a compaction, at their warning severity, in the log's words: the criteria of
+the task the user set (dropped, it is never met) and the commits and pull requests the summary no longer names
+(dropped, they are done again). So is work set aside and not restored (a `git stash`, `SET_ASIDE`): nothing else
+the agent reads would show it that the work exists. Other open failures stay in the inspector: run again, a failure
+shows itself, and one a summary calls fixed comes back as a contradicted claim."""
 OWED_RULES = ("open-failure-lost", "task-criterion-lost")
-"""What the list before a compaction also names, at their warning severity: failures still open and the criteria of
-the task the user set, in the log's words. After a compaction they stay in the inspector: an open failure a summary
-calls fixed comes back as a contradicted claim."""
+"""What the list before a compaction also names, at their warning severity: the failures still open and the task's
+criteria, for the summary about to be written to carry. Not the actions done: the list is of what still stands."""
 
 
-def restored_items(trace: Trace, owed: tuple[str, ...] = ()) -> tuple[int, list[Restored]]:
+def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER) -> tuple[int, list[Restored]]:
     """The newest summary's index and what it lost that the guard gives back: errors, and what the user typed
     at warning severity too (a wish the user voiced is theirs to have back as much as a rule), except a request
     ("create a draft PR please"): it may be done already, and given back it would be done twice. The `owed`
-    rules' findings are taken whatever their severity."""
+    rules' findings, and work set aside, are taken whatever their severity."""
     newest = len(trace.generations) - 1
     if newest < 1 or trace.generations[newest].kind != "summary":
         return newest, []
@@ -318,7 +327,7 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = ()) -> tuple[int, list[
     for finding in analysis.findings:
         if finding.generation != newest or finding.severity is Severity.INFO:
             continue
-        if finding.rule in owed:
+        if finding.rule in owed or _set_aside(finding, invariants):
             found.append(_restored(finding, trace.sources, positions, invariants))
             continue
         if finding.rule not in RESTORED_RULES:
@@ -334,6 +343,11 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = ()) -> tuple[int, list[
             restored = replace(restored, context=f"the agent's `{clip(stopped.command, 120)}`, which the user stopped")
         found.append(restored)
     return newest, found
+
+
+def _set_aside(finding: Finding, invariants: dict[str, Invariant]) -> bool:
+    invariant = invariants.get(str(finding.evidence.get("invariant")))
+    return finding.rule == "open-failure-lost" and invariant is not None and invariant.kind is InvariantKind.SET_ASIDE
 
 
 def standing_items(trace: Trace) -> tuple[int, list[Restored]]:
@@ -354,7 +368,10 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
     invariant = invariants.get(str(finding.evidence.get("invariant")))
     key = finding.source.key if finding.source is not None else invariant.source_key if invariant else None
     record = sources[positions[key]] if key in positions else None
-    if finding.rule == "claim-contradicted" or invariant is None:
+    actions = finding.evidence.get("actions")
+    if isinstance(actions, list) and actions:  # a series of commits and pull requests, each as git printed it
+        text, kind = ACTIONS_JOIN.join(str(action) for action in actions), SERIES
+    elif finding.rule == "claim-contradicted" or invariant is None:
         text, kind = finding.message, "claim"
     else:
         text = finding.source.quote if finding.source is not None else invariant.quote or invariant.text
@@ -377,19 +394,22 @@ UPCOMING_REST = "the oldest, each in the session log at its record"
 
 def manifest(trace: Trace, generation: int, restored: list[Restored], max_tokens: int = MAX_TOKENS, *,
              upcoming: bool = False) -> tuple[str, list[Restored]]:  # fmt: skip
-    """What the agent reads, and the items it holds: the user's own words first (newest first), then
-    contradicted claims, within the cap and within what the agent the guard runs in shows its model whole
-    (`hook_agent`); what is left out is counted, by kind, in a last line. `upcoming`: the list before a
-    compaction (`standing_items`), for a summary not yet written.
+    """What the agent reads, and the items it holds: the user's own words first (newest first), then what the log
+    shows done or still owed, then contradicted claims, within the cap and within what the agent the guard runs in
+    shows its model whole (`hook_agent`); what is left out is counted, by kind, in a last line. `upcoming`: the list
+    before a compaction (`standing_items`), for a summary not yet written.
 
     Every line is the user's wording or the log's, never a paraphrase, so the agent can weigh it
     against the summary itself. Trace text is spelled where it holds control or hidden characters.
     """
     if not restored:
         return "", []
-    said = sorted((r for r in restored if r.rule != "claim-contradicted"), key=lambda r: (-r.position, r.rule))
+    said = sorted((r for r in restored if r.rule != "claim-contradicted"),
+                  key=lambda r: (not r.by_user, -r.position, r.rule))  # fmt: skip
     claims = [r for r in restored if r.rule == "claim-contradicted"]
-    what = [part for part, present in (("dropped or weakened what was said", said),
+    what = [part for part, present in (("dropped or weakened what was said", [r for r in said if r.by_user]),
+                                       ("dropped what the log shows done or owed",
+                                        [r for r in said if not r.by_user]),
                                        ("states what the log contradicts", claims)) if present]  # fmt: skip
     head = UPCOMING_HEAD if upcoming else (
         f"Compaction Inspector checked the summary you resumed from ({trace.generations[generation].label}) against "
@@ -500,14 +520,26 @@ def _lines(said: list[Restored], claims: list[Restored], *, judged: bool = True)
     to judge), its record, its words and what a reply answered."""
     for item in said:
         when = f", {_when(item.said_at)}" if item.said_at else ""
-        state = f", {'lost' if item.rule in LOST_RULES else 'weakened'} in the summary" if judged else ""
+        state = f", {'weakened' if item.rule in WEAKENED_RULES else 'lost'} in the summary" if judged else ""
         who = "The user said" if item.by_user else "The log says"
-        kind = item.kind.removeprefix("user-")
+        kind = _series(item.text) if item.kind == SERIES else item.kind.removeprefix("user-")
         record = f", record {_shown(item.source_key)}" if item.source_key else ""
         reply = f" (in reply to “{_shown(clip(item.context, 160))}”)" if item.context else ""
         yield item, f"- {who}{when} ({kind}{state}{record}): “{_shown(item.text)}”{reply}"
     for item in claims:
         yield item, f"- {_shown(item.text)}"
+
+
+SERIES, ACTIONS_JOIN = "completed-actions", "; "
+"""The kind of a series of commits and pull requests given back as one line, and what joins them on it."""
+
+
+def _series(text: str) -> str:
+    """What a line of actions holds, counted: '7 commits and 1 pull request'."""
+    actions = text.split(ACTIONS_JOIN)
+    counts = [(sum(a.startswith(prefix) for a in actions), name) for prefix, name in
+              (("commit ", "commit"), ("pull request ", "pull request"))]  # fmt: skip
+    return " and ".join(f"{n} {name}{'s' if n > 1 else ''}" for n, name in counts if n) or SERIES
 
 
 def _shown(text: str) -> str:

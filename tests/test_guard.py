@@ -108,8 +108,8 @@ def test_the_cap_keeps_the_newest_and_says_how_many_more(tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
     [_, (_, second)] = cuts(LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl", tmp_path)
     _, full, _ = run(hook_input(second), tmp_path)
-    _, capped, _ = run(hook_input(second), tmp_path, max_tokens=120)
-    assert len(capped) <= 120 * 4 + 200 and len(entries(capped)) < len(entries(full))
+    _, capped, _ = run(hook_input(second), tmp_path, max_tokens=150)
+    assert len(capped) <= 150 * 4 + 200 and len(entries(capped)) < len(entries(full))
     assert entries(capped) == entries(full)[: len(entries(capped))]  # newest first, cut from the end
     assert f"({len(entries(full)) - len(entries(capped))} more not shown" in capped
 

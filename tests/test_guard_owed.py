@@ -1,0 +1,65 @@
+"""After a compaction the guard also gives back, in the log's words, what the summary dropped of the work itself: the
+criteria of the task the user set, work set aside and never restored, and the commits and pull requests made. Other
+open failures stay in the inspector. Each case is a real session cut just after its compaction, as the hook sees it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.helpers import LABELLED, REAL_TRACES, needs_shared
+from tests.test_guard import cuts, entries, hook_input, run
+
+WIDER = REAL_TRACES / "wider"
+PORTCLI = WIDER / "claude_code_2.1.148_portcli_e9e702ed.jsonl"
+SEQUANT = WIDER / "claude_code_2.1.50_sequant_bf976109.jsonl"
+ENTIRECLI = LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl"
+VSLA = LABELLED / "claude_code_1.0.53_vsla_f67ab274.jsonl"
+
+
+def given_back(session: Path, k: int, tmp_path: Path, monkeypatch) -> str:
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
+    cut = dict(cuts(session, tmp_path))[k]
+    code, context, log = run(hook_input(cut), tmp_path)
+    assert code == 0 and log == [], log
+    return context
+
+
+@needs_shared(PORTCLI)
+def test_work_set_aside_that_the_summary_dropped_is_given_back(tmp_path, monkeypatch):
+    """portcli_e9e702ed: `git stash && git rebase …` set the user's changes aside; nothing popped them, S1 said so
+    weakly and S2 not at all (gold: stash-never-popped, an error). The agent is told the work exists."""
+    context = given_back(PORTCLI, 2, tmp_path, monkeypatch)
+    [line] = [entry for entry in entries(context) if "git stash" in entry]
+    assert line.startswith("- The log says, ") and "(set-aside, lost in the summary, record " in line
+    assert "not popped or applied" in line
+    assert "dropped what the log shows done or owed" in context.splitlines()[0]
+
+
+@needs_shared(SEQUANT)
+def test_a_criterion_of_the_users_task_that_the_summary_dropped_is_given_back(tmp_path, monkeypatch):
+    """sequant_bf976109: the issue the user set the agent on has seven acceptance criteria; S1 names none of AC-7's
+    benchmark against batch b4030aa9 (gold: ac7-benchmark-detection-rate, lost, an error)."""
+    context = given_back(SEQUANT, 1, tmp_path, monkeypatch)
+    [line] = [entry for entry in entries(context) if "AC-7" in entry]
+    assert "(task-criterion, lost in the summary, record " in line and "b4030aa9" in line
+
+
+@needs_shared(ENTIRECLI)
+def test_the_commits_a_summary_dropped_come_back_as_one_counted_line_after_the_users_words(tmp_path, monkeypatch):
+    """entirecli_1e0816ef's S2 names none of the six commits and the pull request made before it (gold:
+    implementation-committed, an error): given back once, after everything the user said, so the cap cuts it first."""
+    context = given_back(ENTIRECLI, 2, tmp_path, monkeypatch)
+    lines = entries(context)
+    [line] = [entry for entry in lines if "commit f6e9332" in entry]
+    assert "(6 commits and 1 pull request, lost in the summary, record " in line
+    assert "pull request #133 opened" in line
+    assert lines.index(line) == len(lines) - 1 and all(entry.startswith("- The user said") for entry in lines[:-1])
+
+
+@needs_shared(VSLA)
+def test_an_open_failure_the_summary_dropped_stays_in_the_inspector(tmp_path, monkeypatch):
+    """vsla_f67ab274's S1 drops a crash of `run_full_benchmark.py` that nothing later fixed (a warning in `check`):
+    run again, it shows itself, so the guard does not spend the agent's context on it."""
+    context = given_back(VSLA, 1, tmp_path, monkeypatch)
+    assert context and "AttributeError" not in context
