@@ -6,7 +6,7 @@ PORT ?= 8501
 # Loopback only: the app has no authentication. `make serve ADDRESS=0.0.0.0` exposes it (README: behind a proxy).
 ADDRESS ?= 127.0.0.1
 
-.PHONY: serve test lint screenshots demo quality guard-quality bench clean
+.PHONY: serve test lint screenshots demo quality guard-quality consequence-gold bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,10 @@ quality: $(VENV)/.installed-app
 # SessionStart hook gave back, against the gold items (one line per compaction and a TOTAL: bench/guard_quality.py).
 guard-quality: $(VENV)/.installed-app
 	$(PY) bench/guard_quality.py
+
+# Every loss the gold labels name, checked for what happened next (not only the losses `check` found).
+consequence-gold: $(VENV)/.installed-app
+	$(PY) bench/consequence_gold.py
 
 # Every performance figure in one run (a few minutes; sessions go to a temporary folder); the table is
 # printed and saved in bench/RESULTS.md with the date and machine.

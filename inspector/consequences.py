@@ -84,10 +84,12 @@ def _restated(track: InvariantTrack, window: _Window, k: int, config: Config) ->
     if len(topic_terms(item.text)) < config.restated_min_terms:
         return None
     matcher = ITEM_MATCHERS[item.kind]
+    named = _IDENTIFIER.findall(item.text)
     for record in window.records:
         if record.kind != "user" or record.authority != "user":
             continue
-        typed = list(statement_sentences(record.text, record.author))
+        typed = [s for s in statement_sentences(record.text, record.author)
+                 if _says_again(s.text) and all(name in s.text for name in named)]  # fmt: skip
         if not typed:
             continue
         indexed = IndexedText(" ".join(s.text for s in typed))
@@ -97,6 +99,19 @@ def _restated(track: InvariantTrack, window: _Window, k: int, config: Config) ->
             return Consequence(ConsequenceKind.RESTATED, record.key, clip(said, 300), k,
                                "the user said it again after the compaction")  # fmt: skip
     return None
+
+
+_IDENTIFIER = re.compile(r"https?://\S+|\b\d{2,}\b")
+"""What names one thing among its kind (an address, a number: pull request 70, not 71): a sentence that restates an
+item holding one holds the same one, whatever other words they share."""
+_REMINDER = re.compile(r"\b(?:i (?:said|say|told|asked|mentioned)|told you|again)\b", re.IGNORECASE)
+
+
+def _says_again(sentence: str) -> bool:
+    """A sentence that can restate: a statement, or a question that reminds ("didn't I say never push to main?").
+    Another question asks something new ("do we just throw all the transcripts into the summariser?" after "summarise
+    the checkpoint scope, not the entire transcript"), however many words it shares with the item."""
+    return not sentence.rstrip().endswith("?") or bool(_REMINDER.search(sentence))
 
 
 _CONDITIONAL = re.compile(r"\b(?:until|unless|before|without|yet|first|if|while)\b", re.IGNORECASE)

@@ -117,6 +117,27 @@ def test_the_same_words_after_the_compaction_from_anyone_but_the_user_are_no_res
     assert followed(resummarised) == []
 
 
+def test_a_new_question_on_the_same_topic_and_the_same_words_about_another_thing_are_no_restatement() -> None:
+    """entirecli_1e0816ef line 131 ("we should be summarising the checkpoint scope I think, not the entire transcript
+    log") and line 1127, after S2, a new question in the same words; portcli_e9e702ed asks for a review of pull
+    request 70, then of 71. A question that reminds is still one."""
+    scope = "we should be summarising the checkpoint scope I think, not the entire transcript log for a checkpoint."
+    asked = [user("u1", scope), said("a1", "Summarising the checkpoint."),
+             user("u2", "Both sessions contributed to this checkpoint; do we just throw all the transcripts into the "
+                        "summariser for the checkpoint scope?")]  # fmt: skip
+    assert followed(session_log(asked, (2, "Worked on the summariser."))) == []
+    reminded = [*asked[:2], user("u2", "Didn't I say we should be summarising the checkpoint scope, not the entire "
+                                       "transcript log, for a checkpoint?")]  # fmt: skip
+    assert followed(session_log(reminded, (2, "Worked on the summariser."))) == [
+        ("user-statement-lost", 1, "error", "restated", "u2")]  # fmt: skip
+    review = "Never merge https://github.com/port-experimental/port-cli/pull/70 before the tests pass."
+    other = [user("u1", review), said("a1", "Reviewing."),
+             user("u2", review.replace("pull/70", "pull/71"))]  # fmt: skip
+    assert followed(session_log(other, (2, "Reviewed the pull request."))) == []
+    same = [*other[:2], user("u2", review)]
+    assert [f[3] for f in followed(session_log(same, (2, "Reviewed the pull request.")))] == ["restated"]
+
+
 def test_the_question_tool_asking_what_the_user_answered_is_re_asked() -> None:
     """entirecli_1e0816ef's shape: the agent offers options by label, the user picks one ("let's go with B"),
     the summary drops it, and the next agent puts the same choice to the user through its question tool."""
