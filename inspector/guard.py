@@ -5,7 +5,7 @@ Claude Code (and Codex) run `compaction-inspector guard` as a `SessionStart` hoo
 stdin, loads the transcript, checks the newest summary against the log it replaced, and prints, as
 context for the agent, the user's own words the summary lost or weakened, what the log shows done or still owed
 that it dropped (the task's criteria, work set aside, commits and pull requests: `OWED_AFTER`), and the claims the
-log contradicts. Nothing is printed when nothing was lost.
+log contradicts. Nothing is printed when nothing was lost, nor when the summary dropped only wishes and asides.
 
 Claude Code also runs it as a `PreCompact` hook, before the summary is written: there it prints, as plain
 text that Claude Code adds to the compaction's custom instructions, the user's words that still stand, for
@@ -309,11 +309,16 @@ OWED_RULES = ("open-failure-lost", "task-criterion-lost")
 criteria, for the summary about to be written to carry. Not the actions done: the list is of what still stands."""
 
 
-def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER) -> tuple[int, list[Restored]]:
+def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: bool = True
+                   ) -> tuple[int, list[Restored]]:  # fmt: skip
     """The newest summary's index and what it lost that the guard gives back: errors, and what the user typed
     at warning severity too (a wish the user voiced is theirs to have back as much as a rule), except a request
     ("create a draft PR please"): it may be done already, and given back it would be done twice. The `owed`
-    rules' findings, and work set aside, are taken whatever their severity."""
+    rules' findings, and work set aside, are taken whatever their severity.
+
+    `gated`: nothing, unless the summary lost something serious (an error, or an owed item). A summary that
+    dropped only wishes and asides ("I like the proposal wiring.", "That sounds good.") is one a careful reader
+    calls faithful, and the guard does not interrupt the agent for it; once it speaks, those come back too."""
     newest = len(trace.generations) - 1
     if newest < 1 or trace.generations[newest].kind != "summary":
         return newest, []
@@ -323,12 +328,13 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER) -> tuple[in
     analysis = analyze(trace)
     positions = analysis.facts.log_positions
     invariants = {track.invariant.id: track.invariant for track in analysis.facts.invariants}
-    found = []
+    found, serious = [], False
     for finding in analysis.findings:
         if finding.generation != newest or finding.severity is Severity.INFO:
             continue
         if finding.rule in owed or _set_aside(finding, invariants):
             found.append(_restored(finding, trace.sources, positions, invariants))
+            serious = True
             continue
         if finding.rule not in RESTORED_RULES:
             continue
@@ -342,7 +348,8 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER) -> tuple[in
         if stopped is not None and restored.by_user:  # said on stopping a call: that call is what it answers
             restored = replace(restored, context=f"the agent's `{clip(stopped.command, 120)}`, which the user stopped")
         found.append(restored)
-    return newest, found
+        serious = serious or finding.severity is Severity.ERROR
+    return newest, found if serious or not gated else []
 
 
 def _set_aside(finding: Finding, invariants: dict[str, Invariant]) -> bool:
@@ -359,7 +366,7 @@ def standing_items(trace: Trace) -> tuple[int, list[Restored]]:
     last = trace.generations[-1]
     unwritten = Generation(len(trace.generations), "summary", "", parent=last.index,
                            covers=tuple(dict.fromkeys(record.key for record in trace.sources)))  # fmt: skip
-    return restored_items(replace(trace, generations=(*trace.generations, unwritten)), OWED_RULES)
+    return restored_items(replace(trace, generations=(*trace.generations, unwritten)), OWED_RULES, gated=False)
 
 
 def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict[str, int],

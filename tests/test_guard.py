@@ -360,8 +360,9 @@ def test_a_reply_comes_back_with_the_option_it_picked_and_a_request_does_not_com
                "| **A. Delete unused `GetSummariseOptions()`** | Removes dead code | |\n"
                "| **B. Move to shared package** | Single source of truth | |\n\nWant me to proceed with Option A?")
     records = [_said("a1", offered, "assistant"), _said("u1", "yes, let's go with A"),
-               _said("u2", "create a draft PR please"), _said("u3", "please use the british spelling :)")]
-    trace = session_log(records, (4, "Worked on the summarise configuration."))
+               _said("u2", "create a draft PR please"), _said("u3", "please use the british spelling :)"),
+               _said("u4", "intentional - never commit docs/plans!")]  # the rule that makes the guard speak
+    trace = session_log(records, (5, "Worked on the summarise configuration."))
     newest, restored = guard.restored_items(trace)
     text, _ = guard.manifest(trace, newest, restored)
     assert "“yes, let's go with A” (in reply to “option A: Delete unused `GetSummariseOptions()`”)" in text

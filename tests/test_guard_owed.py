@@ -1,13 +1,16 @@
-"""After a compaction the guard also gives back, in the log's words, what the summary dropped of the work itself: the
-criteria of the task the user set, work set aside and never restored, and the commits and pull requests made. Other
-open failures stay in the inspector. Each case is a real session cut just after its compaction, as the hook sees it.
+"""What the guard gives back after a compaction besides the user's rules: in the log's words, what the summary dropped
+of the work itself (the criteria of the task the user set, work set aside and never restored, the commits and pull
+requests made), while other open failures stay in the inspector; and nothing at all when the summary dropped only
+wishes and asides. Most cases are a real session cut just after its compaction, as the hook sees it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tests.helpers import LABELLED, REAL_TRACES, needs_shared
+import inspector.guard as guard
+from inspector.model import SourceRecord
+from tests.helpers import LABELLED, REAL_TRACES, needs_shared, session_log
 from tests.test_guard import cuts, entries, hook_input, run
 
 WIDER = REAL_TRACES / "wider"
@@ -63,3 +66,24 @@ def test_an_open_failure_the_summary_dropped_stays_in_the_inspector(tmp_path, mo
     run again, it shows itself, so the guard does not spend the agent's context on it."""
     context = given_back(VSLA, 1, tmp_path, monkeypatch)
     assert context and "AttributeError" not in context
+
+
+def _user(key: str, text: str) -> SourceRecord:
+    return SourceRecord(key, text, namespace="transcript", kind="user", authority="user")
+
+
+ASIDES = [_user("u1", "I like the proposal wiring."),
+          SourceRecord("a1", "Done with the research file.", namespace="transcript", kind="assistant",
+                       authority="assistant"),
+          _user("u2", "Let's worry about 21 later on.")]  # fmt: skip
+"""Words a user typed in a real session outside ../shared (a public flutter-docker-image session, read blind as
+faithful at each compaction): a preference and a deferral, both dropped by a later summary."""
+
+
+def test_a_summary_that_dropped_only_asides_is_not_interrupted_and_one_that_dropped_a_rule_gets_them_all_back():
+    summary = "Designed the Java 17 extraction; the proposal is drafted."
+    assert guard.restored_items(session_log(ASIDES, (3, summary))) == (1, [])
+    rule = _user("u3", "Never open an upstream PR.")
+    _, restored = guard.restored_items(session_log([*ASIDES, rule], (4, summary)))
+    assert sorted(r.text for r in restored) == ["I like the proposal wiring.", "Let's worry about 21 later on.",
+                                                "Never open an upstream PR."]  # fmt: skip
