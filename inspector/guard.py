@@ -106,6 +106,8 @@ class Restored:
     context: str | None = None
     """What a short reply answered, in the log's words: the option it picked, the question it replied to, the
     call the user stopped to say it."""
+    instead: str | None = None
+    """For a weakened item, the summary's sentence that carries it without its force: what the agent read instead."""
 
 
 class GuardTimeout(Exception):
@@ -387,8 +389,9 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
     when = record.timestamp if record is not None else None
     by_user = record is not None and said_by_user(record, text)
     context = invariant.context if invariant is not None and finding.rule != "claim-contradicted" else None
+    instead = finding.excerpt if finding.rule in WEAKENED_RULES else None
     return Restored(finding.rule, kind, text, key, when, order, positions.get(key, -1) if key else -1, by_user,
-                    context)  # fmt: skip
+                    context, instead)  # fmt: skip
 
 
 UPCOMING_HEAD = ("Compaction Inspector read this session's log: what follows still stands (none of it was done, "
@@ -532,7 +535,8 @@ def _lines(said: list[Restored], claims: list[Restored], *, judged: bool = True)
         kind = _series(item.text) if item.kind == SERIES else item.kind.removeprefix("user-")
         record = f", record {_shown(item.source_key)}" if item.source_key else ""
         reply = f" (in reply to “{_shown(clip(item.context, 160))}”)" if item.context else ""
-        yield item, f"- {who}{when} ({kind}{state}{record}): “{_shown(item.text)}”{reply}"
+        instead = f"; the summary says instead: “{_shown(clip(item.instead, 240))}”" if judged and item.instead else ""
+        yield item, f"- {who}{when} ({kind}{state}{record}): “{_shown(item.text)}”{reply}{instead}"
     for item in claims:
         yield item, f"- {_shown(item.text)}"
 

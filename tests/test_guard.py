@@ -367,3 +367,18 @@ def test_a_reply_comes_back_with_the_option_it_picked_and_a_request_does_not_com
     text, _ = guard.manifest(trace, newest, restored)
     assert "“yes, let's go with A” (in reply to “option A: Delete unused `GetSummariseOptions()`”)" in text
     assert "british spelling" in text and "draft PR" not in text
+
+
+def test_a_weakened_rule_comes_back_with_what_the_summary_says_instead() -> None:
+    """The bundled staging sample's rule, carried by a summary as a wish: the agent reads both, the user's words and
+    the summary's, and can tell which one binds."""
+    records = [_said("u1", "Never run migrations against the staging database.")]
+    summary = "Set up the schema. Migrations against the staging database are best avoided where possible. Tests pass."
+    trace = session_log(records, (1, summary))
+    newest, restored = guard.restored_items(trace)
+    text, _ = guard.manifest(trace, newest, restored)
+    assert ("(constraint, weakened in the summary, record u1): “Never run migrations against the staging database.”; "
+            "the summary says instead: “Migrations against the staging database are best avoided where possible.”"
+            ) in text  # fmt: skip
+    upcoming, _ = guard.manifest(trace, newest, restored, upcoming=True)
+    assert "says instead" not in upcoming  # before a compaction there is no summary to quote
