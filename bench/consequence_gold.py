@@ -41,6 +41,7 @@ def item_for(gold_item: dict, tracks: list[InvariantTrack]) -> InvariantTrack | 
     return track if score >= QUOTE_SIMILARITY else None
 
 
+_RUN_KINDS = (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH)
 GOLD_KINDS = {"artifact": InvariantKind.COMPLETED_ACTION, "unresolved-failure": InvariantKind.FAILURE}
 """The gold's kinds that are not the inspector's, by what they are checked as; the rest share their names."""
 
@@ -54,11 +55,13 @@ def as_stated(gold_item: dict, facts: TraceFacts, session: Path) -> InvariantTra
     at = int(where) if where.isdigit() else line_of.get(where)
     if at is None:
         return None
+    kind = GOLD_KINDS.get(gold_item["kind"]) or InvariantKind(gold_item["kind"])
+    results = ("tool_result", "tool_error") if kind in _RUN_KINDS else None  # a failure is its run's result
     key = next((r.key for r in facts.trace.sources if r.namespace == TRANSCRIPT
+                and (results is None or r.kind in results)
                 and line_of.get(r.key.split("#", 1)[0], 0) >= at), None)  # fmt: skip
     if key is None:
         return None
-    kind = GOLD_KINDS.get(gold_item["kind"]) or InvariantKind(gold_item["kind"])
     invariant = Invariant(f"gold:{gold_item['id']}", kind, gold_item.get("quote", ""), key)
     return InvariantTrack(invariant, (), ())
 

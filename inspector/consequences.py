@@ -220,13 +220,15 @@ def _reasked(context: str | None, window: _Window, k: int, config: Config) -> Co
 def _retried(facts: TraceFacts, track: InvariantTrack, window: _Window, k: int,
              config: Config) -> Consequence | None:  # fmt: skip
     """The same attempt run again after the compaction, failing with the same line
-    (`Config.retried_similarity`): the next agent did not know it had failed."""
+    (`Config.retried_similarity`): the next agent did not know it had failed. A slip counts when the lost item was
+    one (`./benchmark.sh: No such file or directory`, run again from the same wrong folder): the same mistake made
+    twice is what the summary should have prevented, though a slip alone is no failure of the work."""
     first = _run(facts, track.invariant.source_key)
     if first is None:
         return None
     line = failure_line(first)
     for run in window.runs:
-        if run.signature == first.signature and is_failure(run) and fuzz.ratio(
+        if run.signature == first.signature and (is_failure(run) or run.slipped) and fuzz.ratio(
             failure_line(run), line) >= config.retried_similarity:  # fmt: skip
             return Consequence(ConsequenceKind.RETRIED, run.key, clip(f"{run.command}: {failure_line(run)}", 300),
                                k, "the agent ran it again and it failed the same way")  # fmt: skip

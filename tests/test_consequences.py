@@ -8,7 +8,9 @@ import subprocess
 import sys
 
 from inspector import analyze, load_trace
-from inspector.model import Finding, SourceRecord, Trace
+from inspector.consequences import consequence_of
+from inspector.facts import InvariantTrack
+from inspector.model import Finding, Invariant, InvariantKind, SourceRecord, Trace
 from tests.helpers import LABELLED, needs_shared, session_log
 
 VSLA = LABELLED / "claude_code_1.0.53_vsla_f67ab274.jsonl"
@@ -163,6 +165,22 @@ def test_a_failure_the_summary_dropped_tried_again_and_failing_the_same_way_is_r
         ("open-failure-lost", 1, "error", "retried", "r2")]
     other = [*records[:2], ran("r2", "pip install cupy-cuda12x", "ERROR: No matching distribution found", failed=True)]
     assert followed(session_log(other, (2, "Ran the benchmarks."))) == []
+
+
+def test_the_same_slip_made_again_after_the_compaction_is_retried() -> None:
+    """vsla_f67ab274 lines 518 and 602: `./benchmark.sh --quick` from the wrong folder, before S2 and again right
+    after it (gold: benchmark-sh-cwd, weakened in S2). A slip is no item `check` mines, so the loss is the gold's;
+    the consequence is the same mistake twice. A run of it that works, or a slip of another kind, is none."""
+    missing = "/bin/bash: line 1: ./benchmark.sh: No such file or directory"
+    records = [ran("r1", "./benchmark.sh --quick", missing, failed=True), said("a1", "Moving the bench files."),
+               ran("r2", "./benchmark.sh --quick", missing, failed=True)]  # fmt: skip
+    trace = session_log(records, (2, "Moved the bench files; next: ./benchmark.sh --quick."))
+    facts = analyze(trace).facts
+    slip = InvariantTrack(Invariant("gold:benchmark-sh-cwd", InvariantKind.FAILED_APPROACH,
+                                    "./benchmark.sh: No such file or directory", "r1"), (), ())  # fmt: skip
+    assert [(c.kind.value, c.key) for c in [consequence_of(facts, slip, 1)] if c] == [("retried", "r2")]
+    worked = [*records[:2], ran("r2", "./benchmark.sh --quick", "Starting VSLA Comprehensive Benchmark Suite")]
+    assert consequence_of(analyze(session_log(worked, (2, "Moved."))).facts, slip, 1) is None
 
 
 def test_a_commit_of_the_same_change_again_is_redone() -> None:
