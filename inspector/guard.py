@@ -318,9 +318,11 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: b
     ("create a draft PR please"): it may be done already, and given back it would be done twice. The `owed`
     rules' findings, and work set aside, are taken whatever their severity.
 
-    `gated`: nothing, unless the summary lost something serious (an error, or an owed item). A summary that
-    dropped only wishes and asides ("I like the proposal wiring.", "That sounds good.") is one a careful reader
-    calls faithful, and the guard does not interrupt the agent for it; once it speaks, those come back too."""
+    `gated`: nothing, unless the summary lost something serious: an error, an owed item, or words the user typed
+    on stopping a call (an agent that does not know the call was stopped runs it again: vsla_f67ab274's S2). A
+    summary that dropped only wishes and asides ("I like the proposal wiring.", "That sounds good.") is one a
+    careful reader calls faithful, and the guard does not interrupt the agent for it; once it speaks, those come
+    back too."""
     newest = len(trace.generations) - 1
     if newest < 1 or trace.generations[newest].kind != "summary":
         return newest, []
@@ -347,10 +349,11 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: b
         if finding.rule.startswith("user-statement") and not restored.by_user:
             continue  # only words the user typed are given back as the user's; the rest is not theirs to restore
         stopped = stopped_call(analysis.facts, restored.source_key) if restored.context is None else None
-        if stopped is not None and restored.by_user:  # said on stopping a call: that call is what it answers
+        vetoed = stopped is not None and restored.by_user
+        if vetoed:  # said on stopping a call: that call is what it answers
             restored = replace(restored, context=f"the agent's `{clip(stopped.command, 120)}`, which the user stopped")
         found.append(restored)
-        serious = serious or finding.severity is Severity.ERROR
+        serious = serious or finding.severity is Severity.ERROR or vetoed
     return newest, found if serious or not gated else []
 
 

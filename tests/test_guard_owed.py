@@ -87,3 +87,22 @@ def test_a_summary_that_dropped_only_asides_is_not_interrupted_and_one_that_drop
     _, restored = guard.restored_items(session_log([*ASIDES, rule], (4, summary)))
     assert sorted(r.text for r in restored) == ["I like the proposal wiring.", "Let's worry about 21 later on.",
                                                 "Never open an upstream PR."]  # fmt: skip
+
+
+def test_words_typed_on_stopping_a_call_are_serious_enough_to_speak_for() -> None:
+    """vsla_f67ab274 lines 408-411: the user stopped `pip install cupy-cuda12x --break-system-packages` and typed
+    "Lets do the system package approach please"; the agent that resumed without it ran the stopped command again
+    (line 677). A decision alone would be an aside; typed on stopping a call it is a veto, and comes back."""
+    stopped = [SourceRecord("c1", "command: pip install cupy-cuda12x --break-system-packages", namespace="transcript",
+                            kind="tool_call", authority="assistant", extra={"tool": "Bash"}),
+               SourceRecord("r1", "[Request interrupted by user for tool use]", namespace="transcript",
+                            kind="tool_error", authority="tool",
+                            extra={"command": "pip install cupy-cuda12x --break-system-packages", "tool": "Bash",
+                                   "slip": "interrupted"}),
+               _user("u1", "Lets do the system package approach please")]  # fmt: skip
+    _, restored = guard.restored_items(session_log(stopped, (3, "Install and test CuPy (low priority).")))
+    assert [(r.text, r.context) for r in restored] == [
+        ("Lets do the system package approach please",
+         "the agent's `pip install cupy-cuda12x --break-system-packages`, which the user stopped")]  # fmt: skip
+    plain = [_user("u1", "Lets do the system package approach please")]
+    assert guard.restored_items(session_log(plain, (1, "Install and test CuPy (low priority)."))) == (1, [])
