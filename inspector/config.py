@@ -160,6 +160,14 @@ class Config:
     criterion_chars: int = 400
     """The most of an acceptance criterion an item keeps: its title and first checklist lines, the part a
     summary that kept it would paraphrase."""
+    entry_id_digits: int = 6
+    """Digits of an identifier a list entry carries that a tool call acting on it names (`inspector.list_selection`):
+    review comments, issues and tickets of any busy tracker are numbered past 100,000 (GitHub's review comments run
+    to ten digits), while a row's line numbers, counts and sizes stay under it; a shorter number recurs in later
+    calls by chance and would retire an entry nothing addressed."""
+    choice_chars: int = 200
+    """The longest typed reply read as a choice of a list's entries by number ("skip 5, 7, 8 and do the rest"): a
+    choice is a line; a longer message that holds numbers is new instructions, whose numbers are about other things."""
 
     # --- the OpenTelemetry export (not detection: what a receiver is given) ------------------------
     otlp_timeout_seconds: float = 10.0

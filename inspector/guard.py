@@ -377,6 +377,8 @@ def standing_items(trace: Trace) -> tuple[int, list[Restored]]:
 def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict[str, int],
               invariants: dict[str, Invariant]) -> Restored:  # fmt: skip
     """The item a finding is about, in the words it was stated in (the record's sentence), never the rule's."""
+    from inspector.list_selection import ENTRY_PREFIX  # here: only a check that ran has findings to restore
+
     invariant = invariants.get(str(finding.evidence.get("invariant")))
     key = finding.source.key if finding.source is not None else invariant.source_key if invariant else None
     record = sources[positions[key]] if key in positions else None
@@ -385,6 +387,8 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
         text, kind = ACTIONS_JOIN.join(str(action) for action in actions), SERIES
     elif finding.rule == "claim-contradicted" or invariant is None:
         text, kind = finding.message, "claim"
+    elif invariant.id.startswith(ENTRY_PREFIX):  # the agent's entry, with the user's words that chose it
+        text, kind = invariant.text, invariant.kind.value
     else:
         text = finding.source.quote if finding.source is not None else invariant.quote or invariant.text
         kind = invariant.kind.value

@@ -16,6 +16,7 @@ from dataclasses import replace
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.invariants import IndexedText, InvariantMatch, InvariantStatus, match_invariant
 from inspector.languages import same_language
+from inspector.list_selection import ENTRY_PREFIX, entry_ids
 from inspector.model import Invariant, InvariantKind
 from inspector.presence import Presence, described_as_fixed, item_terms_text, presence, topic_terms
 from inspector.shell_runs import about_subject
@@ -129,7 +130,11 @@ def _range_names(prefix: str, number: str, text: str) -> bool:
 
 def match_criterion(item: Invariant, indexed: IndexedText, config: Config = DEFAULT_CONFIG) -> InvariantMatch:
     """A criterion with a label is kept by its label, alone or in a range; otherwise it is looked for by what it
-    asks, as a user's words are (`match_user_item`, so a paraphrase is never called a loss)."""
+    asks, as a user's words are (`match_user_item`, so a paraphrase is never called a loss). An entry the user chose
+    from a list is kept by its identifier, or by half of what tells it from the list's other entries (`distinct`):
+    with no middle ground, since a passage that carries less of it is about a neighbour, which shares its words."""
+    if item.id.startswith(ENTRY_PREFIX):
+        return _match_entry(item, indexed, config)
     labelled = LABELLED.match(item.text)
     if labelled is None:
         return match_user_item(item, indexed, config)
@@ -140,6 +145,17 @@ def match_criterion(item: Invariant, indexed: IndexedText, config: Config = DEFA
     if _range_names(prefix, number, indexed.text):
         return InvariantMatch(InvariantStatus.PARAPHRASED, reason="named in a range of its labels")
     return match_user_item(replace(item, text=item.text[labelled.end() :]), indexed, config)
+
+
+def _match_entry(item: Invariant, indexed: IndexedText, config: Config) -> InvariantMatch:
+    for identifier in entry_ids(item, config):
+        at = indexed.text.find(identifier)
+        if at >= 0:
+            return InvariantMatch(InvariantStatus.VERBATIM, at, at + len(identifier), identifier)
+    found = presence(item.distinct or item.quote or item.text, indexed, config=config)
+    if found.coverage >= config.kept_coverage:
+        return _located(InvariantStatus.PARAPHRASED, found, f"{found.coverage:.0%} of what tells it from its list kept")
+    return InvariantMatch(InvariantStatus.LOST, reason="neither its id nor what tells it from its list is there")
 
 
 _SHA = re.compile(r"^commit ([0-9a-f]{7,40}) ")

@@ -19,9 +19,9 @@ Native traces and session logs go through the one miner (`trace_items`): what di
 their records hold, and that only a native trace declares items.
 
 Each kind is mined where its concept lives: what the user said in `inspector.statements`, failures in
-`inspector.shell_runs`, stashes in `inspector.set_aside`, task criteria in `inspector.task_spec`, actions in
-`inspector.actions`. This module gathers them into one list per session; whether a summary carries one is
-`inspector.presence`.
+`inspector.shell_runs`, stashes in `inspector.set_aside`, task criteria in `inspector.task_spec` (an issue's) and
+`inspector.list_selection` (the entries the user chose from a list), actions in `inspector.actions`. This module
+gathers them into one list per session; whether a summary carries one is `inspector.presence`.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from collections.abc import Iterable
 
 from inspector.actions import action_items, done_by_commits, done_by_edits
 from inspector.config import DEFAULT_CONFIG, Config
+from inspector.list_selection import chosen_entries
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
 from inspector.presence import item_terms_text, topic_terms
 from inspector.set_aside import set_aside_items
@@ -106,6 +107,8 @@ def _mined(records: list[SourceRecord], order: dict[str, int], config: Config) -
             before = None
     actions = list(action_items(records))
     found = list(done_by_commits(list(done_by_edits(found, records, order)), actions, order))
+    entries, found = chosen_entries(records, found, config)
+    found.extend(entries)
     runs = shell_runs(records)  # read once: failures, stashes and the task's issue are all in them
     found.extend(failure_items(runs))
     found.extend(set_aside_items(runs))

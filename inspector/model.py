@@ -193,6 +193,10 @@ class Invariant:
     """The whole sentence of the source record that states it, when `text` is only part of it."""
     context: str | None = None
     """The question a short answer replies to ("A. is fine" ← "How should failures be handled?")."""
+    distinct: str | None = None
+    """For an entry of a list (`inspector.list_selection`), the words of it no other entry of the list has: the
+    entries of one list share the words of their one file or feature, so these are what tell a summary's passage
+    about this entry from one about its neighbour."""
     declared: bool = False
     """Stated by the trace itself (its own list, a typed record, a compactor's manifest), not mined from what
     someone said: its author chose each word, so it is matched word for word and force for force

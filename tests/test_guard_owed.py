@@ -18,6 +18,7 @@ PORTCLI = WIDER / "claude_code_2.1.148_portcli_e9e702ed.jsonl"
 SEQUANT = WIDER / "claude_code_2.1.50_sequant_bf976109.jsonl"
 ENTIRECLI = LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl"
 VSLA = LABELLED / "claude_code_1.0.53_vsla_f67ab274.jsonl"
+REVIEW = WIDER / "claude_code_2.1.20_entirecli_70d782f7.jsonl"
 
 
 def given_back(session: Path, k: int, tmp_path: Path, monkeypatch) -> str:
@@ -46,6 +47,17 @@ def test_a_criterion_of_the_users_task_that_the_summary_dropped_is_given_back(tm
     context = given_back(SEQUANT, 1, tmp_path, monkeypatch)
     [line] = [entry for entry in entries(context) if "AC-7" in entry]
     assert "(task-criterion, lost in the summary, record " in line and "b4030aa9" in line
+
+
+@needs_shared(REVIEW)
+def test_an_entry_the_user_chose_and_the_summary_dropped_comes_back_with_its_choice(tmp_path, monkeypatch):
+    """entirecli_70d782f7: "skip 5, 7, 8 and do the rest" chose eleven review comments; the agent answered ten by id,
+    and S1 called them all addressed (gold: item-13-temp-grouping-unaddressed, an error). The next agent replied
+    "Won't fix" to it (line 582) until the user stepped in (line 604); the guard gives it back, with the choice."""
+    context = given_back(REVIEW, 1, tmp_path, monkeypatch)
+    [line] = entries(context)
+    assert line.startswith("- The log says, ") and "(task-criterion, lost in the summary, record " in line
+    assert "entry 13 of the list the user chose from (“skip 5, 7, 8 and do the rest”): 2734900785" in line
 
 
 @needs_shared(ENTIRECLI)

@@ -27,11 +27,11 @@ CONTRACT: dict[str, tuple[str, float]] = {
 # not written on, half of them held out while they were): raise it as the detectors improve, never lower it.
 UNION_CONTRACT: dict[str, tuple[str, float]] = {
     "error_precision": (">=", 0.95),
-    "warning_precision": (">=", 0.75),
-    "error_recall": (">=", 0.75),
-    "recall": (">=", 0.45),
+    "warning_precision": (">=", 0.8),
+    "error_recall": (">=", 0.85),
+    "recall": (">=", 0.47),
     "faithful_errors": ("==", 0),
-    "findings_per_session": ("<=", 7),
+    "findings_per_session": ("<=", 6),
 }
 COMPARE = {">=": operator.ge, "<=": operator.le, "==": operator.eq}
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 
 from inspector.facts import InvariantTrack, TraceFacts
 from inspector.invariants import PRESENT, InvariantStatus
+from inspector.list_selection import ENTRY_PREFIX
 from inspector.model import InvariantKind, Severity
 from inspector.rule_registry import Hit, rule
 from inspector.statement_force import binding
@@ -122,11 +123,14 @@ def _not_in(facts: TraceFacts, kinds: tuple[InvariantKind, ...], named: Callable
 @rule(
     "task-criterion-lost",
     Severity.WARNING,
-    "An acceptance criterion of the issue the user set the agent on is in no summary that covers it, neither by "
-    "its label nor by what it asks: the next agent may call the task done without it.",
+    "An acceptance criterion of the issue the user set the agent on, or an entry the user chose from the agent's list "
+    "and no tool call has acted on, is in no summary that covers it, neither by its label or identifier nor by what "
+    "it asks: the next agent may call the task done without it.",
 )
 def task_criterion_lost(facts: TraceFacts) -> Iterator[Hit]:
     def named(track: InvariantTrack) -> str:
+        if track.invariant.id.startswith(ENTRY_PREFIX):
+            return f"{quoted(track.invariant.text, 200)}, which no tool call has acted on yet,"
         return f"acceptance criterion {quoted(track.invariant.text, 160)} of the issue the user set the agent on"
 
     yield from _not_in(facts, (InvariantKind.TASK_CRITERION,), named)
