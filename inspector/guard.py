@@ -9,7 +9,8 @@ log contradicts. Nothing is printed when nothing was lost, nor when the summary 
 
 Claude Code also runs it as a `PreCompact` hook, before the summary is written: there it prints, as plain
 text that Claude Code adds to the compaction's custom instructions, the user's words that still stand, for
-the summary to keep verbatim (`standing_items`). Nothing is printed when nothing stands.
+the summary to keep verbatim (`standing_items`), and records it at the summary about to be written. Nothing is
+printed when nothing stands.
 
 It must never harm the session it serves: whatever goes wrong (an unreadable transcript, an unknown
 format, a timeout), it exits 0 with nothing printed and one line in `guard.log` in the data folder.
@@ -275,7 +276,8 @@ def _limit_memory(memory: int) -> None:
 
 def _check(transcript: Path, max_tokens: int, event: str = AFTER) -> str | None:
     """Load, analyse, send the manifest as soon as it exists, then record it: a line for the log, if any. Before a
-    compaction, the list of what stands, which is not recorded: nothing was given back yet."""
+    compaction, the list of what stands, recorded at the summary about to be written, so the app can show what the
+    compactor was asked to keep beside what it kept."""
     from inspector.readers import load_trace
 
     trace = load_trace(transcript)
@@ -283,10 +285,11 @@ def _check(transcript: Path, max_tokens: int, event: str = AFTER) -> str | None:
         if hook_agent(trace) == "codex":
             return f"Codex's {BEFORE} hook takes no context; nothing printed: {transcript}"
         generation, standing = standing_items(trace)
-        text, _ = manifest(trace, generation, standing, max_tokens, upcoming=True)
-        if text:
-            _send({"context": text})
-        return None
+        text, listed = manifest(trace, generation, standing, max_tokens, upcoming=True)
+        if not text:
+            return None
+        _send({"context": text})
+        return _record(trace, transcript, generation, listed, text, BEFORE)  # `generation`: the summary to be written
     generation, restored = restored_items(trace)
     text, shown = manifest(trace, generation, restored, max_tokens)
     if not text:
@@ -572,8 +575,10 @@ def _when(timestamp: str) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC") if moment.tzinfo else moment.strftime("%Y-%m-%d %H:%M")
 
 
-def _record(trace: Trace, path: Path, generation: int, restored: list[Restored], text: str) -> str | None:
-    """Keep what was given back in the review store, so the app can show it; a failure is a line for the log."""
+def _record(trace: Trace, path: Path, generation: int, restored: list[Restored], text: str, event: str = AFTER
+            ) -> str | None:  # fmt: skip
+    """Keep what was given back (`event` AFTER) or listed for the compactor (BEFORE) in the review store, so the app
+    can show it; a failure is a line for the log."""
     try:
         from inspector.library import content_hash
         from inspector.store import open_store
@@ -581,7 +586,7 @@ def _record(trace: Trace, path: Path, generation: int, restored: list[Restored],
 
         items = tuple(RestoredItem(r.rule, r.kind, r.text, r.source_key, r.said_at) for r in restored)
         now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-        injection = GuardInjection(trace.id, generation, content_hash(path), now, items, text)
+        injection = GuardInjection(trace.id, generation, content_hash(path), now, items, text, event)
         store = open_store()
         try:
             store.guard.record(injection)

@@ -346,6 +346,22 @@ def guard_html(mark: GuardMark) -> str:
     return f'<div class="ci-guard">{head}{listed}{printed}</div>'
 
 
+def guard_list_html(mark: GuardMark) -> str:
+    """The list the guard gave the compactor before it wrote this summary, for the chain view: each item in the
+    words the compactor read, with the record it came from, then the exact text printed."""
+    latest = mark.latest
+    runs = f" (the last of {len(mark.injections)} runs)" if len(mark.injections) > 1 else ""
+    head = (f'<p class="ci-caption"><b>{text_html(mark.label)}</b>, at {text_html(latest.created_at)}{runs}, '
+            "in its PreCompact hook:</p>")  # fmt: skip
+    items = []
+    for item in mark.items:
+        where = f" · record <code>{text_html(item.source_key)}</code>" if item.source_key else ""
+        items.append(f"<li>{text_html(item.kind)}{where}<br>{text_html(clip(item.text, EVIDENCE_CHARS))}</li>")
+    printed = (f'<details><summary>What the compactor read</summary><div class="ci-text">{text_html(latest.text)}'
+               "</div></details>")  # fmt: skip
+    return f'<div class="ci-guard-list">{head}<ol>{"".join(items)}</ol>{printed}</div>'
+
+
 def _claim_evidence_line(finding: Finding) -> str:
     """The log's side of a claim finding, one line under it: the record a reviewer opens, or that there is none."""
     if finding.source is None:
@@ -641,6 +657,7 @@ def _evidence_note(note: str) -> str:
 
 __all__ = ["CHART_BLOCK", "CHART_DRAWN", "CHART_SLOT_PX", "DiffOp", "HIGHLIGHT_CLASSES", "HIGHLIGHT_LABELS",
            "Highlight", "STYLE", "attribute_html", "chain_dot", "chain_width", "chart_block_key", "consequences_html",
-           "diff_html", "evidence_html", "finding_targets", "findings_html", "guard_html", "highlight_html",
+           "diff_html", "evidence_html", "finding_targets", "findings_html", "guard_html", "guard_list_html",
+           "highlight_html",
            "highlights", "legend_html", "matrix_html", "paginate_diff", "real_consequence_html", "style_block",
            "text_html", "then_html", "token_change", "word_diff"]  # fmt: skip

@@ -338,13 +338,19 @@ def first_consequence(sessions: Iterable[tuple[str, Callable[[], Analysis]]]) ->
 # --- the guard ------------------------------------------------------------------------------------
 
 
+AFTER, BEFORE = "SessionStart", "PreCompact"
+"""The guard's two hooks, as its log records them (`GuardInjection.event`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class GuardMark:
-    """What the guard gave back at one summary: the refresh that was performed there, not simulated."""
+    """What the guard gave back at one summary, the refresh that was performed there, not simulated; or, for the
+    hook `BEFORE`, the list it gave the compactor that wrote the summary."""
 
     generation: int
     injections: tuple[GuardInjection, ...]
     """Every run of the guard at this summary, oldest first (normally one)."""
+    event: str = AFTER
 
     @property
     def latest(self) -> GuardInjection:
@@ -358,11 +364,14 @@ class GuardMark:
     @property
     def label(self) -> str:
         n = len(self.items)
+        if self.event == BEFORE:
+            return f"before S{self.generation}, the guard asked the compactor to keep {n} item{'' if n == 1 else 's'}"
         return f"guard restored {n} item{'' if n == 1 else 's'} at S{self.generation}"
 
 
-def guard_marks(analysis: Analysis, injections: Iterable[GuardInjection]) -> dict[int, GuardMark]:
-    """The guard's injections on this trace, by the generation each checked.
+def guard_marks(analysis: Analysis, injections: Iterable[GuardInjection], event: str = AFTER) -> dict[int, GuardMark]:
+    """The guard's injections on this trace at one of its hooks, by the generation each checked (`AFTER`) or was
+    about to be written (`BEFORE`).
 
     An injection belongs to the trace whose id is its session id (the transcript grows after the guard
     ran, so its content hash does not match); one that names a generation this chain does not have
@@ -372,9 +381,9 @@ def guard_marks(analysis: Analysis, injections: Iterable[GuardInjection]) -> dic
     count = len(analysis.trace.generations)
     by_generation: dict[int, list[GuardInjection]] = {}
     for injection in injections:
-        if injection.session_id == analysis.trace.id and 0 <= injection.generation < count:
+        if injection.event == event and injection.session_id == analysis.trace.id and 0 < injection.generation < count:
             by_generation.setdefault(injection.generation, []).append(injection)
-    return {k: GuardMark(k, tuple(found)) for k, found in sorted(by_generation.items())}
+    return {k: GuardMark(k, tuple(found), event) for k, found in sorted(by_generation.items())}
 
 
 CELL_CHAR_PX = 8
@@ -448,7 +457,8 @@ def _narrowed(widths: dict[str, int], excess: int) -> dict[str, int]:
     return {h: min(w, level) for h, w in widths.items()}
 
 
-__all__ = ["CELL_CHAR_PX", "CELL_PADDING_PX", "ChainChart", "ConsequenceLink", "GuardMark", "LINE_PX",
+__all__ = ["AFTER", "BEFORE", "CELL_CHAR_PX", "CELL_PADDING_PX", "ChainChart", "ConsequenceLink", "GuardMark",
+           "LINE_PX",
            "LONG_TEXT_PX", "LOST_ITEM_CHARS", "MOST_LINES", "NARROWEST_TEXT_PX", "ROW_MARKER_PX", "ROW_PADDING_PX",
            "TABLE_PX", "annotation_rows", "chain_chart", "consequence_link", "consequence_links", "correction_rows",
            "debt_comparison", "find_finding", "finding_rows", "finding_rows_with_source", "first_consequence",

@@ -11,8 +11,9 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from inspector.render import chain_dot, chain_width, chart_block_key, consequences_html
+from inspector.render import chain_dot, chain_width, chart_block_key, consequences_html, guard_list_html
 from inspector.views import (
+    BEFORE,
     ChainChart,
     chain_chart,
     consequence_links,
@@ -57,6 +58,11 @@ with chart_block("Chain", heading="header", width=chain_width(len(analysis.trace
     )  # fmt: skip
 for mark in guard.values():
     show_text(f"{mark.label}: performed by the guard at {mark.latest.created_at}", css_class="ci-caption")
+listed = guard_marks_of(analysis, BEFORE)
+if listed:  # what the compactor was asked to keep, beside the chain of what it kept
+    st.subheader("What the guard asked each compactor to keep")
+    for mark in listed.values():
+        st.html(guard_list_html(mark))
 links = consequence_links(analysis)
 if links:  # drawn as edges on the graph; listed here in full, each from the summary that lost it to the later record
     st.subheader("What happened next")

@@ -34,7 +34,7 @@ from inspector.refresh import RefreshResult, refresh_and_reanalyse
 from inspector.render import text_html
 from inspector.sized_cache import SizedCache, default_budget, trace_weight
 from inspector.store import Store, open_store
-from inspector.views import ROW_MARKER_PX, TABLE_PX, GuardMark, guard_marks, table_layout
+from inspector.views import AFTER, ROW_MARKER_PX, TABLE_PX, GuardMark, guard_marks, table_layout
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
 
@@ -108,9 +108,10 @@ def trace_hash() -> str | None:
     return st.session_state.get("trace_hash")
 
 
-def guard_marks_of(analysis: Analysis) -> dict[int, GuardMark]:
-    """What the guard gave back on this trace, by generation: looked up by the trace's id (its session id)."""
-    return guard_marks(analysis, store().guard.for_session(analysis.trace.id))
+def guard_marks_of(analysis: Analysis, event: str = AFTER) -> dict[int, GuardMark]:
+    """What the guard gave back on this trace (`AFTER`), or listed for its compactor (`BEFORE`), by generation:
+    looked up by the trace's id (its session id)."""
+    return guard_marks(analysis, store().guard.for_session(analysis.trace.id), event)
 
 
 def refreshed_branch(analysis: Analysis) -> tuple[int, RefreshResult, Analysis] | None:

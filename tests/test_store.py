@@ -69,7 +69,7 @@ def test_migrations_are_idempotent_and_the_store_reopens(url):
     again = Store(url)  # a restart: migrate() runs again and finds the schema at head
     assert len(again.annotations.all()) == 1
     with again.engine.connect() as connection:
-        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0002"
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0003"
 
 
 def test_export_import_round_trip_and_idempotence(tmp_path, url):

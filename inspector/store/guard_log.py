@@ -1,8 +1,9 @@
-"""The guard's log: what `compaction-inspector guard` gave back to an agent right after a compaction.
+"""The guard's log: what `compaction-inspector guard` gave back to an agent right after a compaction, and the
+list it gave the compactor just before one.
 
-One injection per run that printed something: the session, the summary it checked (k of Sₖ), the
-items and the exact text the agent read. Looked up by session id, not content hash: the transcript
-keeps growing after the guard ran, so its hash changes; the hash it read is kept for the record.
+One injection per run that printed something: the session, the summary it checked or was about to be written
+(k of Sₖ), the hook it answered, the items and the exact text printed. Looked up by session id, not content hash:
+the transcript keeps growing after the guard ran, so its hash changes; the hash it read is kept for the record.
 Append-only, like the corrections ledger.
 """
 
@@ -47,6 +48,8 @@ class GuardInjection:
     items: tuple[RestoredItem, ...]
     text: str
     """Exactly what was printed to the agent."""
+    event: str = "SessionStart"
+    """The hook it answered: `SessionStart`, after Sₖ was written, or `PreCompact`, before."""
 
 
 class GuardLog:
@@ -65,7 +68,7 @@ class GuardLog:
         with self._sessions.begin() as session:
             row = GuardInjectionRow(session_id=injection.session_id, generation=injection.generation,
                                     content_hash=injection.content_hash, created_at=injection.created_at,
-                                    text=injection.text)  # fmt: skip
+                                    text=injection.text, event=injection.event)  # fmt: skip
             session.add(row)
             session.flush()  # the row's id, for its items
             for position, item in enumerate(injection.items):
@@ -86,7 +89,7 @@ class GuardLog:
                     restored = RestoredItem(item.rule, item.kind, item.text, item.source_key, item.said_at)
                     items[item.injection_id].append(restored)
             return [GuardInjection(row.session_id, row.generation, row.content_hash, row.created_at,
-                                   tuple(items[row.id]), row.text) for row in rows]  # fmt: skip
+                                   tuple(items[row.id]), row.text, row.event) for row in rows]  # fmt: skip
 
 
 __all__ = ["GuardInjection", "GuardLog", "RestoredItem"]

@@ -74,7 +74,8 @@ class CorrectionRow(Base):
 
 
 class GuardInjectionRow(Base):
-    """What the guard printed to an agent right after a compaction, for one session and summary."""
+    """What the guard printed for one session and summary: to the agent right after its compaction, or to the
+    compactor just before it."""
 
     __tablename__ = "guard_injection"
 
@@ -87,6 +88,9 @@ class GuardInjectionRow(Base):
     """The transcript as the guard read it, kept for the record."""
     created_at: Mapped[str] = mapped_column(String(40))
     text: Mapped[str] = mapped_column(Text)
+    event: Mapped[str] = mapped_column(String(16), server_default="SessionStart")
+    """The hook it answered: `SessionStart` (what it gave back after the compaction `generation` wrote) or
+    `PreCompact` (the list it gave the compactor before writing it)."""
 
 
 class GuardItemRow(Base):
