@@ -7,9 +7,10 @@ under "fixed"), leaves the next agent with no way to know those changes exist. S
 something is an item, open from the run that made it until a later run restores it (`pop`, `apply`, `branch`)
 or lets it go on purpose (`drop`, `clear`).
 
-A stash made nothing when git says there was nothing to save; a run whose status failed made one only if its
-output shows the stash was saved (the line failed in a later step, as `git stash && git rebase …` does at a
-conflict). Wrappers that reword git's output (`ok stashed`) keep the word "stashed".
+A stash made nothing when git says there was nothing to save, or refused it ("error: …", whatever status a pipe
+left); a run whose status failed made one only if its output shows the stash was saved (the line failed in a later
+step, as `git stash && git rebase …` does at a conflict). Wrappers that reword git's output (`ok stashed`) keep the
+word "stashed".
 """
 
 from __future__ import annotations
@@ -47,11 +48,19 @@ def _stash_verbs(run: ShellRun) -> list[str]:
     return verbs
 
 
+_GIT_ERROR = re.compile(r"^(?:error|fatal): ", re.MULTILINE)
+"""Git's own line for a command it refused: 'error: pathspec … did not match', 'fatal: …'."""
+
+
 def _saved(run: ShellRun) -> bool:
-    """The line set changes aside: it ran a stash that found something to save."""
+    """The line set changes aside: it ran a stash that found something to save. Git's output decides over the
+    status, which a pipe or `|| true` masks: a stash whose output is git refusing it, with no line saying it saved,
+    saved nothing (wakil_0062da63: `git stash -- push … 2>&1 | tail -5 || true`, exit 0, 'error: pathspec')."""
     if run.slipped or _NOTHING_SAVED.search(run.output):
         return False
-    return not run.failed or bool(_SAVED.search(run.output))
+    if _SAVED.search(run.output):
+        return True
+    return not run.failed and not _GIT_ERROR.search(run.output)
 
 
 @dataclass(frozen=True, slots=True)

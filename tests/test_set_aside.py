@@ -47,6 +47,16 @@ def test_a_stash_with_nothing_to_save_is_no_stash() -> None:
     assert owed(nothing) == [] and owed(git_said) == []
 
 
+def test_a_stash_git_refused_is_no_stash_whatever_status_the_pipe_left() -> None:
+    """wakil_0062da63 (outside ../shared, MIT): `git stash -- push` takes `push` as a path; git refused it, and the
+    pipe and `|| true` left status 0. Nothing was set aside, and the agent committed next."""
+    refused = ran("r1", 'cd /p && git stash -- push --keep-index -m "wip-non-schema-changes" 2>&1 | tail -5 || true',
+                  "error: pathspec ':(prefix:0)push' did not match any file(s) known to git")  # fmt: skip
+    saved = ran("r1", "git stash push -m wip 2>&1 | tail -5 || true",
+                "Saved working directory and index state On main: wip")  # fmt: skip
+    assert owed(refused) == [] and owed(saved) == ["r1"]
+
+
 def test_a_pop_apply_or_drop_ends_it_and_a_list_does_not() -> None:
     assert owed(STASHED_FOR_A_REBASE, ran("r2", "git stash list", "stash@{0}: WIP on main: 794793e")) == ["r1"]
     for restore in ("git stash pop", "git stash apply stash@{0}", "git -C repo stash drop"):
