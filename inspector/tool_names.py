@@ -14,6 +14,10 @@ _EDIT_TOOLS = {"write", "edit", "multiedit", "notebookedit", "apply_patch", "str
                "str_replace_editor", "create_file", "edit_file", "write_file"}  # fmt: skip
 PATH_FIELDS = ("file_path", "notebook_path", "path", "filename")
 """Tool input fields that name the file a call reads or writes."""
+INSTRUCTION_FILES = frozenset(("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENT.md", "GEMINI.md", ".cursorrules",
+                               "copilot-instructions.md", ".windsurfrules"))  # fmt: skip
+"""The instruction files agents load into a session's context themselves (Claude Code, Codex and opencode, Gemini CLI,
+Cursor, Copilot, Windsurf): a summary knows them with no tool call having read them, so no record need bear them."""
 _SHELLS = {"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash", "powershell", "pwsh"}
 
 
@@ -37,4 +41,4 @@ def command_text(value: Any) -> tuple[str | None, str | None]:
     return None, None
 
 
-__all__ = ["PATH_FIELDS", "command_text", "is_edit_tool"]
+__all__ = ["INSTRUCTION_FILES", "PATH_FIELDS", "command_text", "is_edit_tool"]

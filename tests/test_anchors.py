@@ -185,3 +185,14 @@ def test_a_path_with_its_middle_left_out_is_reported_as_info_when_it_resolves_to
     assert unresolved_severities(summary) == {
         "windows-scout-scope/.../spec.md": "info", "/tmp/.../scratchpad/argenv.Dockerfile": "info",
         "openspec/changes/windows-scout-scope/specs/ci/spec.md": "warning"}  # fmt: skip
+
+
+def test_an_agents_instruction_file_is_reported_as_info_when_it_resolves_to_nothing():
+    """wakil_5bea7345 (outside set): "a local-first Python CLI knowledge-work agent, per
+    `/Users/ebridges/Projects/wakil/CLAUDE.md`": Claude Code loaded the file at the start and the log never
+    shows it read; another file of the same folder the log never shows is still a warning."""
+    summary = ("Building wakil, per `/Users/ebridges/Projects/wakil/CLAUDE.md` and AGENTS.md; "
+               "edited /Users/ebridges/Projects/wakil/notes.md.")
+    assert unresolved_severities(summary) == {
+        "/Users/ebridges/Projects/wakil/CLAUDE.md": "info", "AGENTS.md": "info",
+        "/Users/ebridges/Projects/wakil/notes.md": "warning"}  # fmt: skip

@@ -10,6 +10,7 @@ from inspector.facts import GenerationFacts, TraceFacts
 from inspector.model import Severity
 from inspector.rule_registry import Hit, rule
 from inspector.text import Sentence, content_terms, quoted_name
+from inspector.tool_names import INSTRUCTION_FILES
 
 
 def _first_per_key(facts: GenerationFacts, status: AnchorStatus) -> Iterator[tuple[ResolvedAnchor, int]]:
@@ -52,14 +53,17 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     it is as likely a list of words joined by slashes as a dead path (`anchors.weakly_a_path`). So is a path the
     summary names as one to make ("(e) create `registry/cursor/block.json`"): a plan's file does not exist yet.
     And a path with its middle left out (`windows-scout-scope/.../spec.md`): the summary says it abbreviated it,
-    so no record bears it as written."""
+    so no record bears it as written. And an agent's instruction file (`/Users/…/wakil/CLAUDE.md`): the harness
+    loads it into the context at the start, and a log need not record that (`tool_names.INSTRUCTION_FILES`)."""
 
     def weak(resolved: ResolvedAnchor, text: str) -> Severity | None:
         anchor = resolved.anchor
         if not facts.session_log or anchor.pattern != "path":
             return None
         elided = _ELIDED.search(anchor.key) is not None
-        return Severity.INFO if elided or weakly_a_path(anchor.key) or _to_make(text, anchor.start) else None
+        loaded = anchor.key.rsplit("/", 1)[-1] in INSTRUCTION_FILES
+        return (Severity.INFO if elided or loaded or weakly_a_path(anchor.key) or _to_make(text, anchor.start)
+                else None)  # fmt: skip
 
     return _anchor_hits(facts, AnchorStatus.UNRESOLVED,
                         lambda r: f"{quoted_name(r.anchor.key)} resolves to no source record", weak)  # fmt: skip
