@@ -30,6 +30,7 @@ from collections.abc import Iterable
 
 from inspector.actions import action_items, done_by_commits, done_by_edits
 from inspector.config import DEFAULT_CONFIG, Config
+from inspector.lifted import lifted
 from inspector.list_selection import chosen_entries
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
 from inspector.presence import item_terms_text, topic_terms
@@ -107,6 +108,7 @@ def _mined(records: list[SourceRecord], order: dict[str, int], config: Config) -
             before = None
     actions = list(action_items(records))
     found = list(done_by_commits(list(done_by_edits(found, records, order)), actions, order))
+    found = list(lifted(found, records, order, config))
     entries, found = chosen_entries(records, found, config)
     found.extend(entries)
     runs = shell_runs(records)  # read once: failures, stashes and the task's issue are all in them

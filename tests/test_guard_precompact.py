@@ -147,6 +147,22 @@ def test_a_superseded_decision_is_not_listed(tmp_path):
     assert "canary script on Thursday" in stdout and "blue-green" not in stdout, stdout
 
 
+def test_a_prohibition_the_user_lifted_since_is_not_listed(tmp_path):
+    """A permission states no rule of its own, so nothing else marks the old "never" as gone: listed as standing,
+    it would forbid what the user has since allowed. A clause that merely mentions the same things, or that still
+    forbids, lifts nothing."""
+    rule = typed("u1", None, "Never force-push to the release branch.")
+    cases = {"Scratch that, you can force-push to the release branch today.": False,
+             "It's fine to force-push the release branch now that the tag is cut.": False,
+             "You can see the release branch failing on CI.": True,
+             "You can't force-push to the release branch, use a revert.": True}  # fmt: skip
+    for later, stands in cases.items():
+        transcript = before_compaction(tmp_path, [rule, said("Understood."), typed("u2", "a1", later),
+                                                  said("OK.", "a2", "u2")])  # fmt: skip
+        code, listed, _ = guarded(pre_compact_input(transcript), tmp_path)
+        assert code == 0 and ("Never force-push to the release branch." in listed) is stands, (later, listed)
+
+
 def test_the_cap_keeps_the_newest_and_says_what_it_left_out(tmp_path):
     modules = ("billing", "invoices", "payroll", "ledger", "refunds", "taxes", "exports", "imports", "audits",
                "reports", "alerts", "quotas")  # fmt: skip
