@@ -540,9 +540,10 @@ _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 """No link followed; a FIFO opens at once instead of waiting for a writer (then refused by its type)."""
 
 
-def _read(path: Path) -> _Seen:
-    """The settings file at `path`, read only if it and its folder are what they look like."""
-    folder, _ = _folder(path.parent, create=False)
+def _read(path: Path, depth: int = 1) -> _Seen:
+    """The settings file at `path`, read only if it and its folders (`depth` of them, `_folder`) are what they look
+    like."""
+    folder, _ = _folder(path.parent, create=False, depth=depth)
     if folder is None:
         return _NO_FILE
     try:
@@ -551,37 +552,44 @@ def _read(path: Path) -> _Seen:
         os.close(folder)
 
 
-def _folder(folder: Path, *, create: bool) -> tuple[int | None, bool]:
+def _folder(folder: Path, *, create: bool, depth: int = 1) -> tuple[int | None, int]:
     """A descriptor of the settings file's own folder (`.claude`, `.codex`, the user's), opened without following a
-    link, and whether this call made it (`create`); None when there is none. Everything after goes through the
-    descriptor, so the folder cannot be swapped for a link between a check and a write."""
-    made = False
+    link, and how many folders this call made (`create`); None when there is none. Everything after goes through
+    the descriptor, so the folder cannot be swapped for a link between a check and a write. `depth`: how many of
+    the last folders of the path are the agent's and opened so (opencode's `.opencode/plugins` in a project: a
+    planted `.opencode` link would lead to the user's own plugins); above them is the user's own path."""
+    made, root = 0, folder.parents[depth - 1]
     try:
         if create:
-            os.makedirs(folder.parent, exist_ok=True)  # above the agent's folder: the user's own path
-        base = os.open(folder.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            os.makedirs(root, exist_ok=True)  # above the agent's folders: the user's own path
+        current = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
-        return None, False
+        return None, 0
     except OSError as error:
-        raise SettingsError(f"cannot open {folder.parent} ({error.strerror or error})") from None
-    try:
-        if create:
-            try:
-                os.mkdir(folder.name, dir_fd=base)
-                made = True
-            except FileExistsError:
-                pass
-        return os.open(folder.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=base), made
-    except FileNotFoundError:
-        return None, False
-    except OSError as error:
-        if _is_link(base, folder.name):
-            raise SettingsError(f"its folder {folder} is {_link(folder)}: {_NO_LINKS}") from None
-        if error.errno == errno.ENOTDIR:
-            raise SettingsError(f"{folder} is not a folder") from None
-        raise SettingsError(f"cannot open {folder} ({error.strerror or error})") from None
-    finally:
-        os.close(base)
+        raise SettingsError(f"cannot open {root} ({error.strerror or error})") from None
+    here = root
+    for name in folder.parts[len(folder.parts) - depth:]:
+        here = here / name
+        try:
+            if create:
+                try:
+                    os.mkdir(name, dir_fd=current)
+                    made += 1
+                except FileExistsError:
+                    pass
+            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=current)
+        except FileNotFoundError:
+            return None, 0
+        except OSError as error:
+            if _is_link(current, name):
+                raise SettingsError(f"its folder {here} is {_link(here)}: {_NO_LINKS}") from None
+            if error.errno == errno.ENOTDIR:
+                raise SettingsError(f"{here} is not a folder") from None
+            raise SettingsError(f"cannot open {here} ({error.strerror or error})") from None
+        finally:
+            os.close(current)
+        current = inner
+    return current, made
 
 
 _NO_LINKS = "the guard uses only a regular file in a real folder, never a link (in a repository one can lead to your " \
@@ -624,11 +632,11 @@ def _link(path: Path) -> str:
         return "a symbolic link"
 
 
-def _commit(path: Path, seen: _Seen, new: bytes | None, *, backup: bytes | None) -> None:
+def _commit(path: Path, seen: _Seen, new: bytes | None, *, backup: bytes | None, depth: int = 1) -> None:
     """Replace the settings file with `new` (None: remove it), keeping `backup` first, if the file is still as
     `seen` was: an edit made while the question waited (by the agent, an editor) is neither overwritten nor lost
-    from the backup."""
-    folder, created = _folder(path.parent, create=new is not None)
+    from the backup. `depth`: as `_folder`."""
+    folder, created = _folder(path.parent, create=new is not None, depth=depth)
     if folder is None:  # no folder now and nothing to write: the file went while the question waited
         raise SettingsError(_CHANGED)
     try:
@@ -641,12 +649,10 @@ def _commit(path: Path, seen: _Seen, new: bytes | None, *, backup: bytes | None)
         else:
             _replace(folder, path.name, new, stat.S_IMODE(seen.identity[4]) if seen.identity else None)
     except OSError as error:
-        if created:
-            _remove_empty(path.parent)
+        _remove_empty(path.parent, created)
         raise SettingsError(f"cannot write it ({error.strerror or error})") from None
     except SettingsError:
-        if created:
-            _remove_empty(path.parent)
+        _remove_empty(path.parent, created)
         raise
     finally:
         if folder is not None:
@@ -657,12 +663,15 @@ _CHANGED = ("it changed while the question waited (another program wrote it): no
             "again to see the new diff")
 
 
-def _remove_empty(folder: Path) -> None:
-    """A folder install made for a file it then could not write goes again (declining leaves none either)."""
-    try:
-        folder.rmdir()
-    except OSError:
-        pass
+def _remove_empty(folder: Path, made: int = 1) -> None:
+    """The folders install made (`made` of them, the last of the path) for a file it then could not write go again
+    (declining leaves none either); uninstall takes out the plugin folder it leaves empty."""
+    for _ in range(made):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
 
 
 def _keep(backup: Path, data: bytes) -> None:
