@@ -9,7 +9,9 @@ log contradicts. Nothing is printed when nothing was lost, nor when the summary 
 
 Claude Code also runs it as a `PreCompact` hook, before the summary is written: there it prints, as plain
 text that Claude Code adds to the compaction's custom instructions, the user's words that still stand, for
-the summary to keep verbatim (`standing_items`). Nothing is printed when nothing stands.
+the summary to keep verbatim (`standing_items`). Nothing is printed when nothing stands. opencode's plugin
+(`guard_opencode.js`, installed by `guard install --agent opencode`) runs it the same way, naming opencode's
+database and the session compacting (`session_id`), and adds what it prints to the compaction prompt.
 
 It must never harm the session it serves: whatever goes wrong (an unreadable transcript, an unknown
 format, a timeout), it exits 0 with nothing printed and one line in `guard.log` in the data folder.
@@ -133,9 +135,9 @@ def run_hook(stdin: TextIO, stdout: TextIO, *, max_tokens: int = MAX_TOKENS, log
         _disarm_timer(previous)
     if request is None:
         return 0  # startup, resume, clear: nothing was compacted
-    event, transcript = request
+    event, transcript, session = request
     try:
-        context, lines = _checked(transcript, event, max_tokens, limits, started + limits.seconds)
+        context, lines = _checked(transcript, session, event, max_tokens, limits, started + limits.seconds)
     except BaseException as error:  # noqa: BLE001 — no child, or it could not be waited for: still exit 0
         context, lines = "", [f"{type(error).__name__}: {error}"]
     try:
@@ -170,9 +172,10 @@ def _setting(name: str, default: float, problems: list[str]) -> float:
     return default if value is None else value
 
 
-def _request(raw: str) -> tuple[str, Path] | None:
-    """The hook event (`AFTER` or `BEFORE`) and the transcript a compaction's hook input names; None for another
-    SessionStart source."""
+def _request(raw: str) -> tuple[str, Path, str | None] | None:
+    """The hook event (`AFTER` or `BEFORE`), the transcript a compaction's hook input names and its `session_id`
+    (the session to read of a file that holds several: opencode's plugin names its database and the session
+    compacting); None for another SessionStart source."""
     request = json.loads(raw or "{}")
     if not isinstance(request, dict):
         raise ValueError("the hook input is not a JSON object")
@@ -182,11 +185,12 @@ def _request(raw: str) -> tuple[str, Path] | None:
     transcript = request.get("transcript_path")
     if not isinstance(transcript, str) or not transcript:
         raise ValueError("the hook input names no transcript_path")
-    return event, Path(transcript).expanduser()
+    session = request.get("session_id")
+    return event, Path(transcript).expanduser(), session if isinstance(session, str) and session else None
 
 
-def _checked(transcript: Path, event: str, max_tokens: int, limits: GuardLimits, deadline: float
-             ) -> tuple[str, list[str]]:  # fmt: skip
+def _checked(transcript: Path, session: str | None, event: str, max_tokens: int, limits: GuardLimits,
+             deadline: float) -> tuple[str, list[str]]:  # fmt: skip
     """Run `work` in a child under the limits: (what it gives the agent, the lines for the log).
 
     The child is killed at the deadline whatever it is doing, and bounded in memory by RLIMIT_DATA, which
@@ -195,8 +199,8 @@ def _checked(transcript: Path, event: str, max_tokens: int, limits: GuardLimits,
     on address space stops a check for memory it never uses. Where the kernel does not apply RLIMIT_DATA to
     mmap (Linux before 4.7, macOS), only the clock holds."""
     memory = limits.memory_mb * MB + MEMORY_PER_BYTE * _size(transcript)
-    job = {"transcript_path": str(transcript), "event": event, "max_tokens": max_tokens, "memory": memory,
-           "seconds": max(deadline - time.monotonic(), 0.0)}  # fmt: skip
+    job = {"transcript_path": str(transcript), "session_id": session, "event": event, "max_tokens": max_tokens,
+           "memory": memory, "seconds": max(deadline - time.monotonic(), 0.0)}  # fmt: skip
     child = subprocess.Popen([sys.executable, "-P", "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)  # fmt: skip
     try:
@@ -251,7 +255,7 @@ def work() -> None:
     memory = int(job["memory"])
     _limit_memory(memory)
     try:
-        note = _check(transcript, int(job["max_tokens"]), str(job.get("event", AFTER)))
+        note = _check(transcript, int(job["max_tokens"]), str(job.get("event", AFTER)), job.get("session_id"))
     except MemoryError:
         note = (f"MemoryError: its check needed more than its memory limit ({memory // MB} MB: {MEMORY_SETTING} "
                 f"plus {MEMORY_PER_BYTE} bytes per transcript byte): {transcript}")  # fmt: skip
@@ -273,12 +277,12 @@ def _limit_memory(memory: int) -> None:
         pass  # no such limit here: the parent's clock still holds
 
 
-def _check(transcript: Path, max_tokens: int, event: str = AFTER) -> str | None:
+def _check(transcript: Path, max_tokens: int, event: str = AFTER, session: str | None = None) -> str | None:
     """Load, analyse, send the manifest as soon as it exists, then record it: a line for the log, if any. Before a
     compaction, the list of what stands, which is not recorded: nothing was given back yet."""
-    from inspector.readers import load_trace
+    from inspector.readers import load_hook_session
 
-    trace = load_trace(transcript)
+    trace = load_hook_session(transcript, session)
     if event == BEFORE:
         if hook_agent(trace) == "codex":
             return f"Codex's {BEFORE} hook takes no context; nothing printed: {transcript}"
