@@ -19,8 +19,10 @@ function database() {
 function guard(sessionID) {
   return new Promise((resolve) => {
     let out = ""
-    const child = spawn(COMMAND[0], COMMAND.slice(1), { stdio: ["pipe", "pipe", "ignore"] })
-    const timer = setTimeout(() => { child.kill("SIGKILL"); resolve("") }, SECONDS * 1000)
+    // its own process group, so a timeout ends whatever the guard started too, not only the guard
+    const child = spawn(COMMAND[0], COMMAND.slice(1), { stdio: ["pipe", "pipe", "ignore"], detached: true })
+    const stop = () => { try { process.kill(-child.pid, "SIGKILL") } catch { child.kill("SIGKILL") } }
+    const timer = setTimeout(() => { stop(); child.stdout.destroy(); resolve("") }, SECONDS * 1000)
     child.on("error", () => { clearTimeout(timer); resolve("") })
     child.on("close", (code) => { clearTimeout(timer); resolve(code === 0 ? out.trim() : "") })
     child.stdout.on("data", (chunk) => { out += chunk })
