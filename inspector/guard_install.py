@@ -369,7 +369,8 @@ def _depth_of(agent: str, project: Path | None) -> int:
     return 2 if agent == "opencode" and project is not None else 1
 
 
-def _plugin_text(command: list[str]) -> bytes:
+def plugin_text(command: list[str]) -> bytes:
+    """The plugin as install writes it: the package's template running `command`."""
     template = resources.files("inspector").joinpath(OPENCODE_TEMPLATE).read_text(encoding="utf-8")
     return _COMMAND_LINE.sub(lambda _: f"const COMMAND = {json.dumps(command)}", template, count=1).encode("utf-8")
 
@@ -377,7 +378,7 @@ def _plugin_text(command: list[str]) -> bytes:
 def _plugin_command(data: bytes) -> list[str] | None:
     """The command of a plugin the guard wrote (its first line is the template's, its COMMAND a list of strings);
     None for any other file."""
-    head = _plugin_text([]).split(b"\n", 1)[0]
+    head = plugin_text([]).split(b"\n", 1)[0]
     text = data.decode("utf-8", "replace")
     found = _COMMAND_LINE.search(text)
     try:
@@ -391,7 +392,7 @@ def _plugin_command(data: bytes) -> list[str] | None:
 def _install_plugin(project: Path | None, *, yes: bool, confirm: Callable[[str], bool], out: TextIO) -> int:
     path, depth = plugin_file(project), _depth_of("opencode", project)
     command = plugin_command(project)
-    new = _plugin_text(command)
+    new = plugin_text(command)
     try:
         if project is not None and not project.is_dir():
             raise SettingsError(f"no project folder {project}")
@@ -405,7 +406,7 @@ def _install_plugin(project: Path | None, *, yes: bool, confirm: Callable[[str],
             raise SettingsError("a file of that name the guard did not write is there")
     except SettingsError as error:
         return _refuse(out, path, error)
-    edited = earlier is not None and old != _plugin_text(earlier)  # an earlier plugin the user changed: kept
+    edited = earlier is not None and old != plugin_text(earlier)  # an earlier plugin the user changed: kept
     if not _approved(path, old, new, yes=yes, confirm=confirm, out=out):
         return EXIT_DECLINED
     try:
@@ -434,7 +435,7 @@ def _uninstall_plugin(project: Path | None, *, yes: bool, confirm: Callable[[str
         other = " (the file there is not one the guard wrote: left alone)" if seen.data is not None else ""
         _say(out, f"The guard is not installed in {path}{other}; nothing to do.")
         return EXIT_DONE
-    edited = seen.data != _plugin_text(command)
+    edited = seen.data != plugin_text(command)
     if not _approved(path, seen.data, None, yes=yes, confirm=confirm, out=out):
         return EXIT_DECLINED
     try:
@@ -457,7 +458,7 @@ def _plugin_state(data: bytes | None) -> str:
         missing = "" if os.path.exists(program) else f" ({program} no longer exists: install again)"
     else:
         missing = "" if shutil.which(program) else f" ({program} is not on PATH here: the plugin adds nothing)"
-    older = "" if data == _plugin_text(command) else " (not as this version writes it: install again to update it)"
+    older = "" if data == plugin_text(command) else " (not as this version writes it: install again to update it)"
     return f"installed for {OPENCODE_HOOK}, runs {shlex.join(command)}{missing}{older}"
 
 
@@ -908,4 +909,4 @@ def _codex_switched_off(project: Path | None) -> list[str]:
 
 
 __all__ = ["AGENTS", "HOOKS", "MATCHER", "OPENCODE_HOOK", "backup_file", "hook_command", "install", "is_guard_command",
-           "plugin_command", "plugin_file", "settings_file", "status", "uninstall"]
+           "plugin_command", "plugin_file", "plugin_text", "settings_file", "status", "uninstall"]

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from inspector.guard_install import _plugin_text
+from inspector.guard_install import plugin_text
 from tests.browser import free_port, running_server
 from tests.helpers import FIXTURES, REPO
 
@@ -129,7 +129,7 @@ def test_the_plugin_adds_nothing_when_the_guard_fails_or_hangs(command, why, tmp
     node = shutil.which("node")
     if node is None:
         _unavailable("node is not on PATH")
-    (tmp_path / "plugin.mjs").write_bytes(_plugin_text(command).replace(b"const SECONDS = 10", b"const SECONDS = 1"))
+    (tmp_path / "plugin.mjs").write_bytes(plugin_text(command).replace(b"const SECONDS = 10", b"const SECONDS = 1"))
     (tmp_path / "hook.mjs").write_text(HOOK)
     done = subprocess.run([node, str(tmp_path / "hook.mjs")], capture_output=True, text=True, timeout=30)
     assert (done.returncode, done.stdout, done.stderr) == (0, "[]\n", ""), why
