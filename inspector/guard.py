@@ -11,7 +11,7 @@ Claude Code also runs it as a `PreCompact` hook, before the summary is written: 
 text that Claude Code adds to the compaction's custom instructions, the user's words that still stand, for
 the summary to keep verbatim (`standing_items`). Nothing is printed when nothing stands. opencode's plugin
 (`guard_opencode.js`, installed by `guard install --agent opencode`) runs it the same way, naming opencode's
-database and the session compacting (`session_id`), and adds what it prints to the compaction prompt.
+database and the session compacting (`transcript_session_id`), and adds what it prints to the compaction prompt.
 
 It must never harm the session it serves: whatever goes wrong (an unreadable transcript, an unknown
 format, a timeout), it exits 0 with nothing printed and one line in `guard.log` in the data folder.
@@ -62,6 +62,8 @@ AFTER, BEFORE = "SessionStart", "PreCompact"
 reads a SessionStart hook's context from JSON (`hookSpecificOutput.additionalContext`) and a PreCompact hook's
 plain stdout on exit 0, which it merges into the compaction's custom instructions (its `executePreCompactHooks`,
 quoted in lossless-claude/lcm#228). Codex's PreCompact takes no context (Yeachan-Heo/oh-my-codex#2217)."""
+SESSION_FIELD = "transcript_session_id"
+"""The hook input's field naming one session of a transcript file that holds several (opencode's database)."""
 MB = 1 << 20
 TIME_SETTING, MEMORY_SETTING = "INSPECTOR_GUARD_SECONDS", "INSPECTOR_GUARD_MB"
 
@@ -173,9 +175,10 @@ def _setting(name: str, default: float, problems: list[str]) -> float:
 
 
 def _request(raw: str) -> tuple[str, Path, str | None] | None:
-    """The hook event (`AFTER` or `BEFORE`), the transcript a compaction's hook input names and its `session_id`
-    (the session to read of a file that holds several: opencode's plugin names its database and the session
-    compacting); None for another SessionStart source."""
+    """The hook event (`AFTER` or `BEFORE`), the transcript a compaction's hook input names and its
+    `transcript_session_id`, the session to read of a file that holds several (opencode's plugin names its database
+    and the session compacting); None for another SessionStart source. Not the agents' `session_id`: Claude Code
+    and Codex send their own, of a file that is that one session."""
     request = json.loads(raw or "{}")
     if not isinstance(request, dict):
         raise ValueError("the hook input is not a JSON object")
@@ -185,7 +188,7 @@ def _request(raw: str) -> tuple[str, Path, str | None] | None:
     transcript = request.get("transcript_path")
     if not isinstance(transcript, str) or not transcript:
         raise ValueError("the hook input names no transcript_path")
-    session = request.get("session_id")
+    session = request.get(SESSION_FIELD)
     return event, Path(transcript).expanduser(), session if isinstance(session, str) and session else None
 
 
@@ -199,7 +202,7 @@ def _checked(transcript: Path, session: str | None, event: str, max_tokens: int,
     on address space stops a check for memory it never uses. Where the kernel does not apply RLIMIT_DATA to
     mmap (Linux before 4.7, macOS), only the clock holds."""
     memory = limits.memory_mb * MB + MEMORY_PER_BYTE * _size(transcript)
-    job = {"transcript_path": str(transcript), "session_id": session, "event": event, "max_tokens": max_tokens,
+    job = {"transcript_path": str(transcript), SESSION_FIELD: session, "event": event, "max_tokens": max_tokens,
            "memory": memory, "seconds": max(deadline - time.monotonic(), 0.0)}  # fmt: skip
     child = subprocess.Popen([sys.executable, "-P", "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)  # fmt: skip
@@ -255,7 +258,7 @@ def work() -> None:
     memory = int(job["memory"])
     _limit_memory(memory)
     try:
-        note = _check(transcript, int(job["max_tokens"]), str(job.get("event", AFTER)), job.get("session_id"))
+        note = _check(transcript, int(job["max_tokens"]), str(job.get("event", AFTER)), job.get(SESSION_FIELD))
     except MemoryError:
         note = (f"MemoryError: its check needed more than its memory limit ({memory // MB} MB: {MEMORY_SETTING} "
                 f"plus {MEMORY_PER_BYTE} bytes per transcript byte): {transcript}")  # fmt: skip
@@ -280,9 +283,9 @@ def _limit_memory(memory: int) -> None:
 def _check(transcript: Path, max_tokens: int, event: str = AFTER, session: str | None = None) -> str | None:
     """Load, analyse, send the manifest as soon as it exists, then record it: a line for the log, if any. Before a
     compaction, the list of what stands, which is not recorded: nothing was given back yet."""
-    from inspector.readers import load_hook_session
+    from inspector.readers import load_trace
 
-    trace = load_hook_session(transcript, session)
+    trace = load_trace(transcript, session=session)
     if event == BEFORE:
         if hook_agent(trace) == "codex":
             return f"Codex's {BEFORE} hook takes no context; nothing printed: {transcript}"

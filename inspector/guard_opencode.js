@@ -27,7 +27,8 @@ function guard(sessionID) {
     child.on("close", (code) => { clearTimeout(timer); resolve(code === 0 ? out.trim() : "") })
     child.stdout.on("data", (chunk) => { out += chunk })
     child.stdin.on("error", () => {})
-    child.stdin.end(JSON.stringify({ hook_event_name: "PreCompact", transcript_path: database(), session_id: sessionID }))
+    const request = { hook_event_name: "PreCompact", transcript_path: database(), transcript_session_id: sessionID }
+    child.stdin.end(JSON.stringify(request))
   })
 }
 

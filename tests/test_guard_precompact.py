@@ -204,17 +204,20 @@ def with_a_newer_session(folder: Path) -> tuple[Path, str]:
 
 
 def test_the_session_the_hook_names_is_read_not_the_databases_newest(tmp_path):
-    """opencode's plugin names its database and the session compacting (`session_id`): the guard lists that
-    session's standing words, though another session of the database is newer."""
+    """opencode's plugin names its database and the session compacting (`transcript_session_id`): the guard lists
+    that session's standing words, though another session of the database is newer. Claude Code's own `session_id`
+    picks nothing."""
     database, session = with_a_newer_session(tmp_path)
-    newest = json.dumps({"hook_event_name": "PreCompact", "transcript_path": str(database)})
-    assert guarded(newest, tmp_path) == (0, "", [])  # the newer session: nothing stands in it
-    named = json.dumps({"hook_event_name": "PreCompact", "transcript_path": str(database), "session_id": session})
-    code, stdout, log = guarded(named, tmp_path)
+
+    def hook(**fields: str) -> str:
+        return json.dumps({"hook_event_name": "PreCompact", "transcript_path": str(database), **fields})
+
+    assert guarded(hook(), tmp_path) == (0, "", [])  # the newer session: nothing stands in it
+    assert guarded(hook(session_id=session), tmp_path) == (0, "", [])
+    code, stdout, log = guarded(hook(transcript_session_id=session), tmp_path)
     assert (code, log) == (0, []) and stdout.startswith(HEAD), stdout
     assert any("never delete files" in entry for entry in entries(stdout)), stdout
-    missing = json.dumps({"hook_event_name": "PreCompact", "transcript_path": str(database), "session_id": "ses_gone"})
-    code, stdout, log = guarded(missing, tmp_path)
+    code, stdout, log = guarded(hook(transcript_session_id="ses_gone"), tmp_path)
     assert (code, stdout) == (0, "") and "#ses_gone: no such session" in log[-1], log
 
 

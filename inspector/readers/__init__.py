@@ -16,7 +16,6 @@ from inspector.readers.registry import (
     Reader,
     detect_format,
     format_names,
-    load_hook_session,
     load_trace,
     readers,
     register_reader,
@@ -129,5 +128,4 @@ _builtin(
     sessions=True,
 )  # fmt: skip
 
-__all__ = ["Deferred", "Reader", "detect_format", "format_names", "load_hook_session", "load_trace", "readers",
-           "register_reader"]
+__all__ = ["Deferred", "Reader", "detect_format", "format_names", "load_trace", "readers", "register_reader"]

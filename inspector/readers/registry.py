@@ -140,23 +140,12 @@ def split_session(path: str | Path) -> tuple[Path, str | None]:
     return Path(text), None
 
 
-def load_trace(path: str | Path, format: str = "auto") -> Trace:
+def load_trace(path: str | Path, format: str = "auto", *, session: str | None = None) -> Trace:
     """Load any supported trace; the only exception that escapes is `TraceReadError`.
 
-    `FILE#ID` loads session ID of a container format (a database or eval log holding several)."""
-    path, session = split_session(path)
-    return _load(path, format, session)
-
-
-def load_hook_session(path: str | Path, session: str | None) -> Trace:
-    """The session an agent's hook names (its `session_id`) in the file the hook names: that session of a container
-    (an opencode database holds every session of the machine, and its newest may be another window's), the file
-    itself when it holds one session (a Claude Code log is its session, under the id Claude Code gives it)."""
-    path = Path(path)
-    if session is not None:
-        reader = _READERS.get(detect_format(path))
-        session = session if reader is not None and reader.read_session is not None else None
-    return _load(path, "auto", session)
+    `FILE#ID`, or `session=ID`, loads session ID of a container format (a database or eval log holding several)."""
+    path, named = split_session(path) if session is None else (Path(path), session)
+    return _load(path, format, named)
 
 
 def _load(path: Path, format: str, session: str | None) -> Trace:
@@ -242,5 +231,5 @@ def _a(word: str) -> str:
     return "an" if word[:1].lower() in ("a", "e", "i", "o") else "a"
 
 
-__all__ = ["Deferred", "Reader", "default_locations", "detect_format", "format_names", "load_hook_session",
-           "load_trace", "readers", "register_reader"]  # fmt: skip
+__all__ = ["Deferred", "Reader", "default_locations", "detect_format", "format_names", "load_trace",
+           "readers", "register_reader"]  # fmt: skip
