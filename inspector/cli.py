@@ -152,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"length cap of what is given back (default {GUARD_TOKENS}); the agent's own limit on a "
                        "hook's context holds whatever it is")  # fmt: skip
     guard_commands = guard.add_subparsers(dest="action", metavar="{install,uninstall,status}")
-    for name, says in (("install", "add the hook to an agent's settings (shows the diff, asks unless --yes)"),
+    for name, says in (("install", "add the hook to an agent's settings, or opencode's plugin (shows the diff, asks "
+                                   "unless --yes)"),
                        ("uninstall", "remove the hook, restoring the settings file as it was"),
                        ("status", "say where the hook is installed")):  # fmt: skip
         action = guard_commands.add_parser(name, help=says)

@@ -10,7 +10,9 @@ log contradicts. Nothing is printed when nothing was lost, nor when the summary 
 Claude Code also runs it as a `PreCompact` hook, before the summary is written: there it prints, as plain
 text that Claude Code adds to the compaction's custom instructions, the user's words that still stand, for
 the summary to keep verbatim (`standing_items`), and records it at the summary about to be written. Nothing is
-printed when nothing stands.
+printed when nothing stands. opencode's plugin (`guard_opencode.js`, installed by `guard install --agent opencode`)
+runs it the same way, naming opencode's database and the session compacting (`transcript_session_id`), and adds
+what it prints to the compaction prompt.
 
 It must never harm the session it serves: whatever goes wrong (an unreadable transcript, an unknown
 format, a timeout), it exits 0 with nothing printed and one line in `guard.log` in the data folder.
@@ -61,6 +63,8 @@ AFTER, BEFORE = "SessionStart", "PreCompact"
 reads a SessionStart hook's context from JSON (`hookSpecificOutput.additionalContext`) and a PreCompact hook's
 plain stdout on exit 0, which it merges into the compaction's custom instructions (its `executePreCompactHooks`,
 quoted in lossless-claude/lcm#228). Codex's PreCompact takes no context (Yeachan-Heo/oh-my-codex#2217)."""
+SESSION_FIELD = "transcript_session_id"
+"""The hook input's field naming one session of a transcript file that holds several (opencode's database)."""
 MB = 1 << 20
 TIME_SETTING, MEMORY_SETTING = "INSPECTOR_GUARD_SECONDS", "INSPECTOR_GUARD_MB"
 
@@ -134,9 +138,9 @@ def run_hook(stdin: TextIO, stdout: TextIO, *, max_tokens: int = MAX_TOKENS, log
         _disarm_timer(previous)
     if request is None:
         return 0  # startup, resume, clear: nothing was compacted
-    event, transcript = request
+    event, transcript, session = request
     try:
-        context, lines = _checked(transcript, event, max_tokens, limits, started + limits.seconds)
+        context, lines = _checked(transcript, session, event, max_tokens, limits, started + limits.seconds)
     except BaseException as error:  # noqa: BLE001 — no child, or it could not be waited for: still exit 0
         context, lines = "", [f"{type(error).__name__}: {error}"]
     try:
@@ -171,9 +175,11 @@ def _setting(name: str, default: float, problems: list[str]) -> float:
     return default if value is None else value
 
 
-def _request(raw: str) -> tuple[str, Path] | None:
-    """The hook event (`AFTER` or `BEFORE`) and the transcript a compaction's hook input names; None for another
-    SessionStart source."""
+def _request(raw: str) -> tuple[str, Path, str | None] | None:
+    """The hook event (`AFTER` or `BEFORE`), the transcript a compaction's hook input names and its
+    `transcript_session_id`, the session to read of a file that holds several (opencode's plugin names its database
+    and the session compacting); None for another SessionStart source. Not the agents' `session_id`: Claude Code
+    and Codex send their own, of a file that is that one session."""
     request = json.loads(raw or "{}")
     if not isinstance(request, dict):
         raise ValueError("the hook input is not a JSON object")
@@ -183,11 +189,12 @@ def _request(raw: str) -> tuple[str, Path] | None:
     transcript = request.get("transcript_path")
     if not isinstance(transcript, str) or not transcript:
         raise ValueError("the hook input names no transcript_path")
-    return event, Path(transcript).expanduser()
+    session = request.get(SESSION_FIELD)
+    return event, Path(transcript).expanduser(), session if isinstance(session, str) and session else None
 
 
-def _checked(transcript: Path, event: str, max_tokens: int, limits: GuardLimits, deadline: float
-             ) -> tuple[str, list[str]]:  # fmt: skip
+def _checked(transcript: Path, session: str | None, event: str, max_tokens: int, limits: GuardLimits,
+             deadline: float) -> tuple[str, list[str]]:  # fmt: skip
     """Run `work` in a child under the limits: (what it gives the agent, the lines for the log).
 
     The child is killed at the deadline whatever it is doing, and bounded in memory by RLIMIT_DATA, which
@@ -196,8 +203,8 @@ def _checked(transcript: Path, event: str, max_tokens: int, limits: GuardLimits,
     on address space stops a check for memory it never uses. Where the kernel does not apply RLIMIT_DATA to
     mmap (Linux before 4.7, macOS), only the clock holds."""
     memory = limits.memory_mb * MB + MEMORY_PER_BYTE * _size(transcript)
-    job = {"transcript_path": str(transcript), "event": event, "max_tokens": max_tokens, "memory": memory,
-           "seconds": max(deadline - time.monotonic(), 0.0)}  # fmt: skip
+    job = {"transcript_path": str(transcript), SESSION_FIELD: session, "event": event, "max_tokens": max_tokens,
+           "memory": memory, "seconds": max(deadline - time.monotonic(), 0.0)}  # fmt: skip
     child = subprocess.Popen([sys.executable, "-P", "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)  # fmt: skip
     try:
@@ -252,7 +259,7 @@ def work() -> None:
     memory = int(job["memory"])
     _limit_memory(memory)
     try:
-        note = _check(transcript, int(job["max_tokens"]), str(job.get("event", AFTER)))
+        note = _check(transcript, int(job["max_tokens"]), str(job.get("event", AFTER)), job.get(SESSION_FIELD))
     except MemoryError:
         note = (f"MemoryError: its check needed more than its memory limit ({memory // MB} MB: {MEMORY_SETTING} "
                 f"plus {MEMORY_PER_BYTE} bytes per transcript byte): {transcript}")  # fmt: skip
@@ -274,13 +281,13 @@ def _limit_memory(memory: int) -> None:
         pass  # no such limit here: the parent's clock still holds
 
 
-def _check(transcript: Path, max_tokens: int, event: str = AFTER) -> str | None:
+def _check(transcript: Path, max_tokens: int, event: str = AFTER, session: str | None = None) -> str | None:
     """Load, analyse, send the manifest as soon as it exists, then record it: a line for the log, if any. Before a
     compaction, the list of what stands, recorded at the summary about to be written, so the app can show what the
     compactor was asked to keep beside what it kept."""
     from inspector.readers import load_trace
 
-    trace = load_trace(transcript)
+    trace = load_trace(transcript, session=session)
     if event == BEFORE:
         if hook_agent(trace) == "codex":
             return f"Codex's {BEFORE} hook takes no context; nothing printed: {transcript}"

@@ -13,7 +13,11 @@ to the user's own settings; a FIFO would block), never through a link; a write g
 in the same folder, synced and renamed over, so it lands whole or not at all; a file that changed while
 the question waited is not written; and backups live in the data folder, never beside the file.
 
-Both agents read the same structure: `{"hooks": {"SessionStart": [{"matcher", "hooks": [handler]}]}}` (and
+opencode takes no hook in a settings file: it runs code, so its install writes a small plugin into opencode's plugin
+folder (the package's `guard_opencode.js`, `OPENCODE_HOOK`): a file wholly the guard's, replaced whole on install and
+removed on uninstall; a file of its name the guard did not write is left alone.
+
+Claude Code and Codex read the same structure: `{"hooks": {"SessionStart": [{"matcher", "hooks": [handler]}]}}` (and
 `"PreCompact"` beside it),
 and run a handler's `command` through a shell with the hook JSON on stdin (Claude Code: code.claude.com
 hooks reference; Codex: developers.openai.com/codex/hooks and SchemaStore's codex-hooks.json).
@@ -27,13 +31,16 @@ import errno
 import hashlib
 import json
 import os
+import re
 import secrets
 import shlex
+import shutil
 import stat
 import sys
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -42,7 +49,7 @@ from inspector.inert import terminal_text
 from inspector.library import data_dir
 from inspector.settings_text import appended, removed
 
-AGENTS = ("claude-code", "codex")
+AGENTS = ("claude-code", "codex", "opencode")
 EVENT = AFTER
 MATCHER = "compact"
 """The SessionStart source of a session that starts again from a compaction summary."""
@@ -105,7 +112,8 @@ def hook_command() -> str:
 
 def settings_file(agent: str, project: Path | None) -> Path:
     """claude-code: <project>/.claude/settings.local.json, or the user's settings.json when project is None;
-    codex: <project>/.codex/hooks.json, or the user's hooks.json.
+    codex: <project>/.codex/hooks.json, or the user's hooks.json; opencode: the guard's plugin file
+    (`plugin_file`).
 
     A project's Claude Code hook goes in settings.local.json, Claude Code's local scope ("you, in this repository",
     not committed; code.claude.com/docs/en/settings, "Settings files and who they affect"), not in settings.json,
@@ -113,6 +121,8 @@ def settings_file(agent: str, project: Path | None) -> Path:
     machine does not have at that path. The user folders are ~/.claude and ~/.codex, or $CLAUDE_CONFIG_DIR and
     $CODEX_HOME when set: each agent reads its user settings from there, so a hook written under ~ would never run.
     """
+    if agent == "opencode":
+        return plugin_file(project)
     if agent == "claude-code":
         folder, variable, name = ".claude", "CLAUDE_CONFIG_DIR", "settings.json"
     elif agent == "codex":
@@ -150,7 +160,10 @@ def is_guard_command(command: object) -> bool:
 
 
 def install(agent: str, project: Path | None, *, yes: bool, confirm: Callable[[str], bool], out: TextIO) -> int:
-    """Merge the guard into the agent's settings file: 0 written or already there, 1 declined, 2 refused."""
+    """Merge the guard into the agent's settings file (opencode: write its plugin): 0 written or already there,
+    1 declined, 2 refused."""
+    if agent == "opencode":
+        return _install_plugin(project, yes=yes, confirm=confirm, out=out)
     path = settings_file(agent, project)
     command = hook_command()
     try:
@@ -223,7 +236,9 @@ def _holds_guard(path: Path) -> bool:
 
 def uninstall(agent: str, project: Path | None, *, yes: bool, confirm: Callable[[str], bool], out: TextIO) -> int:
     """Take the guard out of the agent's settings file, and out of the file a team commits where an older install
-    put it (`shared_settings_file`): 0 removed or not there, 1 declined, 2 refused."""
+    put it (`shared_settings_file`); opencode: remove its plugin. 0 removed or not there, 1 declined, 2 refused."""
+    if agent == "opencode":
+        return _uninstall_plugin(project, yes=yes, confirm=confirm, out=out)
     path = settings_file(agent, project)
     shared = shared_settings_file(agent, project)
     targets = [path, *([shared] if shared is not None and _holds_guard(shared) else [])]
@@ -275,18 +290,20 @@ def status(out: TextIO, project: Path | None = None) -> int:
     what it runs. 0, or 2 when a settings file cannot be read (a FIFO, a link, not JSON): its line says why, as
     bad input does everywhere, and the other files are still reported."""
     scopes = (("user", None), ("project", project if project is not None else Path.cwd()))
-    _say(out, f"Guard hooks ({EVENT}, source {MATCHER}; for Claude Code also {BEFORE}, before each compaction):")
+    _say(out, f"Guard hooks ({EVENT}, source {MATCHER}; for Claude Code also {BEFORE}, before each compaction; for "
+              f"opencode a plugin on {OPENCODE_HOOK}):")  # fmt: skip
     unreadable = False
     for agent in AGENTS:
         for scope, folder in scopes:
             path = settings_file(agent, folder)
             try:
-                old = _read(path).data
-                hooks = _installed(_parse(old)) if old is not None else []
+                old = _read(path, _depth_of(agent, folder)).data
+                if agent == "opencode":
+                    state = _plugin_state(old)
+                else:
+                    state = _state(agent, _installed(_parse(old)) if old is not None else [])
             except SettingsError as error:
                 state, unreadable = f"cannot tell: {error}", True
-            else:
-                state = _state(agent, hooks)
             _say(out, f"  {agent:<12} {scope:<8} {path}: {state}")
             shared = shared_settings_file(agent, folder)
             if shared is not None and _holds_guard(shared):
@@ -312,6 +329,137 @@ def _describe(command: str, events: list[str]) -> str:
     program = shlex.split(command)[0]
     missing = "" if os.path.exists(program) else f" ({program} no longer exists: install again)"
     return f"installed for {' and '.join(events)}, runs {command}{missing}"
+
+
+# opencode: a plugin file, wholly the guard's
+
+OPENCODE_HOOK = "experimental.session.compacting"
+"""The plugin hook opencode runs before it compacts a session: `(input: {sessionID}, output: {context: string[],
+prompt?: string})`, strings pushed onto `output.context` joining the compaction prompt (opencode-ai 1.18.33,
+`SessionCompaction.process`; the `Hooks` type of @opencode-ai/plugin)."""
+OPENCODE_PLUGIN = "compaction-inspector-guard.js"
+"""The plugin's file name. opencode 1.18.33 loads every `{plugin,plugins}/*.{ts,js}` of its config folders: a project's
+`.opencode/` and the user's `~/.config/opencode/` (`$XDG_CONFIG_HOME/opencode`)."""
+OPENCODE_TEMPLATE = "guard_opencode.js"
+"""The plugin as the package ships it: the command it runs is the guard found on PATH."""
+_COMMAND_LINE = re.compile(r"^const COMMAND = (\[.*\])$", re.MULTILINE)
+OPENCODE_PROJECT_NOTE = ("The plugin runs the compaction-inspector found on PATH, not a path of this machine, so the "
+                         "file can be committed: it works for each teammate who has compaction-inspector on PATH, and "
+                         "adds nothing for one who has not.")  # fmt: skip
+
+
+def plugin_file(project: Path | None) -> Path:
+    """<project>/.opencode/plugins/compaction-inspector-guard.js, or the user's in $XDG_CONFIG_HOME/opencode/plugins/
+    (~/.config/opencode/plugins/): where opencode looks for a project's plugins and the user's."""
+    if project is not None:
+        return project.absolute() / ".opencode" / "plugins" / OPENCODE_PLUGIN
+    config = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    root = Path(config).expanduser().absolute() if config else Path.home() / ".config"
+    return root / "opencode" / "plugins" / OPENCODE_PLUGIN
+
+
+def plugin_command(project: Path | None) -> list[str]:
+    """What the plugin runs: for a project, `compaction-inspector guard` from PATH, so the file a team commits works on
+    every teammate's machine; for the user, this machine's guard (`hook_command`), as the other agents' hooks run it."""
+    return [SCRIPT, "guard"] if project is not None else shlex.split(hook_command())
+
+
+def _depth_of(agent: str, project: Path | None) -> int:
+    """Folders of the settings path that are the agent's (`_folder`): a project's `.opencode/plugins` is two."""
+    return 2 if agent == "opencode" and project is not None else 1
+
+
+def plugin_text(command: list[str]) -> bytes:
+    """The plugin as install writes it: the package's template running `command`."""
+    template = resources.files("inspector").joinpath(OPENCODE_TEMPLATE).read_text(encoding="utf-8")
+    return _COMMAND_LINE.sub(lambda _: f"const COMMAND = {json.dumps(command)}", template, count=1).encode("utf-8")
+
+
+def _plugin_command(data: bytes) -> list[str] | None:
+    """The command of a plugin the guard wrote (its first line is the template's, its COMMAND a list of strings);
+    None for any other file."""
+    head = plugin_text([]).split(b"\n", 1)[0]
+    text = data.decode("utf-8", "replace")
+    found = _COMMAND_LINE.search(text)
+    try:
+        command = json.loads(found.group(1)) if data.split(b"\n", 1)[0] == head and found else None
+    except ValueError:
+        return None
+    ok = isinstance(command, list) and bool(command) and all(isinstance(word, str) for word in command)
+    return command if ok else None
+
+
+def _install_plugin(project: Path | None, *, yes: bool, confirm: Callable[[str], bool], out: TextIO) -> int:
+    path, depth = plugin_file(project), _depth_of("opencode", project)
+    command = plugin_command(project)
+    new = plugin_text(command)
+    try:
+        if project is not None and not project.is_dir():
+            raise SettingsError(f"no project folder {project}")
+        seen = _read(path, depth)
+        old = seen.data
+        if old == new:
+            _say(out, f"The guard is already installed in {path}: {OPENCODE_HOOK} runs {shlex.join(command)}")
+            return EXIT_DONE
+        earlier = _plugin_command(old) if old is not None else None
+        if old is not None and earlier is None:
+            raise SettingsError("a file of that name the guard did not write is there")
+    except SettingsError as error:
+        return _refuse(out, path, error)
+    edited = earlier is not None and old != plugin_text(earlier)  # an earlier plugin the user changed: kept
+    if not _approved(path, old, new, yes=yes, confirm=confirm, out=out):
+        return EXIT_DECLINED
+    try:
+        _commit(path, seen, new, backup=old if edited else None, depth=depth)
+    except SettingsError as error:
+        return _refuse(out, path, error)
+    _say(out, f"Installed the guard in {path}: opencode's {OPENCODE_HOOK} runs {shlex.join(command)} before each "
+              "compaction and adds the user's standing words it prints to the compaction prompt.")  # fmt: skip
+    if edited:
+        _say(out, f"The file as it was is kept in {backup_file(path)}")
+    if project is not None:
+        found = shutil.which(SCRIPT)
+        _say(out, OPENCODE_PROJECT_NOTE + (f" Here that is {found}." if found else
+                                           f" {SCRIPT} is not on PATH here: install it there for the plugin to run."))
+    return EXIT_DONE
+
+
+def _uninstall_plugin(project: Path | None, *, yes: bool, confirm: Callable[[str], bool], out: TextIO) -> int:
+    path, depth = plugin_file(project), _depth_of("opencode", project)
+    try:
+        seen = _read(path, depth)
+        command = _plugin_command(seen.data) if seen.data is not None else None
+    except SettingsError as error:
+        return _refuse(out, path, error)
+    if command is None:
+        other = " (the file there is not one the guard wrote: left alone)" if seen.data is not None else ""
+        _say(out, f"The guard is not installed in {path}{other}; nothing to do.")
+        return EXIT_DONE
+    edited = seen.data != plugin_text(command)
+    if not _approved(path, seen.data, None, yes=yes, confirm=confirm, out=out):
+        return EXIT_DECLINED
+    try:
+        _commit(path, seen, None, backup=seen.data if edited else None, depth=depth)
+    except SettingsError as error:
+        return _refuse(out, path, error)
+    _remove_empty(path.parent)  # the plugin folder install made; `.opencode` holds opencode's own files
+    _say(out, f"Removed the guard from {path}." + (f" The file had been edited since install; as it was, it is kept "
+                                                   f"in {backup_file(path)}" if edited else ""))  # fmt: skip
+    return EXIT_DONE
+
+
+def _plugin_state(data: bytes | None) -> str:
+    """What a status line says of the plugin file."""
+    command = _plugin_command(data) if data is not None else None
+    if command is None:
+        return "not installed" + (" (a file of that name the guard did not write is there)" if data is not None else "")
+    program = command[0]
+    if os.path.isabs(program):
+        missing = "" if os.path.exists(program) else f" ({program} no longer exists: install again)"
+    else:
+        missing = "" if shutil.which(program) else f" ({program} is not on PATH here: the plugin adds nothing)"
+    older = "" if data == plugin_text(command) else " (not as this version writes it: install again to update it)"
+    return f"installed for {OPENCODE_HOOK}, runs {shlex.join(command)}{missing}{older}"
 
 
 # The settings document
@@ -540,9 +688,10 @@ _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 """No link followed; a FIFO opens at once instead of waiting for a writer (then refused by its type)."""
 
 
-def _read(path: Path) -> _Seen:
-    """The settings file at `path`, read only if it and its folder are what they look like."""
-    folder, _ = _folder(path.parent, create=False)
+def _read(path: Path, depth: int = 1) -> _Seen:
+    """The settings file at `path`, read only if it and its folders (`depth` of them, `_folder`) are what they look
+    like."""
+    folder, _ = _folder(path.parent, create=False, depth=depth)
     if folder is None:
         return _NO_FILE
     try:
@@ -551,37 +700,44 @@ def _read(path: Path) -> _Seen:
         os.close(folder)
 
 
-def _folder(folder: Path, *, create: bool) -> tuple[int | None, bool]:
+def _folder(folder: Path, *, create: bool, depth: int = 1) -> tuple[int | None, int]:
     """A descriptor of the settings file's own folder (`.claude`, `.codex`, the user's), opened without following a
-    link, and whether this call made it (`create`); None when there is none. Everything after goes through the
-    descriptor, so the folder cannot be swapped for a link between a check and a write."""
-    made = False
+    link, and how many folders this call made (`create`); None when there is none. Everything after goes through
+    the descriptor, so the folder cannot be swapped for a link between a check and a write. `depth`: how many of
+    the last folders of the path are the agent's and opened so (opencode's `.opencode/plugins` in a project: a
+    planted `.opencode` link would lead to the user's own plugins); above them is the user's own path."""
+    made, root = 0, folder.parents[depth - 1]
     try:
         if create:
-            os.makedirs(folder.parent, exist_ok=True)  # above the agent's folder: the user's own path
-        base = os.open(folder.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            os.makedirs(root, exist_ok=True)  # above the agent's folders: the user's own path
+        current = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
-        return None, False
+        return None, 0
     except OSError as error:
-        raise SettingsError(f"cannot open {folder.parent} ({error.strerror or error})") from None
-    try:
-        if create:
-            try:
-                os.mkdir(folder.name, dir_fd=base)
-                made = True
-            except FileExistsError:
-                pass
-        return os.open(folder.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=base), made
-    except FileNotFoundError:
-        return None, False
-    except OSError as error:
-        if _is_link(base, folder.name):
-            raise SettingsError(f"its folder {folder} is {_link(folder)}: {_NO_LINKS}") from None
-        if error.errno == errno.ENOTDIR:
-            raise SettingsError(f"{folder} is not a folder") from None
-        raise SettingsError(f"cannot open {folder} ({error.strerror or error})") from None
-    finally:
-        os.close(base)
+        raise SettingsError(f"cannot open {root} ({error.strerror or error})") from None
+    here = root
+    for name in folder.parts[len(folder.parts) - depth:]:
+        here = here / name
+        try:
+            if create:
+                try:
+                    os.mkdir(name, dir_fd=current)
+                    made += 1
+                except FileExistsError:
+                    pass
+            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=current)
+        except FileNotFoundError:
+            return None, 0
+        except OSError as error:
+            if _is_link(current, name):
+                raise SettingsError(f"its folder {here} is {_link(here)}: {_NO_LINKS}") from None
+            if error.errno == errno.ENOTDIR:
+                raise SettingsError(f"{here} is not a folder") from None
+            raise SettingsError(f"cannot open {here} ({error.strerror or error})") from None
+        finally:
+            os.close(current)
+        current = inner
+    return current, made
 
 
 _NO_LINKS = "the guard uses only a regular file in a real folder, never a link (in a repository one can lead to your " \
@@ -624,11 +780,11 @@ def _link(path: Path) -> str:
         return "a symbolic link"
 
 
-def _commit(path: Path, seen: _Seen, new: bytes | None, *, backup: bytes | None) -> None:
+def _commit(path: Path, seen: _Seen, new: bytes | None, *, backup: bytes | None, depth: int = 1) -> None:
     """Replace the settings file with `new` (None: remove it), keeping `backup` first, if the file is still as
     `seen` was: an edit made while the question waited (by the agent, an editor) is neither overwritten nor lost
-    from the backup."""
-    folder, created = _folder(path.parent, create=new is not None)
+    from the backup. `depth`: as `_folder`."""
+    folder, created = _folder(path.parent, create=new is not None, depth=depth)
     if folder is None:  # no folder now and nothing to write: the file went while the question waited
         raise SettingsError(_CHANGED)
     try:
@@ -641,12 +797,10 @@ def _commit(path: Path, seen: _Seen, new: bytes | None, *, backup: bytes | None)
         else:
             _replace(folder, path.name, new, stat.S_IMODE(seen.identity[4]) if seen.identity else None)
     except OSError as error:
-        if created:
-            _remove_empty(path.parent)
+        _remove_empty(path.parent, created)
         raise SettingsError(f"cannot write it ({error.strerror or error})") from None
     except SettingsError:
-        if created:
-            _remove_empty(path.parent)
+        _remove_empty(path.parent, created)
         raise
     finally:
         if folder is not None:
@@ -657,12 +811,15 @@ _CHANGED = ("it changed while the question waited (another program wrote it): no
             "again to see the new diff")
 
 
-def _remove_empty(folder: Path) -> None:
-    """A folder install made for a file it then could not write goes again (declining leaves none either)."""
-    try:
-        folder.rmdir()
-    except OSError:
-        pass
+def _remove_empty(folder: Path, made: int = 1) -> None:
+    """The folders install made (`made` of them, the last of the path) for a file it then could not write go again
+    (declining leaves none either); uninstall takes out the plugin folder it leaves empty."""
+    for _ in range(made):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
 
 
 def _keep(backup: Path, data: bytes) -> None:
@@ -751,5 +908,5 @@ def _codex_switched_off(project: Path | None) -> list[str]:
     return lines
 
 
-__all__ = ["AGENTS", "HOOKS", "MATCHER", "backup_file", "hook_command", "install", "is_guard_command", "settings_file",
-           "status", "uninstall"]
+__all__ = ["AGENTS", "HOOKS", "MATCHER", "OPENCODE_HOOK", "backup_file", "hook_command", "install", "is_guard_command",
+           "plugin_command", "plugin_file", "plugin_text", "settings_file", "status", "uninstall"]

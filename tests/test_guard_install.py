@@ -1,5 +1,5 @@
 """Installing the guard hook into Claude Code's and Codex's settings files: merged beside the user's own
-settings, idempotent, refused on a file it cannot parse, and undone byte for byte."""
+settings, idempotent, refused on a file it cannot parse, and undone byte for byte; and opencode's plugin file."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ def home(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     return home
 
 
@@ -395,6 +396,10 @@ def test_status_names_each_agent_scope_file_and_command(home, project, monkeypat
         f"  codex        user     {home / '.codex' / 'hooks.json'}: cannot tell: not valid JSON "
         "(Expecting property name enclosed in double quotes at line 1 column 2)",
         f"  codex        project  {project / '.codex' / 'hooks.json'}: not installed",
+        f"  opencode     user     {home / '.config' / 'opencode' / 'plugins' / 'compaction-inspector-guard.js'}: "
+        "not installed",
+        f"  opencode     project  {project / '.opencode' / 'plugins' / 'compaction-inspector-guard.js'}: "
+        "not installed",
     ]
 
 
@@ -776,3 +781,55 @@ def test_the_installed_precompact_command_runs_as_claude_code_runs_it(project, t
     assert result.returncode == 0 and result.stderr == "", result.stderr
     assert result.stdout.startswith("Compaction Inspector read this session's log"), result.stdout
     assert "keep it local!" in result.stdout
+
+
+def test_opencode_project_install_writes_the_plugin_running_the_guard_from_path(project, monkeypatch):
+    """A project's plugin is committed with the project: it names no path of this machine, and undone leaves no
+    plugin folder behind."""
+    monkeypatch.setenv("PATH", str(Path(hook_command().split()[0]).parent) + os.pathsep + os.environ["PATH"])
+    path = guard_install.plugin_file(project)
+    assert path == project / ".opencode" / "plugins" / "compaction-inspector-guard.js"
+    code, out, asked = run(install, "opencode", project, answer=False)
+    assert (code, asked.questions) == (1, [f"Write {path}?"]) and "+++ " in out and not path.parent.exists()
+    code, out, _ = run(install, "opencode", project)
+    text = path.read_text()
+    assert code == 0 and 'const COMMAND = ["compaction-inspector", "guard"]\n' in text and str(project) not in text
+    assert guard_install.OPENCODE_HOOK in text and "can be committed" in out
+    out = io.StringIO()
+    guard_install.status(out, project)
+    assert f"  opencode     project  {path}: installed for experimental.session.compacting, runs " \
+           "compaction-inspector guard" in out.getvalue().splitlines()  # fmt: skip
+    assert run(install, "opencode", project)[1].startswith("The guard is already installed")
+    code, out, _ = run(uninstall, "opencode", project)
+    assert code == 0 and not path.exists() and not path.parent.exists() and (project / ".opencode").is_dir()
+
+
+def test_opencode_user_install_runs_this_machines_guard(home, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    path = guard_install.plugin_file(None)
+    assert path == home / "config" / "opencode" / "plugins" / "compaction-inspector-guard.js"
+    code, _, _ = run(install, "opencode")
+    assert code == 0 and f"const COMMAND = {json.dumps(shlex.split(hook_command()))}\n" in path.read_text()
+    path.write_text(path.read_text().replace("SECONDS = 10", "SECONDS = 5"))  # the user's own edit
+    code, out, _ = run(uninstall, "opencode")
+    assert code == 0 and not path.exists() and "kept in" in out
+    assert guard_install.backup_file(path).read_text().count("SECONDS = 5") == 1
+
+
+def test_opencode_plugin_of_another_author_is_left_alone(project):
+    path = guard_install.plugin_file(project)
+    path.parent.mkdir(parents=True)
+    path.write_text("export const Mine = async () => ({})\n")
+    code, out, _ = run(install, "opencode", project)
+    assert code == 2 and "the guard did not write" in out
+    code, out, _ = run(uninstall, "opencode", project)
+    assert code == 0 and "left alone" in out and path.read_text() == "export const Mine = async () => ({})\n"
+
+
+def test_opencode_project_install_refuses_a_planted_opencode_link(home, project):
+    """A repository's `.opencode` that is a link (to the user's own opencode folder) is never written through."""
+    own = home / ".config" / "opencode"
+    own.mkdir(parents=True)
+    (project / ".opencode").symlink_to(own)
+    code, out, _ = run(install, "opencode", project)
+    assert code == 2 and "symbolic link" in out and not (own / "plugins").exists()

@@ -9,6 +9,7 @@ that still stand, for the summary to keep.
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -198,6 +199,42 @@ def test_codex_gets_no_list_its_precompact_takes_no_context(tmp_path):
     """Codex rejects context from a PreCompact hook (Yeachan-Heo/oh-my-codex#2217): one line in the log instead."""
     code, stdout, log = guarded(pre_compact_input(FIXTURES / "codex" / "three_compactions.jsonl"), tmp_path)
     assert (code, stdout, len(log)) == (0, "", 1) and "Codex's PreCompact hook takes no context" in log[0], log
+
+
+def with_a_newer_session(folder: Path) -> tuple[Path, str]:
+    """The opencode fixture's database (its session said 'never delete files') with a newer session beside it, as
+    a database holds every session of the machine: (the copy, the fixture session's id)."""
+    copy = folder / "opencode.db"
+    with sqlite3.connect(f"file:{FIXTURES / 'opencode' / 'opencode.db'}?mode=ro", uri=True) as source, \
+            sqlite3.connect(copy) as target:  # fmt: skip
+        source.backup(target)
+        [(session, *row)] = target.execute("SELECT * FROM session").fetchall()
+        later = row[-3] + 60_000
+        target.execute(f"INSERT INTO session VALUES ({', '.join('?' * (len(row) + 1))})",
+                       ("ses_newer", *row[:-4], later, later, None, None))  # fmt: skip
+        target.execute("INSERT INTO message VALUES ('msg_newer', 'ses_newer', ?, ?, ?)",
+                       (later, later, json.dumps({"role": "user", "time": {"created": later}})))  # fmt: skip
+        target.execute("INSERT INTO part VALUES ('prt_newer', 'msg_newer', 'ses_newer', ?, ?, ?)",
+                       (later, later, json.dumps({"type": "text", "text": "What does the parser module do?"})))
+    return copy, session
+
+
+def test_the_session_the_hook_names_is_read_not_the_databases_newest(tmp_path):
+    """opencode's plugin names its database and the session compacting (`transcript_session_id`): the guard lists
+    that session's standing words, though another session of the database is newer. Claude Code's own `session_id`
+    picks nothing."""
+    database, session = with_a_newer_session(tmp_path)
+
+    def hook(**fields: str) -> str:
+        return json.dumps({"hook_event_name": "PreCompact", "transcript_path": str(database), **fields})
+
+    assert guarded(hook(), tmp_path) == (0, "", [])  # the newer session: nothing stands in it
+    assert guarded(hook(session_id=session), tmp_path) == (0, "", [])
+    code, stdout, log = guarded(hook(transcript_session_id=session), tmp_path)
+    assert (code, log) == (0, []) and stdout.startswith(HEAD), stdout
+    assert any("never delete files" in entry for entry in entries(stdout)), stdout
+    code, stdout, log = guarded(hook(transcript_session_id="ses_gone"), tmp_path)
+    assert (code, stdout) == (0, "") and "#ses_gone: no such session" in log[-1], log
 
 
 @needs_shared(LABELLED)

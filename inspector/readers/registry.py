@@ -140,12 +140,12 @@ def split_session(path: str | Path) -> tuple[Path, str | None]:
     return Path(text), None
 
 
-def load_trace(path: str | Path, format: str = "auto") -> Trace:
+def load_trace(path: str | Path, format: str = "auto", *, session: str | None = None) -> Trace:
     """Load any supported trace; the only exception that escapes is `TraceReadError`.
 
-    `FILE#ID` loads session ID of a container format (a database or eval log holding several)."""
-    path, session = split_session(path)
-    return _load(path, format, session)
+    `FILE#ID`, or `session=ID`, loads session ID of a container format (a database or eval log holding several)."""
+    path, named = split_session(path) if session is None else (Path(path), session)
+    return _load(path, format, named)
 
 
 def _load(path: Path, format: str, session: str | None) -> Trace:
