@@ -38,7 +38,7 @@ _ONE = r"#?\d{1,3}(?!\d)(?:\s*(?:-|–|to|through)\s*#?\d{1,3}(?!\d))?"
 _NUMBERS = rf"(?<!\d){_ONE}(?:\s*(?:,|and|&|or|\s)\s*{_ONE})*"
 _LEAVING = r"\b(?:skip|except|excluding|not|leave out|leave|ignore|drop|but)\s+"
 _EXCLUDED = re.compile(rf"{_LEAVING}(?:items?\s+|#)?(?P<numbers>{_NUMBERS})", re.IGNORECASE)
-_EXCLUDED_ID = re.compile(rf"{_LEAVING}#?(?P<id>\d{{4,}})\b", re.IGNORECASE)
+_EXCLUDED_ID = re.compile(rf"{_LEAVING}#?(?P<id>\d+)\b", re.IGNORECASE)
 _INCLUDED = re.compile(rf"\b{_DO}\s+(?:items?\s+|numbers?\s+)?(?P<numbers>{_NUMBERS})", re.IGNORECASE)
 _THE_REST = re.compile(rf"\b{_DO}\b[^.?!\n]{{0,20}}?\b(?:the rest|all|everything|the others|the remaining)\b",
                        re.IGNORECASE)  # fmt: skip
@@ -61,7 +61,7 @@ class Entry:
 def list_entries(turn: str, config: Config = DEFAULT_CONFIG) -> dict[int, Entry]:
     """The numbered entries of an agent's turn, by number (the first entry of each number: a list's own rows come
     before the notes that cite them)."""
-    ids = re.compile(rf"(?<!\d)\d{{{config.entry_id_digits},}}(?!\d)")
+    ids = _ids(config)
     found: dict[int, Entry] = {}
     for pattern in (_TABLE_ROW, _NUMBERED):
         for match in pattern.finditer(turn):
@@ -111,7 +111,8 @@ def chosen_entries(records: Sequence[SourceRecord], items: list[Invariant], conf
         if record.kind == "assistant":
             turn = record
         elif record.kind == "user" and record.authority == "user":
-            listed = list_entries(turn.text, config) if turn is not None else {}
+            short = len(record.text) <= config.choice_chars  # a longer reply chooses nothing: its list is not read
+            listed = list_entries(turn.text, config) if short and turn is not None else {}
             picked = chosen(record.text, listed, config)
             entries = _tracked(picked, listed, records, position, turn, record)
             owed.extend(entries)
@@ -152,7 +153,12 @@ def _distinct(entry: Entry, listed: dict[int, Entry]) -> str | None:
 
 def entry_ids(item: Invariant, config: Config = DEFAULT_CONFIG) -> list[str]:
     """The identifiers of a chosen entry's item (from its text as the agent wrote it)."""
-    return re.findall(rf"(?<!\d)\d{{{config.entry_id_digits},}}(?!\d)", item.quote or "")
+    return _ids(config).findall(item.quote or "")
+
+
+def _ids(config: Config) -> re.Pattern[str]:
+    """An identifier an entry carries: a number of `Config.entry_id_digits` digits or more."""
+    return re.compile(rf"(?<!\d)\d{{{config.entry_id_digits},}}(?!\d)")
 
 
 __all__ = ["ENTRY_PREFIX", "Entry", "chosen", "chosen_entries", "entry_ids", "list_entries"]
