@@ -2,6 +2,6 @@
 
 import sys
 
-from inspector.cli import main
+from inspector.command import main
 
 sys.exit(main())

@@ -32,6 +32,7 @@ from typing import IO, TYPE_CHECKING, BinaryIO
 if TYPE_CHECKING:  # loads with the first container read, not with every command
     import zipfile
 
+from inspector.env_settings import positive_setting
 from inspector.errors import TraceReadError
 
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -113,22 +114,6 @@ def reading_within(limits: ReadLimits) -> Iterator[ReadLimits]:
         yield limits
     finally:
         _IN_FORCE.reset(token)
-
-
-def positive_setting(name: str, unit: str = "") -> float | None:
-    """The positive, finite number the environment variable `name` holds; None when it is unset or blank;
-    `ValueError` saying why when it holds something else ("inf" and "nan" are numbers to `float`, not bounds).
-    Each caller says it in its own way: a read bound refuses the run, the guard logs it and goes on."""
-    text = os.environ.get(name, "").strip()
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{text!r} is not a number{f' of {unit}' if unit else ''}") from None
-    if not 0 < value < float("inf"):
-        raise ValueError(f"{text!r} must be more than 0{f' {unit}' if unit else ''} and finite")
-    return value
 
 
 def megabytes_setting(name: str, default: int) -> int:

@@ -185,6 +185,15 @@ DEFAULT_CONFIG = Config()
 """The defaults, shared: analyses called without a configuration read these."""
 
 
+# --- how long a sentence can be -------------------------------------------------------------------------
+MAX_SENTENCE_CHARS = 2_000
+"""A sentence longer than this is split at the last space within it. Every check that weighs a sentence against
+another (a dropped key's description, an item's match, a claim's subject) reads it whole, some once per key it
+holds, so a summary of 20 KB on one line with no full stop took 29 s for 1.2 MB of such text: its cost was its
+length squared. The longest sentence of the 32 real summaries in ../shared is 752 characters (ohmyposh_d3cfdfe7
+S1), so this is well past any sentence written as one, and what it splits is a run-on list."""
+
+
 # --- the agents the guard runs in: how much hook context each one shows its model whole ---------------
 CLAUDE_CODE_CONTEXT_CHARS = 10_000
 """Claude Code shows a hook's `additionalContext` whole up to this many characters (JavaScript's string length:
@@ -205,4 +214,5 @@ CODEX_BYTES_PER_TOKEN = 4
 either version's limit."""
 
 
-__all__ = ["CLAUDE_CODE_CONTEXT_CHARS", "CODEX_BYTES_PER_TOKEN", "CODEX_CONTEXT_TOKENS", "DEFAULT_CONFIG", "Config"]
+__all__ = ["CLAUDE_CODE_CONTEXT_CHARS", "CODEX_BYTES_PER_TOKEN", "CODEX_CONTEXT_TOKENS", "DEFAULT_CONFIG",
+           "MAX_SENTENCE_CHARS", "Config"]

@@ -90,9 +90,23 @@ def _log_order(records: list[SourceRecord]) -> dict[str, int]:
     return {record.key: position for position, record in enumerate(records)}
 
 
-def _mined(records: list[SourceRecord], order: dict[str, int], config: Config) -> list[Invariant]:
-    """What the user said and what the runs left owed, in no order and with repeats: each public miner sorts and
-    de-duplicates once, over everything it gathers."""
+def standing_said(records: Iterable[SourceRecord], *, config: Config = DEFAULT_CONFIG) -> list[Invariant]:
+    """What the user said that a cheap reading of the log shows still standing, in log order: each item once, without
+    those the log shows done (an edit, a commit), lifted by the user, or superseded by a later record. No shell line is
+    parsed (the runs' failures, stashes and the task's issue are left out) and no summary read: it is what the guard
+    gives back when its full check is cut short, ready in a fraction of that check's time."""
+    records = list(records)
+    order = _log_order(records)
+    found, _ = _said(records, order, config)
+    superseded = {record.supersedes for record in records if record.supersedes is not None}
+    return [item for item in _first_of_each(found, order)
+            if item.retired_by is None and item.source_key not in superseded]  # fmt: skip
+
+
+def _said(records: list[SourceRecord], order: dict[str, int], config: Config
+          ) -> tuple[list[Invariant], list[Invariant]]:  # fmt: skip
+    """What the user said, each item retired where the log shows it done or the user lifted it, and the actions done
+    (commits and pull requests), which retire the items they do."""
     found: list[Invariant] = []
     # The agent's last turn before a user statement, read for its question only when a statement follows:
     # most agent turns are followed by tool calls, and splitting each into sentences was most of this pass.
@@ -108,7 +122,13 @@ def _mined(records: list[SourceRecord], order: dict[str, int], config: Config) -
             before = None
     actions = list(action_items(records))
     found = list(done_by_commits(list(done_by_edits(found, records, order)), actions, order))
-    found = list(lifted(found, records, order, config))
+    return list(lifted(found, records, order, config)), actions
+
+
+def _mined(records: list[SourceRecord], order: dict[str, int], config: Config) -> list[Invariant]:
+    """What the user said and what the runs left owed, in no order and with repeats: each public miner sorts and
+    de-duplicates once, over everything it gathers."""
+    found, actions = _said(records, order, config)
     entries, found = chosen_entries(records, found, config)
     found.extend(entries)
     runs = shell_runs(records)  # read once: failures, stashes and the task's issue are all in them
@@ -132,4 +152,4 @@ def _first_of_each(found: list[Invariant], order: dict[str, int]) -> list[Invari
     return unique
 
 
-__all__ = ["declared_items", "session_items", "trace_items"]
+__all__ = ["declared_items", "session_items", "standing_said", "trace_items"]

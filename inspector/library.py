@@ -26,6 +26,7 @@ from inspector.bounded_io import (
     settings_limits,
 )
 from inspector.bounded_sqlite import write_ahead_log
+from inspector.data_folder import data_dir
 from inspector.errors import TraceReadError
 from inspector.inert import markdown_text, terminal_text
 from inspector.model import Trace
@@ -58,15 +59,6 @@ class TraceRef:
         if not sep or kind not in KINDS or not name:
             raise TraceRefError(f"not a trace reference: {_shown(text)!r} (expected sample:, path: or upload:)")
         return cls(kind, name)
-
-
-def data_dir() -> Path:
-    """The user's data folder for uploads and the review store (`INSPECTOR_DATA_DIR` overrides)."""
-    configured = os.environ.get("INSPECTOR_DATA_DIR")
-    if configured:
-        return Path(configured)
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "compaction-inspector"
 
 
 def traces_dir() -> Path | None:

@@ -10,6 +10,7 @@ from functools import lru_cache
 
 import regex
 
+from inspector.config import MAX_SENTENCE_CHARS
 from inspector.stemming import stem
 
 _SENTENCE_END = re.compile(r"[.!?\n。！？](?:(?<=\n)\s*|(?<=[。！？])\s*|\s+(?=\S))")
@@ -63,7 +64,8 @@ class Sentence:
 
 
 def sentences(text: str) -> list[Sentence]:
-    """Split text into sentence-like spans with offsets (line breaks and terminal punctuation)."""
+    """Split text into sentence-like spans with offsets (line breaks and terminal punctuation), none longer than
+    `MAX_SENTENCE_CHARS`."""
     spans: list[Sentence] = []
     position = 0
     for match in _SENTENCE_END.finditer(text):
@@ -75,6 +77,11 @@ def sentences(text: str) -> list[Sentence]:
 
 
 def _append(spans: list[Sentence], text: str, start: int, end: int) -> None:
+    while end - start > MAX_SENTENCE_CHARS:  # a run-on line: cut at its last space within the bound
+        cut = text.rfind(" ", start + 1, start + MAX_SENTENCE_CHARS)
+        cut = cut if cut > start else start + MAX_SENTENCE_CHARS
+        _append(spans, text, start, cut)
+        start = cut
     chunk = text[start:end]
     stripped = chunk.strip()
     if stripped:

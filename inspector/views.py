@@ -13,6 +13,7 @@ from typing import Any
 from inspector.analysis import Analysis
 from inspector.anchors import AnchorStatus
 from inspector.facts import InvariantTrack
+from inspector.guard_pending import AFTER, BEFORE
 from inspector.inert import visible
 from inspector.invariants import PRESENT, PRESERVATION_WEIGHT, InvariantStatus
 from inspector.model import Finding, finding_id
@@ -336,10 +337,6 @@ def first_consequence(sessions: Iterable[tuple[str, Callable[[], Analysis]]]) ->
 
 
 # --- the guard ------------------------------------------------------------------------------------
-
-
-AFTER, BEFORE = "SessionStart", "PreCompact"
-"""The guard's two hooks, as its log records them (`GuardInjection.event`)."""
 
 
 @dataclass(frozen=True, slots=True)

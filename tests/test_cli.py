@@ -244,3 +244,28 @@ def test_checking_a_claude_code_log_loads_only_the_readers_detection_asks():
     loaded = set(result.stderr.strip().splitlines()[-1].split())
     assert {"inspector.readers.native", "inspector.readers.claude_code"} <= loaded
     assert not loaded & OTHER_READERS, loaded & OTHER_READERS
+
+
+_HOOK_IMPORTS = """
+import sys
+sys.argv = ["compaction-inspector", "guard"]
+from inspector.command import main
+main()
+print(" ".join(sorted(sys.modules)), file=sys.__stderr__)
+"""
+HOOK_PROCESS = {"inspector", "inspector.command", "inspector.guard", "inspector.env_settings", "inspector.guard_pending",
+                "inspector.data_folder", "inspector.inert"}  # fmt: skip
+"""What the guard's own process may load of ours: it reads the hook's JSON, starts the check's child and passes on what
+it printed. An agent waits on it at every compaction, and the CLI's parser and modules cost it 0.27 s of imports."""
+
+
+def test_the_hook_line_loads_no_reader_no_analysis_and_no_store(tmp_path):
+    """`compaction-inspector guard`, as install writes it, goes straight to the hook: here on a request naming no
+    transcript, which it logs (the child that reads a trace is never started)."""
+    result = subprocess.run([sys.executable, "-c", _HOOK_IMPORTS], input="{}", capture_output=True, text=True,
+                            cwd=REPO, timeout=120, env={**os.environ, "INSPECTOR_DATA_DIR": str(tmp_path)})  # fmt: skip
+    loaded = set(result.stderr.strip().splitlines()[-1].split())
+    ours = {name for name in loaded if name.split(".")[0] == "inspector"}
+    assert ours <= HOOK_PROCESS, ours - HOOK_PROCESS
+    assert not {name.split(".")[0] for name in loaded} & {"orjson", "regex", "msgspec", "sqlalchemy", "hyperscan"}
+    assert "names no transcript_path" in (tmp_path / "guard.log").read_text()

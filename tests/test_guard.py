@@ -18,6 +18,7 @@ import pytest
 import zstandard
 
 import inspector.guard as guard
+import inspector.guard_check as guard_check
 from inspector.model import SourceRecord
 from tests.helpers import LABELLED, needs_shared, session_log, shared_files
 
@@ -363,8 +364,8 @@ def test_a_reply_comes_back_with_the_option_it_picked_and_a_request_does_not_com
                _said("u2", "create a draft PR please"), _said("u3", "please use the british spelling :)"),
                _said("u4", "intentional - never commit docs/plans!")]  # the rule that makes the guard speak
     trace = session_log(records, (5, "Worked on the summarise configuration."))
-    newest, restored = guard.restored_items(trace)
-    text, _ = guard.manifest(trace, newest, restored)
+    newest, restored = guard_check.restored_items(trace)
+    text, _ = guard_check.manifest(trace, newest, restored)
     assert "“yes, let's go with A” (in reply to “option A: Delete unused `GetSummariseOptions()`”)" in text
     assert "british spelling" in text and "draft PR" not in text
 
@@ -375,10 +376,10 @@ def test_a_weakened_rule_comes_back_with_what_the_summary_says_instead() -> None
     records = [_said("u1", "Never run migrations against the staging database.")]
     summary = "Set up the schema. Migrations against the staging database are best avoided where possible. Tests pass."
     trace = session_log(records, (1, summary))
-    newest, restored = guard.restored_items(trace)
-    text, _ = guard.manifest(trace, newest, restored)
+    newest, restored = guard_check.restored_items(trace)
+    text, _ = guard_check.manifest(trace, newest, restored)
     assert ("(constraint, weakened in the summary, record u1): “Never run migrations against the staging database.”; "
             "the summary says instead: “Migrations against the staging database are best avoided where possible.”"
             ) in text  # fmt: skip
-    upcoming, _ = guard.manifest(trace, newest, restored, upcoming=True)
+    upcoming, _ = guard_check.manifest(trace, newest, restored, upcoming=True)
     assert "says instead" not in upcoming  # before a compaction there is no summary to quote

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import inspector.guard as guard
+import inspector.guard_check as guard_check
 from inspector.model import SourceRecord
 from tests.helpers import session_log
 
@@ -167,10 +168,10 @@ def test_the_count_line_names_each_kind_left_out_most_first() -> None:
     records += [_said(f"u{i}", rule) for i, rule in enumerate(rules(30))]  # newer: shown first, so these two are cut
     trace = session_log(records, (len(records), "Worked on the checkout page."))
     trace = type(trace)("fixture", "native", trace.sources, trace.generations, extra=trace.extra)
-    newest, restored = guard.restored_items(trace)
+    newest, restored = guard_check.restored_items(trace)
     kinds = Counter(item.kind.removeprefix("user-") for item in restored)
     assert kinds == Counter(constraint=30, decision=1, preference=1), kinds
-    text, shown = guard.manifest(trace, newest, restored, max_tokens=150)
+    text, shown = guard_check.manifest(trace, newest, restored, max_tokens=150)
     left = Counter(item.kind.removeprefix("user-") for item in restored if item not in shown)
     named = ", ".join(f"{n} {k}{'s' if n > 1 else ''}" for k, n in sorted(left.items(), key=lambda p: (-p[1], p[0])))
     *most, least = named.split(", ")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import inspector.guard as guard
+import inspector.guard_check as guard_check
 from inspector.model import SourceRecord
 from tests.helpers import LABELLED, REAL_TRACES, needs_shared, session_log
 from tests.test_guard import cuts, entries, hook_input, run
@@ -94,9 +94,9 @@ faithful at each compaction): a preference and a deferral, both dropped by a lat
 
 def test_a_summary_that_dropped_only_asides_is_not_interrupted_and_one_that_dropped_a_rule_gets_them_all_back():
     summary = "Designed the Java 17 extraction; the proposal is drafted."
-    assert guard.restored_items(session_log(ASIDES, (3, summary))) == (1, [])
+    assert guard_check.restored_items(session_log(ASIDES, (3, summary))) == (1, [])
     rule = _user("u3", "Never open an upstream PR.")
-    _, restored = guard.restored_items(session_log([*ASIDES, rule], (4, summary)))
+    _, restored = guard_check.restored_items(session_log([*ASIDES, rule], (4, summary)))
     assert sorted(r.text for r in restored) == ["I like the proposal wiring.", "Let's worry about 21 later on.",
                                                 "Never open an upstream PR."]  # fmt: skip
 
@@ -112,9 +112,9 @@ def test_words_typed_on_stopping_a_call_are_serious_enough_to_speak_for() -> Non
                             extra={"command": "pip install cupy-cuda12x --break-system-packages", "tool": "Bash",
                                    "slip": "interrupted"}),
                _user("u1", "Lets do the system package approach please")]  # fmt: skip
-    _, restored = guard.restored_items(session_log(stopped, (3, "Install and test CuPy (low priority).")))
+    _, restored = guard_check.restored_items(session_log(stopped, (3, "Install and test CuPy (low priority).")))
     assert [(r.text, r.context) for r in restored] == [
         ("Lets do the system package approach please",
          "the agent's `pip install cupy-cuda12x --break-system-packages`, which the user stopped")]  # fmt: skip
     plain = [_user("u1", "Lets do the system package approach please")]
-    assert guard.restored_items(session_log(plain, (1, "Install and test CuPy (low priority)."))) == (1, [])
+    assert guard_check.restored_items(session_log(plain, (1, "Install and test CuPy (low priority)."))) == (1, [])

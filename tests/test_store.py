@@ -69,7 +69,7 @@ def test_migrations_are_idempotent_and_the_store_reopens(url):
     again = Store(url)  # a restart: migrate() runs again and finds the schema at head
     assert len(again.annotations.all()) == 1
     with again.engine.connect() as connection:
-        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0003"
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0004"
 
 
 def test_export_import_round_trip_and_idempotence(tmp_path, url):
@@ -318,7 +318,7 @@ def test_guard_injections_round_trip_by_session_oldest_first(store):
     assert [i.generation for i in store.guard.for_session("session-b")] == [1]
     assert store.guard.for_session("unknown") == []
     public = {name for name in dir(type(store.guard)) if not name.startswith("_")}
-    assert public == {"record", "for_session"}  # append-only: no update or delete
+    assert public == {"record", "for_session", "take_pending"}  # append-only: no update or delete
 
 
 @pytest.mark.parametrize(("session_id", "k"), [("", 1), ("s", -1), ("s", "3"), ("s", True)])

@@ -216,8 +216,7 @@ def _still_described(
     position = parent.indexed.sentence_at(occurrence.start)
     if position is None:
         return None
-    context = parent.indexed.sentences[position].text
-    terms = content_terms(context.replace(occurrence.key, " ")) - content_terms(key)
+    terms = parent.indexed.terms[position] - content_terms(key)  # the sentence's terms, indexed once, less the key's
     if len(terms) < 2:
         return None
     # The sentence sharing the most terms wins, the earliest among equals.

@@ -78,6 +78,7 @@ class GuardInjectionRow(Base):
     compactor just before it."""
 
     __tablename__ = "guard_injection"
+    __table_args__ = (UniqueConstraint("origin", name="uq_guard_injection_origin"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     """Also the order of recording: two injections in the same second keep theirs."""
@@ -91,6 +92,8 @@ class GuardInjectionRow(Base):
     event: Mapped[str] = mapped_column(String(16), server_default="SessionStart")
     """The hook it answered: `SessionStart` (what it gave back after the compaction `generation` wrote) or
     `PreCompact` (the list it gave the compactor before writing it)."""
+    origin: Mapped[str | None] = mapped_column(String(80))
+    """The waiting file the store took it in from (`inspector.guard_pending`): seen again, it is not recorded twice."""
 
 
 class GuardItemRow(Base):
