@@ -33,8 +33,10 @@ _FILLER = "the a of to and in for with on was is as by from that this it".split(
 class ClaudeSession:
     """Writes plausible 2.x records: streamed assistant pieces, tool calls and sizeable results."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, summary_kb: tuple[float, float] = (6, 24)) -> None:
         self.rng = rng
+        self.summary_kb = summary_kb
+        """The range each summary's size is drawn from: real Claude Code summaries are 6 to 24 KB."""
         self.n = 0
         self.parent: str | None = None
         self.files = [f"/srv/app/{d}/{m}_{i}.py" for d in ("core", "api", "jobs", "db") for m in ("models", "views",
@@ -108,21 +110,48 @@ class ClaudeSession:
         return records
 
     def summary_text(self, index: int, total: int) -> str:
-        """A summary that prints keys (most from the transcript, a few never seen) and, later on, fewer."""
+        """A summary shaped and sized like Claude Code's (its nine numbered sections, `summary_kb` KB: real ones are
+        6 to 24 KB): the user's messages quoted, files with code, commits and tickets, errors and fixes, claims of
+        passing tests and speed-ups, a few keys the transcript never showed and a few "as noted earlier"; keys
+        decay along the chain."""
         rng = self.rng
+        low, high = self.summary_kb
+        target = int(rng.uniform(low, high) * 1024)
         keep = max(4, int(40 * (1 - index / (total + 1))))  # anchors decay along the chain
-        lines = [f"Summary {index}: Never push to main without review; only merge via PRs."]
-        for _ in range(keep):
-            pick = rng.random()
-            if pick < 0.6:
-                lines.append(f"- Worked on {rng.choice(self.files)}; tests in /srv/app/tests/test_api.py pass.")
-            elif pick < 0.75:
-                lines.append(f"- Edited {rng.choice(self.files).rsplit('/', 1)[-1]} as noted earlier.")
-            elif pick < 0.9 and self.commits:
-                lines.append(f"- Committed {rng.choice(self.commits)} for OPS-{rng.randint(1, 999)}.")
-            else:
-                lines.append(f"- Moved settings to /srv/app/conf/extra_{rng.randint(0, 99)}.yaml and related items.")
-        return "\n".join(lines)
+        head = [f"This session is being continued from a previous conversation that ran out of context ({index}).",
+                "Analysis:", "Let me go through the conversation chronologically.", "", "Summary:",
+                "1. Primary Request and Intent:", "   - Never push to main without review; only merge via PRs.",
+                f"   - {rng.choice(_ASKS)} Focus on {rng.choice(self.files)}.", "", "2. Key Technical Concepts:"]
+        head += [f"   - {rng.choice(_VOCABULARY)} {rng.choice(_VOCABULARY)} handling" for _ in range(6)]
+        head += ["", "3. Files and Code Sections:"]
+        sections = {
+            "files": lambda: [f"   - {rng.choice(self.files)}", "     - Why important: it holds the "
+                              f"{rng.choice(_VOCABULARY)} path the tests exercise.", "     ```python",
+                              *(f"     def {rng.choice(_VOCABULARY)}_{rng.randint(0, 99)}(item, "
+                                f"limit={rng.randint(1, 500)}):" for _ in range(rng.randint(2, 6))), "     ```"],
+            "errors": lambda: [f"   - `pytest {rng.choice(self.files)}` failed with AssertionError: "
+                               f"{rng.randint(1, 9)} != {rng.randint(1, 9)}.", "     - Fixed by resetting the "
+                               f"{rng.choice(_VOCABULARY)} before each case; all {rng.randint(10, 300)} tests "
+                               "pass now."],
+            "work": lambda: [f"   - Edited {rng.choice(self.files).rsplit('/', 1)[-1]} as noted earlier.",
+                             f"   - Committed {rng.choice(self.commits) if self.commits else 'abc1234'} for "
+                             f"OPS-{rng.randint(1, 999)}; the build is green and it is {rng.randint(2, 9)}x faster.",
+                             f"   - Moved settings to /srv/app/conf/extra_{rng.randint(0, 99)}.yaml and related "
+                             "items."],
+        }  # fmt: skip
+        body: list[str] = []
+        size = sum(len(line) + 1 for line in head)
+        kinds = list(sections)
+        while size < target - 1200:
+            kind = kinds[len(body) % 3] if len(body) < 3 * keep else rng.choice(kinds)
+            lines = sections[kind]()
+            body += lines
+            size += sum(len(line) + 1 for line in lines)
+        tail = ["", "6. All user messages:", *(f'   - "{rng.choice(_ASKS)}"' for _ in range(4)), "",
+                "7. Pending Tasks:", f"   - Finish {rng.choice(self.files)}.", "", "8. Current Work:",
+                f"   Working on {rng.choice(self.files)}; tests in /srv/app/tests/test_api.py pass.", "",
+                "9. Optional Next Step:", f"   Run the {rng.choice(_VOCABULARY)} suite again."]  # fmt: skip
+        return "\n".join([*head, *body, *tail])
 
     def compaction(self, index: int, total: int) -> list[dict[str, Any]]:
         logical = self.parent

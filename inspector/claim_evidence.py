@@ -14,15 +14,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from inspector.actions import edit_written, edited_path
 from inspector.anchors import extract_anchors
 from inspector.facts import TraceFacts
 from inspector.model import TRANSCRIPT, Generation, SourceRecord
 from inspector.presence import topic_terms
+from inspector.printed_figures import PrintedFigures
 from inspector.shell_runs import (
     TEST_RUN,
     TEST_WORDS,
+    Failure,
     ShellRun,
     about_subject,
     command_signature,
@@ -45,10 +48,9 @@ _PROSE = re.compile(r"\.(?:md|mdx|markdown|rst|txt|adoc)\Z", re.IGNORECASE)
 """A document's file: an edit there describes a fix (a reference page naming the new parameter), it makes none."""
 _DIGITS_NAMED_COMMIT = re.compile(r"\bcommit(?:\s+sha)?\s+`?(\d{7,40})\b", re.IGNORECASE)
 _SEARCH_TOOLS = frozenset({"WebSearch", "WebFetch", "web_search", "web_fetch", "browser", "fetch"})
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Split:
     """A session log cut at one compaction: what the summary covers, and what came after."""
 
@@ -57,6 +59,16 @@ class Split:
     runs: Sequence[ShellRun]
     """Shell runs before the cut, in log order."""
     runs_after: Sequence[ShellRun]
+    cut: int
+    """The place in the log of the last record before the cut (-1: none)."""
+    figures: PrintedFigures
+    """The log's figures with their units, read once for every cut (`printed_figures`)."""
+
+    @cached_property
+    def failures(self) -> dict[str, Failure]:
+        """Each failure of the runs before the cut, by its run's key, with what retired it before the cut: worked out
+        once for the cut, not once for each claim of its summary (each costs the runs after it)."""
+        return {failure.run.key: failure for failure in failures(self.runs)}
 
 
 def split_at(facts: TraceFacts, state: Generation) -> Split:
@@ -86,7 +98,7 @@ def _cut(facts: TraceFacts, state: Generation) -> Split:
     after = [r for r in sources[cut + 1 :] if r.namespace == TRANSCRIPT]
     runs = facts.shell_runs
     first_after = next((i for i, run in enumerate(runs) if positions.get(run.key, -1) > cut), len(runs))
-    return Split(before, after, runs[:first_after], runs[first_after:])
+    return Split(before, after, runs[:first_after], runs[first_after:], cut, facts.printed_figures)
 
 
 _TESTS_CLAIMED = re.compile(r"\btests?\b|\btest suite\b", re.IGNORECASE)
@@ -106,7 +118,7 @@ def last_verifying_run(split: Split, claim: str = "") -> ShellRun | None:
 def still_open(run: ShellRun, split: Split) -> bool:
     """A broken run's failure is still open at the compaction: nothing before the cut retired it (its file
     removed, its code retried in another form and run clean; `shell_runs.RETIREMENTS`)."""
-    failure = next((f for f in failures(split.runs) if f.run.key == run.key), None)
+    failure = split.failures.get(run.key)
     return failure is None or failure.retired_by is None
 
 
@@ -185,44 +197,12 @@ def unprinted_figures(claim: str, split: Split) -> list[str]:
     agent's own words count: an average it worked out from the runs' rows (vsla's '1.35× average speedup') is
     printed nowhere else. Empty when every figure is printed, or when the claim has none.
     """
-    texts = [r.text for r in split.before]
     missing = []
     for match in FIGURE.finditer(claim):
         bounds = [b for b in (match.group("low"), match.group("high")) if b]
-        if not all(_printed(bound, match.group("unit"), texts) for bound in bounds):
+        if not all(split.figures.printed(bound, match.group("unit"), split.cut) for bound in bounds):
             missing.append(match.group())
     return missing
-
-
-_RANGE_TAIL = re.compile(r"\s*(?:[-–]|to)\s*\d+(?:\.\d+)?")
-"""The rest of a printed range after its low bound: '3-5×' gives 3 its unit too."""
-
-
-def _printed(number: str, unit: str, texts: Sequence[str]) -> bool:
-    value = float(number)
-    decimals = len(number.split(".")[1]) if "." in number else 0
-    tolerance = 0.5 * 10**-decimals
-    units = ("x", "×", " times") if unit in "x×" else ("%", " percent")
-    step = 10**-decimals
-    # The integer parts a number rounding or cut to `value` can have: '173' is printed as 172.9 or 173.4, and
-    # '26' as 26.52 by a summary that drops the decimals.
-    heads = {str(int(value - tolerance)), str(int(value + tolerance)), str(int(value + step - 1e-9))}
-    for text in texts:
-        for head in heads:
-            at = text.find(head)
-            while at >= 0:
-                token = _NUMBER.match(text, at)
-                whole = token is not None and (at == 0 or not (text[at - 1].isdigit() or text[at - 1] == "."))
-                printed = float(token.group()) if whole and token is not None else None
-                if printed is not None and token is not None and (
-                        abs(printed - value) <= tolerance + 1e-9 or value <= printed < value + step):  # fmt: skip
-                    rest = token.end()
-                    if (tail := _RANGE_TAIL.match(text, rest)) is not None:
-                        rest = tail.end()
-                    if text[rest : rest + 8].lstrip().startswith(units):
-                        return True
-                at = text.find(head, at + 1)
-    return False
 
 
 def finished_step(step: str, split: Split) -> ShellRun | None:

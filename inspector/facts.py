@@ -30,6 +30,7 @@ from inspector.item_matching import ITEM_MATCHERS
 from inspector.items import trace_items
 from inspector.model import Generation, Invariant, SourceQuote, Trace
 from inspector.places import RecordPlaces, extends, first_covered
+from inspector.printed_figures import PrintedFigures
 from inspector.shell_runs import ShellRun, shell_runs
 from inspector.summary_claims import Claim, claims_in
 from inspector.text import Sentence, sentences
@@ -339,6 +340,11 @@ class TraceFacts:
     def log_cuts(self) -> dict[int, Any]:
         """Each summary's cut of the log (`claim_evidence.split_at`), made once for every rule that asks."""
         return {}
+
+    @cached_property
+    def printed_figures(self) -> PrintedFigures:
+        """The log's figures with their units, read once for every summary's result claims."""
+        return PrintedFigures(self.trace.sources)
 
     @cached_property
     def log_positions(self) -> dict[str, int]:

@@ -253,8 +253,8 @@ from inspector.command import main
 main()
 print(" ".join(sorted(sys.modules)), file=sys.__stderr__)
 """
-HOOK_PROCESS = {"inspector", "inspector.command", "inspector.guard", "inspector.env_settings", "inspector.guard_pending",
-                "inspector.data_folder", "inspector.inert"}  # fmt: skip
+HOOK_PROCESS = {"inspector", "inspector.command", "inspector.guard", "inspector.env_settings",
+                "inspector.guard_pending", "inspector.data_folder", "inspector.inert"}  # fmt: skip
 """What the guard's own process may load of ours: it reads the hook's JSON, starts the check's child and passes on what
 it printed. An agent waits on it at every compaction, and the CLI's parser and modules cost it 0.27 s of imports."""
 

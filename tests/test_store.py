@@ -351,6 +351,26 @@ def test_a_store_from_before_the_guard_log_is_migrated_and_keeps_its_rows(url):
     assert len(store.guard.for_session("s")) == 1
 
 
+def test_a_store_whose_guard_log_has_items_is_migrated_to_the_waiting_files_origin_and_keeps_them(url):
+    """Revision 0004 adds a column beside rows that items point at: copying the table to add a unique constraint
+    (SQLite's batch mode) dropped `guard_injection` under its items' foreign keys and failed on every such store."""
+    engine = make_engine(url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0003")  # the store as the previous release left it, with one injection and its item
+        connection.execute(text("INSERT INTO guard_injection (session_id, generation, content_hash, created_at, text, "
+                                "event) VALUES ('s', 1, 'h', '2026-11-01T00:00:00+00:00', 'printed', 'SessionStart')"))
+        connection.execute(text("INSERT INTO guard_item (injection_id, position, rule, kind, text) SELECT id, 0, "
+                                "'user-statement-lost', 'user-constraint', 'Never touch staging.' "
+                                "FROM guard_injection"))  # fmt: skip
+    engine.dispose()
+    store = Store(url)
+    (kept,) = store.guard.for_session("s")
+    assert (kept.text, [i.text for i in kept.items]) == ("printed", ["Never touch staging."])
+
+
 def test_the_migrations_build_the_tables_the_store_declares(store):
     with store.engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []

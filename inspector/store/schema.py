@@ -7,7 +7,7 @@ an annotation is its last revision.
 
 from __future__ import annotations
 
-from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -78,7 +78,7 @@ class GuardInjectionRow(Base):
     compactor just before it."""
 
     __tablename__ = "guard_injection"
-    __table_args__ = (UniqueConstraint("origin", name="uq_guard_injection_origin"),)
+    __table_args__ = (Index("uq_guard_injection_origin", "origin", unique=True),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     """Also the order of recording: two injections in the same second keep theirs."""
