@@ -71,14 +71,18 @@ _SCRIPTS = (("HANGUL", "ko"), ("HIRAGANA", "ja"), ("KATAKANA", "ja"), ("CJK", "z
 in (kana before Han: Japanese writes both)."""
 
 
+_BEYOND_LATIN = re.compile("[^\x00-\u024f]")
+"""A character past the Latin blocks, the only ones whose script is counted: most of a log is ASCII, and looking up
+every character's Unicode name was most of telling a 20 KB summary's language."""
+
+
 def _script_language(text: str) -> str | None:
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
-        return None
+    if text.isascii():
+        return None  # Latin letters only, if any
     counts: Counter[str] = Counter()
-    for char in letters:
-        if ord(char) < 0x250:
-            continue  # Latin
+    for char in _BEYOND_LATIN.findall(text):
+        if not char.isalpha():
+            continue
         name = unicodedata.name(char, "")
         language = next((lang for script, lang in _SCRIPTS if name.startswith(script)), None)
         if language is not None:
@@ -88,7 +92,8 @@ def _script_language(text: str) -> str | None:
     if counts["ja"]:  # Japanese writes Han and kana together
         counts["ja"] += counts.pop("zh", 0)
     language, count = counts.most_common(1)[0]
-    return language if count >= DEFAULT_CONFIG.script_share * len(letters) else None
+    letters = sum(1 for c in text if c.isalpha())
+    return language if count >= DEFAULT_CONFIG.script_share * letters else None
 
 
 def language_of(text: str) -> str | None:
