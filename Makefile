@@ -63,7 +63,9 @@ consequence-gold: $(VENV)/.installed-app
 # Every performance figure in one run (a few minutes; sessions go to a temporary folder); the table is
 # printed and saved in bench/RESULTS.md with the date and machine.
 bench: $(VENV)/.installed-app
+	$(PY) -m pip install --quiet -e '.[app,bench]'
 	$(PY) bench/run.py --write bench/RESULTS.md
+	$(PY) bench/shapes.py --write bench/SHAPES.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis test-artifacts

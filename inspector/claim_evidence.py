@@ -61,8 +61,12 @@ class Split:
     runs_after: Sequence[ShellRun]
     cut: int
     """The place in the log of the last record before the cut (-1: none)."""
-    figures: PrintedFigures
-    """The log's figures with their units, read once for every cut (`printed_figures`)."""
+    facts: TraceFacts
+
+    @property
+    def figures(self) -> PrintedFigures:
+        """The log's figures with their units, read once for every cut, and only once a claim has a figure."""
+        return self.facts.printed_figures
 
     @cached_property
     def failures(self) -> dict[str, Failure]:
@@ -98,7 +102,7 @@ def _cut(facts: TraceFacts, state: Generation) -> Split:
     after = [r for r in sources[cut + 1 :] if r.namespace == TRANSCRIPT]
     runs = facts.shell_runs
     first_after = next((i for i, run in enumerate(runs) if positions.get(run.key, -1) > cut), len(runs))
-    return Split(before, after, runs[:first_after], runs[first_after:], cut, facts.printed_figures)
+    return Split(before, after, runs[:first_after], runs[first_after:], cut, facts)
 
 
 _TESTS_CLAIMED = re.compile(r"\btests?\b|\btest suite\b", re.IGNORECASE)

@@ -22,13 +22,12 @@ _WITH_UNIT = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)(?=(?:\s*(?:[-–]|to)\s*\d+(
 spaces, by a unit, or by a range's upper bound ('-5', ' to 5') and then one: '21.3x', '3-5×' (3 and 5), '50 %'. The
 look-ahead keeps the bound for the scan, so both bounds of a range are numbers of their own."""
 TIMES, PERCENT = "x", "%"
-_SPACE = r"[\s\x1c-\x1f]"
-r"""Python's `\s` on text: Unicode's white space (what Hyperscan's `\s` reads with HS_FLAG_UCP) and the four
-information separators Python counts too."""
-_MAY_HOLD = (rf"\d[\d.]*(?:{_SPACE}*(?:-|–|to){_SPACE}*\d[\d.]*)?{_SPACE}{{0,7}}(?:x|×|%)").encode()
-"""Every text `_WITH_UNIT` finds a number in, and more: the prefilter one Hyperscan pass runs over each record, so
-that Python's regex, which tries each of a code listing's many digits in turn (1.4 s on a 30 MB session), reads only
-the records that can hold a figure."""
+_MAY_HOLD = rb"[0-9][0-9.]*(?:[\t\n\x0b\x0c\r \x1c-\x1f]*(?:-|to)[\t\n\x0b\x0c\r \x1c-\x1f]*[0-9][0-9.]*)?" \
+    rb"[\t\n\x0b\x0c\r \x1c-\x1f]{0,7}(?:x|%)"
+r"""Every ASCII text `_WITH_UNIT` finds a number in, and more (Python's `\d` and `\s` on ASCII, spelled out): the
+prefilter one Hyperscan pass runs over each record, so that Python's regex, which tries each of a code listing's many
+digits in turn (1.4 s on a 30 MB session), reads only the records that can hold a figure. Other text (an en dash, a
+'×', another script) is read by the regex itself: its digits and spaces are Unicode's."""
 
 
 class PrintedFigures:
@@ -68,17 +67,14 @@ _DATABASE: list[hyperscan.Database] = []
 
 
 def _may_hold(text: str) -> bool:
+    if not text.isascii():
+        return True
     if not _DATABASE:
         database = hyperscan.Database()
-        flags = hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_UCP | hyperscan.HS_FLAG_SINGLEMATCH
-        database.compile(expressions=[_MAY_HOLD], ids=[0], elements=1, flags=[flags])
+        database.compile(expressions=[_MAY_HOLD], ids=[0], elements=1, flags=[hyperscan.HS_FLAG_SINGLEMATCH])
         _DATABASE.append(database)
     try:
-        encoded = text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: no valid UTF-8 for Hyperscan to read, so Python's regex reads it
-        return True
-    try:
-        _DATABASE[0].scan(encoded, match_event_handler=_stop_at_first)
+        _DATABASE[0].scan(text.encode("ascii"), match_event_handler=_stop_at_first)
     except hyperscan.ScanTerminated:  # the handler stopped the scan at a hit
         return True
     return False

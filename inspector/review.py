@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from inspector.analysis import Analysis
 from inspector.inert import markdown_code, markdown_text
 from inspector.model import Finding, finding_id
 from inspector.render import Highlight
-from inspector.store.annotations import Annotation, reanchor
+
+if TYPE_CHECKING:  # the store's records as data: importing the store (SQLAlchemy) cost `report --no-store` 0.55 s
+    from inspector.store.annotations import Annotation
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -70,6 +73,8 @@ def annotation_highlights(analysis: Analysis, annotations: Iterable[Annotation],
         target = annotation.target
         where: tuple[int, int] | None = None
         if target.kind == "span" and target.generation == generation:
+            from inspector.store.annotations import reanchor  # here: a report without one never loads the store
+
             where = reanchor(target, text)
         elif target.kind == "finding" and target.finding_id in spans:
             where = spans[target.finding_id]  # type: ignore[assignment]

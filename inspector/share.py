@@ -9,7 +9,7 @@ become a link, an image or markup.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from inspector.analysis import Analysis
 from inspector.inert import markdown_code, markdown_text
@@ -25,10 +25,12 @@ from inspector.render import (
     text_html,
 )
 from inspector.review import annotation_highlights, latest_by_finding, markdown_report
-from inspector.store.annotations import Annotation
-from inspector.store.guard_log import GuardInjection
-from inspector.store.ledger import LedgerEntry
 from inspector.views import GuardMark, generation_rows, guard_marks, invariant_matrix
+
+if TYPE_CHECKING:  # the store's records as data: importing it (SQLAlchemy) cost `report --no-store` 0.55 s
+    from inspector.store.annotations import Annotation
+    from inspector.store.guard_log import GuardInjection
+    from inspector.store.ledger import LedgerEntry
 
 _REPORT_STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2rem auto;max-width:1100px;

@@ -132,21 +132,52 @@ def _fallback_steps(command: str) -> list[Step]:
     return steps
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9_./:@%+,= -]*(?:(?:&&|\|\||;|\|)[A-Za-z0-9_./:@%+,= -]*)*")
+"""A line of plain words joined by `&&`, `||`, `;` and `|`: no quote, variable, substitution, redirection, glob,
+comment or line break, so its words are what the shell would run and its steps need no grammar."""
+_JOINS = re.compile(r"(&&|\|\||;|\|)")
+_RESERVED = frozenset("if then else elif fi for while until do done case esac in function select time coproc { } ! "
+                      "[[ ]]".split())  # fmt: skip
+"""Words the shell reads as its grammar where a command starts: a plain line that starts a step with one is left
+to the parser."""
+
+
+def _plain_steps(command: str) -> list[Step] | None:
+    """The steps of a plain line (`_PLAIN`), as the shell parser gives them, without it: bashlex, pure Python, was
+    half of the analysis of a real 4 MB session, most of it on lines like `cd src && go test ./...`. None for any
+    other line, and for one whose steps would be empty or start with a reserved word or an assignment."""
+    if not _PLAIN.fullmatch(command):
+        return None
+    parts = _JOINS.split(command)
+    steps: list[Step] = []
+    for index in range(0, len(parts), 2):
+        words = parts[index].split()
+        if not words or words[0] in _RESERVED or "=" in words[0]:
+            return None
+        join = parts[index - 1] if index else ""
+        after = "" if not index else join if join in ("&&", "||", "|") else ";"
+        if join == "|":
+            steps[-1] = Step(steps[-1].words, steps[-1].after, piped_on=True)
+        steps.append(Step(tuple(words), after))
+    return steps
+
+
 @lru_cache(maxsize=1 << 12)
 def parse_steps(command: str) -> tuple[Step, ...]:
     """The steps of a shell line in the order they run, each without its wrappers.
 
     Cached: a session runs the same few commands again and again, and each costs a parse.
     """
-    bashlex = shell_grammar.bashlex()  # here, not at the top: a command that parses no shell line (`rules`,
-    # `--help`, a scan of native traces) should not pay for importing the parser
-
-    steps: list[Step] = []
-    try:
-        for node in bashlex.parse(command):
-            _walk(node, ";" if steps else "", steps)
-    except Exception:  # bashlex raises its own and a few builtin errors on syntax it does not cover
-        steps = _fallback_steps(command)
+    steps = _plain_steps(command)
+    if steps is None:
+        bashlex = shell_grammar.bashlex()  # here, not at the top: a command that parses no shell line (`rules`,
+        # `--help`, a scan of native traces) should not pay for importing the parser
+        steps = []
+        try:
+            for node in bashlex.parse(command):
+                _walk(node, ";" if steps else "", steps)
+        except Exception:  # bashlex raises its own and a few builtin errors on syntax it does not cover
+            steps = _fallback_steps(command)
     return tuple(Step(_unwrapped(step.words), step.after, step.piped_on) for step in steps if _unwrapped(step.words))
 
 

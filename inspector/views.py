@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.analysis import Analysis
 from inspector.anchors import AnchorStatus
@@ -18,9 +18,11 @@ from inspector.inert import visible
 from inspector.invariants import PRESENT, PRESERVATION_WEIGHT, InvariantStatus
 from inspector.model import Finding, finding_id
 from inspector.refresh import Correction
-from inspector.store.annotations import Annotation
-from inspector.store.guard_log import GuardInjection, RestoredItem
 from inspector.text import clip
+
+if TYPE_CHECKING:  # the store's records as data: importing it (SQLAlchemy) cost `report --no-store` 0.55 s
+    from inspector.store.annotations import Annotation
+    from inspector.store.guard_log import GuardInjection, RestoredItem
 
 
 def generation_rows(analysis: Analysis) -> list[dict[str, Any]]:

@@ -1,0 +1,72 @@
+"""A plain shell line (words joined by `&&`, `||`, `;` and `|`) is split into its steps without the shell parser, and
+the steps are the parser's: checked on every such line of the real sessions in ../shared and the bundled fixtures,
+and on thousands of generated ones."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from inspector import shell_runs
+from inspector.readers.registry import load_trace
+from tests.helpers import REAL_TRACES, REPO, needs_shared
+
+
+def parsed(command: str) -> tuple[shell_runs.Step, ...]:
+    """What the shell parser (bashlex) gives, as `parse_steps` gave it before plain lines skipped it."""
+    from inspector import shell_grammar
+
+    steps: list[shell_runs.Step] = []
+    try:
+        for node in shell_grammar.bashlex().parse(command):
+            shell_runs._walk(node, ";" if steps else "", steps)  # noqa: SLF001
+    except Exception:  # noqa: BLE001 — the parser's own errors: the fallback lexer reads the line
+        steps = shell_runs._fallback_steps(command)  # noqa: SLF001
+    return tuple(shell_runs.Step(shell_runs._unwrapped(s.words), s.after, s.piped_on)  # noqa: SLF001
+                 for s in steps if shell_runs._unwrapped(s.words))  # noqa: SLF001  # fmt: skip
+
+
+def commands_of(paths: list) -> list[str]:
+    found = []
+    for path in paths:
+        trace = load_trace(path)
+        found += [record.extra["command"] for record in trace.sources
+                  if isinstance(record.extra.get("command"), str)]  # fmt: skip
+    return found
+
+
+def test_a_plain_line_is_split_as_the_parser_splits_it():
+    rng = random.Random(3)
+    words = ["git", "status", "cd", "src", "go", "test", "./...", "-v", "pytest", "-q", "tests/x.py", "--x=1", "a=b",
+             "if", "done", "for", "!", "{", "uv", "run", "python3", "timeout", "30", "make", "clean", "%1", "@a",
+             "x,y", "+x", ":", "-", "--"]  # fmt: skip
+    joins = [" && ", " || ", "; ", " | ", "&&", "|", ";", " ; ", "||"]
+    checked = plain = 0
+    for _ in range(4000):
+        parts = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 4)))]
+        for _ in range(rng.randint(0, 3)):
+            parts += [rng.choice(joins), " ".join(rng.choice(words) for _ in range(rng.randint(0, 4)))]
+        command = "".join(parts)
+        fast = shell_runs._plain_steps(command)  # noqa: SLF001
+        if fast is not None:
+            plain += 1
+            assert tuple(shell_runs.Step(shell_runs._unwrapped(s.words), s.after, s.piped_on)  # noqa: SLF001
+                         for s in fast if shell_runs._unwrapped(s.words)) == parsed(command), command  # noqa: SLF001  # fmt: skip
+        checked += 1
+    assert plain > checked // 4  # most generated lines were plain ones
+
+
+@needs_shared(REAL_TRACES)
+def test_every_plain_line_of_the_real_sessions_is_split_as_the_parser_splits_it():
+    lines = commands_of(sorted(REAL_TRACES.glob("*/*.jsonl")) + sorted((REPO / "tests" / "fixtures").rglob("*.jsonl")))
+    plain = [line for line in lines if shell_runs._plain_steps(line) is not None]  # noqa: SLF001
+    assert len(plain) > 100, len(plain)
+    for line in plain:
+        assert shell_runs.parse_steps.__wrapped__(line) == parsed(line), line
+
+
+@pytest.mark.parametrize("line", ["FOO=1 make test", "for x in a; do echo x; done", "echo 'a b'", "ls > out",
+                                  "a &", "echo $HOME", "ls\nls", "a && && b"])  # fmt: skip
+def test_a_line_that_is_not_plain_goes_to_the_parser(line):
+    assert shell_runs._plain_steps(line) is None  # noqa: SLF001
