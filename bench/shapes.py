@@ -79,7 +79,8 @@ def guard_times(session: Path, folder: Path) -> dict[str, float]:
     cut = cut_after_last_summary(session, folder)
     stdin = json.dumps({"session_id": "bench", "transcript_path": str(cut), "hook_event_name": "SessionStart",
                         "source": "compact"})  # fmt: skip
-    env = {**os.environ, "INSPECTOR_DATA_DIR": str(folder / "guard-data")}
+    data = folder / f"guard-data-{session.stem}"  # its own log: whether this session's check was cut short
+    env = {**os.environ, "INSPECTOR_DATA_DIR": str(data)}
     quiet = timed([str(INSPECTOR), "guard"], stdin, env)
     busy = subprocess.Popen([sys.executable, "-c", _BUSY])
     try:
@@ -87,7 +88,7 @@ def guard_times(session: Path, folder: Path) -> dict[str, float]:
     finally:
         busy.kill()
         busy.wait()
-    log = folder / "guard-data" / "guard.log"
+    log = data / "guard.log"
     cut_short = log.is_file() and "cut short" in log.read_text()
     return {"guard": min(quiet), "guard_worst": max(quiet), "guard_busy_worst": max(loaded), "cut_short": cut_short}
 
