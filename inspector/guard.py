@@ -132,7 +132,7 @@ def run_hook(stdin: TextIO, stdout: TextIO, *, max_tokens: int = MAX_TOKENS, log
         context = said.fallback
         said.lines.append(f"gave back what it had read of the log, its check cut short: {transcript}")
         if said.fallback_record is not None:
-            said.lines.extend(_pending(said.fallback_record))
+            said.lines.extend(record_pending(said.fallback_record))
     try:
         if context and event == BEFORE:
             stdout.write(context + "\n")  # plain text: the compactor's custom instructions
@@ -248,8 +248,9 @@ def _said(out: bytes) -> Said:
     return said
 
 
-def _pending(record: dict[str, Any]) -> list[str]:
-    """Leave what was printed for the review store; a failure is a line for the log."""
+def record_pending(record: dict[str, Any]) -> list[str]:
+    """Leave what was printed for the review store (`guard_pending`), from the hook or from its check; a failure is a
+    line for the log."""
     try:
         from inspector.guard_pending import write_pending
 
@@ -302,4 +303,4 @@ def main(max_tokens: int = MAX_TOKENS) -> int:
 
 
 __all__ = ["AFTER", "BEFORE", "MAX_INPUT", "MAX_TOKENS", "MB", "MEMORY_PER_BYTE", "MEMORY_SETTING", "SESSION_FIELD",
-           "GuardLimits", "guard_limits", "main", "run_hook"]
+           "GuardLimits", "guard_limits", "main", "record_pending", "run_hook"]

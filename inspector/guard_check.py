@@ -23,7 +23,17 @@ from typing import Any
 
 from inspector.authorship import said_by_user
 from inspector.config import CLAUDE_CODE_CONTEXT_CHARS, CODEX_BYTES_PER_TOKEN, CODEX_CONTEXT_TOKENS
-from inspector.guard import AFTER, BEFORE, MAX_INPUT, MAX_TOKENS, MB, MEMORY_PER_BYTE, MEMORY_SETTING, SESSION_FIELD
+from inspector.guard import (
+    AFTER,
+    BEFORE,
+    MAX_INPUT,
+    MAX_TOKENS,
+    MB,
+    MEMORY_PER_BYTE,
+    MEMORY_SETTING,
+    SESSION_FIELD,
+    record_pending,
+)
 from inspector.inert import visible
 from inspector.model import Finding, Generation, Invariant, InvariantKind, Severity, SourceRecord, Trace
 from inspector.text import clip
@@ -70,7 +80,7 @@ def work() -> None:
     _limit_memory(memory)
     try:
         note = _check(transcript, int(job["max_tokens"]), str(job.get("event", AFTER)), job.get(SESSION_FIELD),
-                      float(job.get("limit", job["seconds"])))  # fmt: skip
+                      float(job["limit"]))  # fmt: skip
     except MemoryError:
         note = (f"MemoryError: its check needed more than its memory limit ({memory // MB} MB: {MEMORY_SETTING} "
                 f"plus {MEMORY_PER_BYTE} bytes per transcript byte): {transcript}")  # fmt: skip
@@ -92,8 +102,7 @@ def _limit_memory(memory: int) -> None:
         pass  # no such limit here: the parent's clock still holds
 
 
-def _check(transcript: Path, max_tokens: int, event: str = AFTER, session: str | None = None,
-           limit: float = 8.0) -> str | None:  # fmt: skip
+def _check(transcript: Path, max_tokens: int, event: str, session: str | None, limit: float) -> str | None:
     """Load; send what the cheap reading gives, for the hook to print should this check not finish; analyse; send
     the manifest as soon as it exists, then say it is done and leave it for the review store: a line for the log, if
     any. Before a compaction, the list of what stands, recorded at the summary about to be written, so the app can
@@ -121,7 +130,7 @@ def _check(transcript: Path, max_tokens: int, event: str = AFTER, session: str |
     if text:
         _send({"context": text})  # first: if recording outlives the clock, the agent still gets it
     _send({"done": True})
-    return _record(pending_fields(trace, digest, generation, shown, text, event)) if text else None
+    return "; ".join(record_pending(pending_fields(trace, digest, generation, shown, text, event))) if text else None
 
 
 def _send(message: dict[str, str]) -> None:
@@ -450,17 +459,6 @@ def pending_fields(trace: Trace, digest: str, generation: int, restored: list[Re
     now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     return {"session_id": trace.id, "generation": generation, "content_hash": digest, "created_at": now,
             "items": items, "text": text, "event": event}  # fmt: skip
-
-
-def _record(fields: dict[str, Any]) -> str | None:
-    """Leave it for the review store, which takes it in when next read; a failure is a line for the log."""
-    try:
-        from inspector.guard_pending import write_pending
-
-        write_pending(fields)
-    except Exception as error:  # noqa: BLE001 — recording is a convenience; the agent already has the text
-        return f"not recorded: {type(error).__name__}: {error}"
-    return None
 
 
 __all__ = ["OWED_AFTER", "OWED_RULES", "Restored", "cut_short_items", "manifest", "restored_items", "standing_items",
