@@ -35,13 +35,16 @@ class Analysis:
         return [f for f in self.findings if f.generation == generation]
 
 
-def analyze(trace: Trace, config: Config | None = None, rules: Sequence[Rule] | None = None) -> Analysis:
-    """Run every registered rule (or the given ones) over a trace."""
+def analyze(trace: Trace, config: Config | None = None, rules: Sequence[Rule] | None = None,
+            focus: int | None = None) -> Analysis:  # fmt: skip
+    """Run every registered rule (or the given ones) over a trace; with a `focus`, only the findings at that
+    state, as a full analysis finds them, for the cost of that state and what its rules read of the others (the
+    guard judges only the newest summary)."""
     with paused_gc():
-        facts = compute_facts(trace, config)
+        facts = compute_facts(trace, config, focus)
         findings: list[Finding] = []
         for entry in rules if rules is not None else all_rules():
-            findings.extend(entry.run(facts))
+            findings.extend(f for f in entry.run(facts) if focus is None or f.generation == focus)
         findings = list(with_consequences(facts, findings))
     findings.sort(key=lambda f: (f.generation if f.generation is not None else -1, _SEVERITY_ORDER[f.severity]))
     return Analysis(facts, tuple(findings))

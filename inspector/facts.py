@@ -29,6 +29,7 @@ from inspector.invariants import (
 from inspector.item_matching import ITEM_MATCHERS
 from inspector.items import trace_items
 from inspector.model import Generation, Invariant, SourceQuote, Trace
+from inspector.per_state import PerState
 from inspector.places import RecordPlaces, extends, first_covered
 from inspector.printed_figures import PrintedFigures
 from inspector.shell_runs import ShellRun, shell_runs
@@ -139,14 +140,18 @@ class InvariantTrack:
     """One invariant across the chain: how it survives and how long since it met its source."""
 
     invariant: Invariant
-    matches: tuple[InvariantMatch, ...]
-    depths: tuple[int | None, ...]
+    matches: Sequence[InvariantMatch]
+    """The item's match in each state: a tuple, or a `PerState` in a focused analysis (`focused_track`)."""
+    depths: Sequence[int | None]
     """Compaction debt per generation: lossy steps since last checked against source (None: absent)."""
-    statuses: tuple[InvariantStatus, ...] = field(init=False, repr=False, compare=False)
+    statuses: Sequence[InvariantStatus] = field(init=False, repr=False, compare=False)
     """The matches' statuses, kept: fidelity reads one per item per generation, 200 × 200 × items."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "statuses", tuple(m.status for m in self.matches))
+        matches = self.matches
+        statuses = (PerState(len(matches), lambda k: matches[k].status) if isinstance(matches, PerState)
+                    else tuple(m.status for m in matches))  # fmt: skip
+        object.__setattr__(self, "statuses", statuses)
 
     @property
     def source_quote(self) -> SourceQuote | None:
@@ -210,7 +215,7 @@ def track_invariant(
     depths: list[int | None] = []
     for generation_facts in facts:
         if retired is not None and generation_facts.generation.index >= retired:
-            matches.append(InvariantMatch(InvariantStatus.RETIRED, reason="superseded by a later record"))
+            matches.append(_RETIRED)
             depths.append(None)
             continue
         match = _match_in_generation(invariant, generation_facts, start)
@@ -221,6 +226,42 @@ def track_invariant(
     return InvariantTrack(invariant, tuple(matches), tuple(depths))
 
 
+def focused_track(
+    invariant: Invariant,
+    facts: Sequence[GenerationFacts],
+    start: int | None,
+    retired: int | None = None,
+) -> InvariantTrack:
+    """The item in every state as `track_invariant` finds it, each state matched only when a rule reads it: what
+    an analysis judging one summary pays for (`compute_facts(focus=…)`)."""
+
+    def match_at(k: int) -> InvariantMatch:
+        if retired is not None and facts[k].generation.index >= retired:
+            return _RETIRED
+        return _match_in_generation(invariant, facts[k], start)
+
+    matches = PerState(len(facts), match_at)
+
+    def depth_at(k: int) -> int | None:
+        """`track_invariant`'s depth, its unread ancestors worked out from the top down (a chain of 364 summaries
+        would otherwise recurse 364 deep)."""
+        unread, parent = [], facts[k].generation.parent
+        while parent is not None and not depths.read(parent):
+            unread.append(parent)
+            parent = facts[parent].generation.parent
+        for ancestor in reversed(unread):
+            depths[ancestor]
+        generation = facts[k].generation
+        if retired is not None and generation.index >= retired:
+            return None
+        parent_depth = depths[generation.parent] if generation.parent is not None else None
+        return next_depth(parent_depth, matches[k].status, generation.kind == "raw" or generation.refreshed)
+
+    depths: PerState[int | None] = PerState(len(facts), depth_at)
+    return InvariantTrack(invariant, matches, depths)
+
+
+_RETIRED = InvariantMatch(InvariantStatus.RETIRED, reason="superseded by a later record")
 _NOT_INTRODUCED = InvariantMatch(InvariantStatus.NOT_INTRODUCED)
 """Shared: matches are immutable, and half of a long session's (item, state) pairs are this one."""
 
@@ -317,6 +358,9 @@ class TraceFacts:
     session_log: bool = False
     """Items were mined from an agent's session log (not declared): the log is the whole store of evidence
     only for what happened in the session, so a key it never names may still exist on disk."""
+    focus: int | None = None
+    """The one state rules report on (the guard's newest summary), or None for every state. Rules read what they
+    need of the others, and only that is worked out (`focused_track`, `GenerationFacts`' cached facts)."""
 
     @cached_property
     def source_fidelity(self) -> tuple[float | None, ...]:
@@ -330,6 +374,16 @@ class TraceFacts:
 
     def summaries(self) -> list[GenerationFacts]:
         return [g for g in self.generations if g.is_summary]
+
+    def judged(self) -> list[GenerationFacts]:
+        """The summaries rules report on: every one, or the focus alone (none when the focus is no summary)."""
+        if self.focus is None:
+            return self.summaries()
+        return [g for g in self.generations[self.focus : self.focus + 1] if g.is_summary]
+
+    def judges(self, k: int) -> bool:
+        """Whether rules report on state `k` (every state when there is no focus)."""
+        return self.focus is None or k == self.focus
 
     @cached_property
     def shell_runs(self) -> list[ShellRun]:
@@ -360,21 +414,25 @@ class TraceFacts:
         return indexed.sentences[position].text if position is not None else None
 
 
-def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
+def compute_facts(trace: Trace, config: Config | None = None, focus: int | None = None) -> TraceFacts:
+    """The facts rules read; with a `focus`, those of that state and what its rules read of the others, each
+    worked out when first read (the findings at the focus are the same as a full analysis's)."""
     config = config or DEFAULT_CONFIG
     first_cover = first_covered(trace.generations)
     places = RecordPlaces(first_cover, session_log=trace.is_session_log)
     index = AnchorIndex(trace.sources, trace.mentions, places, trace.harness_loaded)
     generations = tuple(GenerationFacts(g, index, config) for g in trace.generations)
     # One pass over the transcript for every key the summaries print (S0's keys, only when shown).
-    index.prepare(a.key for g in generations if g.is_summary for a in g.printed)
+    index.prepare(a.key for g in generations if g.is_summary and (focus is None or g.generation.index == focus)
+                  for a in g.printed)  # fmt: skip
     source_keys = frozenset(s.key for s in trace.sources)
     successors: dict[str, list[str]] = {}
     for record in trace.sources:
         if record.supersedes is not None:
             successors.setdefault(record.supersedes, []).append(record.key)
+    track = track_invariant if focus is None else focused_track
     tracks = tuple(
-        track_invariant(
+        track(
             inv,
             generations,
             introduced_at(inv, trace, first_cover, source_keys),
@@ -382,9 +440,9 @@ def compute_facts(trace: Trace, config: Config | None = None) -> TraceFacts:
         )
         for inv in invariant_universe(trace, config)
     )
-    return TraceFacts(trace, config, generations, tracks, session_log=trace.is_session_log)
+    return TraceFacts(trace, config, generations, tracks, session_log=trace.is_session_log, focus=focus)
 
 
 __all__ = ["GenerationFacts", "InvariantTrack", "TraceFacts", "compute_facts",
-           "fidelity_to_parent", "fidelity_to_source", "first_covered", "new_keys", "next_depth",
+           "fidelity_to_parent", "fidelity_to_source", "first_covered", "focused_track", "new_keys", "next_depth",
            "shown_match"]  # fmt: skip

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.authorship import said_by_user
 from inspector.config import CLAUDE_CODE_CONTEXT_CHARS, CODEX_BYTES_PER_TOKEN, CODEX_CONTEXT_TOKENS
@@ -37,6 +37,9 @@ from inspector.guard import (
 from inspector.inert import visible
 from inspector.model import Finding, Generation, Invariant, InvariantKind, Severity, SourceRecord, Trace
 from inspector.text import clip
+
+if TYPE_CHECKING:
+    from inspector.rule_registry import Rule
 
 LOST_RULES = ("user-statement-lost", "invariant-lost")
 WEAKENED_RULES = ("user-statement-weakened", "invariant-weakened")
@@ -167,7 +170,7 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: b
     from inspector.analysis import analyze  # here, not at the top: the CLI builds its parser from this module
     from inspector.consequences import stopped_call
 
-    analysis = analyze(trace)
+    analysis = analyze(trace, rules=guard_rules(owed), focus=newest)
     positions = analysis.facts.log_positions
     invariants = {track.invariant.id: track.invariant for track in analysis.facts.invariants}
     found, serious = [], False
@@ -193,6 +196,16 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: b
         found.append(restored)
         serious = serious or finding.severity is Severity.ERROR or vetoed
     return newest, found if serious or not gated else []
+
+
+def guard_rules(owed: tuple[str, ...] = OWED_AFTER) -> list[Rule]:
+    """The rules whose findings the guard gives back (`RESTORED_RULES`, the `owed` ones, and work set aside, which
+    `open-failure-lost` reports). It runs only these, focused on the newest summary: the same findings a full
+    check makes there (tests/test_focus.py), without matching every item in each of a long session's summaries."""
+    from inspector.rules import all_rules
+
+    giving_back = {*RESTORED_RULES, *owed, "open-failure-lost"}
+    return [entry for entry in all_rules() if entry.id in giving_back]
 
 
 def _set_aside(finding: Finding, invariants: dict[str, Invariant]) -> bool:
@@ -461,5 +474,5 @@ def pending_fields(trace: Trace, digest: str, generation: int, restored: list[Re
             "items": items, "text": text, "event": event}  # fmt: skip
 
 
-__all__ = ["OWED_AFTER", "OWED_RULES", "Restored", "cut_short_items", "manifest", "restored_items", "standing_items",
-           "work"]
+__all__ = ["OWED_AFTER", "OWED_RULES", "Restored", "cut_short_items", "guard_rules", "manifest", "restored_items",
+           "standing_items", "work"]

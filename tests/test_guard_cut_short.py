@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -27,16 +28,17 @@ CONSTRAINT = "Never push to the main branch without a review."
 CUT_SHORT = "gave back what it had read of the log, its check cut short"
 
 
-def heavy_session(folder: Path, summaries: int, *, before: bool = False) -> Path:
-    """The user's constraint, then `summaries` compactions whose summaries (20 KB each, dense with files, figures
-    and claims of passing tests) the full check must weigh; cut just after the last summary (SessionStart), or
-    `before` one more compaction (PreCompact)."""
+def heavy_session(folder: Path, summaries: int, *, before: bool = False, newest_kb: int = 20) -> Path:
+    """The user's constraint, then `summaries` compactions whose summaries (20 KB each, the newest `newest_kb`, dense
+    with files, figures and claims of passing tests) the full check must weigh; cut just after the last summary
+    (SessionStart), or `before` one more compaction (PreCompact). After a compaction the guard weighs the newest
+    summary alone (`tests/test_focus.py`), so that is the one made heavier."""
     rng = random.Random(5)
     records = [typed("u1", None, CONSTRAINT), said("Understood.", "a1", "u1")]
     parent = "a1"
     for k in range(summaries):
         parts, size = [], 0
-        while size < 20 * 1024:
+        while size < (newest_kb if k == summaries - 1 else 20) * 1024:
             i = rng.randint(0, 10**6)
             part = (f"Fixed the failing test in src/pkg_{i % 97}/module_{i}.py and all {i % 300} tests pass, pushed "
                     f"commit {i:07x} to origin, confirmed the deploy works and is {i % 9}x faster; ")  # fmt: skip
@@ -55,8 +57,8 @@ def heavy_session(folder: Path, summaries: int, *, before: bool = False) -> Path
 
 def cut_short_run(tmp_path: Path, before: bool) -> tuple[str, list[str]]:
     """(what the guard printed, its log) at the first session size and time limit where its check was cut short."""
-    for summaries in (40, 120, 360):
-        transcript = heavy_session(tmp_path, summaries, before=before)
+    for summaries, newest_kb in ((40, 20), (120, 20), (40, 1000), (40, 4000)):
+        transcript = heavy_session(tmp_path, summaries, before=before, newest_kb=newest_kb)
         stdin = pre_compact_input(transcript) if before else hook_input(transcript)
         for seconds in ("1", "2", "4", "8"):
             done = subprocess.run([str(SCRIPT), "guard"], input=stdin, capture_output=True, text=True,
@@ -68,6 +70,7 @@ def cut_short_run(tmp_path: Path, before: bool) -> tuple[str, list[str]]:
             log_file.unlink(missing_ok=True)
             if any(CUT_SHORT in entry for entry in log):
                 return done.stdout, log
+            shutil.rmtree(tmp_path / "data" / "guard-pending", ignore_errors=True)  # a check that finished: not this
             if not any("stopped its check" in entry for entry in log):
                 break  # the full check finished within this limit: a heavier session is needed
     pytest.fail("the guard's check was never cut short with the cheap reading done: the session is too light")

@@ -32,7 +32,7 @@ def _anchor_hits(facts: TraceFacts, status: AnchorStatus, describe: Callable[[Re
                  severity: SeverityOf = lambda *_: None) -> Iterator[Hit]:  # fmt: skip
     """One hit per distinct key with `status` in each summary, at its first occurrence (at `severity`'s, when it
     says one given the anchor and the summary's text, else the rule's)."""
-    for generation in facts.summaries():
+    for generation in facts.judged():
         for resolved, count in _first_per_key(generation, status):
             anchor = resolved.anchor
             evidence = {"key": anchor.key, "occurrences": count}
@@ -106,7 +106,7 @@ def ambiguous_anchor(facts: TraceFacts) -> Iterator[Hit]:
     session_severity=Severity.INFO,
 )
 def no_anchors(facts: TraceFacts) -> Iterator[Hit]:
-    for generation in facts.summaries():
+    for generation in facts.judged():
         if generation.elisions and not generation.anchors:
             yield Hit(
                 generation.generation.index,
@@ -122,7 +122,7 @@ def no_anchors(facts: TraceFacts) -> Iterator[Hit]:
     session_severity=Severity.INFO,
 )
 def orphaned_anaphora(facts: TraceFacts) -> Iterator[Hit]:
-    for generation in facts.summaries():
+    for generation in facts.judged():
         for elision in generation.elisions:
             if elision.orphaned:
                 yield Hit(
@@ -141,7 +141,7 @@ def orphaned_anaphora(facts: TraceFacts) -> Iterator[Hit]:
 )
 def anchor_density_floor(facts: TraceFacts) -> Iterator[Hit]:
     floor = facts.config.min_anchor_density
-    for generation in facts.summaries():
+    for generation in facts.judged():
         density = generation.density
         if density is not None and density < floor:
             yield Hit(
@@ -187,7 +187,7 @@ def anchor_density_collapse(facts: TraceFacts) -> Iterator[Hit]:
 )
 def anchor_set_drift(facts: TraceFacts) -> Iterator[Hit]:
     by_index = {g.generation.index: g for g in facts.generations}
-    for child in facts.summaries():
+    for child in facts.judged():
         parent = by_index.get(child.generation.parent) if child.generation.parent is not None else None
         if parent is None or not parent.is_summary or child.indexed is None or parent.generation.text is None:
             continue

@@ -61,7 +61,7 @@ def summary_unavailable(facts: TraceFacts) -> Iterator[Hit]:
     """One finding per summary with no text: the reader's own notice where it raised one (it read the log and
     knows why), else the reason the trace records (`unavailable_reason`, as a native file may carry it)."""
     noticed = {n.generation: n for n in facts.trace.notices if n.rule == "summary-unavailable"}
-    for generation in facts.summaries():
+    for generation in facts.judged():
         if generation.generation.text is not None:
             continue
         k = generation.generation.index

@@ -45,7 +45,7 @@ def _claiming(facts: TraceFacts, *kinds: ClaimKind) -> Iterator[tuple[Generation
     """Summaries of a session log with claims of these kinds, and those claims."""
     if not facts.session_log:
         return
-    for generation in facts.summaries():
+    for generation in facts.judged():
         claims = [c for c in generation.status_claims if c.kind in kinds]
         if claims:
             yield generation, claims
@@ -74,7 +74,7 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
     for track in session_tracks(facts, FAILURES):
         why = ("nothing later popped or applied it" if track.invariant.kind is InvariantKind.SET_ASIDE
                else "no later run of it succeeded")  # fmt: skip
-        for k, _ in still(track, InvariantStatus.WEAKENED):
+        for k, _ in still(track, InvariantStatus.WEAKENED, facts.focus):
             match = track.matches[k]
             yield Hit(
                 k,
@@ -224,7 +224,7 @@ def summary_collapse(facts: TraceFacts) -> Iterator[Hit]:
     if not facts.session_log:
         return
     user_tracks = session_tracks(facts, USER_KINDS)
-    for generation in facts.summaries():
+    for generation in facts.judged():
         state = generation.generation
         if state.parent is None:
             continue

@@ -58,7 +58,7 @@ def _described(chars: Sequence[str], where: str) -> tuple[str, dict[str, object]
     session_severity=Severity.WARNING,
 )
 def hidden_in_summaries_and_keys(facts: TraceFacts) -> Iterator[Hit]:
-    for generation in facts.summaries():
+    for generation in facts.judged():
         text = generation.generation.text
         found = _reported(text) if text is not None else []
         if found:

@@ -10,16 +10,25 @@ from inspector.model import Severity, SourceQuote, SourceRecord
 from inspector.rule_registry import Hit, rule
 from inspector.text import clip, content_terms, quoted, quoted_name, sentences
 
+_NO_RUN = (InvariantStatus.NOT_INTRODUCED, InvariantStatus.UNKNOWN, InvariantStatus.RETIRED)
+"""Statuses that neither end nor start a run of one status."""
 
-def _transitions(track: InvariantTrack, target: InvariantStatus) -> Iterator[int]:
-    """Generations where the invariant enters `target` from any other known status, or on arrival.
+
+def _transitions(track: InvariantTrack, target: InvariantStatus, focus: int | None = None) -> Iterator[int]:
+    """Generations where the invariant enters `target` from any other known status, or on arrival (at the
+    `focus` alone, when there is one).
 
     Any: a lost item that comes back weakened is reported weakened there (LOST → WEAKENED), as is a kept one
     that weakens. Unknown, not-yet-introduced and retired states are skipped: they neither end nor start a run.
     """
+    if focus is not None:
+        before = (s for k in range(focus - 1, -1, -1) if (s := track.statuses[k]) not in _NO_RUN)
+        if track.statuses[focus] is target and next(before, None) is not target:
+            yield focus
+        return
     previous: InvariantStatus | None = None
     for k, status in enumerate(track.statuses):
-        if status in (InvariantStatus.NOT_INTRODUCED, InvariantStatus.UNKNOWN, InvariantStatus.RETIRED):
+        if status in _NO_RUN:
             continue
         if status is target and previous is not target:
             yield k
@@ -53,7 +62,7 @@ def _describe(track: InvariantTrack) -> str:
 )
 def invariant_weakened(facts: TraceFacts) -> Iterator[Hit]:
     for track in _declared(facts):
-        for k in _transitions(track, InvariantStatus.WEAKENED):
+        for k in _transitions(track, InvariantStatus.WEAKENED, facts.focus):
             if facts.generations[k].is_summary:
                 match = track.matches[k]
                 yield Hit(
@@ -69,7 +78,7 @@ def invariant_weakened(facts: TraceFacts) -> Iterator[Hit]:
 @rule("invariant-lost", Severity.ERROR, "An invariant whose source this state covers appears nowhere in it.")
 def invariant_lost(facts: TraceFacts) -> Iterator[Hit]:
     for track in _declared(facts):
-        for k in _transitions(track, InvariantStatus.LOST):
+        for k in _transitions(track, InvariantStatus.LOST, facts.focus):
             if facts.generations[k].is_summary:
                 yield Hit(k, f"{_describe(track)} is gone", evidence={"invariant": track.invariant.id},
                           source=track.source_quote)
@@ -93,7 +102,7 @@ def superseded_fact_resurfaced(facts: TraceFacts) -> Iterator[Hit]:
         topic = content_terms(old.text) & content_terms(correction.text)
         if not stale or not fresh:
             continue
-        for generation in facts.summaries():
+        for generation in facts.judged():
             if correction.key not in generation.generation.covers or generation.indexed is None:
                 continue
             for position, sentence in enumerate(generation.indexed.sentences):
@@ -140,7 +149,7 @@ def recompaction_depth(facts: TraceFacts) -> Iterator[Hit]:
 
 def _session_debt(facts: TraceFacts, limit: int) -> Iterator[Hit]:
     """On a session log, debt is advice: one note per summary, listing the items past the limit."""
-    for generation in facts.summaries():
+    for generation in facts.judged():
         k = generation.generation.index
         deep = [t for t in facts.invariants if (t.depths[k] or 0) > limit and t.statuses[k] in PRESENT]
         if deep:

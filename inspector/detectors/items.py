@@ -29,18 +29,28 @@ def owed(track: InvariantTrack) -> str:
     return f"{what} {quoted(track.invariant.text, 160)}"
 
 
-def still(track: InvariantTrack, target: InvariantStatus) -> Iterator[tuple[int, bool]]:
-    """Every summary where the item is in `target`, and whether it already was in the one before.
+def still(track: InvariantTrack, target: InvariantStatus, focus: int | None = None) -> Iterator[tuple[int, bool]]:
+    """Every summary where the item is in `target` (the `focus` alone, when there is one), and whether it already
+    was in the one before.
 
     Each summary is what the next agent works from: an item lost in S2 and still lost in S3 is missing
     from both, so both are reported (the second as "still").
     """
+    if focus is not None:
+        if focus > 0 and track.statuses[focus] is target:
+            yield focus, _known_before(track, focus) is target
+        return
     previous: InvariantStatus | None = None
     for k, status in enumerate(track.statuses):
         if status is target and k > 0:
             yield k, previous is target
         if status is not InvariantStatus.UNKNOWN:
             previous = status
+
+
+def _known_before(track: InvariantTrack, k: int) -> InvariantStatus | None:
+    """The item's status in the nearest state before `k` whose text was there to match (None: no such state)."""
+    return next((s for j in range(k - 1, -1, -1) if (s := track.statuses[j]) is not InvariantStatus.UNKNOWN), None)
 
 
 def _user_said(track: InvariantTrack) -> str:
@@ -64,7 +74,7 @@ def session_tracks(facts: TraceFacts, kinds: frozenset[InvariantKind] | tuple[In
 )
 def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
     for track in session_tracks(facts, USER_KINDS):
-        for k, again in still(track, InvariantStatus.LOST):
+        for k, again in still(track, InvariantStatus.LOST, facts.focus):
             item = track.invariant
             answering = f" (in reply to {quoted(item.context, 100)})" if item.context else ""
             yield Hit(
@@ -86,7 +96,7 @@ def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
 )
 def user_statement_weakened(facts: TraceFacts) -> Iterator[Hit]:
     for track in session_tracks(facts, USER_KINDS):
-        for k, again in still(track, InvariantStatus.WEAKENED):
+        for k, again in still(track, InvariantStatus.WEAKENED, facts.focus):
             match = track.matches[k]
             yield Hit(
                 k,
@@ -115,7 +125,7 @@ def _not_in(facts: TraceFacts, kinds: tuple[InvariantKind, ...], named: Callable
             ) -> Iterator[Hit]:  # fmt: skip
     """Each summary an item of these kinds is lost from, named as `named` says ("still" after the first)."""
     for track in session_tracks(facts, kinds):
-        for k, again in still(track, InvariantStatus.LOST):
+        for k, again in still(track, InvariantStatus.LOST, facts.focus):
             yield Hit(k, f"{named(track)} is {'still ' if again else ''}not in {facts.generations[k].generation.label}",
                       evidence={"invariant": track.invariant.id}, source=track.source_quote)  # fmt: skip
 
@@ -155,8 +165,8 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
     of (readers of real sessions call such commits retired, not lost). Only actions no summary has recorded yet
     make the series a later summary must keep."""
     tracks = session_tracks(facts, (InvariantKind.COMPLETED_ACTION,))
-    lost_at = [(track, {k for k, _ in still(track, InvariantStatus.LOST)}) for track in tracks]
-    for generation in facts.summaries():
+    lost_at = [(track, {k for k, _ in still(track, InvariantStatus.LOST, facts.focus)}) for track in tracks]
+    for generation in facts.judged():
         k = generation.generation.index
         settled = {id(t) for t in tracks if any(status in PRESENT for status in t.statuses[1:k])}
         done = [t for t in tracks if t.statuses[k] in STANDING and id(t) not in settled]
