@@ -381,10 +381,6 @@ class TraceFacts:
             return self.summaries()
         return [g for g in self.generations[self.focus : self.focus + 1] if g.is_summary]
 
-    def judges(self, k: int) -> bool:
-        """Whether rules report on state `k` (every state when there is no focus)."""
-        return self.focus is None or k == self.focus
-
     @cached_property
     def shell_runs(self) -> list[ShellRun]:
         """Every shell run of the log with its outcome, read once: each summary's cut slices it."""
