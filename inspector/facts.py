@@ -7,7 +7,7 @@ generation) happens here once; each rule then only decides what counts as a fail
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import islice
@@ -152,6 +152,11 @@ class InvariantTrack:
         statuses = (PerState(len(matches), lambda k: matches[k].status) if isinstance(matches, PerState)
                     else tuple(m.status for m in matches))  # fmt: skip
         object.__setattr__(self, "statuses", statuses)
+
+    def status_before(self, k: int, skipped: Collection[InvariantStatus]) -> InvariantStatus | None:
+        """The item's status in the nearest state before `k` whose status is not one of `skipped` (None: none is):
+        what a rule judging state `k` alone compares it with, as its walk through every state would."""
+        return next((s for j in range(k - 1, -1, -1) if (s := self.statuses[j]) not in skipped), None)
 
     @property
     def source_quote(self) -> SourceQuote | None:

@@ -22,8 +22,7 @@ def _transitions(track: InvariantTrack, target: InvariantStatus, focus: int | No
     that weakens. Unknown, not-yet-introduced and retired states are skipped: they neither end nor start a run.
     """
     if focus is not None:
-        before = (s for k in range(focus - 1, -1, -1) if (s := track.statuses[k]) not in _NO_RUN)
-        if track.statuses[focus] is target and next(before, None) is not target:
+        if track.statuses[focus] is target and track.status_before(focus, _NO_RUN) is not target:
             yield focus
         return
     previous: InvariantStatus | None = None

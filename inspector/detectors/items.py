@@ -38,7 +38,7 @@ def still(track: InvariantTrack, target: InvariantStatus, focus: int | None = No
     """
     if focus is not None:
         if focus > 0 and track.statuses[focus] is target:
-            yield focus, _known_before(track, focus) is target
+            yield focus, track.status_before(focus, (InvariantStatus.UNKNOWN,)) is target
         return
     previous: InvariantStatus | None = None
     for k, status in enumerate(track.statuses):
@@ -46,11 +46,6 @@ def still(track: InvariantTrack, target: InvariantStatus, focus: int | None = No
             yield k, previous is target
         if status is not InvariantStatus.UNKNOWN:
             previous = status
-
-
-def _known_before(track: InvariantTrack, k: int) -> InvariantStatus | None:
-    """The item's status in the nearest state before `k` whose text was there to match (None: no such state)."""
-    return next((s for j in range(k - 1, -1, -1) if (s := track.statuses[j]) is not InvariantStatus.UNKNOWN), None)
 
 
 def _user_said(track: InvariantTrack) -> str:
