@@ -202,3 +202,63 @@ def test_a_status_with_no_error_in_the_output_is_a_verdict_not_a_failure() -> No
     # A checker exits 2 on the report it printed: no line names a failure.
     output = "Exit code 2\nSEQUANT MERGE\n\n# Merge Readiness Report\n- **Checks run:** 4"
     assert open_failures(ran("t1", "node dist/bin/cli.js merge 265 298 --scan 2>&1", output, failed=True)) == []
+
+
+# --- every later run asked, or only those that could answer ------------------------------------------
+
+_LINES = (
+    ("python3 bench/run_full_benchmark.py", "Traceback (most recent call last):\nValueError: bad shape", True),
+    ("python3 bench/run_full_benchmark.py", "Traceback (most recent call last):\nKeyError: 'rows'", True),
+    ("python3 bench/run_benchmark.py", "ok 3 rows", False),
+    ("python3 -c 'import pkg; pkg.run()'", "ModuleNotFoundError: No module named 'pkg'", True),
+    ("uv run python3 scripts/check.py", "checked 4 files", False),
+    ("cd build && make", "src/core.c:12:5: error: unknown type name 'tensor_t'", True),
+    ("cd build && make clean && make", "[100%] Built target core", False),
+    ("gcc -o t t.c && ./t", "t.c:3:1: error: expected ';'", True),
+    ("rm -f t.c", "", False),
+    ("pytest tests/test_api.py -k login", "FAILED tests/test_api.py::test_login - AssertionError", True),
+    ("pytest", "=== 40 passed in 2.1s ===", False),
+    ("go test ./... | tail -5", "--- FAIL: TestParse (0.00s)\nFAIL\tpkg/parse", False),
+    ("go test ./...", "ok  \tpkg/parse\t0.2s", False),
+    ("./t", "Segmentation fault (core dumped)", True),
+    ("git push origin main", "error: failed to push some refs", True),
+)
+
+
+def _asked_of_every_later_run(runs):
+    """The definition `failures` keeps: each failure against every later run, each retirement in order."""
+    from dataclasses import replace
+
+    from inspector.shell_runs import RETIREMENTS, Failure, failing_signature, is_failure
+
+    seen = set()
+    for position, run in enumerate(runs):
+        if not is_failure(run):
+            continue
+        line = failure_line(run)
+        failure = Failure(run, line, failing_signature(run, line))
+        same = ((), line) if run.crash else (failure.signature, line)
+        if same in seen:
+            continue
+        seen.add(same)
+        later_runs = list(enumerate(runs))[position + 1 :]
+        retired = next(((at, later.key, how) for at, later in later_runs for how, shows in RETIREMENTS
+                        if shows(failure, later)), (None, None, None))  # fmt: skip
+        superseded = next(((at, later.key) for at, later in later_runs if not run.crash and is_failure(later)
+                           and (later_line := failure_line(later)) != line
+                           and failing_signature(later, later_line) == failure.signature), (None, None))  # fmt: skip
+        if superseded[0] is not None and retired[0] is not None and retired[0] < superseded[0]:
+            superseded = (None, None)
+        yield replace(failure, superseded_by=superseded[1], retired_by=retired[1], how=retired[2])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_failures_life_is_the_same_whether_every_later_run_is_asked_or_only_those_that_could_retire_it(seed):
+    # `failures` asks only the runs an index says could retire a failure (26 s to 1 s on 2,000 failing runs):
+    # on shuffled real shapes of every retirement, it finds what asking every later run finds.
+    import random
+
+    rng = random.Random(seed)
+    records = [ran(f"t{k}", *rng.choice(_LINES)) for k in range(30)]
+    runs = shell_runs(records)
+    assert list(failures(runs)) == list(_asked_of_every_later_run(runs))
