@@ -3,9 +3,10 @@ what a cheap reading of the log already showed (the user's own words that still 
 check was cut short; and what it printed reaches the review store without the hook waiting for a database.
 
 The guard runs as the harness runs it, a process fed the hook's JSON. The session is built so that its full check
-costs several times its cheap reading (many long summaries the check must weigh, one constraint the user typed), and
-the time limit is set between the two; how long each takes depends on the machine, so the test looks for a limit and
-a session size where the check is cut short and the cheap reading is not, then asserts what the agent reads there.
+costs several times its cheap reading (many failing shell runs whose lives the check follows, one constraint the
+user typed), and the time limit is set between the two; how long each takes depends on the machine, so the test
+looks for a limit and a session size where the check is cut short and the cheap reading is not, then asserts what
+the agent reads there.
 """
 
 from __future__ import annotations
@@ -21,24 +22,33 @@ import pytest
 from inspector.guard_pending import waiting
 from inspector.store import Store
 from tests.test_guard import SCRIPT, guard_env, hook_input
-from tests.test_guard_authorship import line, user
+from tests.test_guard_authorship import call, line, result, user
 from tests.test_guard_precompact import pre_compact_input, said, typed
 
 CONSTRAINT = "Never push to the main branch without a review."
 CUT_SHORT = "gave back what it had read of the log, its check cut short"
 
 
-def heavy_session(folder: Path, summaries: int, *, before: bool = False, newest_kb: int = 20) -> Path:
-    """The user's constraint, then `summaries` compactions whose summaries (20 KB each, the newest `newest_kb`, dense
-    with files, figures and claims of passing tests) the full check must weigh; cut just after the last summary
-    (SessionStart), or `before` one more compaction (PreCompact). After a compaction the guard weighs the newest
-    summary alone (`tests/test_focus.py`), so that is the one made heavier."""
+def heavy_session(folder: Path, runs: int, *, before: bool = False) -> Path:
+    """The user's constraint, then `runs` shell commands that fail, each its own way, then three compactions whose
+    summaries (20 KB each, dense with files, figures and claims of passing tests) the check weighs; cut just after
+    the last summary (SessionStart), or `before` one more compaction (PreCompact). The full check parses every
+    shell line and follows each failure's life (`shell_runs`); the cheap reading parses none, so the runs make the
+    check heavy both before a compaction, where no summary is weighed, and after it."""
     rng = random.Random(5)
     records = [typed("u1", None, CONSTRAINT), said("Understood.", "a1", "u1")]
     parent = "a1"
+    for k in range(runs):
+        command = (f"cd src/pkg_{k % 31} && for f in *.py; do python -m pytest \"$f\" -k 'case_{k}' | tee log_{k}.txt; "
+                   f"done && git add -A")  # fmt: skip
+        records += [call(f"c{k}", parent, "Bash", {"command": command}),
+                    result(f"o{k}", f"c{k}", f"FAILED tests/test_{k}.py::case_{k} - AssertionError\nExit code 1",
+                           {"stdout": "", "stderr": "", "interrupted": False}, is_error=True)]  # fmt: skip
+        parent = f"o{k}"
+    summaries = 3
     for k in range(summaries):
         parts, size = [], 0
-        while size < (newest_kb if k == summaries - 1 else 20) * 1024:
+        while size < 20 * 1024:
             i = rng.randint(0, 10**6)
             part = (f"Fixed the failing test in src/pkg_{i % 97}/module_{i}.py and all {i % 300} tests pass, pushed "
                     f"commit {i:07x} to origin, confirmed the deploy works and is {i % 9}x faster; ")  # fmt: skip
@@ -57,10 +67,10 @@ def heavy_session(folder: Path, summaries: int, *, before: bool = False, newest_
 
 def cut_short_run(tmp_path: Path, before: bool) -> tuple[str, list[str]]:
     """(what the guard printed, its log) at the first session size and time limit where its check was cut short."""
-    for summaries, newest_kb in ((40, 20), (120, 20), (40, 1000), (40, 4000)):
-        transcript = heavy_session(tmp_path, summaries, before=before, newest_kb=newest_kb)
+    for runs in (1000, 4000, 16000):
+        transcript = heavy_session(tmp_path, runs, before=before)
         stdin = pre_compact_input(transcript) if before else hook_input(transcript)
-        for seconds in ("1", "2", "4", "8"):
+        for seconds in ("0.5", "1", "2", "4", "8"):
             done = subprocess.run([str(SCRIPT), "guard"], input=stdin, capture_output=True, text=True,
                                   env=guard_env(tmp_path, INSPECTOR_GUARD_SECONDS=seconds), cwd=tmp_path,
                                   timeout=60)  # fmt: skip
