@@ -104,6 +104,9 @@ class ClaudeSession:
                     "content": blocks, "usage": {"input_tokens": 4, "output_tokens": 60}}))  # fmt: skip
             error = rng.random() < 0.05
             body = self._code(rng.randint(20, 400)) if tool == "Read" else "ok\n" + self._code(rng.randint(2, 30))
+            if error and tool == "Bash":  # a failure of the work, each in its own words, as a debugging session has
+                body = (f"Exit code 1\nFAILED {path}::test_{rng.choice(_VOCABULARY)} - AssertionError: expected "
+                        f"{rng.randint(0, 999)}, got {rng.randint(0, 999)}")  # fmt: skip
             block = {"type": "tool_result", "tool_use_id": tool_id, "content": body, "is_error": error}
             records.append(self._base("user", message={"role": "user", "content": [block]},
                                       toolUseResult={"stdout": body, "stderr": "", "interrupted": False}))  # fmt: skip
