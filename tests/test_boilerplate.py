@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from inspector import analyze, load_trace
 from inspector.facts import GenerationFacts
 from inspector.model import Generation, Trace
@@ -214,3 +216,35 @@ def test_boilerplate_is_dimmed_and_escaped_like_all_trace_text():
     ) in html
     assert "<script>" not in html
     assert ".ci-text mark.boilerplate{opacity:" in STYLE
+
+
+def _scanned(text: str, format_name: str) -> tuple[tuple[int, int], ...]:
+    """What a scan of the whole text with every pattern of the format finds: what the phrase-first search keeps."""
+    from inspector.readers.boilerplate import _PATTERNS
+
+    return tuple(sorted(m.span() for _, pattern in _PATTERNS[format_name] for m in pattern.finditer(text)))
+
+
+EDGES = {
+    "1.0.x tail glued after a summary ending in '.'": SUMMARY_1X,
+    "2.x head, pointer and tail": SUMMARY_2X,
+    "the tail shouted, twice in a row": f"Done.\n{TAIL.upper()}\n{TAIL.upper()}..\n{TAIL}",
+    "the phrase mid-line is no line of the harness": f"We said: {TAIL}\n  {HEAD_2X}",
+    "a letter that lower-cases to two moves every offset": f"{'İ' * 300}\n{TAIL}\nİ {HEAD_2X}\n{TAIL}",
+    "the phrase at the very start and end": f"{TAIL}\n\n{HEAD_1X}",
+    "no phrase at all": "Summary: the tests pass.\n",
+}
+
+
+@pytest.mark.parametrize("text", EDGES.values(), ids=EDGES.keys())
+def test_finding_each_phrase_first_finds_what_scanning_the_whole_summary_finds(text):
+    assert boilerplate_spans(text, "claude-code") == _scanned(text, "claude-code")
+
+
+@needs_real
+def test_finding_each_phrase_first_finds_what_scanning_finds_in_every_real_summary():
+    summaries = [g.text for path in sorted(LABELLED.parent.glob("*/*.jsonl")) for g in load_trace(path).generations
+                 if g.kind == "summary"]  # fmt: skip
+    assert len(summaries) > 10
+    for text in summaries:
+        assert boilerplate_spans(text, "claude-code") == _scanned(text, "claude-code")
