@@ -220,9 +220,9 @@ def test_boilerplate_is_dimmed_and_escaped_like_all_trace_text():
 
 def _scanned(text: str, format_name: str) -> tuple[tuple[int, int], ...]:
     """What a scan of the whole text with every pattern of the format finds: what the phrase-first search keeps."""
-    from inspector.readers.boilerplate import _PATTERNS
+    from inspector.readers.boilerplate import PATTERNS
 
-    return tuple(sorted(m.span() for _, pattern in _PATTERNS[format_name] for m in pattern.finditer(text)))
+    return tuple(sorted(m.span() for _, pattern in PATTERNS[format_name] for m in pattern.finditer(text)))
 
 
 EDGES = {

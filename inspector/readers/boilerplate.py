@@ -33,7 +33,7 @@ _TRANSCRIPT_POINTER = re.compile(
 )
 """Claude Code 2.x: where the session's own log is, for the model to read back (`{path}` ends the line)."""
 
-_PATTERNS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
+PATTERNS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
     "claude-code": (
         # 1.0.x "…The conversation is summarized below:", 2.x "…The summary below covers the earlier portion…"
         (
@@ -102,7 +102,7 @@ unanchored pattern (the "continue the conversation" one's optional ".\n" before 
 
 def boilerplate_spans(text: str, format_name: str) -> tuple[Span, ...]:
     """The harness's fixed text in a summary of this format, as (start, end) spans in order."""
-    return tuple(sorted(span for phrase, pattern in _PATTERNS.get(format_name, ())
+    return tuple(sorted(span for phrase, pattern in PATTERNS.get(format_name, ())
                         for span in _matches(text, phrase, pattern)))  # fmt: skip
 
 
@@ -133,5 +133,5 @@ def transcript_pointer(text: str) -> str | None:
     return (match.group("path") or None) if match else None
 
 
-__all__ = ["CODEX_SUMMARY_OPENING", "GEMINI_ACKNOWLEDGEMENT", "INSPECT_SUMMARY_OPENING",
+__all__ = ["CODEX_SUMMARY_OPENING", "GEMINI_ACKNOWLEDGEMENT", "INSPECT_SUMMARY_OPENING", "PATTERNS",
            "boilerplate_spans", "transcript_pointer"]  # fmt: skip
