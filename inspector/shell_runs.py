@@ -30,6 +30,7 @@ from inspector import shell_grammar
 from inspector.config import DEFAULT_CONFIG
 from inspector.literals import Literals
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
+from inspector.shell_parse_cache import KeptParses
 from inspector.text import clip
 
 # --- what a line runs ------------------------------------------------------------------------------
@@ -173,15 +174,28 @@ def parse_steps(command: str) -> tuple[Step, ...]:
     """
     steps = _plain_steps(command)
     if steps is None:
-        bashlex = shell_grammar.bashlex()  # here, not at the top: a command that parses no shell line (`rules`,
-        # `--help`, a scan of native traces) should not pay for importing the parser
-        steps = []
-        try:
-            for node in bashlex.parse(command):
-                _walk(node, ";" if steps else "", steps)
-        except Exception:  # bashlex raises its own and a few builtin errors on syntax it does not cover
-            steps = _fallback_steps(command)
+        kept = KEPT.get(command)
+        steps = [Step(*raw) for raw in kept] if kept is not None else _grammar_steps(command)
+        if kept is None:
+            KEPT.put(command, [(step.words, step.after, step.piped_on) for step in steps])
     return tuple(Step(_unwrapped(step.words), step.after, step.piped_on) for step in steps if _unwrapped(step.words))
+
+
+def _grammar_steps(command: str) -> list[Step]:
+    """The steps the shell grammar gives a line, or the shell lexer's when the grammar refuses it."""
+    bashlex = shell_grammar.bashlex()  # here, not at the top: a command that parses no shell line (`rules`,
+    # `--help`, a scan of native traces) should not pay for importing the parser
+    steps: list[Step] = []
+    try:
+        for node in bashlex.parse(command):
+            _walk(node, ";" if steps else "", steps)
+    except Exception:  # bashlex raises its own and a few builtin errors on syntax it does not cover
+        steps = _fallback_steps(command)
+    return steps
+
+
+KEPT = KeptParses((_grammar_steps, _walk, _words_of, _fallback_steps))
+"""The grammar's steps of lines earlier processes parsed (`shell_parse_cache`): its file is named for this code."""
 
 
 def _unwrapped(words: tuple[str, ...]) -> tuple[str, ...]:
@@ -441,6 +455,7 @@ def shell_runs(records: Sequence[SourceRecord]) -> list[ShellRun]:
                              crash.group(0).strip() if crash else None, record.text,
                              isinstance(record.extra.get("exit_meaning"), str),
                              isinstance(record.extra.get("slip"), str)))  # fmt: skip
+    KEPT.save()  # the lines parsed here, for the next process that reads this log
     return runs
 
 
