@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from inspector.bulk import paused_gc
 from inspector.config import Config
@@ -32,7 +33,16 @@ class Analysis:
         return "fail" if any(f.severity is Severity.ERROR for f in self.findings) else "pass"
 
     def findings_for(self, generation: int) -> list[Finding]:
-        return [f for f in self.findings if f.generation == generation]
+        return list(self._by_generation.get(generation, ()))
+
+    @cached_property
+    def _by_generation(self) -> dict[int | None, list[Finding]]:
+        """The findings of each generation, in order: a report asks for every generation's, several times each,
+        and filtering all findings per ask cost 0.7 s on a session of 110 summaries."""
+        grouped: dict[int | None, list[Finding]] = {}
+        for finding in self.findings:
+            grouped.setdefault(finding.generation, []).append(finding)
+        return grouped
 
 
 def analyze(trace: Trace, config: Config | None = None, rules: Sequence[Rule] | None = None,

@@ -236,11 +236,22 @@ def highlight_html(
     targets = {p: ids for p, ids in (targets or {}).items() if lo <= p < hi}
     cuts.update(targets)
     points = sorted(cuts)
+    # Each mark covers the segments from its start's cut to its end's: opened and closed there as the segments are
+    # walked, instead of every mark tested against every segment (110 long summaries' marks took 0.8 s that way).
+    index = {point: i for i, point in enumerate(points)}
+    opens: dict[int, list[int]] = {}
+    closes: dict[int, list[int]] = {}
+    for number, m in enumerate(active):
+        opens.setdefault(index[max(lo, m.start)], []).append(number)
+        closes.setdefault(index[min(hi, m.end)], []).append(number)
+    open_now: set[int] = set()
     out: list[str] = []
-    for start, end in zip(points, points[1:], strict=False):
+    for i, (start, end) in enumerate(zip(points, points[1:], strict=False)):
+        open_now.difference_update(closes.get(i, ()))
+        open_now.update(opens.get(i, ()))
         out.extend(f'<a id="{html.escape(ident)}"></a>' for ident in targets.get(start, ()))
         segment = text_html(text[start:end])
-        covering = [m for m in active if m.start <= start and end <= m.end]
+        covering = [active[number] for number in sorted(open_now)]  # in the marks' order, as their labels go
         is_selected = selected is not None and selected[0] <= start and end <= selected[1]
         if not covering and not is_selected:
             out.append(segment)

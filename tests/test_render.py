@@ -143,3 +143,68 @@ def test_a_chain_node_leaves_out_token_counts_the_log_did_not_record():
 def test_a_short_chain_is_drawn_at_its_own_size():
     assert chain_width(2) < chain_width(4) < chain_width(8)
     assert chain_width(2) <= 500  # two modest boxes, not two stretched across a 1400 px page
+
+
+def _highlight_by_testing_every_mark(text, marks, enabled=None, *, window=None, selected=None, targets=None):
+    """`highlight_html` as it was before it walked the marks open and closed: every mark tested against every
+    segment. The reference the walk must equal byte for byte."""
+    import html as html_module
+
+    from inspector.render import HIGHLIGHT_CLASSES, attribute_html, text_html
+
+    allowed = set(HIGHLIGHT_CLASSES if enabled is None else enabled)
+    lo, hi = window if window is not None else (0, len(text))
+    active = [m for m in marks if m.css_class in allowed and m.end > lo and m.start < hi and m.end > m.start]
+    cuts = {lo, hi}
+    for m in active:
+        cuts.update((max(lo, m.start), min(hi, m.end)))
+    if selected is not None:
+        cuts.update(p for p in selected if lo <= p <= hi)
+    targets = {p: ids for p, ids in (targets or {}).items() if lo <= p < hi}
+    cuts.update(targets)
+    points = sorted(cuts)
+    out = []
+    for start, end in zip(points, points[1:], strict=False):
+        out.extend(f'<a id="{html_module.escape(ident)}"></a>' for ident in targets.get(start, ()))
+        segment = text_html(text[start:end])
+        covering = [m for m in active if m.start <= start and end <= m.end]
+        is_selected = selected is not None and selected[0] <= start and end <= selected[1]
+        if not covering and not is_selected:
+            out.append(segment)
+            continue
+        labels = "".join(f'<span class="ci-author">{html_module.escape(m.label)}</span>' for m in covering
+                         if m.label and m.start == start)  # fmt: skip
+        segment = labels + segment
+        classes = sorted({m.css_class for m in covering} | ({"selected"} if is_selected else set()))
+        title = "; ".join(dict.fromkeys(m.why for m in covering))
+        ident = ' id="selected"' if is_selected and start == selected[0] else ""
+        out.append(f'<mark class="{" ".join(classes)}" title="{attribute_html(title)}"{ident}>{segment}</mark>')
+    return f'<div class="ci-text">{"".join(out)}</div>'
+
+
+def test_walking_marks_open_and_closed_gives_what_testing_every_mark_gave():
+    import random
+
+    from inspector.render import HIGHLIGHT_CLASSES
+
+    rng = random.Random(11)
+    classes = [*HIGHLIGHT_CLASSES, "not-a-class"]
+    text = "".join(rng.choice("ab <&\"'\n") for _ in range(120))
+    for _ in range(1500):
+        marks = []
+        for _ in range(rng.randint(0, 12)):
+            start = rng.randint(-5, 125)
+            marks.append(Highlight(start, start + rng.randint(-3, 60), rng.choice(classes), rng.choice("wxyz"),
+                                   rng.choice([None, "", "pasted", "tool output"])))  # fmt: skip
+        options = {}
+        if rng.random() < 0.4:
+            lo = rng.randint(0, 100)
+            options["window"] = (lo, lo + rng.randint(0, 40))
+        if rng.random() < 0.3:
+            first = rng.randint(0, 110)
+            options["selected"] = (first, first + rng.randint(0, 20))
+        if rng.random() < 0.3:
+            options["targets"] = {rng.randint(0, 125): [f"f-{n}"] for n in range(rng.randint(1, 4))}
+        enabled = rng.sample(classes, rng.randint(1, len(classes))) if rng.random() < 0.3 else None
+        assert highlight_html(text, marks, enabled, **options) == _highlight_by_testing_every_mark(
+            text, marks, enabled, **options), (marks, options)  # fmt: skip
