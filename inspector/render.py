@@ -276,11 +276,12 @@ def legend_html(enabled: Iterable[str] | None = None) -> str:
     return f'<div class="ci-legend ci-text" style="white-space:normal">{items}</div>'
 
 
-def findings_html(analysis: Analysis, generation: int) -> str:
+def findings_html(analysis: Analysis, generation: int, links: Sequence[ConsequenceLink] | None = None) -> str:
     """The generation's findings as a list; each with a span links to its place in the text, and a loss the next
-    agent paid for says what it then did, beside it."""
+    agent paid for says what it then did, beside it. `links`: the analysis's `consequence_links`, for a page that
+    lists every generation's findings and should not work them out once per generation."""
     items = []
-    links = consequence_links(analysis)
+    links = consequence_links(analysis) if links is None else links
     for finding in analysis.findings_for(generation):
         sev = finding.severity.value
         label = f'<span class="ci-sev-{sev}">{sev}</span> <code>{html.escape(finding.rule)}</code>'

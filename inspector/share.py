@@ -25,7 +25,7 @@ from inspector.render import (
     text_html,
 )
 from inspector.review import annotation_highlights, latest_by_finding, markdown_report
-from inspector.views import GuardMark, generation_rows, guard_marks, invariant_matrix
+from inspector.views import GuardMark, consequence_links, generation_rows, guard_marks, invariant_matrix
 
 if TYPE_CHECKING:  # the store's records as data: importing it (SQLAlchemy) cost `report --no-store` 0.55 s
     from inspector.store.annotations import Annotation
@@ -121,6 +121,7 @@ def html_report(
         ],
     )  # fmt: skip
     generations = []
+    links = consequence_links(analysis)
     for k, generation in enumerate(trace.generations):
         text = generation.text
         body = (
@@ -131,7 +132,7 @@ def html_report(
         )
         generations.append(
             f'<details{" open" if k else ""} id="S{k}"><summary>S{k} · {_e(generation.kind)} · '
-            f"{len(analysis.findings_for(k))} findings</summary>{body}{findings_html(analysis, k)}</details>"
+            f"{len(analysis.findings_for(k))} findings</summary>{body}{findings_html(analysis, k, links)}</details>"
         )
     other = [a for a in annotations if a.target.kind != "finding"]
     sections = [

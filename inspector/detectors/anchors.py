@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from inspector.anchors import AnchorStatus, ResolvedAnchor, weakly_a_path
+from inspector.anchors import Anchor, AnchorStatus, ResolvedAnchor, weakly_a_path
 from inspector.facts import GenerationFacts, TraceFacts
 from inspector.model import Severity
 from inspector.rule_registry import Hit, rule
@@ -191,8 +191,11 @@ def anchor_set_drift(facts: TraceFacts) -> Iterator[Hit]:
         parent = by_index.get(child.generation.parent) if child.generation.parent is not None else None
         if parent is None or not parent.is_summary or child.indexed is None or parent.generation.text is None:
             continue
+        first: dict[str, Anchor] = {}  # each key's first place in the parent
+        for found in parent.anchors:
+            first.setdefault(found.anchor.key, found.anchor)
         for key in sorted(parent.anchor_keys - child.anchor_keys):
-            described = _still_described(key, parent, child, facts.config.drift_overlap)
+            described = _still_described(key, first[key], parent, child, facts.config.drift_overlap)
             if described is not None:
                 sentence, share = described
                 yield Hit(
@@ -206,13 +209,13 @@ def anchor_set_drift(facts: TraceFacts) -> Iterator[Hit]:
 
 
 def _still_described(
-    key: str, parent: GenerationFacts, child: GenerationFacts, threshold: float
+    key: str, occurrence: Anchor, parent: GenerationFacts, child: GenerationFacts, threshold: float
 ) -> tuple[Sentence, float] | None:
     """The child sentence sharing most of the parent's sentence around the dropped key (its terms, less the key's
-    own), if it shares at least two and `threshold` of them: the parent's wording, not the record, is compared."""
+    own) at its first place there (`occurrence`), if it shares at least two and `threshold` of them: the parent's
+    wording, not the record, is compared."""
     if parent.indexed is None or child.indexed is None:
         return None
-    occurrence = next(a.anchor for a in parent.anchors if a.anchor.key == key)
     position = parent.indexed.sentence_at(occurrence.start)
     if position is None:
         return None

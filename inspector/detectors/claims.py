@@ -121,13 +121,13 @@ def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
                                         ClaimKind.RESULT, ClaimKind.PUSHED):  # fmt: skip
         split = split_at(facts, generation.generation)
         label = generation.generation.label
+        later = [g for g in summaries if g.generation.index > generation.generation.index]
         for claim in claims:
             why, carried_by = _unsupported(claim, split, facts.config), claim.text
             if why is None:
                 continue
             if claim.kind is ClaimKind.RESULT:
                 carried_by = " ".join(unprinted_figures(claim.text, split))
-            later = [g for g in summaries if g.generation.index > generation.generation.index]
             carried = next((g.generation.label for g in later if _carries(g, claim, carried_by, facts.config)), None)
             # A fix or a test claim the next agent checks for itself (it runs the tests); a figure or a search
             # result it cannot, so restating one is building on it.
