@@ -24,7 +24,7 @@ from rapidfuzz import fuzz, process
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.languages import language_of
 from inspector.statement_force import NEGATING
-from inspector.text import Sentence, content_terms, normalise, sentences, stem, words
+from inspector.text import Sentence, content_terms, normalise, sentence_terms, sentences, stem, words
 
 
 class InvariantStatus(StrEnum):
@@ -95,7 +95,7 @@ class IndexedText:
         """`spans` are the text's sentences when the caller has already split it."""
         self.text = text
         self.sentences: list[Sentence] = sentences(text) if spans is None else spans
-        self.terms: list[set[str]] = [content_terms(s.text) for s in self.sentences]
+        self.terms: list[frozenset[str]] = [sentence_terms(s.text) for s in self.sentences]
         self.index: dict[str, list[int]] = defaultdict(list)
         for position, terms in enumerate(self.terms):
             for term in terms:

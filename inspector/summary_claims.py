@@ -16,8 +16,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from inspector.anchors import extract_anchors
+from inspector.config import MAX_SENTENCE_CHARS
 from inspector.shell_runs import is_subject, subject_stem
 from inspector.text import sentences
 
@@ -137,11 +139,21 @@ def named_subjects(sentence: str) -> frozenset[str]:
     """The programs, tests and files a sentence names, by stem: the paths it writes, else the words it puts in
     backticks (`npx tsx bin/cli.ts merge` → cli; `go test` → test). The most specific names only: `go test
     ./pkg/a` is about a, not about every test run. Empty for a sentence about the whole run ("all tests pass",
-    "no errors encountered"), which every failure of the run is about."""
+    "no errors encountered"), which every failure of the run is about.
+
+    Kept for a sentence's next reading, as a summary's inherited wording is read again (`text.sentence_terms`);
+    a longer text (a whole line) is read each time, so that what is kept stays bounded."""
+    return _kept_subjects(sentence) if len(sentence) <= MAX_SENTENCE_CHARS else _subjects(sentence)
+
+
+def _subjects(sentence: str) -> frozenset[str]:
     code = [w for span in _CODE.findall(sentence) for w in span.split() if not w.startswith("-")]
     paths = [w for w in code if "/" in w or "." in w.strip(".")]
     paths += [a.key for a in extract_anchors(sentence) if a.pattern == "path"]
     return frozenset(s for w in paths or code if is_subject(s := subject_stem(w)))
+
+
+_kept_subjects = lru_cache(maxsize=1 << 14)(_subjects)
 
 
 def confirmed(claim: str) -> str:
@@ -187,26 +199,33 @@ def claims_in(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Claim]:
 
 
 def _sentence_claims(sentence: str, start: int, section: str | None) -> Iterator[Claim]:
-    def claim(kind: ClaimKind) -> Claim:
-        return Claim(kind, sentence, start, start + len(sentence), section)
+    for kind in _claim_kinds(sentence):
+        yield Claim(kind, sentence, start, start + len(sentence), section)
 
+
+@lru_cache(maxsize=1 << 14)
+def _claim_kinds(sentence: str) -> tuple[ClaimKind, ...]:
+    """What a sentence claims, in the order above; kept for the sentence's next reading, since a summary inherits
+    much of its parent's wording (`text.sentence_terms`). A sentence is at most `MAX_SENTENCE_CHARS`."""
+    kinds = []
     if BRIEF.search(sentence):
-        yield claim(ClaimKind.BRIEF)
+        kinds.append(ClaimKind.BRIEF)
     if NOTHING_PENDING.search(sentence) and not sentence.lstrip(" -*•").lower().startswith(("none", "nothing")):
-        yield claim(ClaimKind.NOTHING_PENDING)  # "None" alone says nothing outside a pending section
+        kinds.append(ClaimKind.NOTHING_PENDING)  # "None" alone says nothing outside a pending section
     if NO_ERRORS.search(sentence):
-        yield claim(ClaimKind.NO_ERRORS)
+        kinds.append(ClaimKind.NO_ERRORS)
     negated = _NEGATED.search(sentence)
     if PASSING.search(sentence) and not negated:
-        yield claim(ClaimKind.PASSING)
+        kinds.append(ClaimKind.PASSING)
     if _FIXED.search(sentence) and NAMED.search(sentence) and not negated:
-        yield claim(ClaimKind.FIXED)
+        kinds.append(ClaimKind.FIXED)
     if _PUSHED.search(sentence) and _GIT_OBJECT.search(sentence) and not negated:
-        yield claim(ClaimKind.PUSHED)
+        kinds.append(ClaimKind.PUSHED)
     if _VERIFIED.search(sentence) and not negated:
-        yield claim(ClaimKind.VERIFIED)
+        kinds.append(ClaimKind.VERIFIED)
     if _RESULT_WORDS.search(sentence) and FIGURE.search(sentence):
-        yield claim(ClaimKind.RESULT)
+        kinds.append(ClaimKind.RESULT)
+    return tuple(kinds)
 
 
 __all__ = ["Claim", "ClaimKind", "FIGURE", "FIXED", "FIXED_WORDS", "NAMED", "claims_in", "confirmed", "named_subjects"]
