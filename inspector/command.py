@@ -6,7 +6,10 @@ store) cost 0.27 s to import before the hook could start. Any other command line
 
 from __future__ import annotations
 
+import gc
 import sys
+
+from inspector.bulk import paused_gc
 
 
 def main() -> int:
@@ -16,7 +19,12 @@ def main() -> int:
         return hook()
     from inspector.cli import main as cli
 
-    return cli()
+    if sys.argv[1:2] == ["scan"]:  # a fleet of sessions, one after another: each one's garbage goes as it is done
+        return cli()
+    with paused_gc():  # one session's command: what it builds lives until it exits (`bulk.paused_gc` says why)
+        status = cli()
+    gc.freeze()  # nor is all of it walked once more as the interpreter shuts down
+    return status
 
 
 __all__ = ["main"]
