@@ -97,9 +97,9 @@ def _cut(facts: TraceFacts, state: Generation) -> Split:
         cut = positions[covers[-1]]
     else:
         cut = max((positions[k] for k in covers if k in positions), default=-1)
-    sources = facts.trace.sources
-    before = [r for r in sources[: cut + 1] if r.namespace == TRANSCRIPT]
-    after = [r for r in sources[cut + 1 :] if r.namespace == TRANSCRIPT]
+    transcript, counted = facts.transcript
+    split = counted[cut + 1]
+    before, after = transcript[:split], transcript[split:]
     runs = facts.shell_runs
     first_after = next((i for i, run in enumerate(runs) if positions.get(run.key, -1) > cut), len(runs))
     return Split(before, after, runs[:first_after], runs[first_after:], cut, facts)

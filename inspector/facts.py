@@ -28,7 +28,7 @@ from inspector.invariants import (
 )
 from inspector.item_matching import ITEM_MATCHERS
 from inspector.items import trace_items
-from inspector.model import Generation, Invariant, SourceQuote, Trace
+from inspector.model import TRANSCRIPT, Generation, Invariant, SourceQuote, SourceRecord, Trace
 from inspector.per_state import PerState
 from inspector.places import RecordPlaces, extends, first_covered
 from inspector.printed_figures import PrintedFigures
@@ -400,6 +400,19 @@ class TraceFacts:
     def printed_figures(self) -> PrintedFigures:
         """The log's figures with their units, read once for every summary's result claims."""
         return PrintedFigures(self.trace.sources)
+
+    @cached_property
+    def transcript(self) -> tuple[list[SourceRecord], list[int]]:
+        """The log's transcript records in order, and for each place in the log how many of them lie before it: a
+        summary's cut is then two slices (`claim_evidence.split_at`), not a pass over the log per summary."""
+        records: list[SourceRecord] = []
+        before: list[int] = []
+        for record in self.trace.sources:
+            before.append(len(records))
+            if record.namespace == TRANSCRIPT:
+                records.append(record)
+        before.append(len(records))
+        return records, before
 
     @cached_property
     def log_positions(self) -> dict[str, int]:
