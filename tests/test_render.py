@@ -208,3 +208,19 @@ def test_walking_marks_open_and_closed_gives_what_testing_every_mark_gave():
         enabled = rng.sample(classes, rng.randint(1, len(classes))) if rng.random() < 0.3 else None
         assert highlight_html(text, marks, enabled, **options) == _highlight_by_testing_every_mark(
             text, marks, enabled, **options), (marks, options)  # fmt: skip
+
+
+def test_text_left_as_it_is_is_text_that_escaping_would_not_change():
+    import html as html_module
+    import random
+
+    from inspector.inert import HIDDEN
+    from inspector.render import text_html
+
+    rng = random.Random(5)
+    alphabet = "ab \n<>&\"'é→\u202e\u200b\u2066\ufeff\U000e0041"
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        escaped = text_html(text)
+        assert escaped == HIDDEN.sub(lambda m: text_html(m.group()), html_module.escape(text)), repr(text)
+        assert (escaped == text) == (not HIDDEN.search(text) and html_module.escape(text) == text), repr(text)
