@@ -9,14 +9,13 @@ from __future__ import annotations
 import gc
 import sys
 
-from inspector.bulk import paused_gc
-
 
 def main() -> int:
     if sys.argv[1:] == ["guard"]:
         from inspector.guard import main as hook
 
         return hook()
+    from inspector.bulk import paused_gc
     from inspector.cli import main as cli
 
     if sys.argv[1:2] == ["scan"]:  # a fleet of sessions, one after another: each one's garbage goes as it is done
