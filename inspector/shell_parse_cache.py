@@ -21,6 +21,7 @@ import json
 import os
 import sqlite3
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -93,7 +94,10 @@ def _steps_of(text: str) -> tuple[RawStep, ...] | None:
 
 
 class KeptParses:
-    """The kept steps of one parser (`file_name`), opened on first use; `save` writes what this process added."""
+    """The kept steps of one parser (`file_name`), opened on first use; `save` writes what this process added.
+
+    One per process, shared by its threads (the app analyses in several): each call holds a lock, so the file is
+    used from one thread at a time and what this process added is never written while another thread adds to it."""
 
     def __init__(self, parser_code: Sequence[Callable[..., object]], folder: Path | None = None) -> None:
         self._parser_code = parser_code
@@ -102,6 +106,26 @@ class KeptParses:
         self._opened = False
         self._added: dict[str, str] = {}
         self._used: set[str] = set()
+        self._lock = threading.Lock()
+
+    def get(self, command: str) -> tuple[RawStep, ...] | None:
+        """The steps kept for this line, or None when none are (or the file cannot be read)."""
+        with self._lock:
+            return self._get(command)
+
+    def put(self, command: str, steps: Sequence[RawStep]) -> None:
+        """Keep a line's steps for later processes (written by `save`); too long a line is not kept."""
+        if sum(len(w) for words, _, _ in steps for w in words) > MAX_STEP_CHARS:
+            return
+        value = json.dumps([[list(words), after, piped_on] for words, after, piped_on in steps])
+        with self._lock:
+            self._added[_key(command)] = value
+
+    def save(self) -> None:
+        """Write the lines this process parsed, mark the ones it read as used, and drop the least recently used
+        past `MAX_KEPT`: one transaction, or nothing if another process holds the file."""
+        with self._lock:
+            self._save()
 
     def _open(self) -> sqlite3.Connection | None:
         if not self._opened:
@@ -111,7 +135,7 @@ class KeptParses:
                 folder.mkdir(parents=True, exist_ok=True)
                 path = folder / file_name(self._parser_code)
                 os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))  # the user's own commands: theirs alone
-                connection = sqlite3.connect(path, timeout=_TIMEOUT, isolation_level=None)
+                connection = sqlite3.connect(path, timeout=_TIMEOUT, isolation_level=None, check_same_thread=False)
                 connection.execute("CREATE TABLE IF NOT EXISTS steps (key TEXT PRIMARY KEY, steps TEXT NOT NULL, "
                                    "used REAL NOT NULL)")  # fmt: skip
                 self._connection = connection
@@ -119,8 +143,7 @@ class KeptParses:
                 self._connection = None
         return self._connection
 
-    def get(self, command: str) -> tuple[RawStep, ...] | None:
-        """The steps kept for this line, or None when none are (or the file cannot be read)."""
+    def _get(self, command: str) -> tuple[RawStep, ...] | None:
         connection = self._open()
         if connection is None:
             return None
@@ -134,15 +157,7 @@ class KeptParses:
             self._used.add(key)
         return steps
 
-    def put(self, command: str, steps: Sequence[RawStep]) -> None:
-        """Keep a line's steps for later processes (written by `save`); too long a line is not kept."""
-        if sum(len(w) for words, _, _ in steps for w in words) > MAX_STEP_CHARS:
-            return
-        self._added[_key(command)] = json.dumps([[list(words), after, piped_on] for words, after, piped_on in steps])
-
-    def save(self) -> None:
-        """Write the lines this process parsed, mark the ones it read as used, and drop the least recently used
-        past `MAX_KEPT`: one transaction, or nothing if another process holds the file."""
+    def _save(self) -> None:
         if not self._added and not self._used:
             return
         connection = self._open()

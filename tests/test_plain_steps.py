@@ -15,14 +15,7 @@ from tests.helpers import REAL_TRACES, REPO, needs_shared
 
 def parsed(command: str) -> tuple[shell_runs.Step, ...]:
     """What the shell parser (bashlex) gives, as `parse_steps` gave it before plain lines skipped it."""
-    from inspector import shell_grammar
-
-    steps: list[shell_runs.Step] = []
-    try:
-        for node in shell_grammar.bashlex().parse(command):
-            shell_runs._walk(node, ";" if steps else "", steps)  # noqa: SLF001
-    except Exception:  # noqa: BLE001 — the parser's own errors: the fallback lexer reads the line
-        steps = shell_runs._fallback_steps(command)  # noqa: SLF001
+    steps = shell_runs._grammar_steps(command)  # noqa: SLF001
     return tuple(shell_runs.Step(shell_runs._unwrapped(s.words), s.after, s.piped_on)  # noqa: SLF001
                  for s in steps if shell_runs._unwrapped(s.words))  # noqa: SLF001  # fmt: skip
 

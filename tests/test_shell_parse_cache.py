@@ -159,3 +159,31 @@ def test_a_second_check_reads_the_kept_lines_and_prints_the_same_bytes(tmp_path)
     [database] = tmp_path.glob("shell-steps-*.sqlite3")
     kept = sqlite3.connect(database).execute("SELECT count(*) FROM steps").fetchone()[0]
     assert kept > 100  # the lines the grammar parsed in the first run
+
+
+def test_threads_of_one_process_share_the_kept_lines(kept):
+    """The app analyses in several threads: each parses and saves while others read and add."""
+    import threading
+
+    lines = [f"grep -n 'pattern {n}' src/file_{n}.py | head -{n % 9 + 1} && echo \"done {n}\"" for n in range(400)]
+    truth = {line: shell_runs._grammar_steps(line) for line in lines}  # noqa: SLF001
+    failed: list[BaseException] = []
+
+    def work(part: list[str]) -> None:
+        try:
+            for line in part:
+                steps = shell_runs.parse_steps(line)
+                assert [s.words[0] for s in steps] == [s.words[0] for s in truth[line]]
+                shell_runs.KEPT.save()
+        except BaseException as error:  # noqa: BLE001 — reported by the main thread
+            failed.append(error)
+
+    threads = [threading.Thread(target=work, args=(lines[n::8],)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failed == []
+    _next_process(kept)
+    reader = shell_runs.KEPT
+    assert all(reader.get(line) is not None for line in lines)  # every thread's lines were written
