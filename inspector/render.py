@@ -252,23 +252,31 @@ def highlight_html(
         closes.setdefault(index[min(hi, m.end)], []).append(number)
     open_now: set[int] = set()
     out: list[str] = []
+    # A run of segments under the same marks shares one opening tag (its classes and title): worked out once.
+    tags: dict[tuple[bool, tuple[int, ...]], str] = {}
     for i, (start, end) in enumerate(zip(points, points[1:], strict=False)):
-        open_now.difference_update(closes.get(i, ()))
-        open_now.update(opens.get(i, ()))
-        out.extend(f'<a id="{html.escape(ident)}"></a>' for ident in targets.get(start, ()))
+        if i in closes:
+            open_now.difference_update(closes[i])
+        if i in opens:
+            open_now.update(opens[i])
+        if start in targets:
+            out.extend(f'<a id="{html.escape(ident)}"></a>' for ident in targets[start])
         segment = text_html(text[start:end])
-        covering = [active[number] for number in sorted(open_now)]  # in the marks' order, as their labels go
         is_selected = selected is not None and selected[0] <= start and end <= selected[1]
-        if not covering and not is_selected:
+        if not open_now and not is_selected:
             out.append(segment)
             continue
+        numbers = tuple(sorted(open_now))  # in the marks' order, as their labels go
+        covering = [active[number] for number in numbers]
         labels = "".join(f'<span class="ci-author">{html.escape(m.label)}</span>' for m in covering
                          if m.label and m.start == start)  # fmt: skip
-        segment = labels + segment
-        classes = sorted({m.css_class for m in covering} | ({"selected"} if is_selected else set()))
-        title = "; ".join(dict.fromkeys(m.why for m in covering))
+        tag = tags.get((is_selected, numbers))
+        if tag is None:
+            classes = sorted({m.css_class for m in covering} | ({"selected"} if is_selected else set()))
+            title = "; ".join(dict.fromkeys(m.why for m in covering))
+            tag = tags[is_selected, numbers] = f'<mark class="{" ".join(classes)}" title="{attribute_html(title)}"'
         ident = ' id="selected"' if is_selected and start == selected[0] else ""  # type: ignore[index]
-        out.append(f'<mark class="{" ".join(classes)}" title="{attribute_html(title)}"{ident}>{segment}</mark>')
+        out.append(f"{tag}{ident}>{labels}{segment}</mark>")
     return f'<div class="ci-text">{"".join(out)}</div>'
 
 
