@@ -30,7 +30,7 @@ from inspector.shell_runs import (
     about_subject,
     command_signature,
     failure_line,
-    failures,
+    failures_before,
     is_failure,
     printed_nothing,
     shell_runs,
@@ -72,7 +72,7 @@ class Split:
     def failures(self) -> dict[str, Failure]:
         """Each failure of the runs before the cut, by its run's key, with what retired it before the cut: worked out
         once for the cut, not once for each claim of its summary (each costs the runs after it)."""
-        return {failure.run.key: failure for failure in failures(self.runs)}
+        return {failure.run.key: failure for failure in failures_before(self.facts.run_failures, len(self.runs))}
 
 
 def split_at(facts: TraceFacts, state: Generation) -> Split:

@@ -32,7 +32,7 @@ from inspector.model import TRANSCRIPT, Generation, Invariant, SourceQuote, Sour
 from inspector.per_state import PerState
 from inspector.places import RecordPlaces, extends, first_covered
 from inspector.printed_figures import PrintedFigures
-from inspector.shell_runs import ShellRun, shell_runs
+from inspector.shell_runs import Failure, ShellRun, failures, shell_runs
 from inspector.summary_claims import Claim, claims_in
 from inspector.text import Sentence, sentences
 
@@ -390,6 +390,12 @@ class TraceFacts:
     def shell_runs(self) -> list[ShellRun]:
         """Every shell run of the log with its outcome, read once: each summary's cut slices it."""
         return shell_runs(self.trace.sources)
+
+    @cached_property
+    def run_failures(self) -> list[Failure]:
+        """Every failure of the log's runs and what retired it, read once: each summary's cut takes the ones before
+        it (`shell_runs.failures_before`)."""
+        return list(failures(self.shell_runs))
 
     @cached_property
     def log_cuts(self) -> dict[int, Any]:

@@ -22,7 +22,7 @@ import re
 import shlex
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from itertools import groupby
 
@@ -656,6 +656,11 @@ class Failure:
     retired_by: str | None = None
     how: str | None = None
     """How it was retired: one of `RETIREMENTS`' names."""
+    at: int = field(default=-1, compare=False)
+    """Where its run, the superseding failure's and the retiring run's are among the runs it was found in: how it
+    stood at an earlier cut of them (`failures_before`), not what it is."""
+    superseded_at: int | None = field(default=None, compare=False)
+    retired_at: int | None = field(default=None, compare=False)
 
     @property
     def text(self) -> str:
@@ -680,7 +685,7 @@ def failures(runs: Sequence[ShellRun]) -> Iterator[Failure]:
         if failed is None:
             continue
         run, line, signature = failed
-        failure = Failure(run, line, signature)
+        failure = Failure(run, line, signature, at=position)
         same = ((), line) if run.crash else (signature, line)
         if same in seen:
             continue
@@ -693,7 +698,27 @@ def failures(runs: Sequence[ShellRun]) -> Iterator[Failure]:
             superseded = None
         yield replace(failure, superseded_by=None if superseded is None else runs[superseded].key,
                       retired_by=None if retired is None else runs[retired[0]].key,
-                      how=None if retired is None else retired[1])  # fmt: skip
+                      how=None if retired is None else retired[1], superseded_at=superseded,
+                      retired_at=None if retired is None else retired[0])  # fmt: skip
+
+
+def failures_before(found: Iterable[Failure], count: int) -> Iterator[Failure]:
+    """`failures(runs[:count])`, from `found`, `failures(runs)`: a log's failures at each of its compactions from
+    one reading of all its runs, not one per compaction (19 readings of 20,000 runs: 0.3 s).
+
+    The same: whether a run failed, how, and which earlier failure it repeats, the runs before it decide; what
+    retired or superseded a failure is the first later run that does, so before the cut it is that one or none.
+    A supersession the whole log drops for an earlier retirement lies after that retirement: past the cut with
+    it, or dropped before it too."""
+    for failure in found:
+        if failure.at >= count:
+            return
+        retired = failure.retired_at is not None and failure.retired_at < count
+        superseded = failure.superseded_at is not None and failure.superseded_at < count
+        yield replace(failure, superseded_by=failure.superseded_by if superseded else None,
+                      superseded_at=failure.superseded_at if superseded else None,
+                      retired_by=failure.retired_by if retired else None, how=failure.how if retired else None,
+                      retired_at=failure.retired_at if retired else None)  # fmt: skip
 
 
 def _opened(run: ShellRun) -> tuple[ShellRun, str, tuple[str, ...]]:

@@ -262,3 +262,23 @@ def test_a_failures_life_is_the_same_whether_every_later_run_is_asked_or_only_th
     records = [ran(f"t{k}", *rng.choice(_LINES)) for k in range(30)]
     runs = shell_runs(records)
     assert list(failures(runs)) == list(_asked_of_every_later_run(runs))
+
+
+def _stood(found):
+    return [(f.run.key, f.line, f.signature, f.superseded_by, f.retired_by, f.how, f.at, f.superseded_at, f.retired_at)
+            for f in found]  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_failures_at_a_cut_are_those_read_from_the_runs_before_it_alone(seed):
+    # A summary's failures are cut from the whole log's, read once (`failures_before`), instead of read again from
+    # the runs before each compaction: at every cut of shuffled real shapes of every retirement, they are the same.
+    import random
+
+    from inspector.shell_runs import failures_before
+
+    rng = random.Random(seed)
+    runs = shell_runs([ran(f"t{k}", *rng.choice(_LINES)) for k in range(30)])
+    whole = list(failures(runs))
+    for count in range(len(runs) + 1):
+        assert _stood(failures_before(whole, count)) == _stood(failures(runs[:count])), count
