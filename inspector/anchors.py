@@ -109,8 +109,8 @@ def _path_matches(regex: re.Pattern[str], text: str) -> Iterable[re.Match[str]]:
     has neither, so prose is not scanned word by word. Both are searched as literals, which `re`
     skips to in C; one pattern for both would be tried at every character.
     """
-    if len(text) < _SHORT_TEXT:
-        return regex.finditer(text)  # a word or a line: setting up two scans would cost more
+    if len(text) < _SHORT_TEXT:  # a word or a line: setting up two scans would cost more than one
+        return regex.finditer(text) if "/" in text or _DOT_WORD.search(text) else ()
     return _long_path_matches(regex, text)
 
 
