@@ -21,7 +21,7 @@ import heapq
 import re
 import shlex
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from itertools import groupby
@@ -765,6 +765,6 @@ def failure_items(runs: Sequence[ShellRun]) -> Iterator[Invariant]:
 
 __all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "TEST_RUN", "TEST_WORDS", "Failure", "ShellRun",
            "Step", "about_subject", "attempted", "command_signature", "failing_signature", "failure_items",
-           "failure_line", "failure_subjects", "failures", "failures_before", "git_arguments", "harmless_error", "inline_code",
-           "is_failure", "is_subject", "parse_steps", "printed_nothing", "proven_steps", "shell_runs", "step_signature",
-           "subject_stem", "whole_suite"]  # fmt: skip
+           "failure_line", "failure_subjects", "failures", "failures_before", "git_arguments", "harmless_error",
+           "inline_code", "is_failure", "is_subject", "parse_steps", "printed_nothing", "proven_steps", "shell_runs",
+           "step_signature", "subject_stem", "whole_suite"]  # fmt: skip
