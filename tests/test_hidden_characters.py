@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -204,3 +205,38 @@ def test_tables_spell_hidden_characters_in_every_text_cell():
                            "anchor_density_trend": None, "error": "cannot read \u202e"}])  # fmt: skip
     assert row["session"] == "/s/txt\\u202egpj.exe.jsonl" and row["path"] == "/s/txt\u202egpj.exe.jsonl"
     assert row["error"] == "cannot read \\u202e"
+
+
+_PIECE_EDGES = [0, 1, 4095, 4096, 4097, 8191, 8192, 8193]
+"""Lengths at and around the edges of the pieces `json_text` looks at (4,096 characters each, `inert._JSON_PIECE`)."""
+
+
+def _escaped_whole(document: str) -> str:
+    """What json_text writes, spelled out: DEL, C1 and hidden characters as JSON's `\\u` escapes (UTF-16 pairs past
+    the BMP), everything else as it is."""
+    def escape(match: re.Match[str]) -> str:
+        code = ord(match.group())
+        if code <= 0xFFFF:
+            return f"\\u{code:04x}"
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+    return re.sub("[\x7f-\x9f" + HIDDEN.pattern[1:], escape, document)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_json_text_escapes_every_unsafe_character_wherever_its_piece_falls(seed):
+    # json_text keeps pieces of pure ASCII as they are and scans the rest; on documents of every length, with DEL,
+    # C1 and hidden characters at random places (at the edges of pieces too), it writes what escaping it whole does.
+    import random
+
+    from inspector.inert import json_text
+
+    rng = random.Random(seed)
+    alphabet = ["a", " ", '"', "→", "é", "\x7f", "\x85", "\u202e", "\u200b", "\U000e0041", "\U0001f600"]
+    length = rng.choice([*_PIECE_EDGES, 3 * 4096 + rng.randrange(99)])
+    weights = [200, 50, 10, 3, 3, 1, 1, 1, 1, 1, 1] if seed % 3 else [1] * len(alphabet)
+    document = "".join(rng.choices(alphabet, weights, k=length))
+    if seed % 5 == 0:  # unsafe characters only at the edges of pieces
+        document = "".join("\x7f" if i % 4096 in (0, 4095) else "a" for i in range(length))
+    assert json_text(document) == _escaped_whole(document)
