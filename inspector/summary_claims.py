@@ -170,6 +170,7 @@ def claims_in(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Claim]:
     """
     found: list[Claim] = []
     section: str | None = None
+    steps = False  # the section lists steps (worked out once per heading, not once per line)
     offset = 0
     in_code = False
     for line in text.splitlines(keepends=True):
@@ -178,14 +179,15 @@ def claims_in(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Claim]:
         if stripped.startswith("```"):
             in_code = not in_code
             continue
-        if not stripped or any(lo <= start < hi for lo, hi in skip):
+        if not stripped or skip and any(lo <= start < hi for lo, hi in skip):
             continue
         heading = None if in_code else _HEADING.match(line)
         if heading:
             section = next(title for title in heading.groups() if title).strip()
+            steps = bool(section and _STEP_SECTION.search(section) and not _NOT_STEPS.search(section))
             continue
         lead = line.index(stripped[0])
-        if section and _STEP_SECTION.search(section) and not _NOT_STEPS.search(section):
+        if steps:
             # A step, or a line of the command block a step gives: the command is what would be run; or the
             # line saying there is none.
             kind = ClaimKind.NEXT_STEP if in_code or not NOTHING_PENDING.search(stripped) else ClaimKind.NOTHING_PENDING
