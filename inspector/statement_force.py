@@ -46,13 +46,25 @@ are read in English only, so in other languages only a prohibition binds (`langu
 "nunca", "절대", "不要" leave no doubt to read; an obligation's may be in words not listed."""
 
 
+WAIVER = re.compile(r"\b(?:don't|dont|do not|doesn't|does not|never)\s+(?:really\s+|actually\s+|even\s+|"
+                    r"necessarily\s+)?(?:need|have|has)\s+to\b|\bno need to\b", re.IGNORECASE)  # fmt: skip
+"""A waiver: "we don't really need to mention ralph", "you don't have to rerun it", "no need to restart". It
+lifts an obligation and forbids nothing, so neither its "don't" nor its "need to" makes a rule of the statement."""
+
+
+def without_waivers(text: str) -> str:
+    """The statement with its waivers (`WAIVER`) blanked out: what is left to forbid or oblige."""
+    return WAIVER.sub(" ", text)
+
+
 def binding(text: str, correction: bool = False) -> bool:
     """Does the statement bind the next agent (a rule), rather than suggest (a wish)? A correction binds by
     what it is: the agent was wrong, and the summary that drops it lets the next agent be wrong again."""
     if _HEDGE.search(text):
         return False
+    text = without_waivers(text)
     english = PROHIBITION.search(text) or _OBLIGATION.search(text) or LEAVE_AS_IS.search(text)
     return correction or bool(english or FOREIGN_PROHIBITION.search(text))
 
 
-__all__ = ["LEAVE_AS_IS", "NEGATING", "PROHIBITING", "PROHIBITION", "binding"]
+__all__ = ["LEAVE_AS_IS", "NEGATING", "PROHIBITING", "PROHIBITION", "WAIVER", "binding", "without_waivers"]

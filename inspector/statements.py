@@ -18,7 +18,7 @@ from inspector.config import DEFAULT_CONFIG, Config
 from inspector.languages import FOREIGN_OBLIGATION, FOREIGN_PROHIBITION, language_of
 from inspector.model import Author, Invariant, InvariantKind, SourceRecord
 from inspector.presence import topic_terms
-from inspector.statement_force import LEAVE_AS_IS, PROHIBITING
+from inspector.statement_force import LEAVE_AS_IS, PROHIBITING, without_waivers
 from inspector.text import Sentence, clip, sentences
 
 USER_KINDS = frozenset(
@@ -152,7 +152,8 @@ def statement_kind(clause: str, language: str | None = None) -> InvariantKind | 
         return InvariantKind.CORRECTION  # "what do you mean there's no …?" corrects, question mark or not
     if clause.endswith(("?", "？")) or _QUESTION_START.match(clause):
         return None
-    kind = next((kind for kind, rule in _KIND_RULES if rule.search(clause)), None)
+    stated = without_waivers(clause)  # "we don't need to mention X" neither forbids nor obliges
+    kind = next((kind for kind, rule in _KIND_RULES if rule.search(stated)), None)
     if kind is None:
         kind = _foreign_kind(clause)
     if kind is None and picked_label(clause):

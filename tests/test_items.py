@@ -499,3 +499,26 @@ def test_saying_what_one_sees_or_knows_forbids_nothing(said):
                                   "I don't think we should ship the beta flag", "you cannot push to main"])
 def test_a_prohibition_is_still_a_constraint(said):
     assert statement_kind(said) is InvariantKind.USER_CONSTRAINT
+
+
+@pytest.mark.parametrize("said", [
+    "we don't really need to mention ralph - we've archived the project",  # a session outside ../shared (duet)
+    "you don't have to rerun the migrations",
+    "no need to restart the server",
+])  # fmt: skip
+def test_a_waiver_is_no_rule_the_next_agent_must_keep(said):
+    # "Don't need to" lifts an obligation: neither its "don't" (a prohibition) nor its "need to" (an obligation)
+    # makes it a constraint or a requirement, nor a binding one. Mined as a constraint, the first was an error
+    # finding ("its prohibition is gone") in a summary a blind reader called faithful.
+    from inspector.statement_force import binding
+
+    assert statement_kind(said) not in (InvariantKind.USER_CONSTRAINT, InvariantKind.USER_REQUIREMENT)
+    assert not binding(said)
+
+
+def test_a_rule_beside_a_waiver_is_still_a_rule():
+    from inspector.statement_force import binding
+
+    said = "never push to main, you don't need to run the tests"
+    assert statement_kind(said) is InvariantKind.USER_CONSTRAINT
+    assert binding(said)
