@@ -7,8 +7,10 @@ an issue a typed prompt names counts: an issue the agent looked up on its own is
 
 A criterion is an entry under an "Acceptance criteria" heading: a sub-heading with its own checklist ("### AC-7:
 Benchmark baseline" and its "- [ ]" lines), or one checklist line. It is known by its label when it has one
-("AC-7"): a summary that names the label keeps it, and one that names the label without any of what it asks
-("AC-7 benchmark was informal") keeps only its name.
+("AC-7"): a summary that names the label keeps it (`item_matching.match_criterion`), even one that names it
+without any of what it asks ("AC-7 benchmark was informal"). That keeps only its name, a weakening this does not
+judge: which of a criterion's words the next agent needs is a reader's call (sequant_bf976109's gold calls its S2
+"weakened" for the human-QA comparison it dropped).
 """
 
 from __future__ import annotations
