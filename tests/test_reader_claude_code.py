@@ -512,3 +512,38 @@ def test_instruction_files_the_harness_loads_resolve_without_a_record(tmp_path: 
     ])  # fmt: skip
     unresolved = [f.message for f in analyze(load_trace(path)).findings if f.rule == "unresolved-anchor"]
     assert len(unresolved) == 1 and "exports/blueprints_2026.json" in unresolved[0]
+
+
+def _snapshot(message: str, *files: str) -> dict[str, Any]:
+    """A `file-history-snapshot` record as Claude Code 2.x writes one after the agent changes a file."""
+    backups = {name: {"backupFileName": None, "version": 1, "backupTime": "2026-02-12T16:25:22.067Z"} for name in files}
+    return {"type": "file-history-snapshot", "messageId": message, "isSnapshotUpdate": True,
+            "snapshot": {"messageId": "u1", "trackedFileBackups": backups, "timestamp": "2026-02-12T16:19:49.962Z"}}
+
+
+def test_a_file_the_snapshot_names_resolves_where_the_exporter_redacted_the_call(tmp_path: Path) -> None:
+    """cybervpn (Entire export): the Write call's path was redacted to 'REDACTED.md', and the summary's
+    'Created AGENT_TEAM_PHASE9_PROMPT.md' resolved to nothing, though the file-history snapshot after the write
+    names the file. A snapshot of a branch the user rewound away from names edits the conversation went back
+    on: its file is still unresolved."""
+    path = write(tmp_path / "redacted.jsonl", [
+        user("u1", None, "Create a phase 9 prompt like the phase 8 one."),
+        assistant("a1", "u1", [{"type": "tool_use", "id": "t1", "name": "Write",
+                                "input": {"file_path": "REDACTED.md", "content": "# Phase 9"}}]),
+        user("r1", "a1", [{"type": "tool_result", "tool_use_id": "t1", "content": "File created"}]),
+        _snapshot("a1", "AGENT_TEAM_PHASE9_PROMPT.md"),
+        user("x1", "r1", "Also draft a phase 10 prompt."),  # abandoned: the user rewound to r1
+        assistant("x2", "x1", [text("Drafting.")]),
+        _snapshot("x2", "AGENT_TEAM_PHASE10_PROMPT.md"),
+        user("u2", "r1", "Thanks, that's enough."),
+        assistant("a2", "u2", [text("Done.")]),
+        record("b1", None, "system", subtype="compact_boundary", logicalParentUuid="a2",
+               compactMetadata={"trigger": "auto", "preTokens": 5000}),
+        user("s1", "b1", "Summary: created AGENT_TEAM_PHASE9_PROMPT.md; AGENT_TEAM_PHASE10_PROMPT.md was not kept.",
+             isCompactSummary=True),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    unresolved = [f.message for f in analyze(trace).findings if f.rule == "unresolved-anchor"]
+    assert len(unresolved) == 1 and "AGENT_TEAM_PHASE10_PROMPT.md" in unresolved[0], unresolved
+    assert ("AGENT_TEAM_PHASE9_PROMPT.md", "resolved", ("file:AGENT_TEAM_PHASE9_PROMPT.md",)) in resolved(trace)[1]
+    assert trace.extra["records_by_fate"]["file_history_snapshot"] == 2  # each still counted as what it is

@@ -72,6 +72,43 @@ class _Message:
     seen: set[Any] = field(default_factory=set)
 
 
+@dataclass(frozen=True, slots=True)
+class _Backup:
+    """A file a `file-history-snapshot` record names: Claude Code backs a file up before the agent first changes
+    it, so the name is evidence the agent edited the file even where the tool call's path is not (a log exporter
+    such as Entire redacts some paths to `REDACTED.md`, and leaves the snapshot's keys)."""
+
+    line: int
+    name: str
+    message: str | None
+    """The record the snapshot belongs to: its files count only when that record is on the conversation."""
+    timestamp: str | None
+
+
+def _backed_up(line: int, record: Record) -> list[_Backup]:
+    """The files one snapshot record names."""
+    snapshot = (record.fields or {}).get("snapshot")
+    tracked = snapshot.get("trackedFileBackups") if isinstance(snapshot, dict) else None
+    if not isinstance(tracked, dict):
+        return []
+    message = as_str((record.fields or {}).get("messageId"))
+    stamp = as_str(snapshot.get("timestamp"))
+    return [_Backup(line, name.strip(), message, stamp) for name in tracked
+            if isinstance(name, str) and name.strip() and "\n" not in name]  # fmt: skip
+
+
+def _first_backups(backups: list[_Backup], on_chain: set[str]) -> list[_Backup]:
+    """Each file at the first snapshot on the conversation that names it: a snapshot repeats every file tracked
+    so far, and one of a branch the session left (a rewind) names edits the conversation went back on."""
+    seen: set[str] = set()
+    first = []
+    for backup in backups:
+        if backup.message in on_chain and backup.name not in seen:
+            seen.add(backup.name)
+            first.append(backup)
+    return first
+
+
 # --- sniffing ---------------------------------------------------------------------------------
 
 
@@ -117,6 +154,8 @@ class _Reader:
         self.counts: Counter[str] = Counter()
         self.messages: dict[str, _Message] = {}
         self.main_seen = False
+        self.backups: list[_Backup] = []
+        """Files the harness backed up before the agent changed them (`file-history-snapshot` records)."""
 
     # -- pass over the file: keep the DAG skeleton and what main-chain turns need ---------------
 
@@ -144,6 +183,8 @@ class _Reader:
                 elif kind == "system" and subtype in _BOUNDARIES and not sidechain:
                     self.points.append((line, subtype, record, None))
                 else:
+                    if kind == "file-history-snapshot":
+                        self.backups.extend(_backed_up(line, record))
                     self.fates[_fate_of_kind(kind)] += 1
                 continue
             parent = parent_uuid(record)
@@ -268,6 +309,8 @@ class _Reader:
         timeline += [(line, 0, compaction) for line, compaction in found]
         timeline += [(line, 2, event) for line, *event in micro]
         timeline += [(turn.line, 1, turn) for turn in queued]
+        on_chain = {nodes[i].uuid for i in survival.chain}
+        timeline += [(backup.line, 1, backup) for backup in _first_backups(self.backups, on_chain)]
         for _, _, item in sorted(timeline, key=lambda entry: (entry[0], entry[1])):
             if isinstance(item, Compaction):
                 self.transcript.compaction(item)
@@ -275,6 +318,8 @@ class _Reader:
                 self.transcript.place = item.offset
                 mapped = self._map(item)
                 self.fates[self._fate_of(item, mapped or _IDLE.get(item.type) or _fate_of_kind(item.type))] += 1
+            elif isinstance(item, _Backup):
+                self.transcript.mention("file", item.name, "edit", item.timestamp)
             elif isinstance(item, QueuedTurn):
                 self.transcript.place = item.offset
                 self.transcript.turn(f"queued:{item.source_line}", "user", item.authority, item.text, item.timestamp,

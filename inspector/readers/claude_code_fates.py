@@ -35,6 +35,7 @@ PROGRESS = "progress"
 
 # Not conversation records.
 SNAPSHOT = "file_history_snapshot"
+"""A file-history snapshot: not a turn; the files it names are kept as files the agent edited (`claude_code`)."""
 METADATA = "metadata"
 """Titles, modes, the last prompt, links: the session's, not the conversation's."""
 QUEUE_DELIVERED_AS_RECORD = "queue_delivered_as_record"
