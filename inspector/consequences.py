@@ -29,7 +29,7 @@ from inspector.item_matching import ITEM_MATCHERS
 from inspector.model import TRANSCRIPT, Consequence, ConsequenceKind, Finding, InvariantKind, Severity, SourceRecord
 from inspector.presence import topic_terms
 from inspector.shell_runs import ShellRun, failure_line, is_failure
-from inspector.statement_force import PROHIBITION
+from inspector.statement_force import forbidding
 from inspector.statements import USER_KINDS, statement_sentences
 from inspector.text import clip
 from inspector.tool_names import is_edit_tool
@@ -127,10 +127,10 @@ _BRANCH_WORD = re.compile(r"\b(?:to|on|into|onto)\s+`?([\w./-]+)`?", re.IGNORECA
 def _violated(text: str, window: _Window, k: int) -> Consequence | None:
     """A later tool call that does what the user's prohibition forbade: an edit of the file it names, or a git
     push, commit, merge or rebase (to the branch it names). A prohibition with a condition is not read."""
-    forbidding = PROHIBITION.search(text)
-    if forbidding is None:
+    forbids = forbidding(text)
+    if forbids is None:
         return None
-    clause = re.split(r"[.;!?](?:\s|\Z)|\n", text[forbidding.end() :], maxsplit=1)[0]
+    clause = re.split(r"[.;!?](?:\s|\Z)|\n", text[forbids.end() :], maxsplit=1)[0]
     if _CONDITIONAL.search(clause):
         return None
     parsed = _VERB_AFTER.match(clause)

@@ -20,7 +20,7 @@ from inspector.list_selection import ENTRY_PREFIX, entry_ids
 from inspector.model import Invariant, InvariantKind
 from inspector.presence import Presence, described_as_fixed, item_terms_text, presence, topic_terms
 from inspector.shell_runs import about_subject
-from inspector.statement_force import NEGATING, PROHIBITING, PROHIBITION
+from inspector.statement_force import NEGATING, PROHIBITING, forbidding
 from inspector.statements import USER_KINDS
 from inspector.summary_claims import named_subjects
 from inspector.task_spec import LABELLED
@@ -60,7 +60,7 @@ among them), any "-n't", or "only" (a restriction kept as what alone is allowed)
 
 def _prohibition_dropped(item: Invariant, passage: str) -> bool:
     """A user's "never …" carried by a passage that no longer says no: the topic survived, the force did not."""
-    return item.kind is InvariantKind.USER_CONSTRAINT and bool(PROHIBITION.search(item.text)) and not (
+    return item.kind is InvariantKind.USER_CONSTRAINT and bool(forbidding(item.text)) and not (
         _ANY_NEGATION.search(passage)
     )
 

@@ -20,7 +20,7 @@ from dataclasses import replace
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
 from inspector.presence import topic_terms
-from inspector.statement_force import NEGATING, PROHIBITION
+from inspector.statement_force import NEGATING, forbidding
 from inspector.statements import statement_sentences
 
 _ALLOWING = re.compile(
@@ -40,7 +40,7 @@ def lifted(items: list[Invariant], records: Sequence[SourceRecord], order: dict[
                 if r.namespace == TRANSCRIPT and r.kind == "user" and r.authority == "user"
                 for clause in _allowing_clauses(r.text)]  # fmt: skip
     for item in items:
-        if item.kind is not InvariantKind.USER_CONSTRAINT or item.retired_by or not PROHIBITION.search(item.text):
+        if item.kind is not InvariantKind.USER_CONSTRAINT or item.retired_by or not forbidding(item.text):
             yield item
             continue
         topic, act = topic_terms(item.text) - _NO, _forbidden_act(item.text)
@@ -52,7 +52,7 @@ def lifted(items: list[Invariant], records: Sequence[SourceRecord], order: dict[
 
 def _forbidden_act(text: str) -> frozenset[str]:
     """The first content word after the word that forbids: the act ("never *force-push* to …", "don't *touch* …")."""
-    found = PROHIBITION.search(text)
+    found = forbidding(text)
     for word in text[found.end() :].split() if found else ():
         terms = topic_terms(word) - _NO
         if terms:
@@ -62,7 +62,7 @@ def _forbidden_act(text: str) -> frozenset[str]:
 
 def _allowing_clauses(text: str) -> Iterator[str]:
     for sentence in statement_sentences(text):
-        if _ALLOWING.search(sentence.text) and not PROHIBITION.search(sentence.text):
+        if _ALLOWING.search(sentence.text) and not forbidding(sentence.text):
             yield sentence.text
 
 

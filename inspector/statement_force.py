@@ -53,8 +53,15 @@ lifts an obligation and forbids nothing, so neither its "don't" nor its "need to
 
 
 def without_waivers(text: str) -> str:
-    """The statement with its waivers (`WAIVER`) blanked out: what is left to forbid or oblige."""
-    return WAIVER.sub(" ", text)
+    """The statement with its waivers (`WAIVER`) blanked out, each by as many spaces: what is left to forbid or
+    oblige, at the offsets it had."""
+    return WAIVER.sub(lambda waiver: " " * len(waiver.group()), text)
+
+
+def forbidding(text: str) -> re.Match[str] | None:
+    """Where a statement forbids: its first `PROHIBITION` outside a waiver. Every reader of an item's prohibition
+    asks this, so "keep it local, you don't have to test it" is no prohibition to lose, lift or break."""
+    return PROHIBITION.search(without_waivers(text))
 
 
 def binding(text: str, correction: bool = False) -> bool:
@@ -67,4 +74,5 @@ def binding(text: str, correction: bool = False) -> bool:
     return correction or bool(english or FOREIGN_PROHIBITION.search(text))
 
 
-__all__ = ["LEAVE_AS_IS", "NEGATING", "PROHIBITING", "PROHIBITION", "WAIVER", "binding", "without_waivers"]
+__all__ = ["LEAVE_AS_IS", "NEGATING", "PROHIBITING", "PROHIBITION", "WAIVER", "binding", "forbidding",
+           "without_waivers"]

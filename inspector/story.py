@@ -13,7 +13,7 @@ from inspector.analysis import Analysis
 from inspector.facts import InvariantTrack
 from inspector.invariants import InvariantStatus
 from inspector.model import Finding, InvariantKind, finding_id
-from inspector.statement_force import PROHIBITION
+from inspector.statement_force import forbidding
 from inspector.text import content_terms
 
 SAMPLE = "staging_db_constraint.json"
@@ -39,7 +39,7 @@ def followed(analysis: Analysis) -> InvariantTrack:
     """The user's first constraint that forbids: the rule the story follows."""
     constraint = InvariantKind.USER_CONSTRAINT
     return next(t for t in analysis.facts.invariants
-                if t.invariant.kind is constraint and PROHIBITION.search(t.invariant.text))  # fmt: skip
+                if t.invariant.kind is constraint and forbidding(t.invariant.text))  # fmt: skip
 
 
 def _first(track: InvariantTrack, status: InvariantStatus) -> int:

@@ -522,3 +522,23 @@ def test_a_rule_beside_a_waiver_is_still_a_rule():
     said = "never push to main, you don't need to run the tests"
     assert statement_kind(said) is InvariantKind.USER_CONSTRAINT
     assert binding(said)
+
+
+def test_a_waiver_is_no_prohibition_to_lose_lift_or_break():
+    """Every reader of an item's prohibition asks `forbidding`, so the "don't" of a waiver beside another rule
+    ("keep it local", a rule to leave something as it is) is no "never" a summary can drop: a summary keeping the
+    rule without a "not" has kept it. A real "don't" beside a waiver is still found, at its own offset."""
+    from inspector.invariants import IndexedText, InvariantStatus
+    from inspector.item_matching import match_user_item
+    from inspector.model import Invariant
+    from inspector.statement_force import forbidding
+
+    said = "keep it local, you don't have to push it"
+    assert statement_kind(said) is InvariantKind.USER_CONSTRAINT
+    assert forbidding(said) is None
+    item = Invariant("user-constraint:u1#0", InvariantKind.USER_CONSTRAINT, said, "u1")
+    kept = match_user_item(item, IndexedText("The design doc is kept local on purpose; pushing it is optional."))
+    assert kept.status is not InvariantStatus.WEAKENED, kept.reason
+    ruled = "you don't have to rerun it, but don't touch staging"
+    found = forbidding(ruled)
+    assert found is not None and ruled[found.start():].startswith("don't touch")
