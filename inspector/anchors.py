@@ -229,8 +229,11 @@ class AnchorIndex:
     """
 
     def __init__(self, sources: Iterable[SourceRecord], mentions: MentionIndex | None = None,
-                 places: RecordPlaces | None = None, given: Iterable[str] = ()) -> None:  # fmt: skip
-        """`given`: keys every state knows with no record (`Trace.harness_loaded`), placed before every cut."""
+                 places: RecordPlaces | None = None, given: Iterable[str] = (),
+                 moved: Iterable[tuple[str, str, int]] = ()) -> None:  # fmt: skip
+        """`given`: keys every state knows with no record (`Trace.harness_loaded`), placed before every cut.
+        `moved`: (old path, new path, place) of each path the session's shell moved (`inspector.moves`)."""
+        self._moved = tuple(moved)
         self._by_key: dict[str, dict[str, int]] = defaultdict(dict)
         self._by_basename: dict[str, set[str]] = defaultdict(set)
         self._mentions = mentions
@@ -386,16 +389,54 @@ class AnchorIndex:
         limit = WHOLE_LOG if cut is None else cut
         tier, seen = self._tier_before(anchor.key, limit)
         if seen:
-            known = tier.outcomes.get(seen)
-            if known is None:
-                bound = tier.referents[:seen]
-                status = AnchorStatus.AMBIGUOUS if len(_distinct_targets(bound)) > 1 else AnchorStatus.RESOLVED
-                known = tier.outcomes[seen] = (status, tuple(sorted(bound)))
-            return ResolvedAnchor(anchor, *known)
+            return ResolvedAnchor(anchor, *_outcome(tier, seen))
         folder = self._folder_place(anchor.key)
         if folder is not None and folder <= limit:
             return ResolvedAnchor(anchor, AnchorStatus.RESOLVED, (f"folder:{anchor.key}",))
+        for before in self._moved_from(anchor.key, limit):
+            tier, seen = self._tier_before(before, limit)
+            if seen:
+                return ResolvedAnchor(anchor, *_outcome(tier, seen))
         return ResolvedAnchor(anchor, AnchorStatus.UNRESOLVED, ())
+
+    def _moved_from(self, key: str, cut: int) -> Iterator[str]:
+        """The paths `key` had before a move that came before the cut: `wfc/wfc_tools/x.py` was `wfc/wfc-tools/x.py`
+        after `mv wfc/wfc-tools wfc/wfc_tools` (a rename), and `bench/run.py` was `run.py` after `mv run.py bench/`
+        (a move into a folder); which of the two a `mv` did, the line does not say, so both are asked."""
+        path = key.removeprefix("./")
+        for old, new, place in self._moved:
+            rest = _under(path, new.removeprefix("./").rstrip("/")) if place <= cut else None
+            if rest is None:
+                continue
+            old = old.removeprefix("./").rstrip("/")
+            yield old + rest
+            name = _basename(old)
+            if rest == f"/{name}" or rest.startswith(f"/{name}/"):
+                yield old + rest[len(name) + 1 :]
+
+
+def _outcome(tier: _Tier, seen: int) -> tuple[AnchorStatus, tuple[str, ...]]:
+    """What the first `seen` records of a tier make of a key: resolved, or ambiguous between distinct targets;
+    worked out once per count."""
+    known = tier.outcomes.get(seen)
+    if known is None:
+        bound = tier.referents[:seen]
+        status = AnchorStatus.AMBIGUOUS if len(_distinct_targets(bound)) > 1 else AnchorStatus.RESOLVED
+        known = tier.outcomes[seen] = (status, tuple(sorted(bound)))
+    return known
+
+
+def _under(path: str, folder: str) -> str | None:
+    """What of `path` lies past `folder` ("" when it is the folder itself), compared at a path boundary and whichever
+    of the two is the longer spelling (`wfc/x` under `/repo/wfc`); None when the path is not under it."""
+    if not folder:
+        return None
+    ends = [i for i, c in enumerate(path) if c == "/" and i] + [len(path)]
+    for end in ends:
+        head = path[:end]
+        if head == folder or head.endswith(f"/{folder}") or folder.endswith(f"/{head}"):
+            return path[end:]
+    return None
 
 
 HEX_ID = re.compile(r"[0-9a-f]{7,}")

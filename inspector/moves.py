@@ -1,0 +1,45 @@
+"""Paths the session's shell moved: a summary may name a file by the path a `mv` gave it.
+
+An agent that renames a folder (`mv wfc/wfc-tools wfc/wfc_tools`) or moves files into one (`mv run.py bench/`)
+wrote and read them under their old paths; the summary, written after, names them under the new ones, and no record
+bears those. Each move a run made without failing is kept as (old path, new path, where it ran), so the anchor
+index (`anchors.AnchorIndex`) can resolve a path under the new name by the record of it under the old one, and only
+at a cut the move came before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from inspector.model import TRANSCRIPT, SourceRecord
+from inspector.places import RecordPlaces
+from inspector.shell_runs import parse_steps
+
+_MOVING = re.compile(r"\bmv\s")
+"""A line that may move something: only these are parsed for their steps."""
+_PATTERN = re.compile(r"[*?\[\]{}$`]")
+"""A word the shell would expand (a glob, a variable): what it names is not on the line."""
+
+
+def moves(records: Sequence[SourceRecord], places: RecordPlaces) -> Iterator[tuple[str, str, int]]:
+    """(old path, new path, place) for each path a shell run moved: `mv A B`, `mv A B C/`, `git mv A B`. A run
+    the harness marked failed moved nothing it can be trusted to have moved."""
+    for record in records:
+        if record.namespace != TRANSCRIPT or record.kind != "tool_result":
+            continue
+        command = record.extra.get("command")
+        if not isinstance(command, str) or not _MOVING.search(command):
+            continue
+        for step in parse_steps(command):
+            words = step.words[2:] if step.words[:2] == ("git", "mv") else step.words[1:] if step.words[0] == "mv" \
+                else ()  # fmt: skip
+            paths = [w for w in words if not w.startswith("-")]
+            if len(paths) < 2 or any(_PATTERN.search(p) for p in paths):
+                continue
+            place = places.of(record)
+            for old in paths[:-1]:
+                yield old, paths[-1], place
+
+
+__all__ = ["moves"]
