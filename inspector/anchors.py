@@ -310,7 +310,7 @@ class AnchorIndex:
         tier = self._suffix.get(key)
         if tier is None:
             named = self._named(key)
-            candidate = key.lstrip("./~")
+            candidate = _bare_path(key)
             basename = _basename(candidate)
             fulls = set(self._by_basename.get(basename, ()))
             fulls.update(k for k in named if "/" in k and _basename(k) == basename)
@@ -466,8 +466,20 @@ def needle(key: str) -> str:
     with `candidate` or with the part after the first colon; both are suffixes of `key`, so every
     binding mention ends with the shorter of the two.
     """
-    suffixes = [key.lstrip("./~"), key.split(":", 1)[1] if ":" in key else key]
+    suffixes = [_bare_path(key), key.split(":", 1)[1] if ":" in key else key]
     return min((s for s in suffixes if s), key=len, default=key)
+
+
+_PLACING = re.compile(r"^(?:~/|\.{1,3}/|…/|/)+")
+"""What only places a path (a leading `~/`, `./`, `../`, `/`, or the `.../` of folders left out), not part of any
+longer spelling's tail."""
+
+
+def _bare_path(key: str) -> str:
+    """A path without what only places it: what every longer spelling of the same file ends with. A dot-folder
+    keeps its dot: `~/.claude/settings.json` is `.claude/settings.json`, which `/home/u/.claude/settings.json`
+    ends with; stripping every leading dot and slash made it `claude/settings.json`, which no spelling ends with."""
+    return _PLACING.sub("", key)
 
 
 def _basename(key: str) -> str:
@@ -487,7 +499,7 @@ def _distinct_targets(referents: Iterable[str]) -> list[tuple[str, str]]:
     )
     kept: list[tuple[str, str]] = []
     for namespace, key in parsed:
-        if not any(namespace == ns and (full.endswith("/" + key.lstrip("./~")) or abbreviates(key, full))
+        if not any(namespace == ns and (full.endswith("/" + _bare_path(key)) or abbreviates(key, full))
                    for ns, full in kept):  # fmt: skip
             kept.append((namespace, key))
     return kept

@@ -96,6 +96,26 @@ def test_a_folder_resolves_when_a_known_path_lies_under_it_and_only_then():
     }
 
 
+def test_a_dot_folder_keeps_its_dot_when_a_path_is_matched_by_its_tail():
+    """duet, wwbm-webapp (outside ../shared, labelled blind): '~/.claude/projects/…/MEMORY.md' and
+    '.claude/settings.json' were unresolved though the log edited '/Users/…/.claude/…' files: every leading dot and
+    slash was stripped before the tail was compared, so '.claude/x' was looked for as 'claude/x'. Only what places a
+    path (`~/`, `./`, `../`, `.../`, `/`) is dropped; 'claude/settings.json' is another path, and stays unresolved."""
+    edited = ("/home/u/.claude/settings.json", "/repo/.github/workflows/ci.yml", "/repo/cmd/cli/strategy/x_test.go")
+    index = AnchorIndex([record(key, "edited", namespace="file") for key in edited])
+    found = {r.anchor.key: (r.status, r.referents) for r in resolve_in_isolation(
+        "~/.claude/settings.json and .claude/settings.json and claude/settings.json, ./.github/workflows/ci.yml, "
+        ".../cli/strategy/x_test.go", index)}  # fmt: skip
+    settings_file = (AnchorStatus.RESOLVED, ("file:/home/u/.claude/settings.json",))
+    assert found == {
+        "~/.claude/settings.json": settings_file,
+        ".claude/settings.json": settings_file,
+        "claude/settings.json": (AnchorStatus.UNRESOLVED, ()),
+        "./.github/workflows/ci.yml": (AnchorStatus.RESOLVED, ("file:/repo/.github/workflows/ci.yml",)),
+        ".../cli/strategy/x_test.go": (AnchorStatus.RESOLVED, ("file:/repo/cmd/cli/strategy/x_test.go",)),
+    }
+
+
 SOURCES = [record("ledger:1", "Rollback plan."), record("ledger:2", "Retry cap is 3.")]
 
 
