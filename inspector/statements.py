@@ -122,12 +122,14 @@ def _clauses(sentence: str) -> Iterator[str]:
 
 
 _GET_GOING = re.compile(
-    r"\b(?:let's|lets|let us)\s+(?:now\s+|just\s+)?(?:proceed|implement|start|begin|continue|try|do it|get|look|see|"
+    r"\b(?:let's|lets|let us)\s+(?:now\s+|just\s+)?(?:proceed|implement|start|begin|continue|try|do it|get|look|"
+    r"(?:take|have) a (?:quick |closer )?look|see|"
     r"check|fix|review|examine|run|write|create|add|build|work|dig|figure|move on|commit|push|update|make|mark|"
     r"go\b(?!\s+with))",
     re.IGNORECASE,
 )
-""""Let's proceed", "let's fix the rest": the user sets the agent going; the work, not the words, carries on."""
+""""Let's proceed", "let's fix the rest", "let's take a look at level 2": the user sets the agent going; the work, not
+the words, carries on."""
 
 
 _DISCOURSE = "ok okay yes yeah yep sure great cool perfect good alright right now then so and also please pls just"

@@ -208,8 +208,17 @@ def test_a_work_noun_heading_a_report_is_no_request(report: str) -> None:
     assert statement_kind(report) is None
 
 
-def test_lets_proceed_with_implementation_is_not_an_item() -> None:
-    assert statement_kind("let's proceed with implementation") is None
+@pytest.mark.parametrize("going", ["let's proceed with implementation", "lets take a look at level 2.",
+                                   "let's have a closer look at the parser"])
+def test_setting_the_agent_going_is_not_an_item(going: str) -> None:
+    # planetfall (outside ../shared, labelled blind): "lets take a look at level 2." was a decision S2 was faulted
+    # for dropping; it is "let's look", which sets the agent going and binds nothing after.
+    assert statement_kind(going) is None
+
+
+def test_a_decision_beside_setting_the_agent_going_is_still_one() -> None:
+    assert statement_kind("let's take a look at level 2, we'll go with the tile map for now") is (
+        InvariantKind.USER_DECISION)
 
 
 def test_a_short_answer_borrows_the_question_it_answers() -> None:
