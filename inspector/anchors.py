@@ -168,14 +168,20 @@ path even with no extension ("src/parser/lexer")."""
 
 
 _VERSION = re.compile(r"v?\d+(?:\.(?:\d+|x|\*))*", re.IGNORECASE)
+_FILE_NAME = re.compile(r"[\w-]+\.[A-Za-z]{1,6}")
+"""A file's name with its extension of letters: a path's folders rarely have one, so a key whose every part does is
+a list ("AGENTS.md/CLAUDE.md"). A module path's parts end in a version ("gopkg.in/yaml.v3") and stay a path."""
 
 
 def _plausible_path(key: str) -> bool:
     """A path only with path evidence: an extension, a leading `/`, `~/`, `./` or `../`, an `_` or a digit in
     a name, or a conventional source root. Prose joins words with slashes too: 'and/or', 'read/write',
     'Given/When/Then', 'tests/lint/typecheck', 'shell/terminal/editor'."""
-    if all(_VERSION.fullmatch(part) for part in key.split("/")):
+    parts = key.split("/")
+    if all(_VERSION.fullmatch(part) for part in parts):
         return False  # versions joined by slashes: "18.x/20.x/22.x", "3.11/3.12"
+    if len(parts) > 1 and all(_FILE_NAME.fullmatch(part) for part in parts):
+        return False  # file names joined by slashes: "droneBayView.js/archiveView.js", a list, not a path
     if "." in key.rsplit("/", 1)[-1] or key.startswith(("/", "~/", "./", "../")):
         return not key.replace("/", "").replace(".", "").isdigit()
     if key.count("/") < 2 or not any(c.isalpha() for c in key):
@@ -234,6 +240,10 @@ class AnchorIndex:
         """`given`: keys every state knows with no record (`Trace.harness_loaded`), placed before every cut.
         `moved`: (old path, new path, place) of each path the session's shell moved (`inspector.moves`)."""
         self._moved = tuple(moved)
+        given = tuple(given)
+        self._given_paths = tuple(key for key in given if "/" in key)
+        """Harness-given files under a folder (plan mode's `.claude/plans/…`): known in any spelling of the folder
+        they sit in, since the log never says where the user's home is."""
         self._by_key: dict[str, dict[str, int]] = defaultdict(dict)
         self._by_basename: dict[str, set[str]] = defaultdict(set)
         self._mentions = mentions
@@ -397,6 +407,10 @@ class AnchorIndex:
             tier, seen = self._tier_before(before, limit)
             if seen:
                 return ResolvedAnchor(anchor, *_outcome(tier, seen))
+        bare = _bare_path(anchor.key)
+        given = next((key for key in self._given_paths if bare == key or bare.endswith(f"/{key}")), None)
+        if given is not None:
+            return ResolvedAnchor(anchor, AnchorStatus.RESOLVED, (f"file:{given}",))
         return ResolvedAnchor(anchor, AnchorStatus.UNRESOLVED, ())
 
     def _moved_from(self, key: str, cut: int) -> Iterator[str]:

@@ -49,6 +49,15 @@ def test_words_joined_by_slashes_are_prose_without_path_evidence():
     assert keys("Given/When/Then steps; run tests/lint/typecheck in the shell/terminal/editor") == []
 
 
+def test_file_names_joined_by_slashes_are_a_list_not_a_path():
+    """planetfall, ctxeval: 'droneBayView.js/archiveView.js/overhead.js' and 'AGENTS.md/CLAUDE.md' name files one
+    after another; no folder is called 'droneBayView.js'. A module path ends in a version, and a folder with a dot
+    in its name sits among folders without one: both stay paths."""
+    assert keys("edit droneBayView.js/archiveView.js/overhead.js and AGENTS.md/CLAUDE.md, import gopkg.in/yaml.v3 "
+                "from vendor/chart.js/dist/chart.umd.js") == [("gopkg.in/yaml.v3", "path"),
+                                                              ("vendor/chart.js/dist/chart.umd.js", "path")]
+
+
 def test_a_path_without_an_extension_needs_a_root_an_underscore_or_a_digit():
     assert keys("see src/parser/lexer, tools/gen_docs/main and build/v2/out") == [
         ("src/parser/lexer", "path"), ("tools/gen_docs/main", "path"), ("build/v2/out", "path")]  # fmt: skip

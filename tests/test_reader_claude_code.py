@@ -547,3 +547,26 @@ def test_a_file_the_snapshot_names_resolves_where_the_exporter_redacted_the_call
     assert len(unresolved) == 1 and "AGENT_TEAM_PHASE10_PROMPT.md" in unresolved[0], unresolved
     assert ("AGENT_TEAM_PHASE9_PROMPT.md", "resolved", ("file:AGENT_TEAM_PHASE9_PROMPT.md",)) in resolved(trace)[1]
     assert trace.extra["records_by_fate"]["file_history_snapshot"] == 2  # each still counted as what it is
+
+
+def test_plan_modes_plan_file_resolves_in_any_spelling_of_the_home_folder(tmp_path: Path) -> None:
+    """apollo: the summary's 'Write the Phase 2 plan to /Users/devs/.claude/plans/snazzy-frolicking-iverson.md' named
+    the plan file plan mode gives the agent, named for the session's slug in a reminder the log does not keep. Another
+    session's plan file, and a slug that is no slug, resolve to nothing."""
+    def session(slug: str) -> Path:
+        return write(tmp_path / f"{len(slug)}.jsonl", [
+            user("u1", None, "Plan phase 2.", slug=slug),
+            assistant("a1", "u1", [text("Reading the mitigation plan.")], slug=slug),
+            record("b1", None, "system", subtype="compact_boundary", logicalParentUuid="a1",
+                   compactMetadata={"trigger": "auto", "preTokens": 5000}),
+            user("s1", "b1", "Summary: write the plan to /Users/devs/.claude/plans/snazzy-frolicking-iverson.md "
+                 "(also ~/.claude/plans/snazzy-frolicking-iverson.md), not /Users/devs/.claude/plans/old-plan.md.",
+                 isCompactSummary=True),
+        ])  # fmt: skip
+
+    unresolved = [f.message for f in analyze(load_trace(session("snazzy-frolicking-iverson"))).findings
+                  if f.rule == "unresolved-anchor"]  # fmt: skip
+    assert len(unresolved) == 1 and "old-plan.md" in unresolved[0], unresolved
+    given = load_trace(session("snazzy-frolicking-iverson")).harness_loaded
+    assert ".claude/plans/snazzy-frolicking-iverson.md" in given
+    assert not any("plans" in name for name in load_trace(session("x/../../.ssh/id")).harness_loaded)  # no slug

@@ -60,6 +60,11 @@ HARNESS_LOADED = ("CLAUDE.md", "CLAUDE.local.md", "MEMORY.md")
 project's and the user's instructions, and the auto-memory index. A summary naming one names what the agent
 was given, so it resolves (`Trace.harness_loaded`); a log records only nested ones it loads later
 (`nested_memory` attachments)."""
+PLAN_FILE = ".claude/plans/{slug}.md"
+"""The plan file plan mode has the agent write, in the user's home, named for the session's `slug`: the harness
+names it to the agent in a reminder the log does not keep, so a summary naming it resolves as harness-given."""
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+"""A slug as Claude Code makes one: lower-case words joined by hyphens, nothing that would leave the folder."""
 _ATTACHMENT_FILES = {"edited_text_file": "edit", "file": "read", "compact_file_reference": "read",
                      "nested_memory": "read", "edited_image_file": "edit"}  # fmt: skip
 
@@ -150,6 +155,7 @@ class _Reader:
         self.titles: dict[str, str] = {}
         self.version: str | None = None
         self.cwd: str | None = None
+        self.slug: str | None = None
         self.unknown_fields: Counter[str] = Counter()
         self.counts: Counter[str] = Counter()
         self.messages: dict[str, _Message] = {}
@@ -232,6 +238,8 @@ class _Reader:
             self.agent_id = record.agentId
         if self.cwd is None and isinstance(record.cwd, str):
             self.cwd = record.cwd
+        if self.slug is None and isinstance(record.slug, str) and _SLUG.fullmatch(record.slug):
+            self.slug = record.slug
         title_field = _TITLE_FIELDS.get(kind)
         fields = record.fields if type(record) is Record else None  # a fast record has no unknown field
         title = fields.get(title_field) if title_field is not None and fields else None
@@ -349,7 +357,7 @@ class _Reader:
             "records_by_fate": {name: n for name, n in sorted(by_fate.items()) if n},
             "unknown_fields": dict(self.unknown_fields),
             "subagent": survival.subagent,
-            "harness_loaded": list(HARNESS_LOADED),
+            "harness_loaded": [*HARNESS_LOADED, *([PLAN_FILE.format(slug=self.slug)] if self.slug else [])],
         }
         for name, value in (("version", self.version), ("cwd", self.cwd), ("agent_id", self.agent_id)):
             if value:

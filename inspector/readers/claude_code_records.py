@@ -41,7 +41,7 @@ class Message(msgspec.Struct, gc=False):
 _USED = ("type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "subtype", "isCompactSummary",
          "timestamp", "message", "isMeta", "isApiErrorMessage", "attachment", "version", "sessionId", "agentId",
          "cwd", "compactMetadata", "microcompactMetadata", "trigger", "origin", "operation", "content",
-         "planContent")  # fmt: skip
+         "planContent", "slug")  # fmt: skip
 """The fields the reader reads; every other known field is skipped."""
 
 
@@ -77,6 +77,8 @@ class Record(msgspec.Struct, gc=False):
     planContent: Any = None
     """The plan an approved plan-mode session starts from: the harness writes the record ("Implement the
     following plan:") around the plan the agent wrote, so none of it is the user's words."""
+    slug: Any = None
+    """The session's name in words ("snazzy-frolicking-iverson"): plan mode's plan file is named for it."""
     tool_error: bool = False
     """`toolUseResult` marked the call failed: an "Error…" string, or an object with `is_error: true`."""
     exit_meaning: Any = None
