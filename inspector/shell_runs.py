@@ -491,8 +491,9 @@ def printed_nothing(run: ShellRun) -> bool:
 
 def failure_line(run: ShellRun) -> str:
     """The line a reviewer recognises the failure by: the crash, else the first error-looking line (a linker's
-    "undefined reference" before its "collect2: error: ld returned 1"), else the last line. The harness's
-    status line and its echo of the command are not the program's words."""
+    "undefined reference" before its "collect2: error: ld returned 1") said before any Python traceback, else the
+    exception the traceback ends in, else the first error-looking line, else the last line. The harness's status
+    line and its echo of the command are not the program's words."""
     if run.crash:
         return run.crash
     row = run.test_failure_row
@@ -500,9 +501,29 @@ def failure_line(run: ShellRun) -> str:
         return clip(row, 200)
     lines = _program_lines(run)
     errors = [line for line in lines if _ERROR_LINE.search(line)]
+    traceback = run.output.find(_TRACEBACK)
+    raised = _raised(run.output, traceback) if traceback >= 0 else None
+    if raised is not None and not (errors and 0 <= run.output.find(errors[0]) < traceback):
+        return clip(raised, 200)  # no error said before the traceback: what it raised is the failure
     if errors:
         return clip(errors[0], 200)
     return clip(lines[-1] if lines else run.command, 200)
+
+
+_TRACEBACK = "Traceback (most recent call last):"
+_RAISED = re.compile(r"[A-Za-z_][\w.]*(?::|$)")
+"""An exception as a traceback's last line names it: its dotted type, then its message after a colon."""
+
+
+def _raised(output: str, at: int) -> str | None:
+    """The exception the Python traceback at `at` ends in: the first line after its header that is not indented
+    (its frames and their code are) and names an exception. In a chain the first traceback is the cause; the line
+    that joins the next ("The above exception was the direct cause of the following exception:") names none,
+    though an error-looking line's word "exception" is in it, and so is a frame's code ("raise source.error(")."""
+    for line in output[at + len(_TRACEBACK) :].splitlines()[1:]:
+        if line and not line[0].isspace() and _RAISED.match(line):
+            return line.strip()
+    return None
 
 
 def is_failure(run: ShellRun) -> bool:

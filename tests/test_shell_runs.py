@@ -192,6 +192,40 @@ def test_failure_rows_in_a_run_whose_status_a_filter_hid_are_mined() -> None:
         "mise run test: --- FAIL: TestMultiCheckpoint_UserEditsBetweenCheckpoints (0.05s)"]
 
 
+CHAINED = """Exit code 1
+Traceback (most recent call last):
+  File "/app/.venv/lib/python3.12/site-packages/sqlalchemy/engine/base.py", line 1967, in _exec_single_context
+    self.dialect.do_execute(
+psycopg2.errors.UndefinedColumn: column atomic_criteria.unit_concept_id does not exist
+LINE 1: ...c_criteria.value_text, atomic_criteria.unit_text, atomic_cri...
+HINT:  Perhaps you meant to reference the column "atomic_criteria.entity_concept_id".
+
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File "scripts/run_ordinal_e2e.py", line 15, in <module>
+    log.error("lookup failed")
+sqlalchemy.exc.ProgrammingError: (psycopg2.errors.UndefinedColumn) column atomic_criteria.unit_concept_id"""
+
+
+def test_a_traceback_is_known_by_the_exception_it_raised() -> None:
+    """medgemma (outside ../shared, labelled blind): the failure was named by the chain's joining line, "The above
+    exception was the direct cause of the following exception:", which S1 had no reason to carry, and S1 was warned
+    for dropping it though it kept the missing column. The first traceback's exception is the cause; a frame's code
+    ("log.error(", "raise source.error(") names none. An error said before the traceback (a pipe's 'FAILED: curl')
+    is still the failure."""
+    chained = shell_runs([ran("t1", "python scripts/run_ordinal_e2e.py", CHAINED, failed=True)])[0]
+    assert failure_line(chained) == (
+        "psycopg2.errors.UndefinedColumn: column atomic_criteria.unit_concept_id does not exist")
+    output = ("Exit code 1\nFAILED: curl \nTraceback (most recent call last):\n  File \"<string>\", line 1\n"
+              "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)")
+    command = "curl -s https://x.test/schema.json | python3 -c 'import json,sys; json.load(sys.stdin)'"
+    assert failure_line(shell_runs([ran("t2", command, output, failed=True)])[0]) == "FAILED: curl"
+    flat = "Traceback (most recent call last):\nFile \"x.py\", line 3, in <module>\nValueError: no ledger"
+    assert failure_line(shell_runs([ran("t3", "python x.py", flat, failed=True)])[0]) == "ValueError: no ledger"
+
+
 def test_the_failure_line_is_the_first_error_even_on_the_first_line() -> None:
     run = shell_runs([ran("t1", "pip install cupy-cuda12x", "error: externally-managed-environment\n\n"
                           "× This environment is externally managed", failed=True)])[0]  # fmt: skip
