@@ -92,11 +92,12 @@ class _Backup:
 
 def _backed_up(line: int, record: Record) -> list[_Backup]:
     """The files one snapshot record names."""
-    snapshot = (record.fields or {}).get("snapshot")
+    fields = record.fields or {}
+    snapshot = fields.get("snapshot")
     tracked = snapshot.get("trackedFileBackups") if isinstance(snapshot, dict) else None
     if not isinstance(tracked, dict):
         return []
-    message = as_str((record.fields or {}).get("messageId"))
+    message = as_str(fields.get("messageId"))
     stamp = as_str(snapshot.get("timestamp"))
     return [_Backup(line, name.strip(), message, stamp) for name in tracked
             if isinstance(name, str) and name.strip() and "\n" not in name]  # fmt: skip
@@ -317,8 +318,9 @@ class _Reader:
         timeline += [(line, 0, compaction) for line, compaction in found]
         timeline += [(line, 2, event) for line, *event in micro]
         timeline += [(turn.line, 1, turn) for turn in queued]
-        on_chain = {nodes[i].uuid for i in survival.chain}
-        timeline += [(backup.line, 1, backup) for backup in _first_backups(self.backups, on_chain)]
+        if self.backups:  # the chain's ids are gathered only for a log that snapshots files
+            on_chain = {nodes[i].uuid for i in survival.chain}
+            timeline += [(backup.line, 1, backup) for backup in _first_backups(self.backups, on_chain)]
         for _, _, item in sorted(timeline, key=lambda entry: (entry[0], entry[1])):
             if isinstance(item, Compaction):
                 self.transcript.compaction(item)
