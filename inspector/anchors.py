@@ -130,6 +130,7 @@ def extract_anchors(text: str, patterns: Mapping[str, str] | None = None) -> lis
     `[[key]]` is taken first so that a path or hash inside brackets is one anchor, not two.
     """
     compiled = _DEFAULT_COMPILED if patterns is None else _compile(patterns)
+    text = text if text.isascii() else _unglued(text)
     taken: list[tuple[int, int]] = []  # sorted, non-overlapping spans already claimed
     found: list[Anchor] = []
     for name, regex in compiled:
@@ -147,6 +148,32 @@ def extract_anchors(text: str, patterns: Mapping[str, str] | None = None) -> lis
         taken.sort()
     found.sort(key=lambda a: a.start)
     return found
+
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+_GLUED_CJK = re.compile(rf"(?<=[A-Za-z0-9])[{_CJK}]+|[{_CJK}]+(?=[A-Za-z0-9])")
+"""A run of Chinese, Japanese or Korean script touching a Latin letter or digit: those scripts put no space between
+words, so a path written in a sentence of them ends where the script changes ("`default.nix`にして", "はmodules/")."""
+
+
+_IN_CJK = re.compile(f"[{_CJK}]")
+_LATIN_OR_DIGIT = re.compile("[A-Za-z0-9]")
+
+
+def script_changes(text: str, at: int) -> bool:
+    """Whether a Latin letter or digit and one of those scripts meet at `at`: where a key ends, as at a space."""
+    if not 0 < at < len(text):
+        return False
+    before, after = text[at - 1], text[at]
+    return bool((_LATIN_OR_DIGIT.match(before) and _IN_CJK.match(after))
+                or (_IN_CJK.match(before) and _LATIN_OR_DIGIT.match(after)))
+
+
+def _unglued(text: str) -> str:
+    """`text` with each run of those scripts that touches a Latin letter or digit blanked, one space per character
+    (every offset stays): a key ends where the script changes, as at a space. A name in the script between a
+    path's separators is kept (`docs/仕様書.md`)."""
+    return _GLUED_CJK.sub(lambda run: " " * len(run.group()), text)
 
 
 def _overlaps(claimed: list[tuple[int, int]], starts: list[int], start: int, end: int) -> bool:
@@ -236,10 +263,12 @@ class AnchorIndex:
 
     def __init__(self, sources: Iterable[SourceRecord], mentions: MentionIndex | None = None,
                  places: RecordPlaces | None = None, given: Iterable[str] = (),
-                 moved: Iterable[tuple[str, str, int]] = ()) -> None:  # fmt: skip
+                 moved: Iterable[tuple[str, str, int]] = (), working: str | None = None) -> None:  # fmt: skip
         """`given`: keys every state knows with no record (`Trace.harness_loaded`), placed before every cut.
-        `moved`: (old path, new path, place) of each path the session's shell moved (`inspector.moves`)."""
+        `moved`: (old path, new path, place) of each path the session's shell moved (`inspector.moves`).
+        `working`: the folder the agent worked in (`Trace.working_folder`), where the paths it printed bare lie."""
         self._moved = tuple(moved)
+        self._working = working.rstrip("/") if working and working.startswith("/") else None
         given = tuple(given)
         self._given_paths = tuple(key for key in given if "/" in key)
         """Harness-given files under a folder (plan mode's `.claude/plans/…`): known in any spelling of the folder
@@ -278,6 +307,8 @@ class AnchorIndex:
         """Find the mentions of all these keys in one pass over the transcript, each placed by its first turn."""
         if self._mentions is None:
             return
+        keys = set(keys)
+        keys.update(relative for relative in map(self._in_working_folder, tuple(keys)) if relative is not None)
         wanted = {needle(key) for key in keys} - self._mentioned.keys()
         for found, mentions in self._mentions.containing(wanted).items():
             self._mentioned[found] = {mention: self._turn_place(position) for mention, position in mentions.items()}
@@ -359,13 +390,16 @@ class AnchorIndex:
 
     def _folder_place(self, key: str) -> int | None:
         """Where a path under `key` is first known, if any: a folder is there when a path under it is
-        (`/usr/local/cuda-12.6` of `/usr/local/cuda-12.6/bin/nvcc`)."""
+        (`/usr/local/cuda-12.6` of `/usr/local/cuda-12.6/bin/nvcc`). A folder in the home one is there in any
+        spelling of the home folder, as a file in it is (`_suffix_tier`): `~/.claude/skills` of
+        `/Users/u/.claude/skills/x`."""
         if key in self._folders:
             return self._folders[key]
         found: int | None = None
         if "/" in key:
             folder = key.rstrip("/") + "/"
-            places = [p for (_, k), p in self._mentions_for(key).items() if k.startswith(folder) or f"/{folder}" in k]
+            inside = folder[1:] if folder.startswith("~/") else f"/{folder}"
+            places = [p for (_, k), p in self._mentions_for(key).items() if k.startswith(folder) or inside in k]
             stored = self._earliest_key_starting(folder)
             found = min([*places, *([stored] if stored is not None else [])], default=None)
         self._folders[key] = found
@@ -407,11 +441,35 @@ class AnchorIndex:
             tier, seen = self._tier_before(before, limit)
             if seen:
                 return ResolvedAnchor(anchor, *_outcome(tier, seen))
+        relative = self._in_working_folder(anchor.key)
+        if relative is not None:
+            tier = self._exact_tier(relative)
+            seen = tier.seen(limit)
+            if seen:
+                return ResolvedAnchor(anchor, *_outcome(tier, seen))
         bare = _bare_path(anchor.key)
         given = next((key for key in self._given_paths if bare == key or bare.endswith(f"/{key}")), None)
         if given is not None:
             return ResolvedAnchor(anchor, AnchorStatus.RESOLVED, (f"file:{given}",))
         return ResolvedAnchor(anchor, AnchorStatus.UNRESOLVED, ())
+
+    def _in_working_folder(self, key: str) -> str | None:
+        """The path a full spelling of `key` has from the working folder, as a command run there prints it: a
+        summary's `~/dev/duet/.claude-plugin/plugin.json` is `.claude-plugin/plugin.json` of `git diff` run in
+        `/Users/u/dev/duet`. Only an absolute or home path is placed so; which folder a relative key lies under, it
+        does not say. The home folder is not known (the log never names it), so `~/` is matched by the working
+        folder's tail: `dev/duet` of `/Users/u/dev/duet`."""
+        working = self._working
+        if working is None or not key.startswith(("/", "~/")):
+            return None
+        if key.startswith(f"{working}/"):
+            return key[len(working) + 1 :] or None
+        if key.startswith("~/"):
+            rest = key[2:]
+            for end in (i for i, c in enumerate(rest) if c == "/"):
+                if working.endswith(f"/{rest[:end]}"):
+                    return rest[end + 1 :] or None
+        return None
 
     def _moved_from(self, key: str, cut: int) -> Iterator[str]:
         """The paths `key` had before a move that came before the cut: `wfc/wfc_tools/x.py` was `wfc/wfc-tools/x.py`
@@ -528,4 +586,4 @@ def resolve_in_isolation(
 
 
 __all__ = ["HEX_ID", "Anchor", "AnchorIndex", "AnchorStatus", "DEFAULT_PATTERNS", "ResolvedAnchor", "abbreviates",
-           "extract_anchors", "resolve_in_isolation", "weakly_a_path"]  # fmt: skip
+           "extract_anchors", "resolve_in_isolation", "script_changes", "weakly_a_path"]  # fmt: skip

@@ -441,7 +441,8 @@ def compute_facts(trace: Trace, config: Config | None = None, focus: int | None 
     config = config or DEFAULT_CONFIG
     first_cover = first_covered(trace.generations)
     places = RecordPlaces(first_cover, session_log=trace.is_session_log)
-    index = AnchorIndex(trace.sources, trace.mentions, places, trace.harness_loaded, moves(trace.sources, places))
+    index = AnchorIndex(trace.sources, trace.mentions, places, trace.harness_loaded, moves(trace.sources, places),
+                        trace.working_folder)
     generations = tuple(GenerationFacts(g, index, config) for g in trace.generations)
     # One pass over the transcript for every key the summaries print (S0's keys, only when shown).
     index.prepare(a.key for g in generations if g.is_summary and (focus is None or g.generation.index == focus)

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import hyperscan
 
-from inspector.anchors import HEX_ID, extract_anchors
+from inspector.anchors import HEX_ID, extract_anchors, script_changes
 from inspector.model import SourceRecord
 from inspector.text import word_end, word_start
 
@@ -118,8 +118,9 @@ class Mentions:
                 chunk = seen[0].decode("utf-8", _LONE_SURROGATES)
                 # The hit's end as a character offset in `chunk`.
                 at = len(batch[start:end].decode("utf-8", _LONE_SURROGATES))
-                if at < len(chunk) and _WORD_CHAR.match(chunk, at) and not (heads[which] and chunk[at] in _HEX_CHARS):
-                    continue  # every anchor key ends before a non-word character; this hit is mid-word
+                if (at < len(chunk) and _WORD_CHAR.match(chunk, at) and not (heads[which] and chunk[at] in _HEX_CHARS)
+                        and not script_changes(chunk, at)):
+                    continue  # every anchor key ends before a non-word character or a change of script; mid-word
                 word = chunk[word_start(chunk, at - len(needle)) : word_end(chunk, at)]
                 mentions = words.get(word)
                 if mentions is None:

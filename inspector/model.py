@@ -334,6 +334,13 @@ class Trace:
         return tuple(n for n in names if isinstance(n, str) and n) if isinstance(names, list) else ()
 
     @property
+    def working_folder(self) -> str | None:
+        """The folder the agent worked in, as its reader found it (a session log's `cwd`): where the paths its
+        commands printed bare lie."""
+        folder = self.extra.get("cwd")
+        return folder if isinstance(folder, str) and folder else None
+
+    @property
     def is_session_log(self) -> bool:
         """Read from an agent's own session log (or a native copy of one), not a curated native trace."""
         meta = self.extra.get("meta")
