@@ -206,13 +206,16 @@ def test_a_path_the_summary_names_as_one_to_make_is_reported_as_info_when_it_res
         "src/loader/registry.cs": "warning"}  # fmt: skip
 
 
-def test_a_path_with_its_middle_left_out_is_reported_as_info_when_it_resolves_to_nothing():
+def test_a_path_with_its_middle_or_head_left_out_is_reported_as_info_when_it_resolves_to_nothing():
     """flutterdocker_5e12a303 (outside set): "openspec/changes/windows-scout-scope/.../spec.md" and
-    "/tmp/.../scratchpad/argenv.Dockerfile" are paths the summary shortened; no record bears them as written."""
+    "/tmp/.../scratchpad/argenv.Dockerfile" are paths the summary shortened; no record bears them as written. So is a
+    nix session's "error: Cannot build '.../docker.service.drv'" of `/nix/store/jpc8…-docker.service.drv`."""
     summary = ("Reviewed windows-scout-scope/.../spec.md and /tmp/.../scratchpad/argenv.Dockerfile; "
-               "edited openspec/changes/windows-scout-scope/specs/ci/spec.md.")
+               "edited openspec/changes/windows-scout-scope/specs/ci/spec.md; Cannot build '.../docker.service.drv' "
+               "here, nor pkgs/docker.drv.")
     assert unresolved_severities(summary) == {
         "windows-scout-scope/.../spec.md": "info", "/tmp/.../scratchpad/argenv.Dockerfile": "info",
+        ".../docker.service.drv": "info", "pkgs/docker.drv": "warning",
         "openspec/changes/windows-scout-scope/specs/ci/spec.md": "warning"}  # fmt: skip
 
 

@@ -52,7 +52,7 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     """On a session log, a key that is a path only by an underscore or a digit is reported as info: unresolved,
     it is as likely a list of words joined by slashes as a dead path (`anchors.weakly_a_path`). So is a path the
     summary names as one to make ("(e) create `registry/cursor/block.json`"): a plan's file does not exist yet.
-    And a path with its middle left out (`windows-scout-scope/.../spec.md`): the summary says it abbreviated it,
+    And a path with its middle or head left out (`windows-scout-scope/.../spec.md`, `.../docker.service.drv`): the summary says it abbreviated it,
     so no record bears it as written. And an agent's instruction file (`/Users/…/wakil/CLAUDE.md`): the harness
     loads it into the context at the start, and a log need not record that (`tool_names.INSTRUCTION_FILES`)."""
 
@@ -69,8 +69,9 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
                         lambda r: f"{quoted_name(r.anchor.key)} resolves to no source record", weak)  # fmt: skip
 
 
-_ELIDED = re.compile(r"/\.\.\./")
-"""A path segment left out, as summaries shorten long paths: `/tmp/.../scratchpad/argenv.Dockerfile`."""
+_ELIDED = re.compile(r"(?:^|/)\.\.\./")
+"""A path's segments left out, as summaries shorten long paths: in its middle (`/tmp/.../scratchpad/argenv.Dockerfile`)
+or at its head (`.../docker.service.drv` of `/nix/store/jpc8…-docker.service.drv`)."""
 _TO_MAKE = re.compile(
     r"\b(?:create|add|write|scaffold|generate|introduce|new)\s+(?:(?:a|an|the)\s+)?(?:new\s+)?(?:file\s+)?[`'\"(]*$",
     re.IGNORECASE,
