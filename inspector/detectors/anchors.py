@@ -52,9 +52,10 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     """On a session log, a key that is a path only by an underscore or a digit is reported as info: unresolved,
     it is as likely a list of words joined by slashes as a dead path (`anchors.weakly_a_path`). So is a path the
     summary names as one to make ("(e) create `registry/cursor/block.json`"): a plan's file does not exist yet.
-    And a path with its middle or head left out (`windows-scout-scope/.../spec.md`, `.../docker.service.drv`): the summary says it abbreviated it,
-    so no record bears it as written. And an agent's instruction file (`/Users/…/wakil/CLAUDE.md`): the harness
-    loads it into the context at the start, and a log need not record that (`tool_names.INSTRUCTION_FILES`)."""
+    And a path with its middle or head left out (`windows-scout-scope/.../spec.md`, `.../docker.service.drv`): the
+    summary says it abbreviated it, so no record bears it as written. And an agent's instruction file
+    (`/Users/…/wakil/CLAUDE.md`): the harness loads it into the context at the start, and a log need not record that
+    (`tool_names.INSTRUCTION_FILES`)."""
 
     def weak(resolved: ResolvedAnchor, text: str) -> Severity | None:
         anchor = resolved.anchor
