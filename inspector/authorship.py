@@ -12,7 +12,8 @@ steps that every format shares:
 2. **Pastes.** What is left of the user's text can still hold a pasted log, stack trace, table, code or
    document: after a fence, after a line ending in a colon with much text after it, a copied terminal
    session, a line that looks machine-written, a log message pasted mid-line after a colon, or a markdown
-   document (headings).
+   document (headings). A paste that runs to the end of a stretch runs on through the tags that end it: a pasted
+   prompt's `<output_format>` has a harness's kind of name, and what follows it is still the paste.
 
 Only `Author.USER` spans are statements; the detectors never read the others as what the user said.
 """
@@ -87,16 +88,25 @@ def spans_for(text: str, author: Author) -> tuple[AuthoredSpan, ...]:
         return (AuthoredSpan(0, len(text), author),)
     spans: list[AuthoredSpan] = []
     position = 0
+    pasting = False
     for start, end, inner, (inner_start, inner_end) in _envelopes(text):
-        spans.extend(_typed(text, position, start))
-        if inner is Author.USER:  # the user's words in a harness's tag: the tags are the harness's
+        if pasting:  # a paste runs on through a tag of a harness's name inside it: a pasted prompt's `<output_format>`
+            spans.append(AuthoredSpan(position, end, Author.USER_PASTE))
+            position = end
+            continue
+        typed, pasting = _typed(text, position, start)
+        spans.extend(typed)
+        if pasting:
+            spans.append(AuthoredSpan(start, end, Author.USER_PASTE))
+        elif inner is Author.USER:  # the user's words in a harness's tag: the tags are the harness's
             spans.append(AuthoredSpan(start, inner_start, Author.HARNESS))
-            spans.extend(_typed(text, inner_start, inner_end))
+            spans.extend(_typed(text, inner_start, inner_end)[0])
             spans.append(AuthoredSpan(inner_end, end, Author.HARNESS))
         else:
             spans.append(AuthoredSpan(start, end, inner))
         position = end
-    spans.extend(_typed(text, position, len(text)))
+    spans.extend(_typed(text, position, len(text))[0] if not pasting else
+                 [AuthoredSpan(position, len(text), Author.USER_PASTE)])  # fmt: skip
     return tuple(_merged(text, spans))
 
 
@@ -149,16 +159,19 @@ def _envelopes(text: str) -> list[Envelope]:
     return kept
 
 
-def _typed(text: str, start: int, end: int) -> list[AuthoredSpan]:
-    """Spans of the user's own text between envelopes: typed lines, and what was pasted among them."""
+def _typed(text: str, start: int, end: int) -> tuple[list[AuthoredSpan], bool]:
+    """Spans of the user's own text between envelopes: typed lines, and what was pasted among them; and whether a
+    paste runs to the end (a document, a fence, a colon's dump), so that it goes on past the tag that ends the
+    stretch: a pasted XML prompt's `<output_format>` has a harness's kind of name, and is no harness's."""
     read_to = min(end, start + TYPED_CHARS)
     paste_from, paste_to = _pasted(text, start, read_to)
-    return [
+    spans = [
         *_lines(text, start, paste_from),
         AuthoredSpan(paste_from, paste_to, Author.USER_PASTE),
         *_lines(text, paste_to, read_to),
         AuthoredSpan(read_to, end, Author.USER_PASTE),  # past what anyone types
     ]
+    return spans, paste_from < paste_to == read_to or read_to < end
 
 
 def _lines(text: str, start: int, end: int) -> list[AuthoredSpan]:

@@ -105,6 +105,24 @@ def test_a_pasted_document_is_a_paste_and_the_line_typed_after_it_the_users():
     assert said == ["use this for the eval harness please."]
 
 
+def test_a_pasted_prompt_runs_on_through_its_own_tags_of_a_harness_kind_of_name():
+    """wfc (outside ../shared): a 37 KB agent pipeline pasted after a typed question, its prompts in ```xml fences
+    with `<output_format>` and `<input_context>` blocks. Those tags are named as a harness names its own, so they ended
+    each stretch of the user's text, and the paste's `<constraints>` bullets after them ("- If execution fails for a
+    test case, mark it INCONCLUSIVE rather than FAIL.") were read as typed: five of the user's rules, all the paste's.
+    A harness's block after the user's typed words still ends them."""
+    prompt = ("```xml\n<s>\n<role>\nSkill functional evaluator.\n</role>\n\n<output_format>\n{\"verdict\": "
+              "\"PASS | FAIL\"}\n</output_format>\n\n<constraints>\n- If execution fails for a test case (tool error, "
+              "timeout), mark it INCONCLUSIVE rather than FAIL.\n- Always surface script issues prominently.\n"
+              "</constraints>\n</s>\n```\n\n## Agent 6: Reporter\n\nProduces the final deliverable.")
+    text = f"did we ever do this in a branch? Here is the design:\n\n{prompt}"
+    assert authored(text) == [(U, "did we ever do this in a branch? Here is the design:"), (P, prompt)]
+    assert [s.text for s in statement_sentences(text)] == ["did we ever do this in a branch?", "Here is the design:"]
+    reminded = "never touch staging\n<system-reminder>\nThe user opened a file.\n</system-reminder>\nthanks"
+    assert authored(reminded) == [(U, "never touch staging"), (H, "<system-reminder>\nThe user opened a file.\n"
+                                                                  "</system-reminder>"), (U, "thanks")]  # fmt: skip
+
+
 def test_a_short_list_the_user_types_is_the_users():
     text = "Requirements:\n- must run offline\n- never log secrets\n- keep the CLI flags"
     assert authored(text) == [(U, text)]
