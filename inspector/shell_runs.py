@@ -380,6 +380,11 @@ when the exit status is not the runner's. Only the runners' own row shapes: "3 f
 name is no failure."""
 _FAILED_OUTPUT = re.compile(rf"{_FAILED_ROW.pattern}|\b[1-9]\d* errors?\b|Traceback \(most", re.MULTILINE)
 """What a failed test run prints: a run piped into `tail` reports success whatever the tests did."""
+_FAILED_COUNT = re.compile(r"\b[1-9]\d* (?:failed|failures?|failing)\b")
+"""A runner's count of failed tests anywhere on a line (pytest -q's `1 failed, 34 passed in 0.06s`)."""
+_PASSED_ROW = re.compile(r"\b[1-9]\d* (?:passed|passing)\b|^ok\s|^PASS\b|^OK\b", re.MULTILINE)
+"""A runner's row for tests that passed (pytest's and jest's `35 passed`, mocha's `12 passing`, go's `ok  pkg`,
+`PASS`, unittest's `OK`): what a run read through a filter must show to count as a pass, beside no failure."""
 
 
 @dataclass(frozen=True)
@@ -413,8 +418,7 @@ class ShellRun:
     @cached_property
     def test_failure_row(self) -> str | None:
         """A failed test's row in the output of a test run whose exit status is not the runner's own."""
-        step = attempted(self.steps)
-        if step is None or _status_speaks(self.steps, step) or not TEST_RUN.search(" ".join(step.words)):
+        if not piped_test_run(self):
             return None  # a status that is the runner's own is its word on the tests
         row = _FAILED_ROW.search(self.output)
         return row.group(0).strip() if row else None
@@ -605,6 +609,21 @@ def _suite_passed(failed: Failure, later: ShellRun) -> bool:
     return bool(TEST_RUN.search(failed.run.command)) and whole_suite(later)
 
 
+def _passed_through_a_filter(failed: Failure, later: ShellRun) -> bool:
+    """A failed test run's attempt ran again piped into a filter (`pytest tests/x.py 2>&1 | tail -20`), and its
+    output, the runner's word where the status is the filter's (`ShellRun.test_failure_row`), shows a pass and no
+    failure: the tests that failed pass now, though no exit status proves the runner's stage."""
+    return (later.clean and later.signature == failed.signature and bool(TEST_RUN.search(failed.run.command))
+            and piped_test_run(later) and _PASSED_ROW.search(later.output) is not None
+            and _FAILED_OUTPUT.search(later.output) is None and _FAILED_COUNT.search(later.output) is None)
+
+
+def piped_test_run(run: ShellRun) -> bool:
+    """A test run whose exit status is a filter's it is piped into, not the runner's own."""
+    step = attempted(run.steps)
+    return step is not None and not _status_speaks(run.steps, step) and bool(TEST_RUN.search(" ".join(step.words)))
+
+
 def _retried_in_another_form(failed: Failure, later: ShellRun) -> bool:
     """Code written into the line failed; the same interpreter then ran clean, inline or from a file."""
     steps = failed.run.steps
@@ -656,6 +675,7 @@ def _file_removed(failed: Failure, later: ShellRun) -> bool:
 
 RETIREMENTS: tuple[tuple[str, Callable[[Failure, ShellRun], bool]], ...] = (
     ("ran clean", _ran_clean),
+    ("its tests passed, read through a filter", _passed_through_a_filter),
     ("the whole suite passed", _suite_passed),
     ("retried in another form", _retried_in_another_form),
     ("replaced by a sibling script", _replaced_by_a_sibling),
@@ -758,7 +778,10 @@ class _Retirers:
         self._removals: list[int] = []
         for position, run in enumerate(runs):
             if run.clean:
-                for program in dict.fromkeys(step_signature(step)[0] for step in proven_steps(run.steps) if step.words):
+                programs = dict.fromkeys(step_signature(step)[0] for step in proven_steps(run.steps) if step.words)
+                if run.signature and piped_test_run(run):  # a test run read through a filter passes by its output
+                    programs[run.signature[0]] = None
+                for program in programs:
                     self._by_program.setdefault(program, []).append(position)
                 if whole_suite(run):
                     self._suites.append(position)

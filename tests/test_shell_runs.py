@@ -209,6 +209,23 @@ Traceback (most recent call last):
 sqlalchemy.exc.ProgrammingError: (psycopg2.errors.UndefinedColumn) column atomic_criteria.unit_concept_id"""
 
 
+def test_a_test_run_read_through_a_filter_that_shows_a_pass_and_no_failure_retires_the_failure() -> None:
+    """wfc (outside ../shared): `uv run pytest tests/test_claude_md_remediation.py -v --tb=short 2>&1` failed one
+    test; after the fix the same run piped into `| tail -20` printed `35 passed`. No exit status proves pytest's
+    stage (it is tail's), but the runner's rows are its word, as they are for a failure under a filter, so the
+    failure is retired. A tail that shows a failed count, or no pass at all, or a run of another file, does not."""
+    failed = ran("t1", "uv run pytest tests/test_remediation.py -v --tb=short 2>&1",
+                 "tests/test_remediation.py::TestQA::test_shorter FAILED [ 51%]\n=== 1 failed, 34 passed in 0.06s ===",
+                 failed=True)  # fmt: skip
+    passed = ran("t2", "uv run pytest tests/test_remediation.py -v --tb=short 2>&1 | tail -20",
+                 "=============================== 35 passed in 0.07s ===============================")
+    assert fates(failed, passed) == [("t1", "t2", "its tests passed, read through a filter")]
+    for command, output in (("uv run pytest tests/test_remediation.py -q 2>&1 | tail -1", "1 failed, 34 passed"),
+                            ("uv run pytest tests/test_remediation.py 2>&1 | tail -2", "no tests ran in 0.01s"),
+                            ("uv run pytest tests/test_other.py 2>&1 | tail -2", "=== 12 passed in 0.02s ===")):
+        assert fates(failed, ran("t2", command, output)) == [("t1", None, None)], command
+
+
 def test_a_traceback_is_known_by_the_exception_it_raised() -> None:
     """medgemma (outside ../shared, labelled blind): the failure was named by the chain's joining line, "The above
     exception was the direct cause of the following exception:", which S1 had no reason to carry, and S1 was warned
@@ -252,6 +269,8 @@ _LINES = (
     ("rm -f t.c", "", False),
     ("pytest tests/test_api.py -k login", "FAILED tests/test_api.py::test_login - AssertionError", True),
     ("pytest", "=== 40 passed in 2.1s ===", False),
+    ("pytest tests/test_api.py -k login 2>&1 | tail -3", "=== 5 passed in 0.3s ===", False),
+    ("pytest tests/test_api.py -q | tail -1", "1 failed, 4 passed in 0.2s", False),
     ("go test ./... | tail -5", "--- FAIL: TestParse (0.00s)\nFAIL\tpkg/parse", False),
     ("go test ./...", "ok  \tpkg/parse\t0.2s", False),
     ("./t", "Segmentation fault (core dumped)", True),
