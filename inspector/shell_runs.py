@@ -136,10 +136,15 @@ def _fallback_steps(command: str) -> list[Step]:
     return steps
 
 
-_PLAIN = re.compile(r"[A-Za-z0-9_./:@%+,= -]*(?:(?:&&|\|\||;|\|)[A-Za-z0-9_./:@%+,= -]*)*")
-"""A line of plain words joined by `&&`, `||`, `;` and `|`: no quote, variable, substitution, redirection, glob,
-comment or line break, so its words are what the shell would run and its steps need no grammar."""
-_JOINS = re.compile(r"(&&|\|\||;|\|)")
+_LITERAL = r"""'[^'"\\]*'|"[^"$`\\!']*"|[A-Za-z0-9_./:@%+,=~*?^-]"""
+"""A stretch of a word the shell takes as it stands: a quoted string with nothing to expand and no quote of the other
+kind or backslash inside (bashlex strips those wrongly: `"Won't fix"` became `Wont fix`), or a plain character."""
+_PLAIN_TOKEN = re.compile(
+    rf"""[ \t]+|(?P<join>&&|\|\||;|\|(?![|&]))|\d*(?:>>|>&|<&|&>|>|<)(?![<>&|])[ \t]*(?:{_LITERAL})+"""
+    rf"""|(?P<word>(?:{_LITERAL}|[\[\]{{}}])(?:{_LITERAL}|[\[\]{{}}#])*)"""
+)
+"""One token of a plain line: blanks, a join, a redirection (dropped, as the parser drops it), or a word."""
+_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 _RESERVED = frozenset("if then else elif fi for while until do done case esac in function select time coproc { } ! "
                       "[[ ]]".split())  # fmt: skip
 """Words the shell reads as its grammar where a command starts: a plain line that starts a step with one is left
@@ -147,23 +152,38 @@ to the parser."""
 
 
 def _plain_steps(command: str) -> list[Step] | None:
-    """The steps of a plain line (`_PLAIN`), as the shell parser gives them, without it: bashlex, pure Python, was
-    half of the analysis of a real 4 MB session, most of it on lines like `cd src && go test ./...`. None for any
-    other line, and for one whose steps would be empty or start with a reserved word or an assignment."""
-    if not _PLAIN.fullmatch(command):
-        return None
-    parts = _JOINS.split(command)
+    """The steps of a plain line, as the shell parser gives them, without it: words, quoted strings with nothing to
+    expand, redirections, joined by `&&`, `||`, `;` and `|` (no variable, substitution, heredoc, grouping, comment,
+    background job or line break). bashlex, pure Python, was half of the analysis of a real 4 MB session; a real
+    session's lines are mostly `cd src && go test ./... 2>&1 | tail -20` and `grep -n "x" f`. None for any other
+    line, and for one whose steps would be empty or start with a reserved word or an assignment."""
     steps: list[Step] = []
-    for index in range(0, len(parts), 2):
-        words = parts[index].split()
-        if not words or words[0] in _RESERVED or "=" in words[0]:
+    words: list[str] = []
+    after, position = "", 0
+    for token in _PLAIN_TOKEN.finditer(command):
+        if token.start() != position:
             return None
-        join = parts[index - 1] if index else ""
-        after = "" if not index else join if join in ("&&", "||", "|") else ";"
-        if join == "|":
-            steps[-1] = Step(steps[-1].words, steps[-1].after, piped_on=True)
+        position = token.end()
+        join, word = token.group("join", "word")
+        if join:
+            if not words:
+                return None
+            steps.append(Step(tuple(words), after, piped_on=join == "|"))
+            words, after = [], join if join in ("&&", "||", "|") else ";"
+        elif word:
+            words.append(_QUOTED.sub(_unquoted, word))
+    if position != len(command) or (not words and after in ("&&", "||", "|")):
+        return None
+    if words:
         steps.append(Step(tuple(words), after))
+    if not steps or any(step.words[0] in _RESERVED or "=" in step.words[0] for step in steps):
+        return None
     return steps
+
+
+def _unquoted(quoted: re.Match[str]) -> str:
+    single, double = quoted.groups()
+    return single if single is not None else double
 
 
 @lru_cache(maxsize=1 << 12)

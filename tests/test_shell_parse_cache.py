@@ -18,8 +18,8 @@ from tests.helpers import REAL_TRACES, needs_shared
 from tests.test_plain_steps import commands_of
 
 LINES = [
-    "cd web && npm test -- --grep 'login | logout' 2>&1 | tail -n 20",
-    'git commit -m "fix: retry; then push" && git push origin HEAD || echo failed',
+    "cd web && npm test -- --grep \"$PATTERN\" 2>&1 | tail -n 20",  # a variable: the grammar's
+    'git commit -m "$(cat msg.txt)" && git push origin HEAD || echo failed',
     "for f in *.py; do python3 \"$f\" > /dev/null; done",
     "timeout 30 uv run python3 -c 'print(1)' | grep -q 1; echo $?",
     "cat <<'EOF' > x.sh\necho hi\nEOF\nbash x.sh",
@@ -165,7 +165,7 @@ def test_threads_of_one_process_share_the_kept_lines(kept):
     """The app analyses in several threads: each parses and saves while others read and add."""
     import threading
 
-    lines = [f"grep -n 'pattern {n}' src/file_{n}.py | head -{n % 9 + 1} && echo \"done {n}\"" for n in range(400)]
+    lines = [f"grep -n \"$P{n}\" src/file_{n}.py | head -{n % 9 + 1} && echo \"done {n}\"" for n in range(400)]
     truth = {line: shell_runs._grammar_steps(line) for line in lines}  # noqa: SLF001
     failed: list[BaseException] = []
 
