@@ -72,6 +72,9 @@ _MID_LINE_PASTE = re.compile(
 _TRACE_LINE = re.compile(r"^\s*(?:at\s+\S|[\w.$<>()]+ @ \S+:\d+|File \"[^\"]+\", line \d+)")
 """A stack frame: a JavaScript engine's (`    at div`), a browser console's (`render @ chunk.js:2338`), Python's.
 A frame starts on the line after its message, so a typed line that runs into frames ended in that message."""
+_LOG_TAG = re.compile(r"[ \t]*\[(?![Ii]mage\b|Pasted text\b)[^\]\n]{2,60}\](?!\()")
+"""A log line's opening tag: a component, level or time in brackets (`[Proxy]`, `[WARN]`, `[11:34:48.865]`); not a
+markdown link (`[text](url)`), a checkbox (`[x]`) or the harness's placeholder for an image or a pasted text."""
 _LEAD_IN = re.compile(r":\s+(?=\S)")
 """The colon that ends the user's lead-in ("…warnings in the console: arning: Encountered …")."""
 _TERMINAL_PROMPT = re.compile(
@@ -179,10 +182,11 @@ def _lines(text: str, start: int, end: int) -> list[AuthoredSpan]:
     spans: list[AuthoredSpan] = []
     line_start = start
     ends = list(_line_ends(text, start, end))
+    logged = _logged(text, start, ends)
     for at, line_end in enumerate(ends):
         line = text[line_start:line_end]
-        pasted = _PASTED_LINE.match(line) is not None
-        cut = None if pasted else _MID_LINE_PASTE.search(line) or _message_of_trace(text, line, ends, at)
+        pasted = logged[at] or _PASTED_LINE.match(line) is not None
+        cut = None if pasted else _MID_LINE_PASTE.search(line) or _message_of_trace(text, line, ends, at, logged)
         if pasted:
             spans.append(AuthoredSpan(line_start, line_end, Author.USER_PASTE))
         elif cut is not None:
@@ -194,12 +198,38 @@ def _lines(text: str, start: int, end: int) -> list[AuthoredSpan]:
     return spans
 
 
-def _message_of_trace(text: str, line: str, ends: list[int], at: int) -> re.Match[str] | None:
-    """The colon a pasted error message starts after, on a typed line the next line's stack frame follows: the
-    message may be cut short or have no log level ("arning: Encountered two children …"), but its frames say it
-    was pasted. A line with no colon is left typed: it may be all the user wrote before the paste."""
+def _message_of_trace(text: str, line: str, ends: list[int], at: int, logged: list[bool]) -> re.Match[str] | None:
+    """The colon a pasted error message or log starts after, on a typed line the next line's stack frame or a tagged
+    log's lines follow: the message may be cut short or have no log level ("arning: Encountered two children …",
+    "…a git clone issue: [ProviderRoutes] Cursor Agent: ✓ Available"), but what follows says it was pasted. A line
+    with no colon is left typed: it may be all the user wrote before the paste."""
     following = text[ends[at] : ends[at + 1]] if at + 1 < len(ends) else ""
-    return _LEAD_IN.search(line) if following and _TRACE_LINE.match(following) else None
+    pasted_after = bool(following) and (_TRACE_LINE.match(following) is not None or logged[at + 1])
+    return _LEAD_IN.search(line) if pasted_after else None
+
+
+def _logged(text: str, start: int, ends: list[int]) -> list[bool]:
+    """Which lines belong to a tagged log: lines that each open with a bracketed tag (`[Proxy] GET /api`,
+    `[11:34:48.865] [API] GET`, `[INFO] …`), `log_run_lines` or more of them with fewer untagged lines than that
+    between two (a message's second line: "Run 'copilot update' to check for updates."), and those lines between.
+    People type one such line at most (an `[Image #1]` the harness put there is no tag of a log); a program prints
+    them in runs."""
+    tagged = []
+    line_start = start
+    for at, line_end in enumerate(ends):
+        if _LOG_TAG.match(text, line_start, line_end) is not None:
+            tagged.append(at)
+        line_start = line_end
+    logged = [False] * len(ends)
+    run = DEFAULT_CONFIG.log_run_lines
+    first = 0
+    for number, at in enumerate(tagged):
+        last = number + 1 == len(tagged) or tagged[number + 1] - at > run
+        if last:
+            if number - first + 1 >= run:
+                logged[tagged[first] : at + 1] = [True] * (at + 1 - tagged[first])
+            first = number + 1
+    return logged
 
 
 def _pasted(text: str, start: int, end: int) -> tuple[int, int]:

@@ -105,6 +105,22 @@ def test_a_pasted_document_is_a_paste_and_the_line_typed_after_it_the_users():
     assert said == ["use this for the eval harness please."]
 
 
+def test_a_log_of_tagged_lines_pasted_after_a_colon_is_a_paste_with_its_untagged_lines():
+    """ctxeval_c8946606 (wider): 'I've run a remediation and now got these logs ending with a git clone issue:
+    [ProviderRoutes] Cursor Agent: ✓ Available' and 300 more lines of a dev server's log, each opening with a
+    bracketed tag. Its line "Run 'copilot update' to check for updates." (the second line of one message) was the
+    user's requirement. Lines the user opens with a tag now and then, and the harness's `[Image #1]`, stay typed."""
+    log = ("[ProviderRoutes] Cursor Agent: ✓ Available\n"
+           "[CLI Check] GitHub Copilot: stdout: GitHub Copilot CLI 0.0.406.\n"
+           "Run 'copilot update' to check for updates.\n[ProviderRegistry] Testing CLI: OpenCode (opencode)...\n"
+           "[11:34:48.865] [API] GET /api/evaluators")
+    lead = "I've run a remediation and now got these logs ending with a git clone issue:"
+    assert authored(f"{lead} {log}\nplease fix the clone") == [(U, lead), (P, log), (U, "please fix the clone")]
+    assert [s.text for s in statement_sentences(f"{lead} {log}")] == [lead]
+    typed = "[Image #1] the header must stay sticky\n[WIP] never merge this branch yet"
+    assert authored(typed) == [(U, typed)]
+
+
 def test_a_pasted_prompt_runs_on_through_its_own_tags_of_a_harness_kind_of_name():
     """wfc (outside ../shared): a 37 KB agent pipeline pasted after a typed question, its prompts in ```xml fences
     with `<output_format>` and `<input_context>` blocks. Those tags are named as a harness names its own, so they ended
