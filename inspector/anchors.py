@@ -457,18 +457,17 @@ class AnchorIndex:
         """The path a full spelling of `key` has from the working folder, as a command run there prints it: a
         summary's `~/dev/duet/.claude-plugin/plugin.json` is `.claude-plugin/plugin.json` of `git diff` run in
         `/Users/u/dev/duet`. Only an absolute or home path is placed so; which folder a relative key lies under, it
-        does not say. The home folder is not known (the log never names it), so `~/` is matched by the working
-        folder's tail: `dev/duet` of `/Users/u/dev/duet`."""
+        does not say. The log never names the home folder, so `~/` stands for the head of the working folder that
+        is one by convention (`/Users/u`, `/home/u`, `/root`): `~/dev/duet` is `/Users/u/dev/duet`, and `~/duet` is
+        not, though that folder's name ends the path too."""
         working = self._working
         if working is None or not key.startswith(("/", "~/")):
             return None
         if key.startswith(f"{working}/"):
             return key[len(working) + 1 :] or None
-        if key.startswith("~/"):
-            rest = key[2:]
-            for end in (i for i, c in enumerate(rest) if c == "/"):
-                if working.endswith(f"/{rest[:end]}"):
-                    return rest[end + 1 :] or None
+        home = _HOME.match(working)
+        if key.startswith("~/") and home is not None and key.startswith(f"~{working[home.end():]}/"):
+            return key[len(working) - home.end() + 2 :] or None
         return None
 
     def _moved_from(self, key: str, cut: int) -> Iterator[str]:
@@ -485,6 +484,10 @@ class AnchorIndex:
             name = _basename(old)
             if rest == f"/{name}" or rest.startswith(f"/{name}/"):
                 yield old + rest[len(name) + 1 :]
+
+
+_HOME = re.compile(r"/Users/[^/]+|/home/[^/]+|/root(?=/|$)|[A-Za-z]:/Users/[^/]+")
+"""A home folder by convention (macOS, Linux, root's, Windows's with forward slashes), at the head of a path."""
 
 
 def _outcome(tier: _Tier, seen: int) -> tuple[AnchorStatus, tuple[str, ...]]:

@@ -43,11 +43,13 @@ def test_a_home_or_full_path_resolves_to_what_a_command_in_the_working_folder_pr
     trace = _session(tmp_path, "Bump the plugin version.", diff,
                      "Summary: bumped the version in ~/dev/cli/duet/.claude-plugin/plugin.json (also "
                      f"{WORKING}/.claude-plugin/plugin.json); ~/dev/cli/other/.claude-plugin/plugin.json was not "
-                     "touched, nor ~/dev/cli/duet/.claude-plugin/marketplace.json.")
+                     "touched, nor ~/dev/cli/duet/.claude-plugin/marketplace.json, nor "
+                     "~/duet/.claude-plugin/plugin.json.")
     assert trace.working_folder == WORKING
-    # Another project's copy, and a file of the working folder no command printed, stay unresolved.
+    # Another project's copy, a file of the working folder no command printed, and a folder in the home folder that
+    # only shares the working folder's name (~/duet is /Users/tslater/duet) stay unresolved.
     assert _unresolved(trace) == ["~/dev/cli/other/.claude-plugin/plugin.json",
-                                  "~/dev/cli/duet/.claude-plugin/marketplace.json"]
+                                  "~/dev/cli/duet/.claude-plugin/marketplace.json", "~/duet/.claude-plugin/plugin.json"]
 
 
 def test_a_folder_in_the_home_folder_is_known_by_a_file_under_its_full_spelling(tmp_path: Path) -> None:
