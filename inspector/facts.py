@@ -95,6 +95,11 @@ class GenerationFacts:
     def sentences(self) -> list[Sentence]:
         return sentences(self.analysed_text) if self.analysed_text is not None else []
 
+    def bound_later(self, anchor: Anchor) -> bool:
+        """Whether a record after this state's compaction bears the key it could not resolve: the path is real, the
+        log shows it only later."""
+        return self._index.resolve(anchor).status is not AnchorStatus.UNRESOLVED
+
     @cached_property
     def indexed(self) -> IndexedText | None:
         """Sentences with their content terms: what invariant matching needs, and dearer than sentences."""

@@ -23,18 +23,23 @@ def _ran(n: int, parent: str, command: str, output: str) -> list[dict[str, Any]]
     return [assistant(f"c{n}", parent, [call], cwd=WORKING), user(f"r{n}", f"c{n}", [result], cwd=WORKING)]
 
 
-def _session(tmp_path: Path, first: str, before: list[dict[str, Any]], summary: str) -> Any:
+def _session(tmp_path: Path, first: str, before: list[dict[str, Any]], summary: str,
+             after: list[dict[str, Any]] = ()) -> Any:  # fmt: skip
     last = before[-1]["uuid"] if before else "u1"
     return load_trace(write(tmp_path / "spelled.jsonl", [
         user("u1", None, first, cwd=WORKING), *before,
         record("b1", None, "system", subtype="compact_boundary", logicalParentUuid=last, cwd=WORKING,
                compactMetadata={"trigger": "auto", "preTokens": 5000}),
-        user("s1", "b1", summary, isCompactSummary=True, cwd=WORKING),
+        user("s1", "b1", summary, isCompactSummary=True, cwd=WORKING), *after,
     ]))  # fmt: skip
 
 
 def _unresolved(trace: Any) -> list[str]:
     return [f.message.split("'")[1] for f in analyze(trace).findings if f.rule == "unresolved-anchor"]
+
+
+def _severities(trace: Any) -> dict[str, str]:
+    return {f.message.split("'")[1]: f.severity.value for f in analyze(trace).findings if f.rule == "unresolved-anchor"}
 
 
 def test_a_home_or_full_path_resolves_to_what_a_command_in_the_working_folder_printed_bare(tmp_path: Path) -> None:
@@ -77,3 +82,15 @@ def test_a_glued_path_resolves_against_the_same_path_glued_in_the_log(tmp_path: 
     trace = _session(tmp_path, asked, [], "Summary: the user asked how https://github.com/misumisumi/flakes pins "
                                           "inputs, and to use modules/nix-on-droid/default.nix.")  # fmt: skip
     assert _unresolved(trace) == []
+
+
+def test_a_path_the_log_shows_only_after_the_compaction_is_unresolved_as_info(tmp_path: Path) -> None:
+    """teslamint (wider): S1 says decisions are "stored in `.entirecontext/db/local.db`", a path no record before it
+    bears (the project's instruction file, which the log does not hold, says so); after S1 the agent opened it with
+    `sqlite3 .entirecontext/db/local.db`. The path is real: info, not a dead pointer. A path no record ever bears is
+    still a warning."""
+    later = _ran(2, "s1", "sqlite3 .entirecontext/db/local.db 'SELECT id FROM decisions'", "0aaa4fa6")
+    trace = _session(tmp_path, "Release the decision store.", [],
+                     "Summary: decisions are stored in `.entirecontext/db/local.db`; the schema is in "
+                     "`src/entirecontext/db/schema.sql`.", later)
+    assert _severities(trace) == {".entirecontext/db/local.db": "info", "src/entirecontext/db/schema.sql": "warning"}

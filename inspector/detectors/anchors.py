@@ -24,8 +24,8 @@ def _first_per_key(facts: GenerationFacts, status: AnchorStatus) -> Iterator[tup
             yield resolved, seen[resolved.anchor.key]
 
 
-SeverityOf = Callable[[ResolvedAnchor, str], Severity | None]
-"""A finding's own severity from its anchor and the summary's text, or None for the rule's."""
+SeverityOf = Callable[[ResolvedAnchor, GenerationFacts], Severity | None]
+"""A finding's own severity from its anchor and the summary's facts, or None for the rule's."""
 
 
 def _anchor_hits(facts: TraceFacts, status: AnchorStatus, describe: Callable[[ResolvedAnchor], str],
@@ -39,7 +39,7 @@ def _anchor_hits(facts: TraceFacts, status: AnchorStatus, describe: Callable[[Re
             if resolved.referents:
                 evidence["referents"] = list(resolved.referents)
             yield Hit(generation.generation.index, describe(resolved), anchor.start, anchor.end, evidence,
-                      severity=severity(resolved, generation.generation.text or ""))  # fmt: skip
+                      severity=severity(resolved, generation))  # fmt: skip
 
 
 @rule(
@@ -55,16 +55,20 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     And a path with its middle or head left out (`windows-scout-scope/.../spec.md`, `.../docker.service.drv`): the
     summary says it abbreviated it, so no record bears it as written. And an agent's instruction file
     (`/Users/…/wakil/CLAUDE.md`): the harness loads it into the context at the start, and a log need not record that
-    (`tool_names.INSTRUCTION_FILES`)."""
+    (`tool_names.INSTRUCTION_FILES`). And a path a record after the compaction bears: the summary named a real path
+    the log had not shown yet, known from what the log does not hold (a file the harness loaded, a sub-agent's work:
+    teslamint's `.entirecontext/db/local.db`, opened with sqlite3 after S1; duet's `~/dev/lore/plans/…`, under a
+    folder a sub-agent renamed, edited after S1)."""
 
-    def weak(resolved: ResolvedAnchor, text: str) -> Severity | None:
+    def weak(resolved: ResolvedAnchor, generation: GenerationFacts) -> Severity | None:
         anchor = resolved.anchor
         if not facts.session_log or anchor.pattern != "path":
             return None
         elided = _ELIDED.search(anchor.key) is not None
         loaded = anchor.key.rsplit("/", 1)[-1] in INSTRUCTION_FILES
+        text = generation.generation.text or ""
         return (Severity.INFO if elided or loaded or weakly_a_path(anchor.key) or _to_make(text, anchor.start)
-                else None)  # fmt: skip
+                or generation.bound_later(anchor) else None)  # fmt: skip
 
     return _anchor_hits(facts, AnchorStatus.UNRESOLVED,
                         lambda r: f"{quoted_name(r.anchor.key)} resolves to no source record", weak)  # fmt: skip
