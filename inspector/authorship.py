@@ -91,25 +91,20 @@ def spans_for(text: str, author: Author) -> tuple[AuthoredSpan, ...]:
         return (AuthoredSpan(0, len(text), author),)
     spans: list[AuthoredSpan] = []
     position = 0
-    pasting = False
     for start, end, inner, (inner_start, inner_end) in _envelopes(text):
-        if pasting:  # a paste runs on through a tag of a harness's name inside it: a pasted prompt's `<output_format>`
-            spans.append(AuthoredSpan(position, end, Author.USER_PASTE))
-            position = end
-            continue
         typed, pasting = _typed(text, position, start)
         spans.extend(typed)
-        if pasting:
-            spans.append(AuthoredSpan(start, end, Author.USER_PASTE))
-        elif inner is Author.USER:  # the user's words in a harness's tag: the tags are the harness's
+        if pasting:  # a paste runs on through a tag of a harness's name inside it: a pasted prompt's `<output_format>`
+            spans.append(AuthoredSpan(start, len(text), Author.USER_PASTE))
+            return tuple(_merged(text, spans))
+        if inner is Author.USER:  # the user's words in a harness's tag: the tags are the harness's
             spans.append(AuthoredSpan(start, inner_start, Author.HARNESS))
             spans.extend(_typed(text, inner_start, inner_end)[0])
             spans.append(AuthoredSpan(inner_end, end, Author.HARNESS))
         else:
             spans.append(AuthoredSpan(start, end, inner))
         position = end
-    spans.extend(_typed(text, position, len(text))[0] if not pasting else
-                 [AuthoredSpan(position, len(text), Author.USER_PASTE)])  # fmt: skip
+    spans.extend(_typed(text, position, len(text))[0])
     return tuple(_merged(text, spans))
 
 
