@@ -140,43 +140,50 @@ _LITERAL = r"""'[^'"\\]*'|"[^"$`\\!']*"|[A-Za-z0-9_./:@%+,=~*?^-]"""
 """A stretch of a word the shell takes as it stands: a quoted string with nothing to expand and no quote of the other
 kind or backslash inside (bashlex strips those wrongly: `"Won't fix"` became `Wont fix`), or a plain character."""
 _PLAIN_TOKEN = re.compile(
-    rf"""[ \t]+|(?P<join>&&|\|\||;|\|(?![|&]))|\d*(?:>>|>&|<&|&>|>|<)(?![<>&|])[ \t]*(?:{_LITERAL})+"""
+    rf"""[ \t]+|(?P<join>&&|\|\||;|\n|\|(?![|&]))|\d*(?:>>|>&|<&|&>|>|<)(?![<>&|])[ \t]*(?:{_LITERAL})+"""
     rf"""|(?P<word>(?:{_LITERAL}|[\[\]{{}}])(?:{_LITERAL}|[\[\]{{}}#])*)"""
 )
-"""One token of a plain line: blanks, a join, a redirection (dropped, as the parser drops it), or a word."""
+"""One token of a plain line: blanks, a join (a line break ends a command as `;` does), a redirection (dropped, as
+the parser drops it), or a word."""
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 _RESERVED = frozenset("if then else elif fi for while until do done case esac in function select time coproc { } ! "
                       "[[ ]]".split())  # fmt: skip
-"""Words the shell reads as its grammar where a command starts: a plain line that starts a step with one is left
-to the parser."""
+"""Words the shell reads as its grammar where a command starts: a plain line holding one anywhere is left to the
+parser, which reads one after a command's first word as grammar too (`make { a=b` drops `a=b`; a line break after
+`{ if` is a syntax error to it). No real line holds one past its first word."""
 
 
 def _plain_steps(command: str) -> list[Step] | None:
     """The steps of a plain line, as the shell parser gives them, without it: words, quoted strings with nothing to
-    expand, redirections, joined by `&&`, `||`, `;` and `|` (no variable, substitution, heredoc, grouping, comment,
-    background job or line break). bashlex, pure Python, was half of the analysis of a real 4 MB session; a real
-    session's lines are mostly `cd src && go test ./... 2>&1 | tail -20` and `grep -n "x" f`. None for any other
-    line, and for one whose steps would be empty or start with a reserved word or an assignment."""
+    expand, redirections, joined by `&&`, `||`, `;`, `|` and line breaks (no variable, substitution, heredoc,
+    grouping, comment, background job or continued line). bashlex, pure Python, was half of the analysis of a real
+    4 MB session; a real session's lines are mostly `cd src && go test ./... 2>&1 | tail -20` and `grep -n "x" f`, and
+    an agent's scripts of several lines are as plain line by line. None for any other line, and for one whose steps
+    would be empty or start with a reserved word or an assignment."""
     steps: list[Step] = []
     words: list[str] = []
-    after, position = "", 0
+    after, position, redirected = "", 0, False
     for token in _PLAIN_TOKEN.finditer(command):
         if token.start() != position:
             return None
         position = token.end()
         join, word = token.group("join", "word")
+        if join == "\n" and not words and not redirected:
+            continue  # a blank line, or the break after a join: the command goes on on the next line
         if join:
             if not words:
                 return None
             steps.append(Step(tuple(words), after, piped_on=join == "|"))
-            words, after = [], join if join in ("&&", "||", "|") else ";"
+            words, after, redirected = [], join if join in ("&&", "||", "|") else ";", False
         elif word:
             words.append(_QUOTED.sub(_unquoted, word))
+        elif not token.group().isspace():
+            redirected = True
     if position != len(command) or (not words and after in ("&&", "||", "|")):
         return None
     if words:
         steps.append(Step(tuple(words), after))
-    if not steps or any(step.words[0] in _RESERVED or "=" in step.words[0] for step in steps):
+    if not steps or any("=" in step.words[0] or any(word in _RESERVED for word in step.words) for step in steps):
         return None
     return steps
 

@@ -36,7 +36,7 @@ def test_a_plain_line_is_split_as_the_parser_splits_it():
              "x,y", "+x", ":", "-", "--", '"a b"', "'x | y'", '""', "'$HOME'", '"$HOME"', "2>&1", "> out.txt",
              "2>/dev/null", ">>log", "< in", '-m "fix: it"', "'{a,b}'", "*.py", "a#b", "#c", '"it\'s"', "'a\\b'",
              "-F'\\t'", "x'y'z", "&", "~/x", "[", "]"]  # fmt: skip
-    joins = [" && ", " || ", "; ", " | ", "&&", "|", ";", " ; ", "||"]
+    joins = [" && ", " || ", "; ", " | ", "&&", "|", ";", " ; ", "||", "\n", " \n ", "\n\n", " &&\n", "|\n", ";\n"]
     checked = plain = 0
     for _ in range(4000):
         parts = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 4)))]
@@ -61,11 +61,18 @@ def test_every_plain_line_of_the_real_sessions_is_split_as_the_parser_splits_it(
         assert shell_runs.parse_steps.__wrapped__(line) == parsed(line), line
 
 
-@pytest.mark.parametrize("line", ["FOO=1 make test", "for x in a; do echo x; done", "a &", "echo $HOME", "ls\nls",
+@pytest.mark.parametrize("line", ["FOO=1 make test", "for x in a; do echo x; done", "a &", "echo $HOME", "ls \\\n-la",
                                   "a && && b", 'echo "$(date)"', "cat <<EOF", "(cd x && make)", "make # build",
                                   'gh api -f body="Won\'t fix"', "awk -F'\\t' '{print}'"])  # fmt: skip
 def test_a_line_that_is_not_plain_goes_to_the_parser(line):
     assert shell_runs._plain_steps(line) is None  # noqa: SLF001
+
+
+def test_a_script_of_plain_lines_is_plain():
+    """A line break ends a command as `;` does; after a join, or on a blank line, the command goes on."""
+    assert shell_runs._plain_steps('cd src &&\n  go test ./...\n\ngit status | head -3\n') == [  # noqa: SLF001
+        shell_runs.Step(("cd", "src"), ""), shell_runs.Step(("go", "test", "./..."), "&&"),
+        shell_runs.Step(("git", "status"), ";", piped_on=True), shell_runs.Step(("head", "-3"), "|")]
 
 
 def test_quoted_words_and_redirections_are_plain():
