@@ -72,9 +72,14 @@ _MID_LINE_PASTE = re.compile(
 _TRACE_LINE = re.compile(r"^\s*(?:at\s+\S|[\w.$<>()]+ @ \S+:\d+|File \"[^\"]+\", line \d+)")
 """A stack frame: a JavaScript engine's (`    at div`), a browser console's (`render @ chunk.js:2338`), Python's.
 A frame starts on the line after its message, so a typed line that runs into frames ended in that message."""
-_LOG_TAG = re.compile(r"[ \t]*\[(?![Ii]mage\b|Pasted text\b)[^\]\n]{2,60}\](?!\()")
-"""A log line's opening tag: a component, level or time in brackets (`[Proxy]`, `[WARN]`, `[11:34:48.865]`); not a
-markdown link (`[text](url)`), a checkbox (`[x]`) or the harness's placeholder for an image or a pasted text."""
+_LOG_TAG = re.compile(
+    r"[ \t]*(?:(?:LOG|INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|NOTICE)(?:[ \t]{2,}\S|[ \t]*\[)"
+    r"|\[(?![Ii]mage\b|Pasted text\b)[^\]\n]{2,60}\](?!\())"
+)
+"""A log line's opening: a component, level or time in brackets (`[Proxy]`, `[WARN]`, `[11:34:48.865]`), or a level
+in capitals before a tag or a column's padding (React Native's ` LOG  [Storage] …`, ` WARN  [Reanimated] …`, log4j's
+`INFO [main] …`); not a markdown link (`[text](url)`), a checkbox (`[x]`) or the harness's placeholder for an image or
+a pasted text."""
 _LEAD_IN = re.compile(r":\s+(?=\S)")
 """The colon that ends the user's lead-in ("…warnings in the console: arning: Encountered …")."""
 _TERMINAL_PROMPT = re.compile(
@@ -204,27 +209,47 @@ def _message_of_trace(text: str, line: str, ends: list[int], at: int, logged: li
 
 
 def _logged(text: str, start: int, ends: list[int]) -> list[bool]:
-    """Which lines belong to a tagged log: lines that each open with a bracketed tag (`[Proxy] GET /api`,
-    `[11:34:48.865] [API] GET`, `[INFO] …`), `log_run_lines` or more of them with fewer untagged lines than that
-    between two (a message's second line: "Run 'copilot update' to check for updates."), and those lines between.
-    People type one such line at most (an `[Image #1]` the harness put there is no tag of a log); a program prints
-    them in runs."""
+    """Which lines belong to a tagged log: lines that each open with a tag or a level (`[Proxy] GET /api`,
+    `[11:34:48.865] [API] GET`, ` WARN  [Reanimated] …`), `log_run_lines` or more of them with fewer untagged lines
+    than that between two (a message's second line: "Run 'copilot update' to check for updates."; blank lines, which
+    a logger prints between messages, not counted), and those lines between. People type one such line at most (an
+    `[Image #1]` the harness put there is no tag of a log); a program prints them in runs."""
     tagged = []
+    written = [0]
+    """Lines holding something, before each line: the untagged lines between two tagged ones, blanks left out."""
     line_start = start
     for at, line_end in enumerate(ends):
         if _LOG_TAG.match(text, line_start, line_end) is not None:
             tagged.append(at)
+        written.append(written[-1] + bool(text[line_start:line_end].strip()))
         line_start = line_end
     logged = [False] * len(ends)
     run = DEFAULT_CONFIG.log_run_lines
     first = 0
     for number, at in enumerate(tagged):
-        last = number + 1 == len(tagged) or tagged[number + 1] - at > run
+        last = number + 1 == len(tagged) or written[tagged[number + 1]] - written[at + 1] >= run
         if last:
             if number - first + 1 >= run:
                 logged[tagged[first] : at + 1] = [True] * (at + 1 - tagged[first])
+                _repeated_after(text, start, ends, logged, at + 1)
             first = number + 1
     return logged
+
+
+def _repeated_after(text: str, start: int, ends: list[int], logged: list[bool], after: int) -> None:
+    """Mark the lines after a log's last tagged line that the log already printed (the rest of its last message,
+    which it repeats: a warning's "If you don't want to see this message, …" after every ` WARN  [Reanimated]`): no
+    one retypes a log's line. The first line the log did not print ends it, typed words after the paste among them."""
+    printed = {_line(text, start, ends, at) for at, inside in enumerate(logged) if inside}
+    for at in range(after, len(ends)):
+        line = _line(text, start, ends, at)
+        if line and line not in printed:
+            return
+        logged[at] = True
+
+
+def _line(text: str, start: int, ends: list[int], at: int) -> str:
+    return text[ends[at - 1] if at else start : ends[at]].strip()
 
 
 def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
@@ -241,10 +266,11 @@ def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
     if terminal is not None:
         return terminal
     position = start
-    for line_end in _line_ends(text, start, min(cut, document)):
+    ends = list(_line_ends(text, start, min(cut, document)))
+    for line_end, logged in zip(ends, _logged(text, start, ends), strict=True):
         line = text[position:line_end].rstrip()
-        if line.endswith(":") and cut - line_end > DEFAULT_CONFIG.paste_chars:
-            return line_end, end
+        if line.endswith(":") and not logged and cut - line_end > DEFAULT_CONFIG.paste_chars:
+            return line_end, end  # a colon a log printed ("… Refer to:") is the log's, no lead-in of the user's
         position = line_end
     if document < cut:
         return document, end if cut < end else _typed_after(text, document, end)

@@ -121,6 +121,27 @@ def test_a_log_of_tagged_lines_pasted_after_a_colon_is_a_paste_with_its_untagged
     assert authored(typed) == [(U, typed)]
 
 
+def test_a_log_whose_lines_open_with_a_level_is_a_paste_with_the_message_lines_it_repeats():
+    """fasola_db0e816a (outside ../shared, read after its first look): "These are all logs I got" and 90 lines of an
+    Expo app's log, each opening with a level (` LOG  [Storage] …`, ` WARN  [Reanimated] …`), each warning followed by
+    a blank line and the same two lines of its message, the first ending in a colon ("… Refer to:"). Two of its
+    sentences were the user's constraints, at error: "Please ensure that you don't access the `value` property …" and
+    "If you don't want to see this message, you can disable the `strict` mode." Typed words after the log stay typed.
+    """
+    warning = (" WARN  [Reanimated] Writing to `value` during component render. Please ensure that you don't access "
+               "the `value` property nor use `set` method of a shared value while React is rendering a component.\n\n"
+               "If you don't want to see this message, you can disable the `strict` mode. Refer to:\nhttps://docs."
+               "swmansion.com/react-native-reanimated/docs/debugging/logger-configuration for more details.\n")
+    log = (" LOG  [Storage] iCloud container URL: null (unavailable)\n LOG  [OpenCV Bridge] OpenCV ready\n"
+           "iOS Bundled 58ms node_modules/expo-router/entry.js (1 module)\n LOG  [OpenCV Bridge] Native WebView ready\n"
+           + warning * 4).rstrip("\n")  # fmt: skip
+    lead = "These are all logs I got"
+    assert [s.text for s in statement_sentences(f"{lead}\n{log}")] == [lead]
+    assert authored(f"{lead}\n{log}") == [(U, lead), (P, log.strip())]
+    ask = "never hide the keyboard on focus"
+    assert authored(f"{lead}\n{log}\n\n{ask}") == [(U, lead), (P, log.strip()), (U, ask)]
+
+
 def test_a_pasted_prompt_runs_on_through_its_own_tags_of_a_harness_kind_of_name():
     """wfc (outside ../shared): a 37 KB agent pipeline pasted after a typed question, its prompts in ```xml fences
     with `<output_format>` and `<input_context>` blocks. Those tags are named as a harness names its own, so they ended
