@@ -130,6 +130,10 @@ NOTHING_PENDING = re.compile(
 _NEGATED = re.compile(r"\b(?:not|n't|never|no longer|fail(?:s|ed|ing)?|until|once|after|if|when|should|will|"
                       r"need(?:s|ed)? to|to be)\b", re.IGNORECASE)  # fmt: skip
 """Words that turn a status into something else: 'tests do not pass yet', 'once the build succeeds'."""
+_SOUGHT = re.compile(r"\b(?:verify|ensure|confirm|check|make sure|see)\s+(?:that\s+|if\s+|whether\s+)?(?:the\s+)?$",
+                     re.IGNORECASE)  # fmt: skip
+"""Words before a status that make it what a step sets out to check, not what it found: 'the next step would be to run
+`cargo test` again to verify all tests pass', 'then make sure the tests pass'."""
 
 
 _CODE = re.compile(r"`([^`\n]{2,200})`")
@@ -217,7 +221,8 @@ def _claim_kinds(sentence: str) -> tuple[ClaimKind, ...]:
     if NO_ERRORS.search(sentence):
         kinds.append(ClaimKind.NO_ERRORS)
     negated = _NEGATED.search(sentence)
-    if PASSING.search(sentence) and not negated:
+    passing = PASSING.search(sentence)
+    if passing and not negated and not _SOUGHT.search(sentence, 0, passing.start()):
         kinds.append(ClaimKind.PASSING)
     if _FIXED.search(sentence) and NAMED.search(sentence) and not negated:
         kinds.append(ClaimKind.FIXED)

@@ -80,6 +80,18 @@ def test_a_status_that_is_conditional_or_negated_is_not_a_claim() -> None:
     assert [c.kind for c in claims_in(text)] == [ClaimKind.PUSHED]  # the user's push: judged, then excused
 
 
+def test_a_status_a_step_sets_out_to_check_is_not_a_claim() -> None:
+    """dual_d1c82db5 (outside ../shared, read after its first look): S1's "The next step would be to run `cargo test`
+    again to verify all tests pass" was called contradicted, at error, by the failed run before it; the summary says
+    the tests are still to be run. pup-mcp_35dd7d02 quotes the user's "Then make sure the tests pass." What a run
+    found, after a check, is still a claim."""
+    for sought in ("The next step would be to run `cargo test` again to verify all tests pass, then run `cargo clippy` "
+                   "and `cargo fmt --check`.", "Then make sure the tests pass."):  # fmt: skip
+        assert claims_in(sought) == [], sought
+    for found_ in ("Ran the suite: all 35 tests pass.", "Checked it: the build succeeds."):
+        assert [c.kind for c in claims_in(found_)] == [ClaimKind.PASSING], found_
+
+
 # --- claim-contradicted -----------------------------------------------------------------------------
 
 
