@@ -114,8 +114,8 @@ def last_verifying_run(split: Split, claim: str = "") -> ShellRun | None:
     judged by a build of another package). A claim naming nothing is about the whole run."""
     subjects = named_subjects(claim)
     tests = bool(_TESTS_CLAIMED.search(claim))
-    return next((run for run in reversed(split.runs) if VERIFYING.search(run.command) and run.signature
-                 and (not tests or TEST_RUN.search(run.command))
+    return next((run for run in reversed(split.runs) if VERIFYING.search(run.ran) and run.signature
+                 and (not tests or TEST_RUN.search(run.ran))
                  and about_subject(run.command, subjects)), None)  # fmt: skip
 
 

@@ -66,6 +66,8 @@ _C_FAMILY = frozenset("gcc g++ cc c++ clang clang++ nvcc".split())
 """Compilers of one program: a build is named by what it writes (`-o prog`), whichever of them ran it."""
 _INLINE = frozenset(("-c", "-e", "--eval", "-", "--command"))
 """An interpreter given its code on the line or on standard input: code written for this run, not a file."""
+_CODE_FLAGS = _INLINE - {"-"}
+"""The flags whose next word is code given on the line."""
 _PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?")
 _BARE_NUMBER = re.compile(r"[\d.,:x%]+[smh]?")
 
@@ -389,7 +391,22 @@ def harmless_error(output: str) -> bool:
 TEST_WORDS = ("test", "tests", "pytest", "jest", "vitest", "ctest", "rspec", "tox", "nox")
 """The words of a command that runs tests: a runner's name, or the test step of a build tool (`go test`)."""
 TEST_RUN = re.compile(rf"\b(?:{'|'.join(TEST_WORDS)})\b")
-"""A command that runs tests: one of `TEST_WORDS`."""
+"""A command that runs tests: one of `TEST_WORDS`, in what the line runs (`ran`)."""
+_SPACED = re.compile(r"\s")
+
+
+def ran(command: str) -> str:
+    """The words a shell line runs, without its prose: an argument that holds a space is a commit message, a pull
+    request's body, an echoed sentence (`git commit -m "… fix all tests"`, `gh pr create --body "… pnpm test:run …"`),
+    unless it is code given to an interpreter or a shell (`python3 -c "import py_compile; …"`, `sh -c "go test"`).
+    What a search for the kind of run a line is reads: 52 commits and pull requests across the sessions held counted
+    as a clean run of the whole test suite by their prose, and retired the failures before them."""
+    return " ".join(_run_words(step.words) for step in parse_steps(command))
+
+
+def _run_words(words: tuple[str, ...]) -> str:
+    return " ".join(word for before, word in zip(("", *words), words, strict=False)
+                    if not _SPACED.search(word) or before in _CODE_FLAGS)  # fmt: skip
 _SELECTOR = re.compile(
     r"\s(?:-run|-k|-t|--grep|--testNamePattern|-m)[\s=]|::|"
     r"\s\S+(?:_test\.go|_test\.py|\.test\.[jt]sx?|\.spec\.[jt]sx?|test_\w+\.py)\b"
@@ -441,6 +458,11 @@ class ShellRun:
     @cached_property
     def steps(self) -> tuple[Step, ...]:
         return parse_steps(self.command)
+
+    @cached_property
+    def ran(self) -> str:
+        """`ran(self.command)`: the words the line runs, its quoted prose left out."""
+        return ran(self.command)
 
     @cached_property
     def test_failure_row(self) -> str | None:
@@ -609,7 +631,7 @@ def whole_suite(run: ShellRun) -> bool:
     output must show no failure, as a pipe hides the exit status.
     """
     return (run.clean and bool(run.signature) and run.signature[0] not in _TRACERS
-            and bool(TEST_RUN.search(run.command)) and not _SELECTOR.search(run.command)
+            and bool(TEST_RUN.search(run.ran)) and not _SELECTOR.search(run.command)
             and not _FAILED_OUTPUT.search(run.output))  # fmt: skip
 
 
@@ -633,14 +655,14 @@ def _ran_clean(failed: Failure, later: ShellRun) -> bool:
 
 
 def _suite_passed(failed: Failure, later: ShellRun) -> bool:
-    return bool(TEST_RUN.search(failed.run.command)) and whole_suite(later)
+    return bool(TEST_RUN.search(failed.run.ran)) and whole_suite(later)
 
 
 def _passed_through_a_filter(failed: Failure, later: ShellRun) -> bool:
     """A failed test run's attempt ran again piped into a filter (`pytest tests/x.py 2>&1 | tail -20`), and its
     output, the runner's word where the status is the filter's (`ShellRun.test_failure_row`), shows a pass and no
     failure: the tests that failed pass now, though no exit status proves the runner's stage."""
-    return (later.clean and later.signature == failed.signature and bool(TEST_RUN.search(failed.run.command))
+    return (later.clean and later.signature == failed.signature and bool(TEST_RUN.search(failed.run.ran))
             and piped_test_run(later) and _PASSED_ROW.search(later.output) is not None
             and _FAILED_OUTPUT.search(later.output) is None and _FAILED_COUNT.search(later.output) is None)
 
@@ -648,7 +670,7 @@ def _passed_through_a_filter(failed: Failure, later: ShellRun) -> bool:
 def piped_test_run(run: ShellRun) -> bool:
     """A test run whose exit status is a filter's it is piped into, not the runner's own."""
     step = attempted(run.steps)
-    return step is not None and not _status_speaks(run.steps, step) and bool(TEST_RUN.search(" ".join(step.words)))
+    return step is not None and not _status_speaks(run.steps, step) and bool(TEST_RUN.search(_run_words(step.words)))
 
 
 def _retried_in_another_form(failed: Failure, later: ShellRun) -> bool:
@@ -837,5 +859,5 @@ def failure_items(runs: Sequence[ShellRun]) -> Iterator[Invariant]:
 __all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "TEST_RUN", "TEST_WORDS", "Failure", "ShellRun",
            "Step", "about_subject", "attempted", "command_signature", "failing_signature", "failure_items",
            "failure_line", "failure_subjects", "failures", "failures_before", "git_arguments", "harmless_error",
-           "inline_code", "is_failure", "is_subject", "parse_steps", "printed_nothing", "proven_steps", "shell_runs",
-           "step_signature", "subject_stem", "whole_suite"]  # fmt: skip
+           "inline_code", "is_failure", "is_subject", "parse_steps", "printed_nothing", "proven_steps", "ran",
+           "shell_runs", "step_signature", "subject_stem", "whole_suite"]  # fmt: skip

@@ -341,6 +341,15 @@ def test_tests_called_passing_are_judged_by_the_last_run_of_those_tests() -> Non
     assert hit.source.key == "r2"  # type: ignore[union-attr]
 
 
+def test_tests_called_passing_are_judged_by_a_run_of_tests_not_by_a_commit_that_names_them() -> None:
+    """A commit whose message says "fix all tests" after the failed run is no run of the tests (its prose names them):
+    the failed run is still the last one the claim stands on."""
+    records = [ran("r1", "go test ./cmd/entire/cli/summarise", GO_TEST_FAIL, failed=True),
+               ran("r2", 'git commit -m "Fix all tests and build the package"', "[main 1a2b3c4] Fix")]  # fmt: skip
+    [hit] = found(session(records, (2, "All tests pass.")), "claim-contradicted")
+    assert hit.source.key == "r1"  # type: ignore[union-attr]
+
+
 def test_tests_called_passing_are_not_judged_by_a_failed_build() -> None:
     records = [ran("r1", "go test ./cmd/entire/cli/checkpoint", GO_TEST_OK),
                ran("r2", "go build ./cmd/entire/cli/summarise", "cmd/entire/cli/summarise/summarise.go:41:2: "

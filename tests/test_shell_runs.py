@@ -13,6 +13,7 @@ import pytest
 from inspector.model import SourceRecord
 from inspector.readers.registry import load_trace
 from inspector.shell_runs import command_signature, failure_line, failures, parse_steps, shell_runs
+from inspector.shell_runs import ran as what_ran
 
 
 def ran(key: str, command: str, output: str, failed: bool = False, **extra: object) -> SourceRecord:
@@ -224,6 +225,27 @@ def test_a_test_run_read_through_a_filter_that_shows_a_pass_and_no_failure_retir
                             ("uv run pytest tests/test_remediation.py 2>&1 | tail -2", "no tests ran in 0.01s"),
                             ("uv run pytest tests/test_other.py 2>&1 | tail -2", "=== 12 passed in 0.02s ===")):
         assert fates(failed, ran("t2", command, output)) == [("t1", None, None)], command
+
+
+def test_a_pull_request_whose_body_names_the_tests_is_no_run_of_them() -> None:
+    """me_e9167529 (outside ../shared, read after its first look): `pnpm test:run` exited 1; the pull request opened
+    later, its body's test plan reading "`pnpm test:run` ユニットテスト通過確認", was taken for a clean run of the
+    whole suite and retired the failure, so S1 dropping it went unreported (its gold has it lost). wfc_f9 (outside
+    ../shared) had three failed `pytest tests/` runs retired the same way, and across the sessions held 52 commits and
+    pull requests counted as a whole-suite run by their prose. Code given to an interpreter is still what a line
+    runs: `python3 -c "import py_compile; …"` is a check of the file."""
+    failed = ran("t1", "pnpm test:run 2>&1", "Exit code 1\n> vitest run\nError: throw er; // Unhandled 'error' event",
+                 failed=True)  # fmt: skip
+    for prose in ('gh pr create --title "refactor: minimal redesign" --body "$(cat <<\'EOF\'\n## Test plan\n\n'
+                  '- [x] `pnpm test:run` passes\nEOF\n)" --base main 2>&1',
+                  'git commit -m "Complete the workflow and fix all tests"'):  # fmt: skip
+        assert fates(failed, ran("t2", prose, "https://github.com/ta93abe/me/pull/90")) == [("t1", None, None)], prose
+        assert what_ran(prose).split()[:2] in (["gh", "pr"], ["git", "commit"])
+        assert "test" not in what_ran(prose)
+    suite = ran("t2", "pnpm test:run 2>&1", "Test Files  4 passed (4)\n     Tests  36 passed (36)")
+    assert fates(failed, suite) == [("t1", "t2", "ran clean")]
+    assert "compile" in what_ran('python3 -c "import py_compile; py_compile.compile(\'t.py\')" && echo "OK"')
+    assert "test" in what_ran('sh -c "go test ./..."')
 
 
 def test_a_traceback_is_known_by_the_exception_it_raised() -> None:
