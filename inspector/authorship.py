@@ -215,8 +215,7 @@ def _logged(text: str, start: int, ends: list[int]) -> list[bool]:
     a logger prints between messages, not counted), and those lines between. People type one such line at most (an
     `[Image #1]` the harness put there is no tag of a log); a program prints them in runs."""
     tagged = []
-    written = [0]
-    """Lines holding something, before each line: the untagged lines between two tagged ones, blanks left out."""
+    written = [0]  # lines holding something before each line: what counts between two tagged ones, blanks left out
     line_start = start
     for at, line_end in enumerate(ends):
         if _LOG_TAG.match(text, line_start, line_end) is not None:

@@ -405,8 +405,11 @@ def ran(command: str) -> str:
 
 
 def _run_words(words: tuple[str, ...]) -> str:
+    """A step's words without its prose (`ran`)."""
     return " ".join(word for before, word in zip(("", *words), words, strict=False)
                     if not _SPACED.search(word) or before in _CODE_FLAGS)  # fmt: skip
+
+
 _SELECTOR = re.compile(
     r"\s(?:-run|-k|-t|--grep|--testNamePattern|-m)[\s=]|::|"
     r"\s\S+(?:_test\.go|_test\.py|\.test\.[jt]sx?|\.spec\.[jt]sx?|test_\w+\.py)\b"
