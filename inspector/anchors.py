@@ -156,17 +156,13 @@ _GLUED_CJK = re.compile(rf"(?<=[A-Za-z0-9])[{_CJK}]+|[{_CJK}]+(?=[A-Za-z0-9])")
 words, so a path written in a sentence of them ends where the script changes ("`default.nix`にして", "はmodules/")."""
 
 
-_IN_CJK = re.compile(f"[{_CJK}]")
-_LATIN_OR_DIGIT = re.compile("[A-Za-z0-9]")
+_SCRIPT_CHANGE = re.compile(rf"[A-Za-z0-9](?=[{_CJK}])|[{_CJK}](?=[A-Za-z0-9])")
+"""The last character before such a change of script (the edge of a run `_GLUED_CJK` blanks)."""
 
 
 def script_changes(text: str, at: int) -> bool:
     """Whether a Latin letter or digit and one of those scripts meet at `at`: where a key ends, as at a space."""
-    if not 0 < at < len(text):
-        return False
-    before, after = text[at - 1], text[at]
-    return bool((_LATIN_OR_DIGIT.match(before) and _IN_CJK.match(after))
-                or (_IN_CJK.match(before) and _LATIN_OR_DIGIT.match(after)))
+    return 0 < at < len(text) and _SCRIPT_CHANGE.match(text, at - 1) is not None
 
 
 def _unglued(text: str) -> str:

@@ -223,23 +223,27 @@ def _logged(text: str, start: int, ends: list[int]) -> list[bool]:
         written.append(written[-1] + bool(text[line_start:line_end].strip()))
         line_start = line_end
     logged = [False] * len(ends)
+    printed: set[str] = set()
+    """The lines marked so far, as the log printed them."""
     run = DEFAULT_CONFIG.log_run_lines
     first = 0
     for number, at in enumerate(tagged):
         last = number + 1 == len(tagged) or written[tagged[number + 1]] - written[at + 1] >= run
         if last:
             if number - first + 1 >= run:
-                logged[tagged[first] : at + 1] = [True] * (at + 1 - tagged[first])
-                _repeated_after(text, start, ends, logged, at + 1)
+                for inside in range(tagged[first], at + 1):
+                    logged[inside] = True
+                    printed.add(_line(text, start, ends, inside))
+                _repeated_after(text, start, ends, logged, printed, at + 1)
             first = number + 1
     return logged
 
 
-def _repeated_after(text: str, start: int, ends: list[int], logged: list[bool], after: int) -> None:
+def _repeated_after(text: str, start: int, ends: list[int], logged: list[bool], printed: set[str], after: int
+                    ) -> None:  # fmt: skip
     """Mark the lines after a log's last tagged line that the log already printed (the rest of its last message,
     which it repeats: a warning's "If you don't want to see this message, …" after every ` WARN  [Reanimated]`): no
     one retypes a log's line. The first line the log did not print ends it, typed words after the paste among them."""
-    printed = {_line(text, start, ends, at) for at, inside in enumerate(logged) if inside}
     for at in range(after, len(ends)):
         line = _line(text, start, ends, at)
         if line and line not in printed:

@@ -116,8 +116,9 @@ class Config:
     """After a line of the user's ending in a colon ("got this feedback:"), this much more text is a paste (a
     review, a log), not the user's words: a few typed sentences run to two or three hundred characters."""
     log_run_lines: int = 3
-    """Lines in a row, each opening with a bracketed tag (`[Proxy] GET /api`), that are a pasted log: a person may
-    open a line or two so ("[WIP] …"), a program prints such lines in runs (a real paste: 293 in a row)."""
+    """Lines in a row, each opening with a bracketed tag or a level (`[Proxy] GET /api`, ` WARN  [Reanimated] …`),
+    that are a pasted log: a person may open a line or two so ("[WIP] …"), a program prints such lines in runs (a
+    real paste: 293 in a row)."""
     document_chars: int = 1_200
     """A markdown document (a heading, then this much more) is a pasted spec, skill or review: people type
     paragraphs and lists into a prompt, not headed documents this long."""
