@@ -11,9 +11,10 @@ steps that every format shares:
    the harness's (or, for the few tags below, a sub-agent's or a tool's) wherever it stands.
 2. **Pastes.** What is left of the user's text can still hold a pasted log, stack trace, table, code or
    document: after a fence, after a line ending in a colon with much text after it, a copied terminal
-   session, a line that looks machine-written, a log message pasted mid-line after a colon, or a markdown
-   document (headings). A paste that runs to the end of a stretch runs on through the tags that end it: a pasted
-   prompt's `<output_format>` has a harness's kind of name, and what follows it is still the paste.
+   session, a line that looks machine-written, a log message pasted mid-line after a colon, a markdown
+   document (headings), or a web page copied from a browser (its footer's copyright line). A paste that runs
+   to the end of a stretch runs on through the tags that end it: a pasted prompt's `<output_format>` has a
+   harness's kind of name, and what follows it is still the paste.
 
 Only `Author.USER` spans are statements; the detectors never read the others as what the user said.
 """
@@ -82,6 +83,11 @@ in capitals before a tag or a column's padding (React Native's ` LOG  [Storage] 
 a pasted text."""
 _LEAD_IN = re.compile(r":\s+(?=\S)")
 """The colon that ends the user's lead-in ("…warnings in the console: arning: Encountered …")."""
+_PAGE_FOOTER = re.compile(r"^[ \t]*(?:Copyright[ \t]*)?©[ \t]*\d{4}(?:[-–]\d{2,4})?[ \t]+\S[^\n]{0,80}$",
+                          re.MULTILINE)
+"""A web page's copyright line, alone on its line (`© 2026 GitHub, Inc.`, `Copyright © 2024 The Rust Project
+Developers`): the footer of a copied page. People do not sign what they type to an agent, so the message up to it
+(and the footer's links after it) was copied from a browser: a GitHub Actions log, a README as GitHub shows it."""
 _TERMINAL_PROMPT = re.compile(
     r"^[ \t]*(?:\(\S+\)\s+)?(?:\w[\w.-]*@[\w.-]+:[^\n]*?[$#%]|PS [A-Za-z]:\\[^\n>]*>)(?:[ \t]|$)", re.MULTILINE
 )
@@ -256,8 +262,12 @@ def _line(text: str, start: int, ends: list[int], at: int) -> str:
 
 
 def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
-    """The stretch of the user's text that was pasted whole: a markdown document, up to a short plain
-    paragraph typed after it; or from a fence, or from a colon line with much after it, to the end."""
+    """The stretch of the user's text that was pasted whole: a markdown document, or a copied web page (from the
+    start to its footer), up to a short plain paragraph typed after it; or from a fence, or from a colon line with
+    much after it, to the end."""
+    footer = _PAGE_FOOTER.search(text, start, end)
+    if footer is not None:  # a copied page, its code blocks among it: from the start, through its footer, to what
+        return start, _typed_after(text, footer.end(), end)  # was typed after it
     cut = end
     fence = text.find("```", start, end)
     if fence != -1:

@@ -142,6 +142,29 @@ def test_a_log_whose_lines_open_with_a_level_is_a_paste_with_the_message_lines_i
     assert authored(f"{lead}\n{log}\n\n{ask}") == [(U, lead), (P, log.strip()), (U, ask)]
 
 
+def test_a_web_page_copied_from_a_browser_is_a_paste_up_to_its_footer():
+    """Two users, two sessions outside ../shared: a GitHub Actions log copied from the browser, nothing typed
+    (dotnix_27e7ca68, whose "Binary cache … doesn't exist or you don't have access." the guard gave the agent as
+    the user's constraint), and a repository's README page with its code blocks, then the request typed under it
+    (sk_13, whose "Run your agents in a zero-trust environment." was the user's lost requirement). The footer's
+    copyright line marks the copy: people do not sign what they type to an agent."""
+    log = ("Prepare all required actions\nGetting action download info\nRun cachix/cachix-action@3ba601f\n"
+           "Cachix: using cache acme\n  Error: The process '/home/runner/.nix-profile/bin/cachix' failed with exit "
+           "code 1\n      at ExecState._setResult (toolrunner.js:592:1)\n  Binary cache acme doesn't exist or you "
+           "don't have access.\n0s\nFooter\n© 2026 GitHub, Inc.\nFooter navigation\nTerms\nPrivacy\n")
+    assert authored(log) == [(P, log.strip())]
+    assert list(statement_sentences(log)) == []
+    page = ("prime-agent - A self-improving agent for coding workflows.\n\n* License: MIT\n\nRun your agents in a "
+            "zero-trust environment.\n\n```nix\n{ inputs.llm-agents.url = \"github:acme/llm-agents.nix\"; }\n```\n\n"
+            "Languages\n\n* [Nix92.8%](https://github.com/acme/llm-agents.nix/search?l=nix)\n\nFooter\n"
+            "© 2026 GitHub, Inc.\nFooter navigation\n\n* [Terms](https://docs.github.com/site-policy)\n\n \n\n")
+    ask = "add prime agent in https://github.com/acme/llm-agents.nix and create a PR"
+    assert authored(page + ask) == [(P, page.strip()), (U, ask)]
+    assert [s.text for s in statement_sentences(page + ask)] == [ask]
+    typed = "the footer must read © 2026 Acme Inc. on every page\nnever drop the copyright line"
+    assert authored(typed) == [(U, typed)]
+
+
 def test_a_pasted_prompt_runs_on_through_its_own_tags_of_a_harness_kind_of_name():
     """wfc (outside ../shared): a 37 KB agent pipeline pasted after a typed question, its prompts in ```xml fences
     with `<output_format>` and `<input_context>` blocks. Those tags are named as a harness names its own, so they ended
