@@ -290,5 +290,19 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
                             quote=quote, context=context)  # fmt: skip
 
 
+def question_answered(record: SourceRecord | None, said: str) -> str | None:
+    """The question a question tool put, when `said` is (in) the user's answer to it: "Yes, fixed control view."
+    tells the next agent nothing without "Should we drop the first-person walking entirely?". It is shown with the
+    answer, not matched: the answer's own words say what was decided. From the reader's `extra["asked"]`: each
+    answer's [start, end, question] in the record's text."""
+    at = record.text.find(said) if record is not None else -1
+    if record is None or at < 0:
+        return None
+    for stretch in record.extra.get("asked") or ():
+        if isinstance(stretch, list | tuple) and len(stretch) == 3 and stretch[0] <= at < stretch[1]:
+            return str(stretch[2]) or None
+    return None
+
+
 __all__ = ["QUESTION_TAIL_CHARS", "USER_KINDS", "last_question", "offered_options", "picked_label", "picked_option",
-           "statement_kind", "statement_sentences", "user_items"]  # fmt: skip
+           "question_answered", "statement_kind", "statement_sentences", "user_items"]  # fmt: skip

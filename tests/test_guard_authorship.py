@@ -126,14 +126,26 @@ def test_an_instruction_someone_else_wrote_is_not_given_back_as_the_users(case, 
     assert f"The user said, 2026-11-20 10:00 UTC (constraint, lost in the summary, record u1): “{TYPED}”" in context
 
 
-def test_the_users_answer_to_the_question_tool_is_given_back(tmp_path, monkeypatch):
-    """The same words, answered through the agent's own question tool, are the user's."""
+def test_the_users_answer_to_the_question_tool_is_given_back_with_its_question(tmp_path, monkeypatch):
+    """The same words, answered through the agent's own question tool, are the user's; each answer comes back with
+    the question it answers (planetfall_88508f41, outside ../shared: "Yes, fixed control view." was given back alone,
+    and means nothing without "Should we drop the first-person walking entirely?")."""
     monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
-    answer = 'Your questions have been answered: "Where may we push?"="Never push to the release branch directly."'
+    answer = ('Your questions have been answered: "Where may we push?"="Never push to the release branch directly", '
+              '"Should we drop the walking view for a fixed control view?"="Yes, fixed control view". You can now '
+              "continue with these answers in mind.")
     asked = tool("AskUserQuestion", {"questions": [{"question": "Where may we push?"}]}, answer,
                  {"questions": [], "answers": {"Where may we push?": "Never push to the release branch directly."}})
     context = given_back(session(tmp_path, asked), tmp_path)
-    assert "“Never push to the release branch directly.”" in context and "record m" in context
+    assert "“Never push to the release branch directly.” (in reply to “Where may we push?”)" in context, context
+    assert ("“Yes, fixed control view.” (in reply to “Should we drop the walking view for a fixed control view?”)"
+            in context), context
+    assert "record m" in context
+    from inspector import analyze, load_trace
+
+    findings = analyze(load_trace(session(tmp_path, asked))).findings
+    lost = [f.message for f in findings if f.rule == "user-statement-lost"]
+    assert any("“Yes, fixed control view.” (in reply to “Should we drop the walking view" in m for m in lost), lost
 
 
 def test_the_users_words_typed_when_refusing_a_call_are_given_back(tmp_path, monkeypatch):

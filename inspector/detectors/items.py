@@ -16,7 +16,7 @@ from inspector.list_selection import ENTRY_PREFIX
 from inspector.model import InvariantKind, Severity
 from inspector.rule_registry import Hit, rule
 from inspector.statement_force import binding
-from inspector.statements import USER_KINDS
+from inspector.statements import USER_KINDS, question_answered
 from inspector.text import quoted
 
 FAILURES = (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH, InvariantKind.SET_ASIDE)
@@ -71,13 +71,15 @@ def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
     for track in session_tracks(facts, USER_KINDS):
         for k, again in still(track, InvariantStatus.LOST, facts.focus):
             item = track.invariant
-            answering = f" (in reply to {quoted(item.context, 100)})" if item.context else ""
+            replied = item.context or question_answered(facts.trace.source(item.source_key or ""),
+                                                        item.quote or item.text)  # fmt: skip
+            answering = f" (in reply to {quoted(replied, 100)})" if replied else ""
             yield Hit(
                 k,
                 f"{_user_said(track)}{answering} is {'still ' if again else ''}gone from "
                 f"{facts.generations[k].generation.label}",
                 evidence={"invariant": item.id, "kind": item.kind.value}
-                | ({"answering": item.context} if item.context else {}),
+                | ({"answering": replied} if replied else {}),
                 source=track.source_quote,
                 severity=None if binding(item.text, item.kind is InvariantKind.CORRECTION) else Severity.WARNING,
             )

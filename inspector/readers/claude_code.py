@@ -457,8 +457,10 @@ class _Reader:
                                         **meaning)  # fmt: skip
             said, via = user_words_in_result(body)
             if said and via == _answer_kind(tool, block, data):
-                # The user's own words, typed into a rejection or a question tool: a user statement.
-                self.transcript.turn(node.uuid, "user", "user", said, timestamp, via=via)
+                # The user's own words, typed into a rejection or a question tool: a user statement, each answer
+                # with the question it answers.
+                self.transcript.turn(node.uuid, "user", "user", said, timestamp, via=via,
+                                     asked=questions_answered(body) if via == "question-tool" else None)
         return bool(text or results)
 
     def _assistant(self, node: Node, data: Record) -> bool:
@@ -558,12 +560,34 @@ def user_words_in_result(body: str) -> tuple[str | None, str | None]:
     rejected = _REJECTED_WITH_FEEDBACK.match(body)
     if rejected:
         return rejected.group("said").strip() or None, "rejection"
-    answered = _ANSWERED.match(body)
-    if answered:
-        answers = [m.group("answer").strip() for m in _ANSWER_PAIR.finditer(answered.group("pairs"))]
-        said = "\n".join(a if a.endswith((".", "!", "?")) else a + "." for a in answers if a)
-        return said or None, "question-tool"
+    answers = _answers(body)
+    if answers is not None:
+        return "\n".join(answer for _, answer in answers) or None, "question-tool"
     return None, None
+
+
+def questions_answered(body: str) -> list[list[int | str]]:
+    """Where each answer of a question tool's result stands in the words `user_words_in_result` gives, with the
+    question it answers: [start, end, question]. "Yes, fixed control view." tells the next agent nothing without
+    "Should we drop the first-person walking entirely?"."""
+    stretches: list[list[int | str]] = []
+    start = 0
+    for question, answer in _answers(body) or []:
+        stretches.append([start, start + len(answer), question])
+        start += len(answer) + 1
+    return stretches
+
+
+def _answers(body: str) -> list[tuple[str, str]] | None:
+    """The (question, answer) pairs of a question tool's result, each answer ending as a sentence; None when the
+    result is no answer to one."""
+    answered = _ANSWERED.match(body)
+    if not answered:
+        return None
+    pairs = ((m.group("question").strip(), m.group("answer").strip())
+             for m in _ANSWER_PAIR.finditer(answered.group("pairs")))  # fmt: skip
+    return [(question, answer if answer.endswith((".", "!", "?")) else answer + ".") for question, answer in pairs
+            if answer]  # fmt: skip
 
 
 _ORIGIN_AUTHORS = {"human": "user", "prompt": "user", "task-notification": "subagent"}
@@ -685,4 +709,4 @@ def _is_agent_log(path: Path) -> bool:
     return path.is_file() and path.name.startswith("agent-") and path.name.endswith((".jsonl", ".jsonl.zst"))
 
 
-__all__ = ["harness_slip", "read", "sidechain_paths", "sniff", "user_words_in_result"]
+__all__ = ["harness_slip", "questions_answered", "read", "sidechain_paths", "sniff", "user_words_in_result"]
