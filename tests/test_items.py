@@ -334,6 +334,16 @@ def test_each_question_tool_answer_is_its_own_sentence() -> None:
     assert user_words_in_result(two) == ("Entirely new git repo.\nmain, for now.", "question-tool")
 
 
+def test_the_agents_recommended_mark_is_not_part_of_the_users_answer() -> None:
+    """Claude Code's question tool has the agent end the label of the option it recommends with "(Recommended)";
+    picked, it came back in the answer and was looked for in summaries as the user's word: "3 conditions
+    (Recommended)" was called lost from a summary saying "3 conditions (None / Flat LLM / Intent Layer)"
+    (intent-layer_418907ce, outside ../shared), "Yes — delete both (Recommended)" likewise in three wfc sessions."""
+    answer = ('User has answered your questions: "What conditions do we test?"="3 conditions (Recommended)", '
+              '"Which output?"="Blog post (a writeup)". You can now continue with these answers in mind.')
+    assert user_words_in_result(answer) == ("3 conditions.\nBlog post (a writeup).", "question-tool")
+
+
 def test_rejection_feedback_is_a_constraint() -> None:
     said, via = user_words_in_result(REJECTED)
     assert [kind for kind, _ in items_of(said or "", via=via)] == [InvariantKind.USER_CONSTRAINT]

@@ -555,6 +555,11 @@ _ANSWERED = re.compile(r"^(?:User has answered your questions?|Your questions? (
 _ANSWER_PAIR = re.compile(r'"(?P<question>(?:[^"\\]|\\.)*)"\s*=\s*"(?P<answer>(?:[^"\\]|\\.)*)"')
 
 
+_RECOMMENDED = re.compile(r"\s*\(Recommended\)\s*$")
+"""The mark Claude Code's question tool has the agent put after the label of the option it recommends: the agent's
+words about its option, not the user's answer ("3 conditions (Recommended)" is the answer "3 conditions")."""
+
+
 def user_words_in_result(body: str) -> tuple[str | None, str | None]:
     """What the user typed inside a tool result: rejection feedback, or the answers to a question tool."""
     rejected = _REJECTED_WITH_FEEDBACK.match(body)
@@ -584,7 +589,7 @@ def _answers(body: str) -> list[tuple[str, str]] | None:
     answered = _ANSWERED.match(body)
     if not answered:
         return None
-    pairs = ((m.group("question").strip(), m.group("answer").strip())
+    pairs = ((m.group("question").strip(), _RECOMMENDED.sub("", m.group("answer")).strip())
              for m in _ANSWER_PAIR.finditer(answered.group("pairs")))  # fmt: skip
     return [(question, answer if answer.endswith((".", "!", "?")) else answer + ".") for question, answer in pairs
             if answer]  # fmt: skip
