@@ -88,6 +88,10 @@ _PAGE_FOOTER = re.compile(r"^[ \t]*(?:Copyright[ \t]*)?©[ \t]*\d{4}(?:[-–]\d{
 """A web page's copyright line, alone on its line (`© 2026 GitHub, Inc.`, `Copyright © 2024 The Rust Project
 Developers`): the footer of a copied page. People do not sign what they type to an agent, so the message up to it
 (and the footer's links after it) was copied from a browser: a GitHub Actions log, a README as GitHub shows it."""
+_GLUED_HEADING = re.compile(r"[.?!][ \t]+(?P<hashes>#{1,6}[ \t]+[A-Z][^\n]*)$", re.MULTILINE)
+"""A markdown document pasted straight after a typed sentence, with no line break between ("did we ever do this in a
+branch? # Agentic Skill Remediation System"): its heading, mid-line after the sentence's end. A `#` typed in prose
+("issue # 12", "C#") has no capitalised title after a sentence's end."""
 _TERMINAL_PROMPT = re.compile(
     r"^[ \t]*(?:\(\S+\)\s+)?(?:\w[\w.-]*@[\w.-]+:[^\n]*?[$#%]|PS [A-Za-z]:\\[^\n>]*>)(?:[ \t]|$)", re.MULTILINE
 )
@@ -272,9 +276,11 @@ def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
     fence = text.find("```", start, end)
     if fence != -1:
         cut = fence
-    heading = HEADING.search(text, start, cut)
-    headed = heading is not None and len(text[heading.start() : cut].strip()) > DEFAULT_CONFIG.document_chars
-    document = heading.start() if headed and heading is not None else cut
+    line_start, glued = HEADING.search(text, start, cut), _GLUED_HEADING.search(text, start, cut)
+    heading = min((at for at in (line_start and line_start.start(), glued and glued.start("hashes"))
+                   if at is not None), default=None)  # fmt: skip
+    headed = heading is not None and len(text[heading:end].strip()) > DEFAULT_CONFIG.document_chars
+    document = heading if headed and heading is not None else cut
     terminal = _terminal(text, start, min(cut, document))
     if terminal is not None:
         return terminal

@@ -142,6 +142,24 @@ def test_a_log_whose_lines_open_with_a_level_is_a_paste_with_the_message_lines_i
     assert authored(f"{lead}\n{log}\n\n{ask}") == [(U, lead), (P, log.strip()), (U, ask)]
 
 
+def test_a_document_pasted_straight_after_a_typed_question_is_a_paste():
+    """wfc_bc_4015b08f79 (outside ../shared): "did we ever do this in a branch? # Agentic Skill Remediation System" and
+    37 KB of a design document, its code blocks among it, no line break after the question. The document's second
+    sentence was the user's lost constraint, at error, and the guard gave it back as the user's words. Its first
+    code block came before it was long enough to count as a document, so a heading's document runs to the end."""
+    rules = "".join(f"- rule {n}: every skill must keep its frontmatter and never drop a script\n" for n in range(20))
+    document = ("# Agentic Skill Remediation System\n\nA multi-agent pipeline for fixing skills. Skills have "
+                "structural and behavioral dimensions that raw prompts don't — this system accounts for all of them."
+                "\n\n## How Skills Differ\n\nA skill is a directory containing:\n\n```\nskill-name/\n└── SKILL.md\n"
+                f"```\n\n{rules}")
+    question = "did we ever do this in a branch?"
+    assert authored(f"{question} {document}") == [(U, question), (P, document.strip())]
+    assert [s.text for s in statement_sentences(f"{question} {document}")] == [question]
+    for typed in ("we moved to C# last year. # Keep that in mind when you port it",
+                  "fix issue # 12 first. Never touch the release branch."):
+        assert authored(typed) == [(U, typed)]
+
+
 def test_a_web_page_copied_from_a_browser_is_a_paste_up_to_its_footer():
     """Two users, two sessions outside ../shared: a GitHub Actions log copied from the browser, nothing typed
     (dotnix_27e7ca68, whose "Binary cache … doesn't exist or you don't have access." the guard gave the agent as
