@@ -168,6 +168,12 @@ def statement_kind(clause: str, language: str | None = None) -> InvariantKind | 
     return kind
 
 
+_GO_AHEAD = re.compile(r"(?:yes|yeah|yep|ok|okay|sure)\b[\s,.!—–-]*(?:please\s+)?(?:proceed|go ahead|continue|do it|"
+                       r"go for it|(?:\w+\s+)?now)\b[\s.!]*", re.IGNORECASE)
+"""A question-tool answer that only says go ("Yes, proceed.", "Yes, upgrade now."): as with a typed "let's proceed"
+(`_GET_GOING`), the work carries on, not the words; a summary written after it was done owes it nothing."""
+
+
 def _foreign_kind(clause: str) -> InvariantKind | None:
     """A constraint by a word that forbids ("Nunca altere…", "절대 푸시하지 마세요"), a requirement by one that
     obliges or requests ("il faut garder…", "…실행하세요"), in the languages `inspector.languages` reads."""
@@ -262,7 +268,8 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
     """Typed items from one user statement (a prompt, a question-tool answer, rejection feedback).
 
     A short decision ("A. is fine, ensure we log", "let's keep it simple for now") says little on its
-    own: it borrows the topic of `asked`, the question the agent had just put, to be found again. A reply
+    own: it borrows the topic of `asked`, the question the agent had just put (for a question-tool answer, the
+    tool's question), to be found again. A question-tool answer that only says go ("Yes, proceed.") is no item. A reply
     that picks an option by its label ("let's go with A") means nothing to the next agent without what A
     was: it carries the option's text from `turn`, the agent's turn before it.
     """
@@ -280,8 +287,12 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
             if kind is None or len(clause) > config.statement_chars:
                 continue
             context = picked_option(picked_label(clause) or label, turn) if not answered else None
+            if answered and _GO_AHEAD.fullmatch(clause):
+                continue
             if context is None and len(topic_terms(clause)) < config.min_terms:
-                context = asked if asked and len(topic_terms(f"{clause} {asked}")) >= config.min_terms + 1 else None
+                question = question_answered(record, sentence.text) if answered else asked  # the tool's own question
+                context = question if question and len(topic_terms(f"{clause} {question}")) >= config.min_terms + 1 \
+                    else None
                 if context is None:
                     continue
             replaces = _replaced(clause, config) if kind is InvariantKind.CORRECTION else None
@@ -293,8 +304,9 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
 def question_answered(record: SourceRecord | None, said: str) -> str | None:
     """The question a question tool put, when `said` is (in) the user's answer to it: "Yes, fixed control view."
     tells the next agent nothing without "Should we drop the first-person walking entirely?". It is shown with the
-    answer, not matched: the answer's own words say what was decided. From the reader's `extra["asked"]`: each
-    answer's [start, end, question] in the record's text."""
+    answer; it is matched only with an answer too short to be found by its own words ("3 conditions."), as a typed
+    reply borrows the agent's question (`user_items`). From the reader's `extra["asked"]`: each answer's
+    [start, end, question] in the record's text."""
     at = record.text.find(said) if record is not None else -1
     if record is None or at < 0:
         return None

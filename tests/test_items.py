@@ -344,6 +344,24 @@ def test_the_agents_recommended_mark_is_not_part_of_the_users_answer() -> None:
     assert user_words_in_result(answer) == ("3 conditions.\nBlog post (a writeup).", "question-tool")
 
 
+def test_a_short_question_tool_answer_is_found_by_its_question_and_a_go_ahead_is_no_item() -> None:
+    """"3 conditions." says too little to be found in a summary by its own words; it borrows the question the tool put,
+    as a typed reply borrows the agent's (intent-layer_418907ce, outside ../shared: it is the session's key decision,
+    and was no item at all once the agent's "(Recommended)" mark was dropped from it). "Yes, proceed." and "Yes,
+    upgrade now." only say go, as a typed "let's proceed" does: the work carries on, not the words (three wfc
+    sessions; portcli_e9e702ed's gstack upgrade, in wider/)."""
+    from inspector.readers.claude_code import questions_answered
+
+    body = ('User has answered your questions: "What conditions do we need to test to make a convincing '
+            'counter-argument?"="3 conditions (Recommended)", "gstack v1.51 is available. Upgrade now?"="Yes, upgrade '
+            'now", "Proceed with the migration?"="Yes, proceed". You can now continue with these answers in mind.')
+    said, via = user_words_in_result(body)
+    record = user(said or "", via=via, asked=questions_answered(body))
+    items = list(user_items(record))
+    assert [(item.text, item.context) for item in items] == [
+        ("3 conditions.", "What conditions do we need to test to make a convincing counter-argument?")]
+
+
 def test_rejection_feedback_is_a_constraint() -> None:
     said, via = user_words_in_result(REJECTED)
     assert [kind for kind, _ in items_of(said or "", via=via)] == [InvariantKind.USER_CONSTRAINT]
