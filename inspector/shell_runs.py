@@ -138,16 +138,19 @@ def _fallback_steps(command: str) -> list[Step]:
     return steps
 
 
-_LITERAL = r"""'[^'"\\]*'|"[^"$`\\!']*"|[A-Za-z0-9_./:@%+,=~*?^-]"""
+_LITERAL = r"""'[^'"\\]*'|"(?:[^"$`\\!']|\\[^\n'!])*"|[A-Za-z0-9_./:@%+,=~*?^-]"""
 """A stretch of a word the shell takes as it stands: a quoted string with nothing to expand and no quote of the other
-kind or backslash inside (bashlex strips those wrongly: `"Won't fix"` became `Wont fix`), or a plain character."""
+kind inside (bashlex strips those wrongly: `"Won't fix"` became `Wont fix`), or a plain character. A backslash in
+double quotes escapes the character after it, which stays (`"a\\|b"` is `a|b` to bashlex, and a grep pattern's
+alternation is how agents write one); none in single quotes, where bashlex reads it otherwise."""
 _PLAIN_TOKEN = re.compile(
     rf"""[ \t]+|(?P<join>&&|\|\||;|\n|\|(?![|&]))|\d*(?:>>|>&|<&|&>|>|<)(?![<>&|])[ \t]*(?:{_LITERAL})+"""
     rf"""|(?P<word>(?:{_LITERAL}|[\[\]{{}}])(?:{_LITERAL}|[\[\]{{}}#])*)"""
 )
 """One token of a plain line: blanks, a join (a line break ends a command as `;` does), a redirection (dropped, as
 the parser drops it), or a word."""
-_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+_QUOTED = re.compile(r"'([^']*)'|\"((?:[^\"\\]|\\.)*)\"")
+_ESCAPED = re.compile(r"\\(.)")
 _RESERVED = frozenset("if then else elif fi for while until do done case esac in function select time coproc { } ! "
                       "[[ ]]".split())  # fmt: skip
 """Words the shell reads as its grammar where a command starts: a plain line holding one anywhere is left to the
@@ -192,7 +195,7 @@ def _plain_steps(command: str) -> list[Step] | None:
 
 def _unquoted(quoted: re.Match[str]) -> str:
     single, double = quoted.groups()
-    return single if single is not None else double
+    return single if single is not None else _ESCAPED.sub(r"\1", double)
 
 
 @lru_cache(maxsize=1 << 12)

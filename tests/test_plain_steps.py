@@ -35,7 +35,8 @@ def test_a_plain_line_is_split_as_the_parser_splits_it():
              "if", "done", "for", "!", "{", "uv", "run", "python3", "timeout", "30", "make", "clean", "%1", "@a",
              "x,y", "+x", ":", "-", "--", '"a b"', "'x | y'", '""', "'$HOME'", '"$HOME"', "2>&1", "> out.txt",
              "2>/dev/null", ">>log", "< in", '-m "fix: it"', "'{a,b}'", "*.py", "a#b", "#c", '"it\'s"', "'a\\b'",
-             "-F'\\t'", "x'y'z", "&", "~/x", "[", "]"]  # fmt: skip
+             "-F'\\t'", "x'y'z", "&", "~/x", "[", "]", '"a\\|b"', '"a\\"b"', '"a\\\\b"', '"x\\$y"',
+             '"\\`x"', '"a\\!"', '"it\\\'s"', '"\\n"']  # fmt: skip
     joins = [" && ", " || ", "; ", " | ", "&&", "|", ";", " ; ", "||", "\n", " \n ", "\n\n", " &&\n", "|\n", ";\n"]
     checked = plain = 0
     for _ in range(4000):
