@@ -507,11 +507,13 @@ def shell_runs(records: Sequence[SourceRecord]) -> list[ShellRun]:
         if record.namespace != TRANSCRIPT or record.kind not in ("tool_result", "tool_error"):
             continue
         command = record.extra.get("command")
-        if not isinstance(command, str) or not command.strip():
-            continue
-        crash = _crash(record.text)
+        if not isinstance(command, str) or not command.strip() or record.extra.get("background") == "started":
+            continue  # a command sent to the background has no outcome yet: a later record reports it
+        output = record.extra.get("output")  # a reader's word on the command's own output, when the text is more
+        output = output if isinstance(output, str) else record.text  # (a background command's end, reported)
+        crash = _crash(output)
         runs.append(ShellRun(record.key, command, command_signature(command), record.kind == "tool_error",
-                             crash.group(0).strip() if crash else None, record.text,
+                             crash.group(0).strip() if crash else None, output,
                              isinstance(record.extra.get("exit_meaning"), str),
                              isinstance(record.extra.get("slip"), str)))  # fmt: skip
     KEPT.save()  # the lines parsed here, for the next process that reads this log

@@ -22,6 +22,7 @@ from inspector.bounded_io import read_head
 from inspector.errors import TraceReadError
 from inspector.model import Severity, Trace
 from inspector.readers import claude_code_fates as fate
+from inspector.readers.claude_code_background import BackgroundRuns
 from inspector.readers.claude_code_chain import Dag, Node, Survival
 from inspector.readers.claude_code_queue import QueuedTurn, QueueOp, deliveries, queue_op
 from inspector.readers.claude_code_records import (
@@ -145,6 +146,7 @@ class _Reader:
         self.path = path
         self.lines = JsonLines(path, decode_fast)
         self.transcript = Transcript(path, NAME)
+        self.background = BackgroundRuns()
         self.dag = Dag()
         self.points: list[tuple[int, str, Record, Node | None]] = []
         self.queue: list[QueueOp] = []
@@ -332,8 +334,7 @@ class _Reader:
                 self.transcript.mention("file", item.name, "edit", item.timestamp)
             elif isinstance(item, QueuedTurn):
                 self.transcript.place = item.offset
-                self.transcript.turn(f"queued:{item.source_line}", "user", item.authority, item.text, item.timestamp,
-                                     via="queue")  # fmt: skip
+                self._user_turn(f"queued:{item.source_line}", item.authority, item.text, item.timestamp, via="queue")
             else:
                 description, timestamp = item
                 self.transcript.event("microcompaction", description, timestamp)
@@ -427,7 +428,7 @@ class _Reader:
                 return None
             mode = attachment.get("commandMode")  # "prompt" typed, "task-notification" a background agent's
             by = _origin_author(attachment.get("origin")) or _ORIGIN_AUTHORS.get(mode or "prompt", "harness")
-            self.transcript.turn(node.uuid, "user", by, text, data.timestamp, via="queue")
+            self._user_turn(node.uuid, by, text, data.timestamp, via="queue")
             return fate.QUEUED_TURN
         if kind in _ATTACHMENT_FILES:
             target = attachment.get("filename") or attachment.get("path")
@@ -435,6 +436,15 @@ class _Reader:
                 self.transcript.mention("file", target, _ATTACHMENT_FILES[kind], data.timestamp)
                 return fate.MENTION
         return None
+
+    def _user_turn(self, key: str, by: str, text: str, timestamp: Any, **extra: Any) -> None:
+        """A user record's turn; and when it is the harness's notice that a background command ended, that command's
+        run (`claude_code_background`), the first time its end is reported."""
+        self.transcript.turn(key, "user", by, text, timestamp, **extra)
+        ended = self.background.notified(text) if by == "subagent" else None
+        if ended is not None:
+            self.transcript.turn(key, "tool_error" if ended[1] else "tool_result", "tool", ended[2], timestamp,
+                                 command=ended[0], background="notified")  # fmt: skip
 
     def _user(self, node: Node, data: Record) -> bool:
         content = data.message.content if data.message is not None else None
@@ -444,7 +454,7 @@ class _Reader:
         results = [b for b in blocks if type_of(b) == "tool_result"]
         text = _prompt_text(content)
         if text:
-            self.transcript.turn(node.uuid, "user", _author(data, text), text, timestamp, fields=fields)
+            self._user_turn(node.uuid, _author(data, text), text, timestamp, fields=fields)
         for block in results:
             call_id = as_str(block.get("tool_use_id"))
             body = blocks_text(block.get("content")) or blocks_text(block.get("text"))
@@ -453,8 +463,15 @@ class _Reader:
             meaning = {"exit_meaning": data.exit_meaning} if data.exit_meaning and len(results) == 1 else {}
             if error and (slip := harness_slip(body)):
                 meaning["slip"] = slip
-            self.transcript.tool_result(call_id, node.uuid, body, is_error=error, timestamp=timestamp, fields=fields,
-                                        **meaning)  # fmt: skip
+            ended = self.background.reported(data.task) if len(results) == 1 else None
+            if ended is not None:  # a background command's end, read by this call: that command's run, its output
+                error, meaning["background"] = ended[1], "reported"  # the task's own (not the harness's tags)
+                meaning["output"] = data.task.get("output") if isinstance(data.task.get("output"), str) else None
+            turn = self.transcript.tool_result(call_id, node.uuid, body, is_error=error, timestamp=timestamp,
+                                               fields=fields, ran=ended[0] if ended else None, **meaning)  # fmt: skip
+            if len(results) == 1 and self.background.started(data.background_task, turn.extra.get("command")):
+                turn.extra["background"] = "started"  # no run: how the command ends is reported later
+
             said, via = user_words_in_result(body)
             if said and via == _answer_kind(tool, block, data):
                 # The user's own words, typed into a rejection or a question tool: a user statement, each answer

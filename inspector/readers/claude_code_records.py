@@ -87,6 +87,10 @@ class Record(msgspec.Struct, gc=False):
     harness_error: bool = False
     """`toolUseResult` is a plain "Error…" string: the harness's word on the call (refused, or it failed),
     not a structured output the tool itself returned."""
+    background_task: Any = None
+    """`toolUseResult.backgroundTaskId`: the call's command went on in the background, as this task."""
+    task: Any = None
+    """`toolUseResult.task`: a task the result reports on (a background command's status, exit code, output)."""
     fields: dict[str, Any] | None = None
     """Fields the reader does not know (slow path only), kept with the turn so nothing is lost."""
 
@@ -108,6 +112,8 @@ _USED_VALUES = attrgetter(*_USED)
 class _ErrorFlag(msgspec.Struct, gc=False):
     is_error: Any = None
     returnCodeInterpretation: Any = None
+    backgroundTaskId: Any = None
+    task: Any = None
 
 
 _ERROR_FLAG = msgspec.json.Decoder(_ErrorFlag)
@@ -130,7 +136,8 @@ def slim(fast: Any) -> Record:
     flags = _ERROR_FLAG.decode(result) if structured else None
     return Record(*_USED_VALUES(fast), tool_error=_raw_tool_error(result) if flags is None else flags.is_error is True,
                   exit_meaning=_exit_meaning(flags.returnCodeInterpretation if flags else None),
-                  harness_error=harness)  # fmt: skip
+                  harness_error=harness, background_task=flags.backgroundTaskId if flags else None,
+                  task=flags.task if flags else None)  # fmt: skip
 
 
 def from_dict(data: dict[str, Any]) -> Record:
@@ -144,8 +151,10 @@ def from_dict(data: dict[str, Any]) -> Record:
     unknown = None if data.keys() <= KNOWN_FIELDS else {k: v for k, v in data.items() if k not in KNOWN_FIELDS}
     result = data.get("toolUseResult")
     meaning = _exit_meaning(result.get("returnCodeInterpretation")) if isinstance(result, dict) else None
+    structured = result if isinstance(result, dict) else {}
     return Record(**known, tool_error=_tool_error(result), exit_meaning=meaning, harness_error=isinstance(result, str)
-                  and result.startswith("Error:"), fields=unknown)  # fmt: skip
+                  and result.startswith("Error:"), background_task=structured.get("backgroundTaskId"),
+                  task=structured.get("task"), fields=unknown)  # fmt: skip
 
 
 def _exit_meaning(value: Any) -> str | None:

@@ -113,11 +113,13 @@ class Transcript:
         return call.tool if call is not None else None
 
     def tool_result(self, call_id: str | None, key: str, text: str, *, is_error: bool,
-                    timestamp: str | None = None, **extra: Any) -> Turn:  # fmt: skip
+                    timestamp: str | None = None, ran: str | None = None, **extra: Any) -> Turn:  # fmt: skip
+        """A call's result. `ran`: the shell command whose outcome it reports when that is not the call's own (a
+        background command's end, reported by the call that read it)."""
         call = self._calls.get(call_id) if call_id else None
         kind = "tool_error" if is_error else "tool_result"
-        command = command_text(call.tool_input.get("command", call.tool_input.get("cmd")))[0] if (
-            call is not None and isinstance(call.tool_input, dict)) else None  # fmt: skip
+        command = ran or (command_text(call.tool_input.get("command", call.tool_input.get("cmd")))[0] if (
+            call is not None and isinstance(call.tool_input, dict)) else None)  # fmt: skip
         item = self.turn(key, kind, "tool", text, timestamp, call_id=call_id,
                          tool=call.tool if call else None, command=command, **extra)  # fmt: skip
         item.call_id = call_id
