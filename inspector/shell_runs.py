@@ -730,6 +730,20 @@ def _file_removed(failed: Failure, later: ShellRun) -> bool:
                for s in later.steps)  # fmt: skip
 
 
+_CONCLUDED_BY_COMMIT = frozenset((("git", "merge"), ("git", "cherry-pick"), ("git", "revert")))
+"""git's operations that stop on conflicts and are concluded by the next commit once the conflicts are resolved."""
+_CONFLICTED = re.compile(r"^CONFLICT \(|Automatic merge failed|after resolving the conflicts", re.MULTILINE)
+"""git's words for an operation stopped on conflicts (not one refused outright: an unknown branch, unrelated
+histories), which a commit does not conclude."""
+
+
+def _concluded_by_a_commit(failed: Failure, later: ShellRun) -> bool:
+    """A merge, cherry-pick or revert stopped on conflicts; a later commit ran clean, which is how git concludes it
+    once the conflicts are resolved and staged (`git commit --no-edit`): the failure was the conflicts, now gone."""
+    return (failed.signature[:2] in _CONCLUDED_BY_COMMIT and _CONFLICTED.search(failed.run.output) is not None
+            and later.clean and any(step_signature(s)[:2] == ("git", "commit") for s in proven_steps(later.steps)))
+
+
 RETIREMENTS: tuple[tuple[str, Callable[[Failure, ShellRun], bool]], ...] = (
     ("ran clean", _ran_clean),
     ("its tests passed, read through a filter", _passed_through_a_filter),
@@ -737,6 +751,7 @@ RETIREMENTS: tuple[tuple[str, Callable[[Failure, ShellRun], bool]], ...] = (
     ("retried in another form", _retried_in_another_form),
     ("replaced by a sibling script", _replaced_by_a_sibling),
     ("its file was removed", _file_removed),
+    ("concluded by a commit", _concluded_by_a_commit),
 )
 """What shows a failure gone, each as (how it is said, whether a later run shows it), tried in order."""
 

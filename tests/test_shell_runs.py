@@ -169,6 +169,20 @@ def test_the_failing_file_deleted_retires_the_failure() -> None:
     assert fates(*records) == [("t1", "t2", "its file was removed")]
 
 
+def test_a_merge_stopped_on_conflicts_is_concluded_by_the_next_clean_commit() -> None:
+    """wfc_e2e7a891 (outside ../shared, read after its first look): `git merge origin/main` stopped on conflicts, the
+    agent resolved them and `git add … && git commit --no-edit` made the merge commit; the merge stayed an open
+    failure, and S2 saying the merge was done was called contradicted, at error. A merge refused outright (unrelated
+    histories) is not concluded by a commit."""
+    merge = ran("t1", "git merge origin/main --no-edit 2>&1", "Auto-merging ci.yml\nCONFLICT (content): Merge "
+                "conflict in ci.yml\nAutomatic merge failed; fix conflicts and then commit the result.", failed=True)
+    commit = ran("t3", "git add ci.yml && git commit --no-edit 2>&1", "[develop 8c1728e] Merge remote-tracking branch")
+    assert fates(merge, ran("t2", "git status --short", "UU ci.yml"), commit) == [
+        ("t1", "t3", "concluded by a commit")]
+    refused = ran("t1", "git merge origin/main", "fatal: refusing to merge unrelated histories", failed=True)
+    assert fates(refused, commit) == [("t1", None, None)]
+
+
 def test_a_later_failure_of_the_same_attempt_supersedes_the_first() -> None:
     command = "python3 run_full_benchmark.py --enable-gpu --sizes 64,128,256 --competitors cublas"
     records = (ran("t1", command, "Command timed out after 2m 0.0s", failed=True),
@@ -297,6 +311,9 @@ _LINES = (
     ("go test ./...", "ok  \tpkg/parse\t0.2s", False),
     ("./t", "Segmentation fault (core dumped)", True),
     ("git push origin main", "error: failed to push some refs", True),
+    ("git merge origin/main --no-edit", "CONFLICT (content): Merge conflict in ci.yml\nAutomatic merge failed; fix "
+     "conflicts and then commit the result.", True),
+    ("git add ci.yml && git commit --no-edit", "[develop 8c1728e] Merge remote-tracking branch 'origin/main'", False),
 )
 
 
