@@ -168,6 +168,10 @@ def statement_kind(clause: str, language: str | None = None) -> InvariantKind | 
     return kind
 
 
+_ANAPHORIC = re.compile(r"(?:this|that|it|these|those)\s+(?:needs?|should|must|has to|have to|is not|isn't|"
+                        r"would be)\b", re.IGNORECASE)
+"""A statement whose subject is the sentence before it ("If one file was added, it should default to all. This needs
+to persist across closing and opening the app"): alone it names nothing, so it is an item with that sentence."""
 _GO_AHEAD = re.compile(r"(?:yes|yeah|yep|ok|okay|sure)\b[\s,.!—–-]*(?:please\s+)?(?:proceed|go ahead|continue|do it|"
                        r"go for it|(?:\w+\s+)?now)\b[\s.!]*", re.IGNORECASE)
 """A question-tool answer that only says go ("Yes, proceed.", "Yes, upgrade now."): as with a typed "let's proceed"
@@ -297,6 +301,10 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
                     continue
             replaces = _replaced(clause, config) if kind is InvariantKind.CORRECTION else None
             quote = sentence.text if sentence.text != clause else None
+            if number and clause == sentence.text and _ANAPHORIC.match(clause) and not answered:
+                whole = f"{said[number - 1].text} {clause}"  # "…it should default to all. This needs to persist …"
+                if len(whole) <= config.statement_chars:
+                    clause, quote = whole, None
             yield Invariant(f"{kind.value}:{record.key}#{number}", kind, clause, record.key, replaces=replaces,
                             quote=quote, context=context)  # fmt: skip
 

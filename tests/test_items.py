@@ -362,6 +362,20 @@ def test_a_short_question_tool_answer_is_found_by_its_question_and_a_go_ahead_is
         ("3 conditions.", "What conditions do we need to test to make a convincing counter-argument?")]
 
 
+def test_a_statement_whose_subject_is_the_sentence_before_is_an_item_with_it() -> None:
+    """vault_ac3aa258 (outside ../shared, read after its first look): "If one file was added, it should default to all.
+    This needs to persist accross closing and opening the app". Alone, "This needs to persist …" names nothing: it was
+    called gone from a summary saying "File filter default changed … with @AppStorage persistence", at error. With
+    the sentence it stands on, it is found. A statement that names its own subject stays as it was typed."""
+    text = ("If one file was added, it should default to all. This needs to persist accross closing and opening the "
+            "app")
+    assert (InvariantKind.USER_REQUIREMENT, "If one file was added, it should default to all. This needs to persist "
+            "accross closing and opening the app") in items_of(text)
+    assert items_of("Keep the cache warm. The filter needs to persist across restarts.") == [
+        (InvariantKind.USER_REQUIREMENT, "Keep the cache warm."),
+        (InvariantKind.USER_REQUIREMENT, "The filter needs to persist across restarts.")]
+
+
 def test_rejection_feedback_is_a_constraint() -> None:
     said, via = user_words_in_result(REJECTED)
     assert [kind for kind, _ in items_of(said or "", via=via)] == [InvariantKind.USER_CONSTRAINT]
