@@ -12,13 +12,13 @@ unchallenged.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from inspector import analyze, load_trace
 from inspector.shell_runs import shell_runs
-from tests.test_guard_authorship import call, line, result, user
+from tests.test_guard_authorship import call, result, user
+from tests.test_guard_authorship import session as guarded_session
 
 COMMAND = "uv run python -m wfc.cli --tasks TASKS.md"
 STARTED = "Command running in background with ID: b3b0f6f. Output is being written to: /tmp/tasks/b3b0f6f.output"
@@ -26,20 +26,7 @@ STARTED = "Command running in background with ID: b3b0f6f. Output is being writt
 
 def session(folder: Path, middle: list[dict[str, Any]], summary: str) -> Path:
     """The user's request, `middle` (ending with uuid "m"), then a compaction with `summary`."""
-    records = [
-        user("u1", None, "Run the orchestrator on the tasks.", origin={"kind": "human"}, promptSource="typed"),
-        line("a1", "u1", "assistant", message={"id": "msg_a1", "role": "assistant",
-                                               "content": [{"type": "text", "text": "Starting it."}]}),
-        *middle,
-        line("a9", "m", "assistant", message={"id": "msg_a9", "role": "assistant",
-                                              "content": [{"type": "text", "text": "Done for now."}]}),
-        line("b1", None, "system", subtype="compact_boundary", logicalParentUuid="a9",
-             compactMetadata={"trigger": "auto", "preTokens": 160000}),
-        user("s1", "b1", summary, isCompactSummary=True),
-    ]  # fmt: skip
-    path = folder / "background.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
+    return guarded_session(folder, middle, typed="Run the orchestrator on the tasks.", summary=summary)
 
 
 def started(uuid: str, parent: str) -> list[dict[str, Any]]:

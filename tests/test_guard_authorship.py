@@ -45,10 +45,12 @@ def result(uuid: str, parent: str, body: Any, tool_use_result: Any, *, is_error:
     return user(uuid, parent, [block], toolUseResult=tool_use_result)
 
 
-def session(folder: Path, middle: list[dict[str, Any]]) -> Path:
-    """The user's constraint, then `middle` (ending with its last uuid "m"), then a summary that drops both."""
+def session(folder: Path, middle: list[dict[str, Any]], *, typed: str = TYPED,
+            summary: str = "Summary: the user set up the project and the tests pass.") -> Path:  # fmt: skip
+    """What the user `typed` (a constraint), then `middle` (ending with its last uuid "m"), then a compaction with
+    `summary`, which drops both."""
     records = [
-        user("u1", None, TYPED, origin={"kind": "human"}, promptSource="typed"),
+        user("u1", None, typed, origin={"kind": "human"}, promptSource="typed"),
         line("a1", "u1", "assistant", message={"id": "msg_a1", "role": "assistant",
                                                "content": [{"type": "text", "text": "Understood."}]}),
         *middle,
@@ -56,7 +58,7 @@ def session(folder: Path, middle: list[dict[str, Any]]) -> Path:
                                               "content": [{"type": "text", "text": "Done for now."}]}),
         line("b1", None, "system", subtype="compact_boundary", logicalParentUuid="a9",
              compactMetadata={"trigger": "auto", "preTokens": 160000}),
-        user("s1", "b1", "Summary: the user set up the project and the tests pass.", isCompactSummary=True),
+        user("s1", "b1", summary, isCompactSummary=True),
     ]  # fmt: skip
     path = folder / "guarded.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
