@@ -233,8 +233,7 @@ def _logged(text: str, start: int, ends: list[int]) -> list[bool]:
         written.append(written[-1] + bool(text[line_start:line_end].strip()))
         line_start = line_end
     logged = [False] * len(ends)
-    printed: set[str] = set()
-    """The lines marked so far, as the log printed them."""
+    printed: set[str] = set()  # the lines marked so far, as the log printed them
     run = DEFAULT_CONFIG.log_run_lines
     first = 0
     for number, at in enumerate(tagged):

@@ -229,7 +229,7 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
               invariants: dict[str, Invariant]) -> Restored:  # fmt: skip
     """The item a finding is about, in the words it was stated in (the record's sentence), never the rule's."""
     from inspector.list_selection import ENTRY_PREFIX  # here: only a check that ran has findings to restore
-    from inspector.statements import question_answered
+    from inspector.statements import reply_to
 
     invariant = invariants.get(str(finding.evidence.get("invariant")))
     key = finding.source.key if finding.source is not None else invariant.source_key if invariant else None
@@ -247,8 +247,7 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
     order = 0 if finding.rule in LOST_RULES else 1 if finding.rule in WEAKENED_RULES else 2
     when = record.timestamp if record is not None else None
     by_user = record is not None and said_by_user(record, text)
-    context = (invariant.context or question_answered(record, text)) if invariant is not None and (
-        finding.rule != "claim-contradicted") else None  # fmt: skip
+    context = reply_to(invariant, record) if invariant is not None and finding.rule != "claim-contradicted" else None
     instead = finding.excerpt if finding.rule in WEAKENED_RULES else None
     return Restored(finding.rule, kind, text, key, when, order, positions.get(key, -1) if key else -1, by_user,
                     context, instead)  # fmt: skip
@@ -321,7 +320,7 @@ def cut_short_items(trace: Trace) -> list[Restored]:
     request (it may be done already, and given back it would be done twice). No summary is matched and no shell
     line parsed: it is ready in a fraction of the full check, for the hook to give back if that does not finish."""
     from inspector.items import standing_said
-    from inspector.statements import question_answered
+    from inspector.statements import reply_to
 
     positions = {record.key: position for position, record in enumerate(trace.sources)}
     found = []
@@ -331,9 +330,8 @@ def cut_short_items(trace: Trace) -> list[Restored]:
         record = trace.sources[positions[item.source_key]]
         text = item.quote or item.text
         if said_by_user(record, text):
-            asked = item.context or question_answered(record, text)
             found.append(Restored(CUT_SHORT_RULE, item.kind.value, text, item.source_key, record.timestamp, 0,
-                                  positions[item.source_key], True, asked))  # fmt: skip
+                                  positions[item.source_key], True, reply_to(item, record)))  # fmt: skip
     return found
 
 

@@ -324,5 +324,11 @@ def question_answered(record: SourceRecord | None, said: str) -> str | None:
     return None
 
 
+def reply_to(item: Invariant, record: SourceRecord | None) -> str | None:
+    """What a user's item answered, to show beside it: the question or option it borrowed (`Invariant.context`), else
+    the question the question tool put when the item is (in) an answer to it. `record`: the item's own."""
+    return item.context or question_answered(record, item.quote or item.text)
+
+
 __all__ = ["QUESTION_TAIL_CHARS", "USER_KINDS", "last_question", "offered_options", "picked_label", "picked_option",
-           "question_answered", "statement_kind", "statement_sentences", "user_items"]  # fmt: skip
+           "question_answered", "reply_to", "statement_kind", "statement_sentences", "user_items"]  # fmt: skip

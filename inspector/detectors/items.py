@@ -16,7 +16,7 @@ from inspector.list_selection import ENTRY_PREFIX
 from inspector.model import InvariantKind, Severity
 from inspector.rule_registry import Hit, rule
 from inspector.statement_force import binding
-from inspector.statements import USER_KINDS, question_answered
+from inspector.statements import USER_KINDS, reply_to
 from inspector.text import quoted
 
 FAILURES = (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH, InvariantKind.SET_ASIDE)
@@ -71,8 +71,7 @@ def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
     for track in session_tracks(facts, USER_KINDS):
         for k, again in still(track, InvariantStatus.LOST, facts.focus):
             item = track.invariant
-            replied = item.context or question_answered(facts.trace.source(item.source_key or ""),
-                                                        item.quote or item.text)  # fmt: skip
+            replied = reply_to(item, facts.trace.source(item.source_key or ""))
             answering = f" (in reply to {quoted(replied, 100)})" if replied else ""
             yield Hit(
                 k,
