@@ -26,9 +26,9 @@ from inspector.claim_evidence import (
     unprinted_figures,
 )
 from inspector.config import Config
-from inspector.detectors.items import FAILURES, STANDING, owed, session_tracks, still
+from inspector.detectors.items import FAILURES, STANDING, collapse, owed, session_tracks, still
 from inspector.facts import GenerationFacts, TraceFacts, new_keys
-from inspector.invariants import PRESENT, InvariantStatus
+from inspector.invariants import InvariantStatus
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
 from inspector.presence import topic_terms
 from inspector.rule_registry import Hit, rule
@@ -252,17 +252,11 @@ def summary_collapse(facts: TraceFacts) -> Iterator[Hit]:
 
 
 def _items_collapse(tracks: list, k: int, parent: int, label: str, config: Config) -> Iterator[Hit]:
-    """The summary carries under `collapse_kept` of the user statements owed at it (stated, not retired) that its
-    parent still carried or that came since: what it lost at once. A statement an earlier summary already lost
-    is drift, reported by its own finding; counting it again made a long chain's latest summary a collapse for
-    the losses of those before it."""
-    standing = [t for t in tracks if t.statuses[k] in STANDING
-                and t.statuses[parent] not in (InvariantStatus.LOST, InvariantStatus.WEAKENED)]  # fmt: skip
-    if len(standing) < config.collapse_min_items:
+    """The summary carries under `collapse_kept` of the user statements owed at it (`collapse`)."""
+    collapsed = collapse(tracks, k, parent, config)
+    if collapsed is None:
         return
-    kept = [t for t in standing if t.statuses[k] in PRESENT]
-    if len(kept) >= config.collapse_kept * len(standing):
-        return
+    standing, kept = collapsed
     lost = next(t for t in standing if t.statuses[k] is InvariantStatus.LOST)
     yield Hit(k, f"{label} carries {len(kept)} of the {len(standing)} statements of the user its parent carried or "
                  "that came since: the session collapsed into a summary that no longer holds what was asked",

@@ -1,0 +1,81 @@
+"""A request one summary carried and a later one dropped: most often dropped because it was done, so a warning.
+
+Excerpts from sessions outside ../shared, labelled blind: wfc_e2e7a891 ("has to be linux safe also," for the helper
+scripts: S1 keeps it, S2 drops it once the scripts are merged; its labels call it retired, and it was reported as
+lost at error); entirecli_6113e919 in ../shared/real_traces/labelled (a correction, carried by S1 and lost by S2: an
+error in its labels, and still one); entirecli_1e0816ef (S2 keeps almost nothing of S1, and its "must be controlled
+by configuration, default to 'off'" is lost at error in its labels, and still one).
+"""
+
+from __future__ import annotations
+
+from inspector.analysis import analyze
+from inspector.guard_check import restored_items
+from inspector.model import Generation, SourceRecord, Trace
+
+LINUX_SAFE = "has to be linux safe also, write the sed calls so they work on GNU and BSD"
+NO_LINK = "no remove this again, the risk someone assumes it's a stable link is to big"
+
+
+def user(key: str, text: str) -> SourceRecord:
+    return SourceRecord(key=key, text=text, namespace="transcript", kind="user", authority="user")
+
+
+def assistant(key: str, text: str) -> SourceRecord:
+    return SourceRecord(key=key, text=text, namespace="transcript", kind="assistant", authority="assistant")
+
+
+def chain(said: list[str], first: str, second: str) -> Trace:
+    """What the user `said` before the first compaction, the agent's work after it, and the two summaries: S1 covers
+    what was said, S2 all of it."""
+    early = [record for n, text in enumerate(said)
+             for record in (user(f"u{n}", text), assistant(f"a{n}", "Done."))]  # fmt: skip
+    later = [user("u9", "now open the pull request for develop"), assistant("a9", "Opened it.")]
+    records = (*early, *later)
+    covered, every = tuple(r.key for r in early), tuple(r.key for r in records)
+    return Trace("fixture", "claude-code", records,
+                 (Generation(0, "raw", "\n".join(r.text for r in records), covers=every),
+                  Generation(1, "summary", first, parent=0, covers=covered),
+                  Generation(2, "summary", second, parent=1, covers=every)),
+                 extra={"meta": {"session_log": True}})  # fmt: skip
+
+
+def lost_at_two(trace: Trace) -> list[tuple[str, str]]:
+    return [(f.severity.value, f.message) for f in analyze(trace).findings
+            if f.rule == "user-statement-lost" and f.generation == 2]  # fmt: skip
+
+
+def test_a_request_a_summary_carried_and_the_next_dropped_is_a_warning_that_says_so() -> None:
+    trace = chain([LINUX_SAFE], "The helper scripts have to be linux safe: sed calls work on GNU and BSD.",
+                  "Helper scripts merged into develop; the pull request for develop is open.")
+    [(severity, message)] = lost_at_two(trace)
+    assert severity == "warning"
+    assert message.endswith("is gone from S2 (S1 carried it; a request a summary drops after carrying it is most "
+                            "often done)")  # fmt: skip
+    _, restored = restored_items(trace)
+    assert not any("linux safe" in item.text for item in restored)  # given back, done work would be done twice
+
+
+def test_a_request_no_summary_carried_stays_an_error() -> None:
+    trace = chain([LINUX_SAFE], "Wrote the helper scripts.", "Merged them; the pull request for develop is open.")
+    [(severity, message)] = lost_at_two(trace)
+    assert (severity, message.endswith("is still gone from S2")) == ("error", True)
+
+
+def test_a_correction_a_summary_carried_and_the_next_dropped_stays_an_error() -> None:
+    trace = chain([NO_LINK], "The user said remove the link again: someone may assume it's a stable link.",
+                  "The trailer work is merged; the pull request for develop is open.")
+    [(severity, message)] = lost_at_two(trace)
+    assert severity == "error" and "carried" not in message
+
+
+def test_a_request_dropped_by_a_summary_that_collapsed_stays_an_error() -> None:
+    said = ["must be controlled by configuration, default to 'off'", "never commit the docs/plans folder",
+            "please use the british spelling", "avoid code duplication with the explain command",
+            "do not add a new dependency for the summariser"]  # fmt: skip
+    first = ("Summarising is controlled by configuration, default off. The docs/plans folder is never committed. "
+             "British spelling. No code duplication with explain. No new dependency for the summariser.")
+    trace = chain(said, first, "The conversation was short: the user asked for the pull request.")
+    lost = dict((message.split("”")[0], severity) for severity, message in lost_at_two(trace))
+    assert lost["the user's requirement “must be controlled by configuration, default to 'off'"] == "error"
+    assert all("carried it" not in message for _, message in lost_at_two(trace))
