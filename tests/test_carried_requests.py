@@ -25,24 +25,29 @@ def assistant(key: str, text: str) -> SourceRecord:
     return SourceRecord(key=key, text=text, namespace="transcript", kind="assistant", authority="assistant")
 
 
-def chain(said: list[str], first: str, second: str) -> Trace:
-    """What the user `said` before the first compaction, the agent's work after it, and the two summaries: S1 covers
-    what was said, S2 all of it."""
+def chain(said: list[str], first: str, *later_summaries: str) -> Trace:
+    """What the user `said` before the first compaction, the agent's work after it, and the summaries: S1 covers
+    what was said, S2 and any after it all of it."""
     early = [record for n, text in enumerate(said)
              for record in (user(f"u{n}", text), assistant(f"a{n}", "Done."))]  # fmt: skip
     later = [user("u9", "now open the pull request for develop"), assistant("a9", "Opened it.")]
     records = (*early, *later)
     covered, every = tuple(r.key for r in early), tuple(r.key for r in records)
+    summaries = [Generation(k, "summary", text, parent=k - 1, covers=every)
+                 for k, text in enumerate(later_summaries, start=2)]  # fmt: skip
     return Trace("fixture", "claude-code", records,
                  (Generation(0, "raw", "\n".join(r.text for r in records), covers=every),
-                  Generation(1, "summary", first, parent=0, covers=covered),
-                  Generation(2, "summary", second, parent=1, covers=every)),
+                  Generation(1, "summary", first, parent=0, covers=covered), *summaries),
                  extra={"meta": {"session_log": True}})  # fmt: skip
 
 
-def lost_at_two(trace: Trace) -> list[tuple[str, str]]:
+def lost_at(trace: Trace, k: int) -> list[tuple[str, str]]:
     return [(f.severity.value, f.message) for f in analyze(trace).findings
-            if f.rule == "user-statement-lost" and f.generation == 2]  # fmt: skip
+            if f.rule == "user-statement-lost" and f.generation == k]  # fmt: skip
+
+
+def lost_at_two(trace: Trace) -> list[tuple[str, str]]:
+    return lost_at(trace, 2)
 
 
 def test_a_request_a_summary_carried_and_the_next_dropped_is_a_warning_that_says_so() -> None:
@@ -75,7 +80,9 @@ def test_a_request_dropped_by_a_summary_that_collapsed_stays_an_error() -> None:
             "do not add a new dependency for the summariser"]  # fmt: skip
     first = ("Summarising is controlled by configuration, default off. The docs/plans folder is never committed. "
              "British spelling. No code duplication with explain. No new dependency for the summariser.")
-    trace = chain(said, first, "The conversation was short: the user asked for the pull request.")
-    lost = dict((message.split("”")[0], severity) for severity, message in lost_at_two(trace))
-    assert lost["the user's requirement “must be controlled by configuration, default to 'off'"] == "error"
-    assert all("carried it" not in message for _, message in lost_at_two(trace))
+    collapsed = "The conversation was short: the user asked for the pull request."
+    trace = chain(said, first, collapsed, f"{collapsed} It is open now.")
+    for k, still in ((2, ""), (3, "still ")):  # the collapse chose nothing: a summary after it that lacks it neither
+        lost = {message.split("”")[0]: (severity, message) for severity, message in lost_at(trace, k)}
+        severity, message = lost["the user's requirement “must be controlled by configuration, default to 'off'"]
+        assert (severity, message.endswith(f"is {still}gone from S{k}")) == ("error", True)

@@ -71,15 +71,13 @@ def session_tracks(facts: TraceFacts, kinds: frozenset[InvariantKind] | tuple[In
 )
 def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
     tracks = session_tracks(facts, USER_KINDS)
+    collapsed: dict[int, bool] = {}
     for track in tracks:
         for k, again in still(track, InvariantStatus.LOST, facts.focus):
             item = track.invariant
             replied = reply_to(item, facts.trace.source(item.source_key or ""))
             answering = f" (in reply to {quoted(replied, 100)})" if replied else ""
-            carrier = _carried_request(track, k)
-            parent = facts.generations[k].generation.parent
-            if carrier is not None and parent is not None and collapse(tracks, k, parent, facts.config):
-                carrier = None  # a summary that kept almost nothing of what was asked chose nothing: its losses stand
+            carrier = _dropped_by_choice(facts, tracks, track, k, collapsed)
             carried = (f" ({facts.generations[carrier].generation.label} carried it; a request a summary drops after "
                        "carrying it is most often done)") if carrier is not None else ""  # fmt: skip
             yield Hit(
@@ -94,18 +92,33 @@ def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
             )
 
 
+def _dropped_by_choice(facts: TraceFacts, tracks: list[InvariantTrack], track: InvariantTrack, k: int,
+                       collapsed: dict[int, bool]) -> int | None:  # fmt: skip
+    """The summary that carried this request before `k` (`_carried_request`), unless the summary that dropped it
+    after that collapsed (`collapse`, cached in `collapsed` by summary): one that kept almost nothing of what was
+    asked chose nothing, and its losses stand, in it and in every summary after it that still lacks them."""
+    carrier = _carried_request(track, k)
+    if carrier is None:
+        return None
+    dropped = next(j for j in range(carrier + 1, k + 1) if track.statuses[j] is InvariantStatus.LOST)
+    if dropped not in collapsed:
+        parent = facts.generations[dropped].generation.parent
+        collapsed[dropped] = parent is not None and collapse(tracks, dropped, parent, facts.config) is not None
+    return None if collapsed[dropped] else carrier
+
+
 def _carried_request(track: InvariantTrack, k: int) -> int | None:
     """The last summary before `k` that carried this request, when the item is a request (`USER_REQUIREMENT`) and
     one did; else None.
 
     A summary writer who had the request before them and left it out most often left it because it was done: of
-    the 31 requirements the blind labels of 50 real sessions call carried by a summary and dropped by a later one,
-    28 are retired (done, shipped, merged; 16 sessions of 9 repositories) and 3 lost (one session, whose second
-    summary kept nothing of its first). Whether this one was done takes reading the log after it, so its
+    the 33 requirements the blind labels of 54 real sessions call carried by a summary and dropped by a later one,
+    30 are retired (done, shipped, merged; 17 sessions of 10 repositories) and 3 lost (one session, whose second
+    summary kept 2 of the 17 statements owed at it). Whether this one was done takes reading the log after it, so its
     loss is a warning, never an error, and the guard does not give it back (given back, done work is done twice).
-    A constraint, a correction, a preference or a decision binds after the work it was said about, a request no
-    summary ever carried was never handed on, and one dropped by a summary that collapsed (`collapse`: it kept
-    almost nothing of what was asked) was dropped by no one's choice: those keep their severity."""
+    A constraint, a correction, a preference or a decision binds after the work it was said about, and a request no
+    summary ever carried was never handed on: those keep their severity, as does one a collapse dropped
+    (`_dropped_by_choice`)."""
     if track.invariant.kind is not InvariantKind.USER_REQUIREMENT:
         return None
     for j in range(k - 1, 0, -1):
