@@ -287,4 +287,4 @@ def _with_commits(texts: list[str]) -> str:
     return f" ({len(shas)} commit{'s' if len(shas) > 1 else ''}: {', '.join(shas)})" if shas else ""
 
 
-__all__ = ["FAILURES", "STANDING", "owed", "session_tracks", "still"]
+__all__ = ["FAILURES", "STANDING", "collapse", "owed", "session_tracks", "still"]
