@@ -253,10 +253,13 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
                     context, instead)  # fmt: skip
 
 
-UPCOMING_HEAD = ("Compaction Inspector read this session's log: what follows still stands (none of it was done, "
-                 "reversed or superseded since), the user's own words and what the log shows still open. Keep each "
-                 "one in the summary verbatim, with when it was said and, for a reply, what it answered:")  # fmt: skip
-"""The head of the list before a compaction: addressed to the compactor, whose instructions it joins."""
+UPCOMING_HEAD = ("Compaction Inspector read this session's log: what follows still stands as far as the log shows "
+                 "(nothing in it since reverses, supersedes or is known to finish it), the user's own words and what "
+                 "the log shows still open. Keep each one in the summary verbatim, with when it was said and, for a "
+                 "reply, what it answered:")  # fmt: skip
+"""The head of the list before a compaction: addressed to the compactor, whose instructions it joins. "As far as the
+log shows": an item is retired only by what the log can show (a later run, a lifting, an edit or commit carrying out
+a request), so a request done in a way no record names still stands here, and the words say so."""
 UPCOMING_REST = "the oldest, each in the session log at its record"
 """Where the items the list before a compaction left out are: the cut is from the oldest."""
 
