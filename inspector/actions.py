@@ -18,8 +18,7 @@ from inspector.presence import topic_terms
 from inspector.text import clip, content_terms
 from inspector.tool_names import is_edit_tool
 
-_COMMIT = re.compile(r"^\[([^\]\s]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.MULTILINE)
-"""What `git commit` prints first: `[branch sha] subject` (the branch, the sha, the subject)."""
+_COMMIT = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.MULTILINE)
 _PULL = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
 _TRAILERS = re.compile(r"(?:\s+[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+:\s+\S.*?)+$")
 """Git trailers git printed on the subject line (`Co-Authored-By: …`, `Signed-off-by: …`, `Entire-Checkpoint:
@@ -33,14 +32,8 @@ def action_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
     A pull request merged in the session (`gh pr merge N`, which prints nothing) is one action, and the commits
     made before it are retired by it: squashed or merged, the branch's commits are now that merge, which is
     what a later summary must name (a reader calls a summary that names the merge and not each commit faithful).
-    A pull request opened (`gh pr create`) likewise stands for the commits on its branch (its `--head`, else the
-    branch the last commit before it was made on, as git printed it): those made before it, and those made on that
-    branch while it is open, which a push adds to it. Each is retired by the record that opened the pull request,
-    which is how a finding that the pull request is lost names them with it. A summary naming the pull request has
-    named what they did, and one naming neither still loses the pull request.
     """
-    commits: list[tuple[Invariant, str]] = []
-    open_heads: dict[str, tuple[str, str]] = {}  # pull request number → its branch and the record that opened it
+    commits: list[Invariant] = []
     for record in records:
         if record.namespace != TRANSCRIPT or record.kind != "tool_result":
             continue
@@ -48,40 +41,20 @@ def action_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
         if not isinstance(command, str):
             continue
         if re.search(r"\bgit\b.*\bcommit\b", command):
-            for branch, sha, subject in _COMMIT.findall(record.text):
-                commit = Invariant(f"completed-action:{record.key}:{sha}", InvariantKind.COMPLETED_ACTION,
-                                   f"commit {sha} {clip(_TRAILERS.sub('', subject).strip(), 120)}", record.key)
-                pull = next((key for head, key in open_heads.values() if head == branch), None)
-                commits.append((replace(commit, retired_by=pull) if pull else commit, branch))  # it joins the pull
+            commits.extend(Invariant(f"completed-action:{record.key}:{sha}", InvariantKind.COMPLETED_ACTION,
+                                     f"commit {sha} {clip(_TRAILERS.sub('', subject).strip(), 120)}",
+                                     record.key) for sha, subject in _COMMIT.findall(record.text))  # fmt: skip
         if re.search(r"\bgh\s+pr\s+create\b", command):
-            opened = list(dict.fromkeys(_PULL.findall(record.text)))
-            for number in opened:
+            for number in dict.fromkeys(_PULL.findall(record.text)):
                 yield Invariant(f"completed-action:{record.key}:pr{number}", InvariantKind.COMPLETED_ACTION,
                                 f"pull request #{number} opened", record.key)  # fmt: skip
-            head = _pull_head(command, commits)
-            if opened and head:
-                open_heads.update(dict.fromkeys(opened, (head, record.key)))
-                commits = [(replace(commit, retired_by=record.key) if branch == head and not commit.retired_by
-                            else commit, branch) for commit, branch in commits]  # fmt: skip
         merged = _MERGED.search(command)
         if merged:
-            open_heads.pop(merged.group(1), None)
             yield Invariant(f"completed-action:{record.key}:merged{merged.group(1)}", InvariantKind.COMPLETED_ACTION,
                             f"pull request #{merged.group(1)} merged", record.key)  # fmt: skip
-            yield from (replace(commit, retired_by=commit.retired_by or record.key) for commit, _ in commits)
+            yield from (replace(commit, retired_by=record.key) for commit in commits)
             commits = []
-    yield from (commit for commit, _ in commits)
-
-
-_HEAD = re.compile(r"(?:--head|-H)(?:=|\s+)['\"]?(?:[\w.-]+:)?([^\s'\"]+)")
-"""`gh pr create --head feature/x` (or `owner:feature/x`): the branch the pull request is opened from."""
-
-
-def _pull_head(command: str, commits: Sequence[tuple[Invariant, str]]) -> str | None:
-    """The branch a `gh pr create` opens its pull request from: its `--head`, else the branch of the last commit
-    made before it (gh opens it from the branch checked out, where that commit was made); None when neither."""
-    head = _HEAD.search(command)
-    return head.group(1) if head else (commits[-1][1] if commits else None)
+    yield from commits
 
 
 _MERGED = re.compile(r"\bgh\s+pr\s+merge\s+#?(\d+)\b")

@@ -13,9 +13,8 @@ from inspector.config import DEFAULT_CONFIG, Config
 from inspector.model import Generation, SourceRecord, Trace
 
 
-def committed(key: str, sha: str, subject: str, branch: str = "feat/permissions-support") -> SourceRecord:
-    """A commit as git printed it on `branch`."""
-    return SourceRecord(key, f"[{branch} {sha}] {subject}\n 2 files changed, 40 insertions(+)",
+def committed(key: str, sha: str, subject: str) -> SourceRecord:
+    return SourceRecord(key, f"[feat/permissions-support {sha}] {subject}\n 2 files changed, 40 insertions(+)",
                         namespace="transcript", kind="tool_result", authority="tool",
                         extra={"command": f"git commit -m '{subject}'"})  # fmt: skip
 
@@ -109,48 +108,9 @@ def test_a_merged_pull_request_stands_for_the_commits_before_it() -> None:
         ("commit 963a806 fix: loader validates --include", "r3")]  # fmt: skip
     assert lost("PR #324 squash-merged to main (merge commit 79fadb8).", merged) == []
     assert lost("Worked on the permissions import.", merged) == [
-        "S1 mentions none of the completed actions before it: pull request #324 merged (2 commits: bbfd2a9, 963a806)"]
+        "S1 mentions none of the completed actions before it: pull request #324 merged"]  # fmt: skip
     assert lost("PR #324 squash-merged to main.", [*RECORDS, merge("r3", failed=True)]) == [
         "S1 mentions none of the completed actions before it: 2 commits (bbfd2a9, 963a806)"]  # fmt: skip
-
-
-def shell(key: str, command: str, output: str = "") -> SourceRecord:
-    return SourceRecord(key, output, namespace="transcript", kind="tool_result", authority="tool",
-                        extra={"command": command})  # fmt: skip
-
-
-TRAIT = "feature/dual-55-multiplexer-trait"
-OPENED = [committed("r1", "0cf69cc", "feat: extract MultiplexerBackend trait from tmux module (DUAL-55)", TRAIT),
-          shell("r2", 'gh pr create --title "feat: extract MultiplexerBackend trait (DUAL-55)" --body "…"',
-                "https://github.com/jeevanpillay/dual/pull/135"),
-          committed("r3", "1a2b3c4", "fix: address review comments on the backend trait", TRAIT),
-          committed("r4", "44c07ab", "feat: add ratatui TUI workspace browser (DUAL-56)", "feature/dual-56-tui")]
-"""dual_b54b5261 (outside ../shared, labelled blind) lines 311-442, with a review fix on the same branch after the
-pull request was opened (as wfc sessions push theirs): S2 names PR #135 and #136, not the shas, and its labels call
-the pull requests kept and S2 faithful. It was told it omitted both commits, and the guard gave them back."""
-
-
-def test_an_opened_pull_request_stands_for_the_commits_on_its_branch() -> None:
-    assert [(" ".join(item.text.split()[:3]), item.retired_by) for item in action_items(OPENED)] == [
-        ("pull request #135", None), ("commit 0cf69cc feat:", "r2"), ("commit 1a2b3c4 fix:", "r2"),
-        ("commit 44c07ab feat:", None)]  # another branch's commit is its own
-    assert lost("Opened PR #135 (DUAL-55) for the backend trait; the TUI browser is committed as 44c07ab.",
-                OPENED) == []  # fmt: skip
-    assert lost("Worked on the multiplexer.", OPENED) == [
-        "S1 mentions none of the completed actions before it: 1 commit (44c07ab) and pull request #135 (2 commits: "
-        "0cf69cc, 1a2b3c4)"]  # fmt: skip
-    head = [OPENED[0], committed("r0", "9f8e7d6", "docs: release notes", "main"),
-            shell("r2", "gh pr create --head feature/dual-55-multiplexer-trait --fill",
-                  "https://github.com/jeevanpillay/dual/pull/135")]  # fmt: skip
-    assert [item.retired_by for item in action_items(head)] == [None, "r2", None]  # its --head, not the last commit's
-
-
-def test_a_commit_after_its_pull_request_was_merged_is_its_own() -> None:
-    merged = [*OPENED[:2], shell("r3", "gh pr merge 135 --merge --delete-branch"),
-              committed("r4", "5e6f7a8", "chore: bump version", TRAIT)]  # fmt: skip
-    assert [(" ".join(item.text.split()[:4]), item.retired_by) for item in action_items(merged)] == [
-        ("pull request #135 opened", None), ("pull request #135 merged", None), ("commit 0cf69cc feat: extract", "r2"),
-        ("commit 5e6f7a8 chore: bump", None)]  # fmt: skip
 
 
 def user_said(key: str, text: str) -> SourceRecord:

@@ -222,7 +222,6 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
     make the series a later summary must keep."""
     tracks = session_tracks(facts, (InvariantKind.COMPLETED_ACTION,))
     lost_at = [(track, {k for k, _ in still(track, InvariantStatus.LOST, facts.focus)}) for track in tracks]
-    carried = _carried_commits(tracks)
     for generation in facts.judged():
         k = generation.generation.index
         settled = {id(t) for t in tracks if any(status in PRESENT for status in t.statuses[1:k])}
@@ -234,12 +233,15 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
             continue
         if len(gone) < len(done) and (len(done) - len(gone)) / len(done) > facts.config.actions_kept_share:
             continue  # most of the series is there: the few it leaves out are no loss of what was done
-        listed, label = _listed(gone, carried), generation.generation.label
+        listed, label = _listed(gone), generation.generation.label
         message = (f"{label} mentions none of the completed actions before it: {listed}" if len(gone) == len(done)
                    else f"{label} omits {len(gone)} of the {len(done)} completed actions before it: {listed}")
-        actions = [text for t in gone for text in (t.invariant.text, *carried.get(t.invariant.source_key or "", ()))]
-        yield Hit(k, message, evidence={"actions": actions, "invariants": [t.invariant.id for t in gone]},
-                  source=gone[-1].source_quote)  # fmt: skip
+        yield Hit(
+            k,
+            message,
+            evidence={"actions": [t.invariant.text for t in gone], "invariants": [t.invariant.id for t in gone]},
+            source=gone[-1].source_quote,
+        )
 
 
 def _settled_dropped(label: str, k: int, dropped: list[InvariantTrack]) -> Iterator[Hit]:
@@ -251,40 +253,17 @@ def _settled_dropped(label: str, k: int, dropped: list[InvariantTrack]) -> Itera
                   source=dropped[-1].source_quote, severity=Severity.INFO)  # fmt: skip
 
 
-def _carried_commits(tracks: list[InvariantTrack]) -> dict[str, list[str]]:
-    """The commits each pull request stands for, by the record that opened or merged it (`actions.action_items`
-    retires them by it): a pull request lost is named with them."""
-    carried: dict[str, list[str]] = {}
-    for track in tracks:
-        item = track.invariant
-        if item.retired_by and item.text.startswith("commit "):
-            carried.setdefault(item.retired_by, []).append(item.text)
-    return carried
-
-
-def _listed(tracks: list[InvariantTrack], carried: dict[str, list[str]] | None = None) -> str:
-    """The actions by identity: "2 commits (2d6f7eb, 24c39af) and pull request #133", "… #324 merged", a pull
-    request with the commits it stands for: "pull request #135 (1 commit: 0cf69cc)"."""
+def _listed(tracks: list[InvariantTrack]) -> str:
+    """The actions by identity: "2 commits (2d6f7eb, 24c39af) and pull request #133", "… #324 merged"."""
     commits = [t.invariant.text.split()[1] for t in tracks if t.invariant.text.startswith("commit ")]
-    pulls = [t.invariant.text.removeprefix("pull request ").removesuffix(" opened")
-             + _with_commits((carried or {}).get(t.invariant.source_key or "", [])) for t in tracks
+    pulls = [t.invariant.text.removeprefix("pull request ").removesuffix(" opened") for t in tracks
              if t.invariant.text.startswith("pull request ")]  # fmt: skip
     parts = []
     if commits:
-        parts.append(_commits(commits))
+        parts.append(f"{len(commits)} commit{'s' if len(commits) > 1 else ''} ({', '.join(commits)})")
     if pulls:
         parts.append(f"pull request {', '.join(pulls)}")
     return " and ".join(parts)
-
-
-def _commits(shas: list[str]) -> str:
-    return f"{len(shas)} commit{'s' if len(shas) > 1 else ''} ({', '.join(shas)})"
-
-
-def _with_commits(texts: list[str]) -> str:
-    """" (6 commits: 49f6518, …)" after a pull request that stands for them; nothing when it stands for none."""
-    shas = [text.split()[1] for text in texts]
-    return f" ({len(shas)} commit{'s' if len(shas) > 1 else ''}: {', '.join(shas)})" if shas else ""
 
 
 __all__ = ["FAILURES", "STANDING", "collapse", "owed", "session_tracks", "still"]
