@@ -9,6 +9,8 @@ by configuration, default to 'off'" is lost at error in its labels, and still on
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from inspector.analysis import analyze
 from inspector.guard_check import restored_items
 from inspector.model import Generation, SourceRecord, Trace
@@ -59,6 +61,15 @@ def test_a_request_a_summary_carried_and_the_next_dropped_is_a_warning_that_says
                             "often done)")  # fmt: skip
     _, restored = restored_items(trace)
     assert not any("linux safe" in item.text for item in restored)  # given back, done work would be done twice
+
+
+def test_only_a_summary_the_later_one_was_written_from_carries_it() -> None:
+    """S2 written from the raw log, not from S1 (a branch of the chain): S1 carrying the request handed it to no one."""
+    trace = chain([LINUX_SAFE], "The helper scripts have to be linux safe: sed calls work on GNU and BSD.",
+                  "Helper scripts merged into develop; the pull request for develop is open.")
+    branched = replace(trace, generations=(*trace.generations[:2], replace(trace.generations[2], parent=0)))
+    [(severity, message)] = lost_at_two(branched)
+    assert (severity, "carried it" in message) == ("error", False)
 
 
 def test_a_request_no_summary_carried_stays_an_error() -> None:

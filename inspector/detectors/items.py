@@ -97,18 +97,30 @@ def _dropped_by_choice(facts: TraceFacts, tracks: list[InvariantTrack], track: I
     """The summary that carried this request before `k` (`_carried_request`), unless the summary that dropped it
     after that collapsed (`collapse`, cached in `collapsed` by summary): one that kept almost nothing of what was
     asked chose nothing, and its losses stand, in it and in every summary after it that still lacks them."""
-    carrier = _carried_request(track, k)
+    ancestors = _ancestors(facts, k)
+    carrier = _carried_request(track, ancestors)
     if carrier is None:
         return None
-    dropped = next(j for j in range(carrier + 1, k + 1) if track.statuses[j] is InvariantStatus.LOST)
+    after = [k, *ancestors[: ancestors.index(carrier)]]  # the summaries from `k` back to the carrier's child
+    dropped = next(j for j in reversed(after) if track.statuses[j] is InvariantStatus.LOST)
     if dropped not in collapsed:
         parent = facts.generations[dropped].generation.parent
         collapsed[dropped] = parent is not None and collapse(tracks, dropped, parent, facts.config) is not None
     return None if collapsed[dropped] else carrier
 
 
-def _carried_request(track: InvariantTrack, k: int) -> int | None:
-    """The last summary before `k` that carried this request, when the item is a request (`USER_REQUIREMENT`) and
+def _ancestors(facts: TraceFacts, k: int) -> list[int]:
+    """The summaries `k` was written from, its parent first: what the next agent's chain handed on to it."""
+    found: list[int] = []
+    parent = facts.generations[k].generation.parent
+    while parent is not None and facts.generations[parent].is_summary:
+        found.append(parent)
+        parent = facts.generations[parent].generation.parent
+    return found
+
+
+def _carried_request(track: InvariantTrack, ancestors: list[int]) -> int | None:
+    """The nearest of `ancestors` that carried this request, when the item is a request (`USER_REQUIREMENT`) and
     one did; else None.
 
     A summary writer who had the request before them and left it out most often left it because it was done: of
@@ -121,7 +133,7 @@ def _carried_request(track: InvariantTrack, k: int) -> int | None:
     (`_dropped_by_choice`)."""
     if track.invariant.kind is not InvariantKind.USER_REQUIREMENT:
         return None
-    for j in range(k - 1, 0, -1):
+    for j in ancestors:
         status = track.statuses[j]
         if status in PRESENT:
             return j
