@@ -97,6 +97,8 @@ def _dropped_by_choice(facts: TraceFacts, tracks: list[InvariantTrack], track: I
     """The summary that carried this request before `k` (`_carried_request`), unless the summary that dropped it
     after that collapsed (`collapse`, cached in `collapsed` by summary): one that kept almost nothing of what was
     asked chose nothing, and its losses stand, in it and in every summary after it that still lacks them."""
+    if track.invariant.kind is not InvariantKind.USER_REQUIREMENT:
+        return None  # before the chain is walked: most lost items are no requests, and a long chain is long
     ancestors = _ancestors(facts, k)
     carrier = _carried_request(track, ancestors)
     if carrier is None:
@@ -120,8 +122,8 @@ def _ancestors(facts: TraceFacts, k: int) -> list[int]:
 
 
 def _carried_request(track: InvariantTrack, ancestors: list[int]) -> int | None:
-    """The nearest of `ancestors` that carried this request, when the item is a request (`USER_REQUIREMENT`) and
-    one did; else None.
+    """The nearest of `ancestors` that carried this request (a `USER_REQUIREMENT`: `_dropped_by_choice` asks only
+    of those), or None when none did.
 
     A summary writer who had the request before them and left it out most often left it because it was done: of
     the 33 requirements the blind labels of 54 real sessions call carried by a summary and dropped by a later one,
@@ -131,8 +133,6 @@ def _carried_request(track: InvariantTrack, ancestors: list[int]) -> int | None:
     A constraint, a correction, a preference or a decision binds after the work it was said about, and a request no
     summary ever carried was never handed on: those keep their severity, as does one a collapse dropped
     (`_dropped_by_choice`)."""
-    if track.invariant.kind is not InvariantKind.USER_REQUIREMENT:
-        return None
     for j in ancestors:
         status = track.statuses[j]
         if status in PRESENT:
