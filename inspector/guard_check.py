@@ -156,7 +156,8 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: b
                    ) -> tuple[int, list[Restored]]:  # fmt: skip
     """The newest summary's index and what it lost that the guard gives back: errors, and what the user typed
     at warning severity too (a wish the user voiced is theirs to have back as much as a rule), except a request
-    ("create a draft PR please"): it may be done already, and given back it would be done twice. The `owed`
+    ("create a draft PR please") or a decision an earlier summary carried ("Yes — apply all auto-fixes."): it may be
+    done already, and given back it would be done twice. The `owed`
     rules' findings, and work set aside, are taken whatever their severity.
 
     `gated`: nothing, unless the summary lost something serious: an error, an owed item, or words the user typed
@@ -184,7 +185,8 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: b
         if finding.rule not in RESTORED_RULES:
             continue
         if finding.severity is not Severity.ERROR and (not finding.rule.startswith("user-statement")
-                                                       or finding.evidence.get("kind") == "user-requirement"):
+                                                       or finding.evidence.get("kind") == "user-requirement"
+                                                       or "carried_by" in finding.evidence):
             continue  # fmt: skip
         restored = _restored(finding, trace.sources, positions, invariants)
         if finding.rule.startswith("user-statement") and not restored.by_user:

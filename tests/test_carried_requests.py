@@ -1,10 +1,13 @@
-"""A request one summary carried and a later one dropped: most often dropped because it was done, so a warning.
+"""A request or decision one summary carried and a later one dropped: most often dropped because it was done, so a
+warning the guard does not give back.
 
 Excerpts from sessions outside ../shared, labelled blind: wfc_e2e7a891 ("has to be linux safe also," for the helper
 scripts: S1 keeps it, S2 drops it once the scripts are merged; its labels call it retired, and it was reported as
 lost at error); entirecli_6113e919 in ../shared/real_traces/labelled (a correction, carried by S1 and lost by S2: an
 error in its labels, and still one); entirecli_1e0816ef (S2 keeps almost nothing of S1, and its "must be controlled
-by configuration, default to 'off'" is lost at error in its labels, and still one).
+by configuration, default to 'off'" is lost at error in its labels, and still one); duet_c232df13 ("let's kill
+ralph:", carried by S1 and dropped by S2 once the project was archived: its labels call it no loss), and
+cipherbox_f585e6e9 in ../shared/real_traces/wider (the list before its S2 named the decisions S1 carried).
 """
 
 from __future__ import annotations
@@ -12,11 +15,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from inspector.analysis import analyze
-from inspector.guard_check import restored_items
+from inspector.guard_check import restored_items, standing_items
 from inspector.model import Generation, SourceRecord, Trace
 
 LINUX_SAFE = "has to be linux safe also, write the sed calls so they work on GNU and BSD"
 NO_LINK = "no remove this again, the risk someone assumes it's a stable link is to big"
+KILL_RALPH = "let's kill ralph: archive the repo"
 
 
 def user(key: str, text: str) -> SourceRecord:
@@ -97,3 +101,24 @@ def test_a_request_dropped_by_a_summary_that_collapsed_stays_an_error() -> None:
         lost = {message.split("”")[0]: (severity, message) for severity, message in lost_at(trace, k)}
         severity, message = lost["the user's requirement “must be controlled by configuration, default to 'off'"]
         assert (severity, message.endswith(f"is {still}gone from S{k}")) == ("error", True)
+
+
+def test_a_decision_a_summary_carried_and_the_next_dropped_is_a_warning_the_guard_does_not_give_back() -> None:
+    trace = chain([KILL_RALPH, NO_LINK], "Decided: let's kill ralph: archive the repo. The user said no, remove this "
+                  "again: the risk someone assumes it's a stable link is too big.",
+                  "The trailer work is merged; the pull request for develop is open.")  # fmt: skip
+    lost = {message.split("”")[0]: (severity, message) for severity, message in lost_at_two(trace)}
+    severity, message = lost[f"the user's decision “{KILL_RALPH}"]
+    assert severity == "warning"
+    assert message.endswith("(S1 carried it; a decision a summary drops after carrying it is most often carried out)")
+    _, restored = restored_items(trace)
+    texts = [item.text for item in restored]
+    assert NO_LINK in texts  # the guard speaks, for the correction
+    assert KILL_RALPH not in texts  # and does not hand back a step the agent took
+
+
+def test_the_list_before_a_compaction_still_names_what_the_last_summary_carried() -> None:
+    """The summary about to be written holds nothing yet: it has dropped nothing by choice."""
+    trace = chain([KILL_RALPH, LINUX_SAFE], f"Decided: {KILL_RALPH}. The helper scripts {LINUX_SAFE}.")
+    _, standing = standing_items(trace)
+    assert {KILL_RALPH, LINUX_SAFE} <= {item.text for item in standing}

@@ -67,7 +67,7 @@ def session_tracks(facts: TraceFacts, kinds: frozenset[InvariantKind] | tuple[In
     "A constraint, decision, requirement, preference or correction the user stated is gone from a summary that "
     "covers it: the next agent will act as if it was never said. An error when the statement is a rule (a "
     "prohibition, an obligation, a correction, unhedged); a warning when it is a wish or a suggestion, or a request "
-    "an earlier summary carried (a request a summary drops after carrying it is most often done).",
+    "or decision an earlier summary carried (one a summary drops after carrying it is most often done).",
 )
 def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
     tracks = session_tracks(facts, USER_KINDS)
@@ -78,8 +78,8 @@ def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
             replied = reply_to(item, facts.trace.source(item.source_key or ""))
             answering = f" (in reply to {quoted(replied, 100)})" if replied else ""
             carrier = _dropped_by_choice(facts, tracks, track, k, collapsed)
-            carried = (f" ({facts.generations[carrier].generation.label} carried it; a request a summary drops after "
-                       "carrying it is most often done)") if carrier is not None else ""  # fmt: skip
+            carried = (f" ({facts.generations[carrier].generation.label} carried it; {CARRIED_THEN_DROPPED[item.kind]})"
+                       if carrier is not None else "")  # fmt: skip
             yield Hit(
                 k,
                 f"{_user_said(track)}{answering} is {'still ' if again else ''}gone from "
@@ -92,22 +92,32 @@ def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
             )
 
 
+CARRIED_THEN_DROPPED = {
+    InvariantKind.USER_REQUIREMENT: "a request a summary drops after carrying it is most often done",
+    InvariantKind.USER_DECISION: "a decision a summary drops after carrying it is most often carried out",
+}
+"""The kinds a summary that carried them may drop by choice (`_carried_request`), and what the finding says of it."""
+
+
 def _dropped_by_choice(facts: TraceFacts, tracks: list[InvariantTrack], track: InvariantTrack, k: int,
                        collapsed: dict[int, bool]) -> int | None:  # fmt: skip
-    """The summary that carried this request before `k` (`_carried_request`), unless the summary that dropped it
-    after that collapsed (`collapse`, cached in `collapsed` by summary): one that kept almost nothing of what was
-    asked chose nothing, and its losses stand, in it and in every summary after it that still lacks them."""
-    if track.invariant.kind is not InvariantKind.USER_REQUIREMENT:
-        return None  # before the chain is walked: most lost items are no requests, and a long chain is long
+    """The summary that carried this request or decision before `k` (`_carried_request`), unless the summary that
+    dropped it after that collapsed (`collapse`, cached in `collapsed` by summary) or holds no text: one that kept
+    almost nothing of what was asked chose nothing, and its losses stand, in it and in every summary after it that
+    still lacks them. The guard's list before a compaction (`guard_check.standing_items`) judges an empty summary not
+    yet written: what the last summary carried still stands there."""
+    if track.invariant.kind not in CARRIED_THEN_DROPPED:
+        return None  # before the chain is walked: most lost items are neither, and a long chain is long
     ancestors = _ancestors(facts, k)
     carrier = _carried_request(track, ancestors)
     if carrier is None:
         return None
     after = [k, *ancestors[: ancestors.index(carrier)]]  # the summaries from `k` back to the carrier's child
     dropped = next(j for j in reversed(after) if track.statuses[j] is InvariantStatus.LOST)
-    if dropped not in collapsed:
-        parent = facts.generations[dropped].generation.parent
-        collapsed[dropped] = parent is not None and collapse(tracks, dropped, parent, facts.config) is not None
+    if dropped not in collapsed:  # a summary with no text at all (the guard's list before one is written) chose nothing
+        generation = facts.generations[dropped].generation
+        collapsed[dropped] = not generation.text.strip() or (
+            generation.parent is not None and collapse(tracks, dropped, generation.parent, facts.config) is not None)
     return None if collapsed[dropped] else carrier
 
 
@@ -122,17 +132,20 @@ def _ancestors(facts: TraceFacts, k: int) -> list[int]:
 
 
 def _carried_request(track: InvariantTrack, ancestors: list[int]) -> int | None:
-    """The nearest of `ancestors` that carried this request (a `USER_REQUIREMENT`: `_dropped_by_choice` asks only
-    of those), or None when none did.
+    """The nearest of `ancestors` that carried this request or decision (`CARRIED_THEN_DROPPED`: `_dropped_by_choice`
+    asks only of those), or None when none did.
 
-    A summary writer who had the request before them and left it out most often left it because it was done: of
-    the 33 requirements the blind labels of 54 real sessions call carried by a summary and dropped by a later one,
-    30 are retired (done, shipped, merged; 17 sessions of 10 repositories) and 3 lost (one session, whose second
-    summary kept 2 of the 17 statements owed at it). Whether this one was done takes reading the log after it, so its
-    loss is a warning, never an error, and the guard does not give it back (given back, done work is done twice).
-    A constraint, a correction, a preference or a decision binds after the work it was said about, and a request no
-    summary ever carried was never handed on: those keep their severity, as does one a collapse dropped
-    (`_dropped_by_choice`)."""
+    A summary writer who had it before them and left it out most often left it because it was done: of the 33
+    requirements the blind labels of 54 real sessions call carried by a summary and dropped by a later one, 30 are
+    retired (done, shipped, merged; 17 sessions of 10 repositories) and 3 lost (one session, whose second summary kept
+    2 of the 17 statements owed at it). A decision is most often an approval of one step ("Delete
+    claude/merge-main-into-develop (#4).", "Yes — apply all auto-fixes.", "Rename to 'Dual'.") that the agent then
+    takes: of the 15 decisions carried and then dropped outside that collapse, in 6 sessions of 6 repositories, the
+    labels call 2 lost ("let's not archive mirror - still useful", "Blog post / writeup.") and the other 13 retired or
+    no loss. Whether this one was done takes reading the log after it, so its loss is a warning, never an error, and
+    the guard does not give it back (given back, done work is done twice). A constraint, a correction or a preference
+    binds after the work it was said about, and what no summary ever carried was never handed on: those keep their
+    severity, as does what a collapse dropped (`_dropped_by_choice`)."""
     for j in ancestors:
         status = track.statuses[j]
         if status in PRESENT:
