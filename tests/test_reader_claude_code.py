@@ -549,6 +549,51 @@ def test_a_file_the_snapshot_names_resolves_where_the_exporter_redacted_the_call
     assert trace.extra["records_by_fate"]["file_history_snapshot"] == 2  # each still counted as what it is
 
 
+def _relayed(uuid: str, parent: str, call: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """A `progress` record as Claude Code 2.x relays a sub-agent's assistant message into the main log."""
+    message = {"type": "assistant", "uuid": f"sub-{uuid}", "timestamp": "2026-03-04T14:15:40.655Z",
+               "message": {"role": "assistant", "content": [{"type": "tool_use", "id": f"st-{uuid}", **call}]}}
+    return record(uuid, parent, "progress", data={"message": message, "normalizedMessages": [],
+                                                   "type": "agent_progress", "prompt": "Explore the frontend.",
+                                                   "agentId": "ab97ee2"},
+                  toolUseID=f"agent_msg_{uuid}", parentToolUseID="t1", **fields)  # fmt: skip
+
+
+def test_what_a_sub_agent_read_and_the_pull_request_the_harness_linked_resolve(tmp_path: Path) -> None:
+    """changelogue_5db57fef (Entire export, main log only): an Explore sub-agent read `components/ui/card.tsx`, and
+    the main log holds its calls only in the `agent_progress` records relaying them; wfc_e2e7a891: the summary names
+    the pull request a `pr-link` record links the session to, before any command's output printed its address.
+    Both resolved to nothing. A sub-agent call relayed on a branch the user rewound away from is still unresolved,
+    and so is a file no record names."""
+    card = "/Users/pc/web3/ReleaseBeacon/web/components/ui/card.tsx"
+    pull = "https://github.com/sam-fakhreddine/wfc/pull/28"
+    path = write(tmp_path / "relayed.jsonl", [
+        user("u1", None, "Study the design system, then open the pull request."),
+        assistant("a1", "u1", [{"type": "tool_use", "id": "t1", "name": "Task",
+                                "input": {"description": "Explore", "prompt": "Explore the frontend."}}]),
+        _relayed("p1", "a1", {"name": "Read", "input": {"file_path": card}}),
+        _relayed("p2", "a1", {"name": "Edit", "input": {"file_path": "/tmp/x/notes.md", "old_string": "a",
+                                                         "new_string": "b"}}),  # fmt: skip
+        user("r1", "a1", [{"type": "tool_result", "tool_use_id": "t1", "content": "Cards use rounded-xl borders."}]),
+        {"type": "pr-link", "sessionId": "sess-1", "prNumber": 28, "prUrl": pull,
+         "prRepository": "sam-fakhreddine/wfc", "timestamp": "2026-03-04T14:20:00.000Z"},
+        user("x1", "r1", "Also look at the badge."),  # abandoned: the user rewound to r1
+        assistant("x2", "x1", [{"type": "tool_use", "id": "t2", "name": "Task", "input": {"prompt": "Badge."}}]),
+        _relayed("p3", "x2", {"name": "Read", "input": {"file_path": "/Users/pc/web3/ui/badge.tsx"}}),
+        user("u2", "r1", "Thanks."),
+        assistant("a2", "u2", [text("Done.")]),
+        record("b1", None, "system", subtype="compact_boundary", logicalParentUuid="a2",
+               compactMetadata={"trigger": "auto", "preTokens": 5000}),
+        user("s1", "b1", f"Summary: the design system lives in {card}; PR opened at {pull}. The badge is "
+             "/Users/pc/web3/ui/badge.tsx and the tokens are in web/styles/tokens.css.", isCompactSummary=True),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    unresolved = sorted(f.message for f in analyze(trace).findings if f.rule == "unresolved-anchor")
+    assert len(unresolved) == 2 and "badge.tsx" in unresolved[0] and "tokens.css" in unresolved[1], unresolved
+    assert not any(source.author == "user" and "notes.md" in source.text for source in trace.sources)
+    assert trace.extra["records_by_fate"]["progress"] == 3  # each still counted as what it is
+
+
 def test_plan_modes_plan_file_resolves_in_any_spelling_of_the_home_folder(tmp_path: Path) -> None:
     """apollo: the summary's 'Write the Phase 2 plan to /Users/devs/.claude/plans/snazzy-frolicking-iverson.md' named
     the plan file plan mode gives the agent, named for the session's slug in a reminder the log does not keep. Another

@@ -24,6 +24,7 @@ from inspector.model import Severity, Trace
 from inspector.readers import claude_code_fates as fate
 from inspector.readers.claude_code_background import BackgroundRuns
 from inspector.readers.claude_code_chain import Dag, Node, Survival
+from inspector.readers.claude_code_progress import subagent_files
 from inspector.readers.claude_code_queue import QueuedTurn, QueueOp, deliveries, queue_op
 from inspector.readers.claude_code_records import (
     Record,
@@ -79,19 +80,27 @@ class _Message:
 
 
 @dataclass(frozen=True, slots=True)
-class _Backup:
-    """A file a `file-history-snapshot` record names: Claude Code backs a file up before the agent first changes
-    it, so the name is evidence the agent edited the file even where the tool call's path is not (a log exporter
-    such as Entire redacts some paths to `REDACTED.md`, and leaves the snapshot's keys)."""
+class _Touched:
+    """A key the harness's own records show the session touched, outside any turn of the conversation.
+
+    A file a `file-history-snapshot` record names: Claude Code backs a file up before the agent first changes it, so
+    the name is evidence the agent edited the file even where the tool call's path is not (a log exporter such as
+    Entire redacts some paths to `REDACTED.md`, and leaves the snapshot's keys). A file a sub-agent's call read or
+    edited, which the main log holds only in the `agent_progress` records that relay the sub-agent's messages
+    (`claude_code_progress`): its report to the agent may name the file without the call. A pull request the
+    harness linked the session to (a `pr-link` record)."""
 
     line: int
+    namespace: str
     name: str
+    action: str
     message: str | None
-    """The record the snapshot belongs to: its files count only when that record is on the conversation."""
+    """The record it belongs to (a snapshot's message, a sub-agent's call): it counts only when that record is on
+    the conversation; None for what belongs to the session (a linked pull request)."""
     timestamp: str | None
 
 
-def _backed_up(line: int, record: Record) -> list[_Backup]:
+def _backed_up(line: int, record: Record) -> list[_Touched]:
     """The files one snapshot record names."""
     fields = record.fields or {}
     snapshot = fields.get("snapshot")
@@ -100,19 +109,29 @@ def _backed_up(line: int, record: Record) -> list[_Backup]:
         return []
     message = as_str(fields.get("messageId"))
     stamp = as_str(snapshot.get("timestamp"))
-    return [_Backup(line, name.strip(), message, stamp) for name in tracked
+    return [_Touched(line, "file", name.strip(), "edit", message, stamp) for name in tracked
             if isinstance(name, str) and name.strip() and "\n" not in name]  # fmt: skip
 
 
-def _first_backups(backups: list[_Backup], on_chain: set[str]) -> list[_Backup]:
-    """Each file at the first snapshot on the conversation that names it: a snapshot repeats every file tracked
-    so far, and one of a branch the session left (a rewind) names edits the conversation went back on."""
-    seen: set[str] = set()
+def _linked(line: int, record: Record) -> list[_Touched]:
+    """The pull request a `pr-link` record links the session to, by its address: a summary naming it names what the
+    harness recorded, whether or not a command's output in the log printed it."""
+    url = (record.fields or {}).get("prUrl")
+    if not isinstance(url, str) or not url.strip() or "\n" in url:
+        return []
+    return [_Touched(line, "uri", url.strip(), "link", None, as_str(record.timestamp))]
+
+
+def _first_touches(touched: list[_Touched], on_chain: set[str]) -> list[_Touched]:
+    """Each key at the first record on the conversation that names it: a snapshot repeats every file tracked so
+    far, and one of a branch the session left (a rewind) names edits the conversation went back on."""
+    seen: set[tuple[str, str, str]] = set()
     first = []
-    for backup in backups:
-        if backup.message in on_chain and backup.name not in seen:
-            seen.add(backup.name)
-            first.append(backup)
+    for touch in touched:
+        key = (touch.namespace, touch.name, touch.action)
+        if (touch.message is None or touch.message in on_chain) and key not in seen:
+            seen.add(key)
+            first.append(touch)
     return first
 
 
@@ -163,8 +182,8 @@ class _Reader:
         self.counts: Counter[str] = Counter()
         self.messages: dict[str, _Message] = {}
         self.main_seen = False
-        self.backups: list[_Backup] = []
-        """Files the harness backed up before the agent changed them (`file-history-snapshot` records)."""
+        self.touched: list[_Touched] = []
+        """Keys the harness's records show touched outside the conversation's turns (`_Touched`)."""
 
     # -- pass over the file: keep the DAG skeleton and what main-chain turns need ---------------
 
@@ -193,7 +212,9 @@ class _Reader:
                     self.points.append((line, subtype, record, None))
                 else:
                     if kind == "file-history-snapshot":
-                        self.backups.extend(_backed_up(line, record))
+                        self.touched.extend(_backed_up(line, record))
+                    elif kind == "pr-link":
+                        self.touched.extend(_linked(line, record))
                     self.fates[_fate_of_kind(kind)] += 1
                 continue
             parent = parent_uuid(record)
@@ -222,6 +243,9 @@ class _Reader:
                 node.data = self._slim(record)
             if summary:
                 self.points.append((line, "summary", record, node))
+            if kind == "progress" and isinstance(parent, str):
+                self.touched.extend(_Touched(line, "file", path, action, parent, as_str(record.timestamp))
+                                    for path, action in subagent_files(record))  # fmt: skip
             if sidechain:
                 self.counts["sidechain_records"] += 1
 
@@ -320,9 +344,9 @@ class _Reader:
         timeline += [(line, 0, compaction) for line, compaction in found]
         timeline += [(line, 2, event) for line, *event in micro]
         timeline += [(turn.line, 1, turn) for turn in queued]
-        if self.backups:  # the chain's ids are gathered only for a log that snapshots files
+        if self.touched:  # the chain's ids are gathered only for a log that holds such records
             on_chain = {nodes[i].uuid for i in survival.chain}
-            timeline += [(backup.line, 1, backup) for backup in _first_backups(self.backups, on_chain)]
+            timeline += [(touch.line, 1, touch) for touch in _first_touches(self.touched, on_chain)]
         for _, _, item in sorted(timeline, key=lambda entry: (entry[0], entry[1])):
             if isinstance(item, Compaction):
                 self.transcript.compaction(item)
@@ -330,8 +354,8 @@ class _Reader:
                 self.transcript.place = item.offset
                 mapped = self._map(item)
                 self.fates[self._fate_of(item, mapped or _IDLE.get(item.type) or _fate_of_kind(item.type))] += 1
-            elif isinstance(item, _Backup):
-                self.transcript.mention("file", item.name, "edit", item.timestamp)
+            elif isinstance(item, _Touched):
+                self.transcript.mention(item.namespace, item.name, item.action, item.timestamp)
             elif isinstance(item, QueuedTurn):
                 self.transcript.place = item.offset
                 self._user_turn(f"queued:{item.source_line}", item.authority, item.text, item.timestamp, via="queue")
