@@ -71,13 +71,13 @@ def session_tracks(facts: TraceFacts, kinds: frozenset[InvariantKind] | tuple[In
 )
 def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
     tracks = session_tracks(facts, USER_KINDS)
-    collapsed: dict[int, bool] = {}
+    chose_nothing: dict[int, bool] = {}
     for track in tracks:
         for k, again in still(track, InvariantStatus.LOST, facts.focus):
             item = track.invariant
             replied = reply_to(item, facts.trace.source(item.source_key or ""))
             answering = f" (in reply to {quoted(replied, 100)})" if replied else ""
-            carrier = _dropped_by_choice(facts, tracks, track, k, collapsed)
+            carrier = _dropped_by_choice(facts, tracks, track, k, chose_nothing)
             carried = (f" ({facts.generations[carrier].generation.label} carried it; {CARRIED_THEN_DROPPED[item.kind]})"
                        if carrier is not None else "")  # fmt: skip
             yield Hit(
@@ -96,29 +96,29 @@ CARRIED_THEN_DROPPED = {
     InvariantKind.USER_REQUIREMENT: "a request a summary drops after carrying it is most often done",
     InvariantKind.USER_DECISION: "a decision a summary drops after carrying it is most often carried out",
 }
-"""The kinds a summary that carried them may drop by choice (`_carried_request`), and what the finding says of it."""
+"""The kinds a summary that carried them may drop by choice (`_carrier`), and what the finding says of it."""
 
 
 def _dropped_by_choice(facts: TraceFacts, tracks: list[InvariantTrack], track: InvariantTrack, k: int,
-                       collapsed: dict[int, bool]) -> int | None:  # fmt: skip
-    """The summary that carried this request or decision before `k` (`_carried_request`), unless the summary that
-    dropped it after that collapsed (`collapse`, cached in `collapsed` by summary) or holds no text: one that kept
+                       chose_nothing: dict[int, bool]) -> int | None:  # fmt: skip
+    """The summary that carried this request or decision before `k` (`_carrier`), unless the summary that dropped it
+    after that collapsed (`collapse`) or holds no text (either cached in `chose_nothing` by summary): one that kept
     almost nothing of what was asked chose nothing, and its losses stand, in it and in every summary after it that
     still lacks them. The guard's list before a compaction (`guard_check.standing_items`) judges an empty summary not
     yet written: what the last summary carried still stands there."""
     if track.invariant.kind not in CARRIED_THEN_DROPPED:
         return None  # before the chain is walked: most lost items are neither, and a long chain is long
     ancestors = _ancestors(facts, k)
-    carrier = _carried_request(track, ancestors)
+    carrier = _carrier(track, ancestors)
     if carrier is None:
         return None
     after = [k, *ancestors[: ancestors.index(carrier)]]  # the summaries from `k` back to the carrier's child
     dropped = next(j for j in reversed(after) if track.statuses[j] is InvariantStatus.LOST)
-    if dropped not in collapsed:  # a summary with no text at all (the guard's list before one is written) chose nothing
+    if dropped not in chose_nothing:  # no text at all: the guard's list before a summary is written judges an empty one
         generation = facts.generations[dropped].generation
-        collapsed[dropped] = not generation.text.strip() or (
+        chose_nothing[dropped] = not generation.text.strip() or (
             generation.parent is not None and collapse(tracks, dropped, generation.parent, facts.config) is not None)
-    return None if collapsed[dropped] else carrier
+    return None if chose_nothing[dropped] else carrier
 
 
 def _ancestors(facts: TraceFacts, k: int) -> list[int]:
@@ -131,7 +131,7 @@ def _ancestors(facts: TraceFacts, k: int) -> list[int]:
     return found
 
 
-def _carried_request(track: InvariantTrack, ancestors: list[int]) -> int | None:
+def _carrier(track: InvariantTrack, ancestors: list[int]) -> int | None:
     """The nearest of `ancestors` that carried this request or decision (`CARRIED_THEN_DROPPED`: `_dropped_by_choice`
     asks only of those), or None when none did.
 
