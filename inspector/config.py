@@ -169,6 +169,10 @@ class Config:
     review comments, issues and tickets of any busy tracker are numbered past 100,000 (GitHub's review comments run
     to ten digits), while a row's line numbers, counts and sizes stay under it; a shorter number recurs in later
     calls by chance and would retire an entry nothing addressed."""
+    plan_step_reach: int = 30
+    """How far before a backticked name a verb of making may stand for a plan's step to create that name ("Add
+    `migrateFilePointers()` helper", "**New file**: `tests/x.test.ts`", "Create a `retry()` wrapper"): an adjective or
+    two and markup; further along the line the verb is about something else ("add a test that calls `parse()`")."""
     choice_chars: int = 200
     """The longest typed reply read as a choice of a list's entries by number ("skip 5, 7, 8 and do the rest"): a
     choice is a line; a longer message that holds numbers is new instructions, whose numbers are about other things."""

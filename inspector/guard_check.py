@@ -231,6 +231,7 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
               invariants: dict[str, Invariant]) -> Restored:  # fmt: skip
     """The item a finding is about, in the words it was stated in (the record's sentence), never the rule's."""
     from inspector.list_selection import ENTRY_PREFIX  # here: only a check that ran has findings to restore
+    from inspector.plan_steps import PLAN_PREFIX, made_name
     from inspector.statements import reply_to
 
     invariant = invariants.get(str(finding.evidence.get("invariant")))
@@ -243,6 +244,9 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
         text, kind = finding.message, "claim"
     elif invariant.id.startswith(ENTRY_PREFIX):  # the agent's entry, with the user's words that chose it
         text, kind = invariant.text, invariant.kind.value
+    elif invariant.id.startswith(PLAN_PREFIX):  # the plan's line, and what no edit has written
+        text = invariant.text
+        kind = f"a step of the plan the user approved; no edit has written `{made_name(invariant)}`"
     else:
         text = finding.source.quote if finding.source is not None else invariant.quote or invariant.text
         kind = invariant.kind.value

@@ -18,6 +18,7 @@ from inspector.invariants import IndexedText, InvariantMatch, InvariantStatus, m
 from inspector.languages import same_language
 from inspector.list_selection import ENTRY_PREFIX, entry_ids
 from inspector.model import Invariant, InvariantKind
+from inspector.plan_steps import PLAN_PREFIX, made_name
 from inspector.presence import Presence, described_as_fixed, item_terms_text, presence, topic_terms
 from inspector.shell_runs import about_subject
 from inspector.statement_force import NEGATING, PROHIBITING, forbidding
@@ -135,6 +136,8 @@ def match_criterion(item: Invariant, indexed: IndexedText, config: Config = DEFA
     with no middle ground, since a passage that carries less of it is about a neighbour, which shares its words."""
     if item.id.startswith(ENTRY_PREFIX):
         return _match_entry(item, indexed, config)
+    if item.id.startswith(PLAN_PREFIX):
+        return _match_plan_step(item, indexed)
     labelled = LABELLED.match(item.text)
     if labelled is None:
         return match_user_item(item, indexed, config)
@@ -156,6 +159,17 @@ def _match_entry(item: Invariant, indexed: IndexedText, config: Config) -> Invar
     if found.coverage >= config.kept_coverage:
         return _located(InvariantStatus.PARAPHRASED, found, f"{found.coverage:.0%} of what tells it from its list kept")
     return InvariantMatch(InvariantStatus.LOST, reason="neither its id nor what tells it from its list is there")
+
+
+def _match_plan_step(item: Invariant, indexed: IndexedText) -> InvariantMatch:
+    """A plan's step not yet made is kept only by the name of what it makes: a summary that speaks of its topic
+    without the name tells the next agent nothing of a thing still to write, and reads as the step done
+    (cipherbox_71b7117f's S1 has the plan's "lazy migration" and never `migrateFilePointers()`)."""
+    name = made_name(item)
+    at = indexed.lowered.find(name.lower())
+    if at >= 0:
+        return InvariantMatch(InvariantStatus.VERBATIM, at, at + len(name), indexed.text[at : at + len(name)])
+    return InvariantMatch(InvariantStatus.LOST, reason=f"it does not name `{name}`")
 
 
 _SHA = re.compile(r"^commit ([0-9a-f]{7,40}) ")

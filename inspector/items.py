@@ -33,6 +33,7 @@ from inspector.config import DEFAULT_CONFIG, Config
 from inspector.lifted import lifted
 from inspector.list_selection import chosen_entries
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
+from inspector.plan_steps import plan_step_items
 from inspector.presence import item_terms_text, topic_terms
 from inspector.set_aside import set_aside_items
 from inspector.shell_runs import failure_items, shell_runs
@@ -135,6 +136,7 @@ def _mined(records: list[SourceRecord], order: dict[str, int], config: Config) -
     found.extend(failure_items(runs))
     found.extend(set_aside_items(runs))
     found.extend(criterion_items(records, runs))
+    found.extend(plan_step_items(records, config))
     found.extend(actions)
     return found
 

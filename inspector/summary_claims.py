@@ -13,7 +13,7 @@ free prose is found by its own words.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -64,6 +64,19 @@ A numbered line without bold or a colon ('1. Run the tests') is an item, not a h
 _STEP_SECTION = re.compile(r"\b(?:pending|next steps?|to ?do|remaining (?:work|tasks?)|follow[- ]ups?)\b", re.I)
 _NOT_STEPS = re.compile(r"\b(?:completed?|done|finished)\b", re.I)
 """'Completed tasks' is not a list of steps to take, whatever else its heading says."""
+
+
+def nothing_left(claims: Sequence[Claim]) -> Claim | None:
+    """Of a summary's claims, the one that says nothing is left to do: the line under its pending or next-steps
+    heading, its own answer to what is left, when it gives one; else the first such sentence."""
+    said = [c for c in claims if c.kind is ClaimKind.NOTHING_PENDING]
+    return next((c for c in said if steps_heading(c.section)), said[0] if said else None)
+
+
+def steps_heading(section: str | None) -> bool:
+    """Does the heading list steps to take ("Pending Tasks", "Next Step"), not steps taken ("Completed tasks")?"""
+    return bool(section and _STEP_SECTION.search(section) and not _NOT_STEPS.search(section))
+
 
 PASSING = re.compile(
     r"\b(?:all\s+(?:\d+\s+)?(?:unit\s+|integration\s+)?tests?\s+(?:now\s+)?pass(?:es|ed|ing)?|"
@@ -122,11 +135,14 @@ NOTHING_PENDING = re.compile(
     r"todos?|steps?) (?:remain\w*|left|pending|outstanding)\b|"
     r"\bno (?:explicitly |other |further |more )*(?:pending|remaining|outstanding) (?:tasks?|work|items?|todos?)\b|"
     r"\bnothing (?:else )?(?:remains|left|pending|outstanding)\b|"
-    r"\ball (?:tasks|work|items|requested work) (?:are |is |have been |has been )?(?:now )?(?:complete|completed|done|"
-    r"finished)\b",
+    r"\ball (?:\d+ )?(?:tasks|work|items|steps|phases|requested work) (?:are |is |have been |has been |were )?(?:now )?"
+    r"(?:complete|completed|done|finished|implemented)\b|"
+    r"\b(?:implemented|completed|finished) (?:all (?:\d+ )?(?:steps|tasks|phases)\b|the (?:entire|whole|full|complete) "
+    r"(?:[\w-]+ ){0,3}?plan\b)",
     re.IGNORECASE,
 )
-"""A summary saying nothing is left to do: in prose, or as the line under its pending heading ("- None")."""
+"""A summary saying nothing is left to do: in prose, or as the line under its pending heading ("- None"), or as the
+whole of a plan carried out ("All 6 steps completed", "implemented the entire Phase 4 plan")."""
 _NEGATED = re.compile(r"\b(?:not|n't|never|no longer|fail(?:s|ed|ing)?|until|once|after|if|when|should|will|"
                       r"need(?:s|ed)? to|to be)\b", re.IGNORECASE)  # fmt: skip
 """Words that turn a status into something else: 'tests do not pass yet', 'once the build succeeds'."""
@@ -188,7 +204,7 @@ def claims_in(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Claim]:
         heading = None if in_code else _HEADING.match(line)
         if heading:
             section = next(title for title in heading.groups() if title).strip()
-            steps = bool(section and _STEP_SECTION.search(section) and not _NOT_STEPS.search(section))
+            steps = steps_heading(section)
             continue
         lead = line.index(stripped[0])
         if steps:
@@ -235,4 +251,5 @@ def _claim_kinds(sentence: str) -> tuple[ClaimKind, ...]:
     return tuple(kinds)
 
 
-__all__ = ["Claim", "ClaimKind", "FIGURE", "FIXED", "FIXED_WORDS", "NAMED", "claims_in", "confirmed", "named_subjects"]
+__all__ = ["Claim", "ClaimKind", "FIGURE", "FIXED", "FIXED_WORDS", "NAMED", "claims_in", "confirmed", "named_subjects",
+           "nothing_left", "steps_heading"]

@@ -18,6 +18,11 @@ INSTRUCTION_FILES = frozenset(("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGE
                                "copilot-instructions.md", ".windsurfrules"))  # fmt: skip
 """The instruction files agents load into a session's context themselves (Claude Code, Codex and opencode, Gemini CLI,
 Cursor, Copilot, Windsurf): a summary knows them with no tool call having read them, so no record need bear them."""
+_PLAN_TOOLS = {"exitplanmode"}
+_SUBAGENT_TOOLS = {"task", "agent"}
+_READ_ONLY_AGENTS = {"explore", "plan"}
+"""Claude Code's built-in sub-agents with no tool that writes a file (code.claude.com/docs/en/sub-agents: Explore and
+Plan are read-only); a custom agent, or general-purpose, may write anything."""
 _SHELLS = {"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash", "powershell", "pwsh"}
 
 
@@ -26,6 +31,18 @@ def is_edit_tool(name: str | None) -> bool:
     analyses (its calls are edits): Edit, Write, MultiEdit, apply_patch, an MCP `edit_file`, not TodoWrite."""
     lowered = (name or "").lower()
     return lowered in _EDIT_TOOLS or "edit" in lowered or ("write" in lowered and "todo" not in lowered)
+
+
+def is_plan_tool(name: str | None) -> bool:
+    """Does a call put a plan to the user for approval? Claude Code's ExitPlanMode: a result that is no error is
+    the user's approval, a rejection comes back as the call's error."""
+    return (name or "").lower() in _PLAN_TOOLS
+
+
+def may_write_through_agent(name: str | None, agent_type: str | None) -> bool:
+    """Does a call start a sub-agent that may write files? Its edits are in a log of its own, which the main log may
+    not hold, so what it wrote cannot be known from the main log."""
+    return (name or "").lower() in _SUBAGENT_TOOLS and (agent_type or "").lower() not in _READ_ONLY_AGENTS
 
 
 def command_text(value: Any) -> tuple[str | None, str | None]:
@@ -41,4 +58,5 @@ def command_text(value: Any) -> tuple[str | None, str | None]:
     return None, None
 
 
-__all__ = ["INSTRUCTION_FILES", "PATH_FIELDS", "command_text", "is_edit_tool"]
+__all__ = ["INSTRUCTION_FILES", "PATH_FIELDS", "command_text", "is_edit_tool", "is_plan_tool",
+           "may_write_through_agent"]

@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 
+from inspector.analysis import analyze
 from inspector.list_selection import Entry, chosen, list_entries
 from inspector.model import SourceRecord
 from tests.helpers import REAL_TRACES, findings, needs_shared, session_log
@@ -59,6 +60,16 @@ def test_an_entry_the_user_chose_and_no_tool_call_acted_on_is_lost_from_a_summar
     assert "2734900785" in message and "no tool call has acted on yet" in message
 
 
+def test_an_entry_no_call_acted_on_contradicts_a_pending_section_that_says_none() -> None:
+    """The summary's own answer to what is left sends the next agent to stop: an error; its account alone, a warning."""
+    records = session()
+    trace = session_log(records, (len(records), f"{ALL_DONE}\n\nPending Tasks:\n- None explicitly remaining"))
+    [severity] = [f.severity.value for f in analyze(trace).findings if f.rule == "task-criterion-lost"]
+    assert severity == "error"
+    trace = session_log(records, (len(records), ALL_DONE))
+    assert [f.severity.value for f in analyze(trace).findings if f.rule == "task-criterion-lost"] == ["warning"]
+
+
 def test_a_summary_naming_the_entry_by_its_id_or_by_what_only_it_asks_keeps_it() -> None:
     assert lost(session(), ALL_DONE + " Comment 2734900785 is still open.") == []
     assert lost(session(), ALL_DONE + " Still to do: groupByCheckpointID collapses temporaries together.") == []
@@ -101,6 +112,11 @@ def test_on_the_real_session_s1_loses_entry_13_and_s2_owes_nothing_of_the_list()
     out = subprocess.run([sys.executable, "-m", "inspector", "check", "--json", str(path)], capture_output=True,
                          text=True, check=False)  # fmt: skip
     report = json.loads(out.stdout)
-    chosen_lost = [(f["generation"], f["message"]) for f in report["findings"] if f["rule"] == "task-criterion-lost"]
-    assert [g for g, _ in chosen_lost] == [1] and "2734900785" in chosen_lost[0][1]
+    chosen_lost = [(f["generation"], f["message"], f["severity"]) for f in report["findings"]
+                   if f["rule"] == "task-criterion-lost"]  # fmt: skip
+    assert [g for g, _, _ in chosen_lost] == [1] and "2734900785" in chosen_lost[0][1]
+    # its pending section says nothing is left, so the entry no call acted on contradicts it: an error, as labelled
+    assert chosen_lost[0][2] == "error" and chosen_lost[0][1].endswith("which says “- None explicitly remaining - all "
+                                                                       "requested items have been addressed, committed "
+                                                                       "(3696270), and PR comments replied to”")
     assert not [f for f in report["findings"] if f["generation"] == 2 and "skip 5, 7, 8" in json.dumps(f)]

@@ -34,7 +34,7 @@ from inspector.presence import topic_terms
 from inspector.rule_registry import Hit, rule
 from inspector.shell_runs import failure_line
 from inspector.statements import USER_KINDS
-from inspector.summary_claims import Claim, ClaimKind, named_subjects
+from inspector.summary_claims import Claim, ClaimKind, named_subjects, nothing_left
 from inspector.text import clip, quoted, sentences
 
 CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step")
@@ -153,9 +153,10 @@ def _nothing_pending(facts: TraceFacts) -> Iterator[Hit]:
     for generation, claims in _claiming(facts, ClaimKind.NOTHING_PENDING):
         k = generation.generation.index
         still_owed = [t for t in tracks if t.statuses[k] in STANDING]
-        if not still_owed:
+        claim = nothing_left(claims)
+        if not still_owed or claim is None:
             continue
-        claim, first = claims[0], still_owed[0]
+        first = still_owed[0]
         more = f" and {len(still_owed) - 1} more" if len(still_owed) > 1 else ""
         why = f"{owed(first)}{more} is still owed at it"
         yield Hit(k, f"{generation.generation.label} says {_said(claim)}, but {why}", claim.start, claim.end,

@@ -9,15 +9,18 @@ open failure a summary presents as fixed is a claim the log contradicts (`inspec
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 from inspector.config import Config
 from inspector.facts import InvariantTrack, TraceFacts
 from inspector.invariants import PRESENT, InvariantStatus
 from inspector.list_selection import ENTRY_PREFIX
 from inspector.model import InvariantKind, Severity
+from inspector.plan_steps import PLAN_PREFIX, made_name
 from inspector.rule_registry import Hit, rule
 from inspector.statement_force import binding
 from inspector.statements import USER_KINDS, reply_to
+from inspector.summary_claims import nothing_left, steps_heading
 from inspector.text import quoted
 
 FAILURES = (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH, InvariantKind.SET_ASIDE)
@@ -208,9 +211,29 @@ def task_criterion_lost(facts: TraceFacts) -> Iterator[Hit]:
     def named(track: InvariantTrack) -> str:
         if track.invariant.id.startswith(ENTRY_PREFIX):
             return f"{quoted(track.invariant.text, 200)}, which no tool call has acted on yet,"
+        if track.invariant.id.startswith(PLAN_PREFIX):
+            return (f"the step {quoted(track.invariant.text, 200)} of the plan the user approved, whose "
+                    f"`{made_name(track.invariant)}` no edit has written yet,")
         return f"acceptance criterion {quoted(track.invariant.text, 160)} of the issue the user set the agent on"
 
-    yield from _not_in(facts, (InvariantKind.TASK_CRITERION,), named)
+    for hit in _not_in(facts, (InvariantKind.TASK_CRITERION,), named):
+        yield _said_done(facts, hit)
+
+
+def _said_done(facts: TraceFacts, hit: Hit) -> Hit:
+    """The hit with the summary's word that nothing is left, when the work is known undone (a plan's step nothing
+    wrote, a chosen entry no call acted on): an error when that word is its answer under its pending heading ("None.
+    All 6 steps completed"), which sends the next agent to stop; a warning still when it is a sentence of its account
+    ("I implemented the entire plan step by step") beside steps it lists as left. An issue's criterion may be met
+    with no sign in the log, so it is never judged so."""
+    if not str(hit.evidence.get("invariant")).startswith((PLAN_PREFIX, ENTRY_PREFIX)) or hit.generation is None:
+        return hit
+    claim = nothing_left(facts.generations[hit.generation].status_claims)
+    if claim is None:
+        return hit
+    return replace(hit, message=f"{hit.message}, which says {quoted(claim.text, 140)}", start=claim.start,
+                   end=claim.end, evidence=hit.evidence | {"claim": claim.text},
+                   severity=Severity.ERROR if steps_heading(claim.section) else None)  # fmt: skip
 
 
 STANDING = (*PRESENT, InvariantStatus.LOST)

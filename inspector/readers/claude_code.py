@@ -478,7 +478,8 @@ class _Reader:
         results = [b for b in blocks if type_of(b) == "tool_result"]
         text = _prompt_text(content)
         if text:
-            self._user_turn(node.uuid, _author(data, text), text, timestamp, fields=fields)
+            plan = {"plan": "approved"} if _approved_plan(data) else {}
+            self._user_turn(node.uuid, _author(data, text), text, timestamp, fields=fields, **plan)
         for block in results:
             call_id = as_str(block.get("tool_use_id"))
             body = blocks_text(block.get("content")) or blocks_text(block.get("text"))
@@ -656,8 +657,13 @@ def _author(record: Record, text: str) -> str:
     opening = text.lstrip()
     if opening.startswith(_NOTIFICATION):  # older versions write no origin; the notice after the tag is theirs too
         return "subagent"
-    plan = isinstance(record.planContent, str) and record.planContent.strip() != ""
-    return "harness" if record.isMeta is True or plan or opening.startswith(_SYSTEM_TEXT) else "user"
+    return "harness" if record.isMeta is True or _approved_plan(record) or opening.startswith(_SYSTEM_TEXT) else "user"
+
+
+def _approved_plan(record: Record) -> bool:
+    """Is this the record that hands the agent the plan the user approved ("Implement the following plan: …",
+    `planContent`)? The harness writes it, not the user; what it asks is the user's to have approved."""
+    return isinstance(record.planContent, str) and record.planContent.strip() != ""
 
 
 def _boundary(line: int, record: Record) -> Compaction:
