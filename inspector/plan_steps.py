@@ -10,7 +10,8 @@ steps completed" of a plan whose `migrateFilePointers()` no edit wrote; apollo_5
 12 steps", its step 12d's test file never created).
 
 A sub-agent that may write files retires every step still owed when it starts: what it wrote is in a log of its own,
-which the main log may not hold. A plan put to the user and rejected asks nothing.
+which the main log may not hold. A plan put to the user and rejected asks nothing, and a later approved plan that no
+longer has a step replaces it.
 """
 
 from __future__ import annotations
@@ -103,15 +104,20 @@ def _writing_agent(record: SourceRecord) -> bool:
 
 def plan_step_items(records: Sequence[SourceRecord], config: Config = DEFAULT_CONFIG) -> list[Invariant]:
     """Each step of an approved plan that makes something by name, owed from the plan on and retired by the first
-    later record that writes the name, or by a sub-agent that may have; a name two plans make is one item."""
+    later record that writes the name, by a sub-agent that may have, or by a later approved plan that no longer has it
+    (the user approved that plan in its place); a name two plans make is one item, the first plan's."""
+    plans = [(position, plan, steps(plan.text, config)) for position, plan in approved_plans(records)]
     items: dict[str, Invariant] = {}
-    for position, plan in approved_plans(records):
-        later = [r for r in records[position + 1 :] if r.namespace == TRANSCRIPT]
-        for step in steps(plan.text, config):
+    for n, (position, plan, made_here) in enumerate(plans):
+        for step in made_here:
             if step.name in items:
                 continue
+            replaced = next((later for later, _, kept in plans[n + 1 :] if step.name not in {s.name for s in kept}),
+                            len(records))  # fmt: skip
             made = handle(step.name)
-            done = next((r.key for r in later if _makes(r, made) or _writing_agent(r)), None)
+            done = next((r.key for r in records[position + 1 : replaced]
+                         if r.namespace == TRANSCRIPT and (_makes(r, made) or _writing_agent(r))),
+                        records[replaced].key if replaced < len(records) else None)  # fmt: skip
             items[step.name] = Invariant(f"{PLAN_PREFIX}{plan.key}#{step.name}", InvariantKind.TASK_CRITERION,
                                          step.line, plan.key, retired_by=done, quote=step.line)  # fmt: skip
     return list(items.values())

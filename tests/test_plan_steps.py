@@ -132,3 +132,14 @@ def test_only_a_verb_of_making_next_to_the_name_makes_a_step() -> None:
     """Step 4 updates the README about `deriveFileIpnsName()`: the function exists, the step makes nothing by name."""
     assert [s.name for s in steps(PLAN)] == ["generateFileIpnsKeypair()", "migrateFilePointers()",
                                              "apps/web/tests/editor/extract-citations.test.ts"]  # fmt: skip
+
+
+def test_a_later_approved_plan_without_the_step_replaces_it(tmp_path: Path) -> None:
+    """The user approved a second plan in place of the first: a step only the first had is no longer asked."""
+    revised = PLAN.replace("2. Add `migrateFilePointers()` helper", "2. Keep the HKDF derivation for old files")
+    replan = [call("x2", "w2r", "ExitPlanMode", {"plan": revised}),
+              result("x2r", "x2", "User has approved your plan. You can now start coding.", {"plan": revised})]
+    assert _steps_lost(_session(tmp_path, DONE_PENDING, [*WORK, *replan])) == []
+    kept = [call("x2", "w2r", "ExitPlanMode", {"plan": PLAN}),
+            result("x2r", "x2", "User has approved your plan. You can now start coding.", {"plan": PLAN})]
+    assert len(_steps_lost(_session(tmp_path, DONE_PENDING, [*WORK, *kept]))) == 1
