@@ -44,6 +44,11 @@ VERIFYING = re.compile(rf"\b(?:{'|'.join((*TEST_WORDS, *_CHECK_WORDS))})\b")
 """A command that checks the work, by its tests (`shell_runs.TEST_WORDS`) or a build, a compiler, a linter or a
 type checker: its last run is what a "tests pass" claim stands on."""
 _PUSH = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?push\b")
+_PUSH_REPORT = re.compile(r"^To \S+[ \t]*\n(?:[ \t]*!.*\n)*[ \t]*[+*]?[ \t]*(?:[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40}|"
+                          r"\[new (?:branch|tag)\])[ \t]+\S+[ \t]+->[ \t]+\S+", re.MULTILINE)  # fmt: skip
+"""git's own report of a push, whatever command ran it (a helper script's `push`, a make target): "To <remote>",
+then a ref it updated ("   a1b2c3d..e4f5a6b  main -> main", " * [new branch]  fix -> fix"), after any it rejected
+("! [rejected]", which pushed nothing)."""
 _PROSE = re.compile(r"\.(?:md|mdx|markdown|rst|txt|adoc)\Z", re.IGNORECASE)
 """A document's file: an edit there describes a fix (a reference page naming the new parameter), it makes none."""
 _DIGITS_NAMED_COMMIT = re.compile(r"\bcommit(?:\s+sha)?\s+`?(\d{7,40})\b", re.IGNORECASE)
@@ -155,7 +160,12 @@ def pushes(runs: Sequence[ShellRun], claim: str = "") -> list[ShellRun]:
     before that commit did not push it. A claim naming no commit the runs made is about any push."""
     shas = _shas(claim)
     made = next((i for i, run in enumerate(runs) if _made(shas, run)), -1)
-    return [run for run in runs[made + 1 :] if _PUSH.search(run.command) and run.clean]
+    return [run for run in runs[made + 1 :] if _pushed(run) and run.clean]
+
+
+def _pushed(run: ShellRun) -> bool:
+    """Did the run push: `git push`, or a command whose output is git's report of a push (`_PUSH_REPORT`)?"""
+    return bool(_PUSH.search(run.command) or "To " in run.output and _PUSH_REPORT.search(run.output))
 
 
 def commit_made(claim: str, runs: Sequence[ShellRun]) -> str | None:
@@ -164,7 +174,7 @@ def commit_made(claim: str, runs: Sequence[ShellRun]) -> str | None:
 
 
 def _made(shas: Sequence[str], run: ShellRun) -> bool:
-    return not _PUSH.search(run.command) and any(sha in run.output for sha in shas)
+    return not _pushed(run) and any(sha in run.output for sha in shas)
 
 
 def _shas(claim: str) -> list[str]:

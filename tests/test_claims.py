@@ -407,6 +407,24 @@ def test_a_push_claim_needs_a_push_after_the_commit_it_names() -> None:
     assert found(session(quiet, (2, "Pushed df4989c to soph/ent-96-summaries."))) == []  # only the push printed it
 
 
+def test_a_push_through_a_helper_is_known_by_git_s_report() -> None:
+    """wfc_e2e7a891 (outside ../shared, labelled blind) line 413: `bash scripts/housekeeping-git.sh push` printed git's
+    "To https://github.com/… / * [new branch] … -> …", and S1's "pushed via helper, created PR #26" was called
+    contradicted by a later `git push`. git's own report says a push ran, whatever command ran it; a rejected
+    ref pushed nothing."""
+    report = ("[entire] Pushing session logs to origin...\nremote: \nTo https://github.com/sam-fakhreddine/wfc.git\n"
+              " * [new branch]      claude/add-helper-scripts -> claude/add-helper-scripts\n")  # fmt: skip
+    claim = "- Committed successfully, pushed via helper, created PR #26"
+    later = ran("r3", "git push origin claude/add-helper-scripts", PUSHED)
+    helper = [ran("r1", "bash scripts/housekeeping-git.sh commit 'chore: add helper scripts'", "committed"),
+              ran("r2", "bash scripts/housekeeping-git.sh push", report), later]  # fmt: skip
+    assert found(session(helper, (2, claim))) == []
+    rejected = report.replace(" * [new branch]  ", " ! [rejected]    ")
+    refused = [*helper[:1], ran("r2", "bash scripts/housekeeping-git.sh push", rejected), later]
+    [hit] = found(session(refused, (2, claim)))
+    assert (hit.rule, hit.source.key) == ("claim-contradicted", "r3")  # type: ignore[union-attr]
+
+
 def test_a_sha_of_digits_only_is_the_commit_a_push_claim_names_when_it_says_commit() -> None:
     """entirecli_70d782f7 (wider/) lines 341-343: `git commit` printed "[alex/ent-109 3696270] …" after the
     session's one push, and S1 said "The commit `3696270` was pushed"; the next agent found the branch one
