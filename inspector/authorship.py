@@ -92,6 +92,9 @@ _GLUED_HEADING = re.compile(r"[.?!][ \t]+(?P<hashes>#{1,6}[ \t]+[A-Z][^\n]*)$", 
 """A markdown document pasted straight after a typed sentence, with no line break between ("did we ever do this in a
 branch? # Agentic Skill Remediation System"): its heading, mid-line after the sentence's end. A `#` typed in prose
 ("issue # 12", "C#") has no capitalised title after a sentence's end."""
+_OPENING_HEADING = re.compile(r"\s*(?P<hashes>#{1,6}[ \t]+\S)")
+"""A markdown heading where the user's stretch opens, right after a tag (`<command-args># Agentic Skill Remediation
+System`): a line's start for the document, though no line break comes before it."""
 _TERMINAL_PROMPT = re.compile(
     r"^[ \t]*(?:\(\S+\)\s+)?(?:\w[\w.-]*@[\w.-]+:[^\n]*?[$#%]|PS [A-Za-z]:\\[^\n>]*>)(?:[ \t]|$)", re.MULTILINE
 )
@@ -276,8 +279,9 @@ def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
     if fence != -1:
         cut = fence
     line_start, glued = HEADING.search(text, start, cut), _GLUED_HEADING.search(text, start, cut)
-    heading = min((at for at in (line_start and line_start.start(), glued and glued.start("hashes"))
-                   if at is not None), default=None)  # fmt: skip
+    opening = _OPENING_HEADING.match(text, start, cut)
+    heading = min((at for at in (opening and opening.start("hashes"), line_start and line_start.start(),
+                                 glued and glued.start("hashes")) if at is not None), default=None)  # fmt: skip
     headed = heading is not None and len(text[heading:end].strip()) > DEFAULT_CONFIG.document_chars
     document = heading if headed and heading is not None else cut
     terminal = _terminal(text, start, min(cut, document))

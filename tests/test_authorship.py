@@ -160,6 +160,23 @@ def test_a_document_pasted_straight_after_a_typed_question_is_a_paste():
         assert authored(typed) == [(U, typed)]
 
 
+def test_a_document_given_as_a_slash_commands_arguments_is_a_paste():
+    """wfc_c3500f56 (outside ../shared, labelled blind): `/wfc-validate` with the same 37 KB design document as its
+    arguments. Its heading opens the arguments, right after the tag, with no line break before it; its first
+    paragraph was read as typed, and its second sentence reported lost at error. The labels call the document
+    material under review, not the user's statements."""
+    rules = "".join(f"- rule {n}: every skill must keep its frontmatter and never drop a script\n" for n in range(20))
+    document = ("# Agentic Skill Remediation System\n\nA multi-agent pipeline for fixing skills. Skills have "
+                "structural and behavioral dimensions that raw prompts don't — this system accounts for all of them."
+                f"\n\n## How Skills Differ\n\nA skill is a directory containing:\n\n{rules}")
+    text = f"<command-message>wfc-validate</command-message>\n<command-name>/wfc-validate</command-name>\n" \
+           f"<command-args>{document}</command-args>"
+    assert [a for a, _ in authored(text)] == [H, P, H]
+    assert list(statement_sentences(text)) == []
+    short = "<command-name>/review</command-name>\n<command-args># Scope\nNever touch the UI.</command-args>"
+    assert authored(short)[2] == (U, "Never touch the UI.")  # a heading and a line are no document
+
+
 def test_a_web_page_copied_from_a_browser_is_a_paste_up_to_its_footer():
     """Two users, two sessions outside ../shared: a GitHub Actions log copied from the browser, nothing typed
     (dotnix_27e7ca68, whose "Binary cache … doesn't exist or you don't have access." the guard gave the agent as
