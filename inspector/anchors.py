@@ -34,7 +34,7 @@ DEFAULT_PATTERNS: dict[str, str] = {
     # Paths with a directory part, or bare file names with a known extension.
     "path": (
         r"(?<![\w/.:@-])(?:~|\.{1,2})?(?:/?[\w@.+-]+/)+[\w@+-][\w@.+-]*(?<![.])"
-        rf"|(?<![\w/.:@-])[\w@+-][\w@.+-]*\.(?:{_CODE_EXTENSIONS})\b(?![\w/])"
+        rf"|(?<![\w/.:@-])[\w@+-][\w@.+-]*\.(?:{_CODE_EXTENSIONS})\b(?![\w/]|-\w)"
     ),
     "commit": r"\b(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b",
     "ticket": r"\b[A-Z][A-Z0-9]{1,9}-[0-9]{1,6}\b",

@@ -58,6 +58,16 @@ def test_file_names_joined_by_slashes_are_a_list_not_a_path():
                                                               ("vendor/chart.js/dist/chart.umd.js", "path")]
 
 
+def test_a_file_name_is_never_cut_inside_a_hyphenated_word():
+    """apollo_d97ae08b (outside ../shared, labelled blind): S1's "Read compile.sh, Dockerfile.latex,
+    Dockerfile.r-plumber" gave the anchor 'Dockerfile.r' (`.r` is R's extension), which no record holds, and S1 was
+    warned of it. A known extension is a file name's end only where the word ends; with a folder the whole name is
+    the path. A name a word is built on ("gx.toml-driven") is no anchor either."""
+    assert keys("Read compile.sh, Dockerfile.r-plumber, the gx.toml-driven upgrades and docker/Dockerfile.r-plumber"
+                ) == [("compile.sh", "path"), ("docker/Dockerfile.r-plumber", "path")]
+    assert keys("edit app.py - the entry point, then utils.ts.") == [("app.py", "path"), ("utils.ts", "path")]
+
+
 def test_a_path_without_an_extension_needs_a_root_an_underscore_or_a_digit():
     assert keys("see src/parser/lexer, tools/gen_docs/main and build/v2/out") == [
         ("src/parser/lexer", "path"), ("tools/gen_docs/main", "path"), ("build/v2/out", "path")]  # fmt: skip
