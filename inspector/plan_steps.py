@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
@@ -106,16 +107,16 @@ def plan_step_items(records: Sequence[SourceRecord], config: Config = DEFAULT_CO
     """Each step of an approved plan that makes something by name, owed from the plan on and retired by the first
     later record that writes the name, by a sub-agent that may have, or by a later approved plan that no longer has it
     (the user approved that plan in its place); a name two plans make is one item, the first plan's."""
-    plans = [(position, plan, steps(plan.text, config)) for position, plan in approved_plans(records)]
+    plans = [(position, plan, {step.name: step for step in steps(plan.text, config)})
+             for position, plan in approved_plans(records)]  # fmt: skip
     items: dict[str, Invariant] = {}
     for n, (position, plan, made_here) in enumerate(plans):
-        for step in made_here:
+        for step in made_here.values():
             if step.name in items:
                 continue
-            replaced = next((later for later, _, kept in plans[n + 1 :] if step.name not in {s.name for s in kept}),
-                            len(records))  # fmt: skip
+            replaced = next((later for later, _, kept in plans[n + 1 :] if step.name not in kept), len(records))
             made = handle(step.name)
-            done = next((r.key for r in records[position + 1 : replaced]
+            done = next((r.key for r in islice(records, position + 1, replaced)
                          if r.namespace == TRANSCRIPT and (_makes(r, made) or _writing_agent(r))),
                         records[replaced].key if replaced < len(records) else None)  # fmt: skip
             items[step.name] = Invariant(f"{PLAN_PREFIX}{plan.key}#{step.name}", InvariantKind.TASK_CRITERION,
