@@ -156,9 +156,10 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: b
                    ) -> tuple[int, list[Restored]]:  # fmt: skip
     """The newest summary's index and what it lost that the guard gives back: errors, and what the user typed
     at warning severity too (a wish the user voiced is theirs to have back as much as a rule), except a request
-    ("create a draft PR please") or a decision an earlier summary carried ("Yes — apply all auto-fixes."): it may be
-    done already, and given back it would be done twice. The `owed`
-    rules' findings, and work set aside, are taken whatever their severity.
+    ("create a draft PR please"): it may be done already, and given back it would be done twice. Notes are never
+    given back: among them a decision an earlier summary carried and a later one dropped ("Yes — apply all
+    auto-fixes.", most often carried out). The `owed` rules' findings, and work set aside, are taken whatever their
+    warning or error severity.
 
     `gated`: nothing, unless the summary lost something serious: an error, an owed item, or words the user typed
     on stopping a call (an agent that does not know the call was stopped runs it again: vsla_f67ab274's S2). A
@@ -185,8 +186,7 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: b
         if finding.rule not in RESTORED_RULES:
             continue
         if finding.severity is not Severity.ERROR and (not finding.rule.startswith("user-statement")
-                                                       or finding.evidence.get("kind") == "user-requirement"
-                                                       or "carried_by" in finding.evidence):
+                                                       or finding.evidence.get("kind") == "user-requirement"):
             continue  # fmt: skip
         restored = _restored(finding, trace.sources, positions, invariants)
         if finding.rule.startswith("user-statement") and not restored.by_user:

@@ -1,5 +1,5 @@
 """A request or decision one summary carried and a later one dropped: most often dropped because it was done, so a
-warning the guard does not give back.
+note, not a warning, and the guard does not give it back.
 
 Excerpts from sessions outside ../shared, labelled blind: wfc_e2e7a891 ("has to be linux safe also," for the helper
 scripts: S1 keeps it, S2 drops it once the scripts are merged; its labels call it retired, and it was reported as
@@ -56,11 +56,11 @@ def lost_at_two(trace: Trace) -> list[tuple[str, str]]:
     return lost_at(trace, 2)
 
 
-def test_a_request_a_summary_carried_and_the_next_dropped_is_a_warning_that_says_so() -> None:
+def test_a_request_a_summary_carried_and_the_next_dropped_is_a_note_that_says_so() -> None:
     trace = chain([LINUX_SAFE], "The helper scripts have to be linux safe: sed calls work on GNU and BSD.",
                   "Helper scripts merged into develop; the pull request for develop is open.")
     [(severity, message)] = lost_at_two(trace)
-    assert severity == "warning"
+    assert severity == "info"
     assert message.endswith("is gone from S2 (S1 carried it; a request a summary drops after carrying it is most "
                             "often done)")  # fmt: skip
     _, restored = restored_items(trace)
@@ -103,13 +103,13 @@ def test_a_request_dropped_by_a_summary_that_collapsed_stays_an_error() -> None:
         assert (severity, message.endswith(f"is {still}gone from S{k}")) == ("error", True)
 
 
-def test_a_decision_a_summary_carried_and_the_next_dropped_is_a_warning_the_guard_does_not_give_back() -> None:
+def test_a_decision_a_summary_carried_and_the_next_dropped_is_a_note_the_guard_does_not_give_back() -> None:
     trace = chain([KILL_RALPH, NO_LINK], "Decided: let's kill ralph: archive the repo. The user said no, remove this "
                   "again: the risk someone assumes it's a stable link is too big.",
                   "The trailer work is merged; the pull request for develop is open.")  # fmt: skip
     lost = {message.split("”")[0]: (severity, message) for severity, message in lost_at_two(trace)}
     severity, message = lost[f"the user's decision “{KILL_RALPH}"]
-    assert severity == "warning"
+    assert severity == "info"
     assert message.endswith("(S1 carried it; a decision a summary drops after carrying it is most often carried out)")
     _, restored = restored_items(trace)
     texts = [item.text for item in restored]
