@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
+from itertools import pairwise
 
 from inspector.model import MentionIndex, SourceRecord
 from inspector.places import AFTER_EVERY_CUT, OUTSIDE_THE_LOG, RecordPlaces
@@ -27,14 +28,21 @@ _CODE_EXTENSIONS = (
     "css|scss|xml|proto|lock|gradle|tf|tfvars|dockerfile|mk|cmake|log|pdf|png|svg|zst|gz|tar|zip|db|sqlite"
 )
 
+_PATH_START = r"(?:(?<![\w/.:@-])(?!@[^/])|(?<=@)(?<![\w/.:@-]@)(?!/))"
+"""Where a path may start: not inside a word or another path, and not at a word's opening `@` but after it, unless a
+`/` follows it: `@/lib/types` is a project's import alias, not the root folder's `lib`."""
+
 DEFAULT_PATTERNS: dict[str, str] = {
     # The first note's opaque key: [[ledger:3.2]]
     "bracket": r"\[\[([A-Za-z0-9:_\-/\.#@]+)\]\]",
-    "uri": r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s<>\"'`\])]+[^\s<>\"'`\]).,;:!?]",
-    # Paths with a directory part, or bare file names with a known extension.
+    # A URI ends before a character no URI holds unescaped (RFC 3986): `|` closes it in a markdown table's cell
+    # ("`http://terminology.hl7.org/CodeSystem/usage-context-type|age`"), `\` in an escaped string.
+    "uri": r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s<>\"'`\])|\\]+[^\s<>\"'`\]).,;:!?|\\]",
+    # Paths with a directory part, or bare file names with a known extension. An `@` that opens a word is Claude
+    # Code's reference to a file ("@.planning/ROADMAP.md", "@src/app.ts"), not part of its path (`_PATH_START`).
     "path": (
-        r"(?<![\w/.:@-])(?:~|\.{1,2})?(?:/?[\w@.+-]+/)+[\w@+-][\w@.+-]*(?<![.])"
-        rf"|(?<![\w/.:@-])[\w@+-][\w@.+-]*\.(?:{_CODE_EXTENSIONS})\b(?![\w/]|-\w)"
+        rf"{_PATH_START}(?:~|\.{{1,2}})?(?:/?[\w@.+-]+/)+[\w@+-][\w@.+-]*(?<![.])"
+        rf"|{_PATH_START}[\w@+-][\w@.+-]*\.(?:{_CODE_EXTENSIONS})\b(?![\w/]|-\w)"
     ),
     "commit": r"\b(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b",
     "ticket": r"\b[A-Z][A-Z0-9]{1,9}-[0-9]{1,6}\b",
@@ -196,6 +204,12 @@ _FILE_NAME = re.compile(r"[\w-]+\.[A-Za-z]{1,6}")
 a list ("AGENTS.md/CLAUDE.md"). A module path's parts end in a version ("gopkg.in/yaml.v3") and stay a path."""
 
 
+_LISTED_FILE = re.compile(rf"[\w-]+\.(?:{_CODE_EXTENSIONS})")
+"""A file's name with a known extension: a folder is never named so, so two of them in a row are a list."""
+_RANGE = re.compile(r"\w\.\.\.?\w")
+"""Two or three dots between names: git's range of revisions, which no path part holds."""
+
+
 def _plausible_path(key: str) -> bool:
     """A path only with path evidence: an extension, a leading `/`, `~/`, `./` or `../`, an `_` or a digit in
     a name, or a conventional source root. Prose joins words with slashes too: 'and/or', 'read/write',
@@ -205,6 +219,10 @@ def _plausible_path(key: str) -> bool:
         return False  # versions joined by slashes: "18.x/20.x/22.x", "3.11/3.12"
     if len(parts) > 1 and all(_FILE_NAME.fullmatch(part) for part in parts):
         return False  # file names joined by slashes: "droneBayView.js/archiveView.js", a list, not a path
+    if any(_LISTED_FILE.fullmatch(a) and _LISTED_FILE.fullmatch(b) for a, b in pairwise(parts)):
+        return False  # two of them in a row, after a word too: "sitemap/llms.txt/feed.xml"
+    if _RANGE.search(key):
+        return False  # a git range: "origin/main...branch", "v1.2..release/2.0"
     if "." in key.rsplit("/", 1)[-1] or key.startswith(("/", "~/", "./", "../")):
         return not key.replace("/", "").replace(".", "").isdigit()
     if key.count("/") < 2 or not any(c.isalpha() for c in key):
@@ -259,12 +277,15 @@ class AnchorIndex:
 
     def __init__(self, sources: Iterable[SourceRecord], mentions: MentionIndex | None = None,
                  places: RecordPlaces | None = None, given: Iterable[str] = (),
-                 moved: Iterable[tuple[str, str, int]] = (), working: str | None = None) -> None:  # fmt: skip
+                 moved: Iterable[tuple[str, str, int]] = (), working: str | None = None,
+                 entered: Iterable[str] = ()) -> None:  # fmt: skip
         """`given`: keys every state knows with no record (`Trace.harness_loaded`), placed before every cut.
         `moved`: (old path, new path, place) of each path the session's shell moved (`inspector.moves`).
-        `working`: the folder the agent worked in (`Trace.working_folder`), where the paths it printed bare lie."""
+        `working`: the folder the agent worked in (`Trace.working_folder`), where the paths it printed bare lie.
+        `entered`: folders a shell run changed into (`moves.entered_folders`), where the paths it printed lie."""
         self._moved = tuple(moved)
         self._working = working.rstrip("/") if working and working.startswith("/") else None
+        self._folders_worked_in = tuple(dict.fromkeys([*([self._working] if self._working else []), *entered]))
         given = tuple(given)
         self._given_paths = tuple(key for key in given if "/" in key)
         """Harness-given files under a folder (plan mode's `.claude/plans/…`): known in any spelling of the folder
@@ -304,7 +325,7 @@ class AnchorIndex:
         if self._mentions is None:
             return
         keys = set(keys)
-        keys.update(relative for relative in map(self._in_working_folder, tuple(keys)) if relative is not None)
+        keys.update(relative for key in tuple(keys) for relative in self._relative_forms(key))
         wanted = {needle(key) for key in keys} - self._mentioned.keys()
         for found, mentions in self._mentions.containing(wanted).items():
             self._mentioned[found] = {mention: self._turn_place(position) for mention, position in mentions.items()}
@@ -437,8 +458,7 @@ class AnchorIndex:
             tier, seen = self._tier_before(before, limit)
             if seen:
                 return ResolvedAnchor(anchor, *_outcome(tier, seen))
-        relative = self._in_working_folder(anchor.key)
-        if relative is not None:
+        for relative in self._relative_forms(anchor.key):
             tier = self._exact_tier(relative)
             seen = tier.seen(limit)
             if seen:
@@ -449,22 +469,15 @@ class AnchorIndex:
             return ResolvedAnchor(anchor, AnchorStatus.RESOLVED, (f"file:{given}",))
         return ResolvedAnchor(anchor, AnchorStatus.UNRESOLVED, ())
 
-    def _in_working_folder(self, key: str) -> str | None:
-        """The path a full spelling of `key` has from the working folder, as a command run there prints it: a
-        summary's `~/dev/duet/.claude-plugin/plugin.json` is `.claude-plugin/plugin.json` of `git diff` run in
-        `/Users/u/dev/duet`. Only an absolute or home path is placed so; which folder a relative key lies under, it
-        does not say. The log never names the home folder, so `~/` stands for the head of the working folder that
-        is one by convention (`/Users/u`, `/home/u`, `/root`): `~/dev/duet` is `/Users/u/dev/duet`, and `~/duet` is
-        not, though that folder's name ends the path too."""
-        working = self._working
-        if working is None or not key.startswith(("/", "~/")):
-            return None
-        if key.startswith(f"{working}/"):
-            return key[len(working) + 1 :] or None
-        home = _HOME.match(working)
-        if key.startswith("~/") and home is not None and key.startswith(f"~{working[home.end():]}/"):
-            return key[len(working) - home.end() + 2 :] or None
-        return None
+    def _relative_forms(self, key: str) -> Iterator[str]:
+        """The paths a full spelling of `key` has from the working folder and from each folder a run changed into
+        (`_in_folder`): what a command run there printed."""
+        if not key.startswith(("/", "~/")):
+            return
+        for folder in self._folders_worked_in:
+            relative = _in_folder(key, folder)
+            if relative is not None:
+                yield relative
 
     def _moved_from(self, key: str, cut: int) -> Iterator[str]:
         """The paths `key` had before a move that came before the cut: `wfc/wfc_tools/x.py` was `wfc/wfc-tools/x.py`
@@ -484,6 +497,22 @@ class AnchorIndex:
 
 _HOME = re.compile(r"/Users/[^/]+|/home/[^/]+|/root(?=/|$)|[A-Za-z]:/Users/[^/]+")
 """A home folder by convention (macOS, Linux, root's, Windows's with forward slashes), at the head of a path."""
+
+
+def _in_folder(key: str, folder: str) -> str | None:
+    """The path a full spelling of `key` has from `folder`, as a command run there prints it: a summary's
+    `~/dev/duet/.claude-plugin/plugin.json` is `.claude-plugin/plugin.json` of `git diff` run in `/Users/u/dev/duet`.
+    Only an absolute or home path is placed so; which folder a relative key lies under, it does not say. The log never
+    names the home folder, so `~/` stands for the head of the folder that is one by convention (`/Users/u`,
+    `/home/u`, `/root`): `~/dev/duet` is `/Users/u/dev/duet`, and `~/duet` is not, though that folder's name ends the
+    path too."""
+    if key.startswith(f"{folder}/"):
+        return key[len(folder) + 1 :] or None
+    home = _HOME.match(folder)
+    if not key.startswith("~/") or home is None:
+        return None
+    inside = folder[home.end() :]  # "/dev/duet"
+    return key[len(inside) + 2 :] or None if key.startswith(f"~{inside}/") else None
 
 
 def _outcome(tier: _Tier, seen: int) -> tuple[AnchorStatus, tuple[str, ...]]:

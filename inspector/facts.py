@@ -29,7 +29,7 @@ from inspector.invariants import (
 from inspector.item_matching import ITEM_MATCHERS
 from inspector.items import trace_items
 from inspector.model import TRANSCRIPT, Generation, Invariant, SourceQuote, SourceRecord, Trace
-from inspector.moves import moves
+from inspector.moves import entered_folders, moves
 from inspector.per_state import PerState
 from inspector.places import RecordPlaces, extends, first_covered
 from inspector.printed_figures import PrintedFigures
@@ -447,7 +447,7 @@ def compute_facts(trace: Trace, config: Config | None = None, focus: int | None 
     first_cover = first_covered(trace.generations)
     places = RecordPlaces(first_cover, session_log=trace.is_session_log)
     index = AnchorIndex(trace.sources, trace.mentions, places, trace.harness_loaded, moves(trace.sources, places),
-                        trace.working_folder)
+                        trace.working_folder, entered_folders(trace.sources))
     generations = tuple(GenerationFacts(g, index, config) for g in trace.generations)
     # One pass over the transcript for every key the summaries print (S0's keys, only when shown).
     index.prepare(a.key for g in generations if g.is_summary and (focus is None or g.generation.index == focus)

@@ -1,4 +1,5 @@
-"""Paths the session's shell moved: a summary may name a file by the path a `mv` gave it.
+"""Other spellings of a path that the session's shell gave it: a summary may name a file by the path a `mv` gave it,
+or in full under a folder a command changed into and printed it from.
 
 An agent that renames a folder (`mv wfc/wfc-tools wfc/wfc_tools`) or moves files into one (`mv run.py bench/`)
 wrote and read them under their old paths; the summary, written after, names them under the new ones, and no record
@@ -16,6 +17,8 @@ from inspector.model import TRANSCRIPT, SourceRecord
 from inspector.places import RecordPlaces
 from inspector.shell_runs import parse_steps
 
+_ENTERING = re.compile(r"\bcd\s")
+"""A line that may change folder: only these are parsed for their steps."""
 _MOVING = re.compile(r"\bmv\s")
 """A line that may move something: only these are parsed for their steps."""
 _PATTERN = re.compile(r"[*?\[\]{}$`]")
@@ -42,4 +45,24 @@ def moves(records: Sequence[SourceRecord], places: RecordPlaces) -> Iterator[tup
                 yield old, paths[-1], place
 
 
-__all__ = ["moves"]
+def entered_folders(records: Sequence[SourceRecord]) -> tuple[str, ...]:
+    """The folders, absolute or in the home one, that a shell run changed into (`cd /Users/u/dev/lore && git status`,
+    `cd ~/tmp && curl … -o DVC.kt`), in the order first entered. What such a run printed or wrote by a relative path
+    (`?? lib/lore-client-base.sh`, `DVC.kt`) is that folder's, and a summary names it in full
+    (`/Users/u/dev/lore/lib/lore-client-base.sh`); the anchor index resolves the one by the other, as it does under
+    the session's own working folder (`anchors.AnchorIndex`)."""
+    found: dict[str, None] = {}
+    for record in records:
+        if record.namespace != TRANSCRIPT or record.kind != "tool_result":
+            continue
+        command = record.extra.get("command")
+        if not isinstance(command, str) or not _ENTERING.search(command):
+            continue
+        for step in parse_steps(command):
+            if len(step.words) == 2 and step.words[0] == "cd" and step.words[1].startswith(("/", "~/")) \
+                    and not _PATTERN.search(step.words[1]):  # fmt: skip
+                found.setdefault(step.words[1].rstrip("/") or "/", None)
+    return tuple(found)
+
+
+__all__ = ["entered_folders", "moves"]

@@ -1,8 +1,11 @@
 """A summary spells a path another way than the log did, and it still resolves: from the home folder (`~/`), from the
 working folder a command ran in, or glued to a word of a language written without spaces. Each came from a real
 session outside ../shared: duet (`~/dev/cli/duet/.claude-plugin/plugin.json` of a `git diff .claude-plugin/plugin.json`
-run in `/Users/…/dev/cli/duet`), wfc (`~/.claude/skills` of `/Users/…/.claude/skills/wfc-implement`), dotnix (a
-Japanese user's "modules/nix-on-droid/default.nixにして") and teslamint (Korean text glued to `AGENTS.md`)."""
+run in `/Users/…/dev/cli/duet`, and `/Users/…/dev/lore/lib/lore-client-base.sh` of a `git status` run after
+`cd /Users/…/dev/lore`), wfc (`~/.claude/skills` of `/Users/…/.claude/skills/wfc-implement`), dotnix (a
+Japanese user's "modules/nix-on-droid/default.nixにして"), teslamint (Korean text glued to `AGENTS.md`), cipherbox
+(`@.planning/ROADMAP.md`, Claude Code's reference to a file) and medgemma (a URL closed by a markdown table's `|`).
+Each was a false warning of an unresolved anchor in sessions labelled blind (extra9, extra22, extra24)."""
 
 from __future__ import annotations
 
@@ -94,3 +97,42 @@ def test_a_path_the_log_shows_only_after_the_compaction_is_unresolved_as_info(tm
                      "Summary: decisions are stored in `.entirecontext/db/local.db`; the schema is in "
                      "`src/entirecontext/db/schema.sql`.", later)
     assert _severities(trace) == {".entirecontext/db/local.db": "info", "src/entirecontext/db/schema.sql": "warning"}
+
+
+def test_a_full_path_resolves_to_what_a_command_printed_after_changing_into_its_folder(tmp_path: Path) -> None:
+    status = _ran(1, "u1", "cd /Users/tslater/dev/lore && git status --short | head -30",
+                  "?? LORE_CONTRACT.md\n?? lib/lore-client-base.sh\n?? lore.sh")
+    trace = _session(tmp_path, "Rename lineage to lore in the new repo.", status,
+                     "Summary: created /Users/tslater/dev/lore/lib/lore-client-base.sh and ~/dev/lore/lore.sh; "
+                     "/Users/tslater/dev/lore/lib/lore-server.sh and /Users/tslater/dev/other/lib/lore-client-base.sh "
+                     "do not exist yet.")
+    # A file of the folder no command printed, and the same name under a folder no command entered, stay unresolved.
+    assert _unresolved(trace) == ["/Users/tslater/dev/lore/lib/lore-server.sh",
+                                  "/Users/tslater/dev/other/lib/lore-client-base.sh"]
+
+
+def test_a_file_reference_resolves_without_its_at_sign_and_an_import_alias_keeps_it() -> None:
+    assert [a.key for a in extract_anchors("**Load roadmap:**\n@.planning/ROADMAP.md\nand @src/app.ts, @README.md")] \
+        == [".planning/ROADMAP.md", "src/app.ts", "README.md"]
+    assert [a.key for a in extract_anchors("import { t } from '@/lib/i18n/en.ts'; node_modules/@types/node/fs.d.ts")] \
+        == ["@/lib/i18n/en.ts", "node_modules/@types/node/fs.d.ts"]
+    assert [a.key for a in extract_anchors("mail a@b.io about a@b/c/d.py")] == ["a@b/c/d.py"]  # no `@` opens them
+
+
+def test_a_file_referenced_with_an_at_sign_is_known_to_a_summary_that_names_it_plainly(tmp_path: Path) -> None:
+    trace = _session(tmp_path, "Discuss phase 4.\n**Load roadmap:**\n@.planning/ROADMAP.md", [],
+                     "Summary: the phase boundary comes from .planning/ROADMAP.md.")
+    assert _unresolved(trace) == []
+
+
+def test_a_url_ends_where_a_markdown_table_cell_does() -> None:
+    cell = "| age | `http://terminology.hl7.org/CodeSystem/usage-context-type|age` |"
+    assert [a.key for a in extract_anchors(cell)] == ["http://terminology.hl7.org/CodeSystem/usage-context-type"]
+
+
+def test_a_git_range_and_file_names_joined_by_slashes_are_no_paths() -> None:
+    assert extract_anchors("compare origin/main...branch, then v1.2..release/2.0") == []
+    assert extract_anchors("update sitemap/llms.txt/feed.xml and docs/README.md/CHANGELOG.md") == []
+    # A folder named like a module with a version, or a file under folders, is still a path.
+    assert [a.key for a in extract_anchors("gopkg.in/yaml.v3/decode.go and src/a.b/c.py")] == [
+        "gopkg.in/yaml.v3/decode.go", "src/a.b/c.py"]
