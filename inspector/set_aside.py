@@ -7,6 +7,9 @@ under "fixed"), leaves the next agent with no way to know those changes exist. S
 something is an item, open from the run that made it until a later run restores it (`pop`, `apply`, `branch`)
 or lets it go on purpose (`drop`, `clear`).
 
+A `pop` that met a conflict applied the changes and kept the entry, which is then still owed: it is to be dropped
+once the conflicts are resolved, and said so, since popping it again would apply the changes twice.
+
 A stash made nothing when git says there was nothing to save, or refused it ("error: …", whatever status a pipe
 left); a run whose status failed made one only if its output shows the stash was saved (the line failed in a later
 step, as `git stash && git rebase …` does at a conflict). Wrappers that reword git's output (`ok stashed`) keep the
@@ -30,6 +33,9 @@ _RESTORES = frozenset(("pop", "apply", "branch", "drop", "clear"))
 _SUBCOMMANDS = _SAVES | _RESTORES | {"list", "show", "create", "store"}
 """Every `git stash` subcommand; a first word that is none of them is a message or a path of `push`."""
 _NOTHING_SAVED = re.compile(r"no local changes to save|nothing to stash", re.IGNORECASE)
+_KEPT_AFTER_CONFLICT = re.compile(r"The stash(?: entry)? is kept in case you need it again")
+"""Git's line when a `pop` met a conflict: it applied the changes, conflict markers and all, and did not drop the
+entry (older git says "The stash is kept")."""
 _SAVED = re.compile(r"^Saved working directory|\bstashed\b", re.IGNORECASE | re.MULTILINE)
 """Git's own line for a stash made, and the word a wrapper that rewords it keeps."""
 
@@ -69,10 +75,16 @@ class Stash:
 
     run: ShellRun
     restored_by: str | None = None
+    conflicted: bool = False
+    """A `pop` brought the changes back with conflicts, and git kept the entry: what is owed is resolving them and
+    dropping it, not another pop, which would apply them twice."""
 
     @property
     def text(self) -> str:
         command = clip(self.run.command.strip(), 120)
+        if self.conflicted:
+            return (f"git stash: uncommitted changes set aside by `{command}` were popped back with conflicts; they "
+                    "are in the working tree and git kept the stash entry")  # fmt: skip
         return f"git stash: uncommitted changes set aside by `{command}`, not popped or applied"
 
 
@@ -92,6 +104,10 @@ def stashes(runs: Sequence[ShellRun]) -> Iterator[Stash]:
                 open_ones = [n for n, stash in enumerate(made) if stash.restored_by is None]
                 for n in open_ones if verb == "clear" else open_ones[-1:]:
                     made[n] = Stash(made[n].run, run.key)
+            elif verb == "pop" and _KEPT_AFTER_CONFLICT.search(run.output):
+                open_ones = [n for n, stash in enumerate(made) if stash.restored_by is None]
+                for n in open_ones[-1:]:
+                    made[n] = Stash(made[n].run, conflicted=True)
     yield from made
 
 

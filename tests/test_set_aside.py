@@ -93,3 +93,23 @@ def test_a_summary_that_says_the_stash_is_still_there_keeps_it() -> None:
 def test_a_restored_stash_is_owed_by_no_summary() -> None:
     report = analyze(session([STASHED_FOR_A_REBASE, ran("r2", "git stash pop", "")], "Rebased onto the fork."))
     assert [f.rule for f in report.findings if "git stash" in f.message] == []
+
+
+def test_a_pop_that_met_a_conflict_is_owed_as_applied_with_its_entry_kept() -> None:
+    """vault_433a2bb4 (outside ../shared, labelled blind): `git stash && git pull --rebase && git stash pop` met a
+    conflict at the pop. Git applied the changes, conflict markers and all, and kept the entry; the labels call the
+    entry left behind a loss of S1. Told the changes were "not popped", the next agent would pop them twice."""
+    popped = ran("r1", "git stash && git pull --rebase && git stash pop",
+                 "Exit code 1\nSaved working directory and index state WIP on main: 2a24ee04 Migrate\nUpdating "
+                 "2a24ee04..d9234021\nFast-forward\nCONFLICT (content): Merge conflict in Tests/SharingTests.swift\n"
+                 "The stash entry is kept in case you need it again.", failed=True)  # fmt: skip
+    [stash] = stashes(shell_runs([popped]))
+    assert stash.restored_by is None
+    assert stash.text.endswith("were popped back with conflicts; they are in the working tree and git kept the "
+                               "stash entry")  # fmt: skip
+    dropped = ran("r2", "git stash drop", "Dropped refs/stash@{0} (4c1e0a1)")
+    assert owed(popped, dropped) == []
+    unrelated = ran("r1", "git stash && git checkout main && git stash pop",
+                    "Saved working directory and index state WIP on fix\nerror: Your local changes would be "
+                    "overwritten by checkout", failed=True)  # fmt: skip
+    assert "not popped or applied" in next(iter(stashes(shell_runs([unrelated])))).text
