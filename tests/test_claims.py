@@ -148,10 +148,24 @@ def test_pushed_in_a_summary_but_only_after_the_compaction() -> None:
 
 
 @needs_real
-def test_a_fix_never_built_or_tested_is_unsupported() -> None:
+def test_a_fix_never_built_or_tested_is_unsupported_as_a_note() -> None:
+    """Most fixes no check ran after are edits that did what they said (11 of 15 against blind labels): a note."""
     hits = found(load_trace(ATTRIBUTION), "claim-unsupported")
-    assert [(f.generation, f.severity.value) for f in hits] == [(3, "warning")]
+    assert [(f.generation, f.severity.value) for f in hits] == [(3, "info")]
     assert "pureHumanRemoved" in hits[0].message and "manual_commit_attribution.go" in hits[0].message
+
+
+def test_an_unchecked_fix_a_later_summary_carries_on_is_an_error() -> None:
+    """changelogue_0c3c112a (extra19, labelled blind): S3's "Changed chart area … to `flex-1`", no check after the
+    edit, carried on by S5; the user said after it that the layout was still broken. One summary's unchecked fix is a
+    note; built on by the next, an error."""
+    claim = "Fixed the chart area by changing it to `flex-1` with a minimum height."
+    records = [ran("r1", "npm test", "Tests: 40 passed"),
+               called("e2", "Edit", "file_path: /p/web/app/page.tsx\nold_string: h-32\nnew_string: flex-1 min-h-32")]
+    [alone] = found(session(records, (2, claim)))
+    assert (alone.rule, alone.severity.value) == ("claim-unsupported", "info")
+    first, *_ = found(session(records, (2, claim), (2, f"Done so far: {claim}")))
+    assert (first.generation, first.severity.value, "S2 carries it on" in first.message) == (1, "error", True)
 
 
 def test_an_edit_to_a_document_that_names_the_fix_is_not_the_fix() -> None:
