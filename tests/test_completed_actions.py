@@ -86,11 +86,33 @@ def test_commits_an_earlier_summary_recorded_are_history_by_the_next():
     recorded = "Commits bbfd2a9 and 963a806 are on the branch."
     assert findings_of_two(recorded, "Documented the import in 5d1e0c4; next, the release.") == [
         ("info", "S2 no longer names 2 commits (bbfd2a9, 963a806), which an earlier summary recorded as done")]
-    assert findings_of_two(recorded, "Next, the release.") == [
-        ("warning", "S2 mentions none of the completed actions before it: 1 commit (5d1e0c4)"),
-        ("info", "S2 no longer names 2 commits (bbfd2a9, 963a806), which an earlier summary recorded as done")]
+    assert findings_of_two(recorded, "Next, the release.") == [  # one commit left out: a note (the next test)
+        ("info", "S2 no longer names 2 commits (bbfd2a9, 963a806), which an earlier summary recorded as done"),
+        ("info", "S2 mentions none of the completed actions before it: 1 commit (5d1e0c4)")]
     assert findings_of_two("Read the repository.", "Documented the import in 5d1e0c4.") == [
         ("warning", "S2 omits 2 of the 3 completed actions before it: 2 commits (bbfd2a9, 963a806)")]
+
+
+def severities(summary: str, records: list[SourceRecord]) -> list[str]:
+    keys = tuple(r.key for r in records)
+    trace = Trace("fixture", "claude-code", tuple(records),
+                  (Generation(0, "raw", "\n".join(r.text for r in records), covers=keys),
+                   Generation(1, "summary", summary, parent=0, covers=keys)),
+                  extra={"meta": {"session_log": True}})  # fmt: skip
+    return [f.severity.value for f in analyze(trace).findings if f.rule == "completed-actions-lost"]
+
+
+def test_one_commit_left_out_is_a_note_and_two_or_a_pull_request_a_warning() -> None:
+    """medgemma_a1a154b0 (extra25, labelled blind): S1 names the plan's rewrite still to commit and leaves out
+    eae70dd, the plan's first commit; its reader calls S1 faithful, as do the readers of intent-layer_cd627ce2 S3 and
+    wfc_e2e7a891 S1, each leaving out one commit. Two commits left out (dual_b54b5261 S2) were a loss."""
+    plan = [committed("r1", "eae70dd", "chore: add performance plan for test limits"),
+            committed("r2", "3b1f9c2", "perf: limit grounding tests to a few criteria")]  # fmt: skip
+    assert severities("Committed 3b1f9c2 (test limits); PERF_PLAN.md rewritten, not yet committed.", plan) == ["info"]
+    assert severities("PERF_PLAN.md rewritten, not yet committed.", plan) == ["warning"]
+    opened = SourceRecord("r3", "https://github.com/o/r/pull/12", namespace="transcript", kind="tool_result",
+                          authority="tool", extra={"command": "gh pr create --title 'perf: test limits'"})  # fmt: skip
+    assert severities("PERF_PLAN.md rewritten.", [opened]) == ["warning"]
 
 
 def test_a_merged_pull_request_stands_for_the_commits_before_it() -> None:

@@ -273,6 +273,10 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
     most of them (`Config.actions_kept_share`) has kept the series. Every summary that lost it is reported, not
     only the first: each is what some next agent works from.
 
+    Fewer commits left out than `Config.actions_lost_warned` (one) are a note: most often a step of work the summary
+    tells as done, which git's log names. A pull request left out is not: it is the work's state on the remote, and
+    an agent that does not know it was opened or merged opens or merges it again.
+
     An action an earlier summary recorded is settled history by the next one: that summary told an agent it was
     done, the work moved on, and git's log keeps it, so a later summary that stops naming it is noted, not warned
     of (readers of real sessions call such commits retired, not lost). Only actions no summary has recorded yet
@@ -298,7 +302,12 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
             message,
             evidence={"actions": [t.invariant.text for t in gone], "invariants": [t.invariant.id for t in gone]},
             source=gone[-1].source_quote,
+            severity=Severity.INFO if len(gone) < facts.config.actions_lost_warned and _only_commits(gone) else None,
         )
+
+
+def _only_commits(tracks: list[InvariantTrack]) -> bool:
+    return all(t.invariant.text.startswith("commit ") for t in tracks)
 
 
 def _settled_dropped(label: str, k: int, dropped: list[InvariantTrack]) -> Iterator[Hit]:
