@@ -10,7 +10,9 @@ does (a crash, test-failure rows).
 
 A failure is opened by a run that broke; it is superseded by a later failure of the same attempt (the
 problem as it now stands), and retired by a later run that shows it gone: the same attempt run clean, the
-whole test suite passing, inline code retried in another form and run clean, the failing file removed.
+whole test suite passing, inline code retried in another form and run clean, the failing file removed, a fetched
+file got from another address. A later run that failed still shows the steps before the one that failed
+succeeded, when its output shows that step ran (`ShellRun.succeeded`).
 Whether it is still open at a compaction is where the compaction falls against those records
 (`inspector.facts.retired_at`).
 """
@@ -494,6 +496,27 @@ class ShellRun:
             self.failed and not self.status_is_answer and self.test_failure_row)  # fmt: skip
 
     @cached_property
+    def succeeded(self) -> tuple[Step, ...]:
+        """The steps this run shows succeeded: those its success proves (`proven_steps`); or, when it failed in a
+        step its output shows ran (a Python traceback from its only Python step), the steps chained before that
+        one by `&&`, which had to succeed for it to run (`curl … -o schema.json && python3 -c …` that raised got
+        the file)."""
+        if self.clean:
+            return tuple(proven_steps(self.steps))
+        if not self.failed or _TRACEBACK not in self.output:
+            return ()
+        raised = [n for n, step in enumerate(self.steps) if step.words and _PYTHON.fullmatch(_program(step.words[0]))]
+        if len(raised) != 1:
+            return ()  # which of two Python steps raised, the traceback does not say
+        chained: list[Step] = []
+        for step in reversed(self.steps[: raised[0] + 1]):
+            if step is not self.steps[raised[0]]:
+                chained.append(step)
+            if step.after != "&&":
+                break
+        return tuple(chained)
+
+    @cached_property
     def broke(self) -> bool:
         """It failed as work fails: a crash, an error status that is not a slip, or a failed test's row."""
         return self.crash is not None or (self.status_failed and not self.slipped) or (
@@ -659,7 +682,7 @@ def failing_signature(run: ShellRun, line: str) -> tuple[str, ...]:
 
 
 def _ran_clean(failed: Failure, later: ShellRun) -> bool:
-    return later.clean and any(step_signature(s) == failed.signature for s in proven_steps(later.steps))
+    return any(step_signature(s) == failed.signature for s in later.succeeded)
 
 
 def _suite_passed(failed: Failure, later: ShellRun) -> bool:
@@ -730,6 +753,31 @@ def _file_removed(failed: Failure, later: ShellRun) -> bool:
                for s in later.steps)  # fmt: skip
 
 
+_FETCHERS = frozenset(("curl", "wget"))
+"""Programs that fetch one address: what they fetch is named by the address's last part, wherever it is served."""
+
+
+def _fetched_name(signature: tuple[str, ...]) -> str | None:
+    """The file a fetch's address names (`renovate-schema.json` of `https://docs.renovatebot.com/renovate-schema.json`),
+    or None for another step, or an address that names no file (a host, a folder, an API's path without an
+    extension)."""
+    if len(signature) != 2 or signature[0] not in _FETCHERS or "://" not in signature[1]:
+        return None
+    name = signature[1].split("?", 1)[0].split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    return name if "." in name and "/" not in name and not name.startswith(".") and name.count(".") < 4 else None
+
+
+def _fetched_elsewhere(failed: Failure, later: ShellRun) -> bool:
+    """A fetch failed, and a later one got the same file from another address: a mirror, the raw copy of a
+    repository's file (flutterdocker_aba9151e: `curl https://docs.renovatebot.com/renovate-schema.json` failed, and
+    `curl https://raw.githubusercontent.com/renovatebot/renovate/main/renovate-schema.json` ran clean). The file the
+    work needed is there; the address it failed at is no open problem."""
+    name = _fetched_name(failed.signature)
+    return name is not None and any(
+        _fetched_name(step_signature(step)) == name and step_signature(step) != failed.signature
+        for step in later.succeeded)  # fmt: skip
+
+
 _CONCLUDED_BY_COMMIT = frozenset((("git", "merge"), ("git", "cherry-pick"), ("git", "revert")))
 """git's operations that stop on conflicts and are concluded by the next commit once the conflicts are resolved."""
 _CONFLICTED = re.compile(r"^CONFLICT \(|Automatic merge failed|after resolving the conflicts", re.MULTILINE)
@@ -752,6 +800,7 @@ RETIREMENTS: tuple[tuple[str, Callable[[Failure, ShellRun], bool]], ...] = (
     ("replaced by a sibling script", _replaced_by_a_sibling),
     ("its file was removed", _file_removed),
     ("concluded by a commit", _concluded_by_a_commit),
+    ("fetched from another address", _fetched_elsewhere),
 )
 """What shows a failure gone, each as (how it is said, whether a later run shows it), tried in order."""
 
@@ -840,23 +889,23 @@ def _opened(run: ShellRun) -> tuple[ShellRun, str, tuple[str, ...]]:
 
 
 class _Retirers:
-    """Where in a session's runs each `RETIREMENTS` test can hold, by what it needs of the later run: a clean run
-    proving a step of the failed attempt's program (ran clean, retried in another form, replaced by a sibling), a
-    clean run of the whole suite, a run that removes files. A superset of the runs that retire, in log order."""
+    """Where in a session's runs each `RETIREMENTS` test can hold, by what it needs of the later run: a run showing
+    a step of the failed attempt's program succeeded (`ShellRun.succeeded`: ran clean, retried in another form,
+    replaced by a sibling, fetched elsewhere), a clean run of the whole suite, a run that removes files. A superset
+    of the runs that retire, in log order."""
 
     def __init__(self, runs: Sequence[ShellRun]) -> None:
         self._by_program: dict[str, list[int]] = {}
         self._suites: list[int] = []
         self._removals: list[int] = []
         for position, run in enumerate(runs):
-            if run.clean:
-                programs = dict.fromkeys(step_signature(step)[0] for step in proven_steps(run.steps) if step.words)
-                if run.signature and piped_test_run(run):  # a test run read through a filter passes by its output
-                    programs[run.signature[0]] = None
-                for program in programs:
-                    self._by_program.setdefault(program, []).append(position)
-                if whole_suite(run):
-                    self._suites.append(position)
+            programs = dict.fromkeys(step_signature(step)[0] for step in run.succeeded if step.words)
+            if run.clean and run.signature and piped_test_run(run):  # a test run read through a filter passes by
+                programs[run.signature[0]] = None  # its output
+            for program in programs:
+                self._by_program.setdefault(program, []).append(position)
+            if run.clean and whole_suite(run):
+                self._suites.append(position)
             if not run.status_failed and any(step.words and _program(step.words[0]) == "rm" for step in run.steps):
                 self._removals.append(position)
 

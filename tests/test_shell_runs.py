@@ -183,6 +183,31 @@ def test_a_merge_stopped_on_conflicts_is_concluded_by_the_next_clean_commit() ->
     assert fates(refused, commit) == [("t1", None, None)]
 
 
+SCHEMA = "https://docs.renovatebot.com/renovate-schema.json"
+RAW_SCHEMA = "https://raw.githubusercontent.com/renovatebot/renovate/main/renovate-schema.json"
+READ_MODE = "python3 -c \"import json; d=json.load(open('s.json')); print(d['properties']['mode'])\""
+RAISED = "Exit code 1\nTraceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nKeyError: 'mode'"
+
+
+def test_a_fetch_that_failed_is_retired_by_the_same_file_fetched_from_another_address() -> None:
+    """flutterdocker_aba9151e (outside ../shared, labelled blind): `curl` of the schema from the docs site failed; the
+    agent fetched the same file from the repository's raw copy, then read it with Python, which raised. The curl had
+    to succeed for the Python after `&&` to run, so the schema was fetched: the failure was reported open at S1 and
+    S2, a false alarm by the labels."""
+    failed = ran("t1", f"curl -s --max-time 40 {SCHEMA} | python3 -c 'import json,sys; json.load(sys.stdin)'",
+                 "FAILED: curl", failed=True)  # fmt: skip
+    fetched = ran("t2", f"curl -sL {RAW_SCHEMA} -o s.json && {READ_MODE}", RAISED, failed=True)
+    assert fates(failed, fetched)[0] == ("t1", "t2", "fetched from another address")
+    # What the Python raised says nothing of a step before it joined by `;`, nor when two Python steps could have.
+    assert fates(failed, ran("t2", f"curl -sL {RAW_SCHEMA} -o s.json; {READ_MODE}", RAISED, failed=True))[0] == (
+        "t1", None, None)  # fmt: skip
+    two = f"python3 -c 'print(1)' && curl -sL {RAW_SCHEMA} -o s.json && {READ_MODE}"
+    assert fates(failed, ran("t2", two, RAISED, failed=True))[0] == ("t1", None, None)
+    # Another file from another address is no copy of it; the same address that failed again is no retry elsewhere.
+    assert fates(failed, ran("t2", "curl -sL https://example.com/other-schema.json -o o.json", "")) == [
+        ("t1", None, None)]  # fmt: skip
+
+
 def test_a_later_failure_of_the_same_attempt_supersedes_the_first() -> None:
     command = "python3 run_full_benchmark.py --enable-gpu --sizes 64,128,256 --competitors cublas"
     records = (ran("t1", command, "Command timed out after 2m 0.0s", failed=True),
