@@ -118,10 +118,15 @@ def _walk(node: object, after: str, steps: list[Step]) -> str:
     return ""
 
 
+_CONTINUED = re.compile(r"\\\n")
+"""A backslash before a line break: the shell joins the lines and drops both, where the standard library's lexer
+keeps the break as a character of the next word (a line `&& \\` then `bash x.sh` ran a program named "\\nbash")."""
+
+
 def _fallback_steps(command: str) -> list[Step]:
     """What a line runs when the shell parser refuses it (a heredoc inside `$(…)`, syntax it does not cover):
     the standard library's shell lexer, which keeps quotes whole and gives the operators as tokens."""
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer = shlex.shlex(_CONTINUED.sub("", command), posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     steps: list[Step] = []
     words: list[str] = []

@@ -126,6 +126,11 @@ def test_a_line_the_parser_refuses_is_read_by_the_shell_lexer() -> None:
     command = "cd /w/313 && gh issue comment 313 --body \"$(cat <<'END'\n## QA\nready\nEND\n)\" 2>&1"
     assert [step.words[0] for step in parse_steps(command)] == ["cd", "gh"]
     assert command_signature(command) == ("gh", "issue")
+    # A line continued with a backslash joins the next line to it, as the shell does (wfc_e2e7a891: the lexer had
+    # made the program of `&& \⏎bash scripts/housekeeping-git.sh commit "$(cat <<'EOF' …` a "⏎bash").
+    continued = "bash scripts/h.sh add x && \\\nbash scripts/h.sh commit \"$(cat <<'EOF'\nmsg\nEOF\n)\""
+    assert [step.words[:3] for step in parse_steps(continued)] == [
+        ("bash", "scripts/h.sh", "add"), ("bash", "scripts/h.sh", "commit")]  # fmt: skip
 
 
 # --- the life of a failure ---------------------------------------------------------------------------
