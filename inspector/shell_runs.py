@@ -686,8 +686,21 @@ def failing_signature(run: ShellRun, line: str) -> tuple[str, ...]:
     return run.signature
 
 
+def _same_attempt(one: tuple[str, ...], other: tuple[str, ...]) -> bool:
+    """Two signatures of one attempt: equal, or the same program on one file spelled from two folders
+    (`bash /Users/u/wfc/scripts/tools.sh` and, run in /Users/u/wfc, `bash scripts/tools.sh`; `./run.sh` and
+    `run.sh`), the one path ending in the other whole."""
+    if one == other:
+        return True
+    if len(one) != 2 or len(other) != 2 or one[0] != other[0]:
+        return False
+    first, second = (path.removeprefix("./") for path in (one[1], other[1]))
+    shorter, longer = sorted((first, second), key=len)
+    return "." in shorter.rsplit("/", 1)[-1] and (shorter == longer or longer.endswith(f"/{shorter}"))
+
+
 def _ran_clean(failed: Failure, later: ShellRun) -> bool:
-    return any(step_signature(s) == failed.signature for s in later.succeeded)
+    return any(_same_attempt(step_signature(s), failed.signature) for s in later.succeeded)
 
 
 def _suite_passed(failed: Failure, later: ShellRun) -> bool:

@@ -188,6 +188,19 @@ def test_a_merge_stopped_on_conflicts_is_concluded_by_the_next_clean_commit() ->
     assert fates(refused, commit) == [("t1", None, None)]
 
 
+def test_a_script_run_by_its_full_path_is_retired_by_a_clean_run_from_its_folder() -> None:
+    """wfc_e2e7a891 (extra19, labelled blind): `bash /Users/…/wfc/scripts/wfc-tools.sh find-empty . py` failed (an
+    `eval` syntax error); reworked, `bash scripts/wfc-tools.sh find-empty . py` ran clean from the repository. The
+    failure was reported open at S1 and S2. Another folder's script of the same name is not the same attempt."""
+    failed = ran("t1", "bash /Users/sam/repos/wfc/scripts/wfc-tools.sh find-empty . py",
+                 "/Users/sam/repos/wfc/scripts/wfc-tools.sh: eval: line 92: syntax error near unexpected token `('",
+                 failed=True)  # fmt: skip
+    assert fates(failed, ran("t2", "bash scripts/wfc-tools.sh find-empty . py", "./a.py")) == [
+        ("t1", "t2", "ran clean")]  # fmt: skip
+    assert fates(failed, ran("t2", "bash ./scripts/wfc-tools.sh count", "3")) == [("t1", "t2", "ran clean")]
+    assert fates(failed, ran("t2", "bash tools/wfc-tools.sh find-empty . py", "./a.py")) == [("t1", None, None)]
+
+
 SCHEMA = "https://docs.renovatebot.com/renovate-schema.json"
 RAW_SCHEMA = "https://raw.githubusercontent.com/renovatebot/renovate/main/renovate-schema.json"
 READ_MODE = "python3 -c \"import json; d=json.load(open('s.json')); print(d['properties']['mode'])\""
