@@ -293,13 +293,25 @@ def test_a_next_step_after_an_edit_since_its_last_run_is_not_stale() -> None:
 def test_a_pending_task_that_calls_its_own_work_done_is_not_its_command_to_run() -> None:
     """teslamint_da81b1d5 (wider/) S2: "Task 3 (implementation complete, commit blocked): `ec decision
     verify-docs` gate" named the feature it built; what was left was the commit, so its clean run was no
-    finished step. A step waiting on something done ("once the tests are done") still names its command."""
+    finished step. A step that only names its command still is one."""
     records = [ran("r1", "uv run ec decision verify-docs 2>&1", "All decisions documented.")]
     done = "Pending Tasks:\n- **Task 3 (implementation complete, commit blocked)**: `ec decision verify-docs` gate\n"
     assert found(session(records, (1, done))) == []
-    waiting = "Pending Tasks:\n- Run `uv run ec decision verify-docs` once the tests are done\n"
-    [hit] = found(session(records, (1, waiting)))
+    again = "Pending Tasks:\n- Run `uv run ec decision verify-docs` to confirm the docs\n"
+    [hit] = found(session(records, (1, again)))
     assert (hit.rule, hit.source.key) == ("stale-next-step", "r1")  # type: ignore[union-attr]
+
+
+def test_a_step_to_run_after_work_still_to_come_is_not_stale() -> None:
+    """changelogue_98d5c0a9 (extra24, labelled blind) S1: "Run `npx tsc --noEmit` after the form dialog translation
+    round to verify TypeScript compilation": tsc had run clean, but the translation round it waits for was still to
+    do, and the step with it; it was called stale, a false alarm by its labels. Whether the work it waits on is done,
+    the tool cannot tell, so a step tied to it (after, once, until) is never called done."""
+    records = [ran("r1", "npx tsc --noEmit 2>&1 | head -20", "")]
+    for waiting in ("after the form dialog translation round", "once the tests are done", "until the build is green"):
+        assert found(session(records, (1, f"Pending Tasks:\n- Run `npx tsc --noEmit` {waiting}\n"))) == [], waiting
+    [hit] = found(session(records, (1, "Pending Tasks:\n- Run `npx tsc --noEmit` to confirm it compiles\n")))
+    assert hit.rule == "stale-next-step"
 
 
 @needs_real
