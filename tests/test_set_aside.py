@@ -113,3 +113,19 @@ def test_a_pop_that_met_a_conflict_is_owed_as_applied_with_its_entry_kept() -> N
                     "Saved working directory and index state WIP on fix\nerror: Your local changes would be "
                     "overwritten by checkout", failed=True)  # fmt: skip
     assert "not popped or applied" in next(iter(stashes(shell_runs([unrelated])))).text
+
+
+def test_a_pop_git_reports_dropped_ended_the_stash_whatever_a_later_step_left() -> None:
+    """vault_8337e0ef (outside ../shared, labelled blind): `git stash && git pull --rebase && git stash pop && git
+    push` failed at the push (its upstream's name did not match), after git printed "Dropped refs/stash@{0}": the
+    stash was popped, and calling it still set aside was a false alarm. Git's output decides over the status, as it
+    does for a stash made (`_saved`)."""
+    line = ran("r1", "git stash && git pull --rebase && git stash pop && git push",
+               "Exit code 128\nSaved working directory and index state WIP on wt: 765535f1 Fix\nCurrent branch wt is up "
+               "to date.\nDropped refs/stash@{0} (5dc9cfa25e39fafac0f39f1881564650a3ac5d5d)\nfatal: The upstream "
+               "branch of your current branch does not match", failed=True)  # fmt: skip
+    assert owed(line) == []
+    refused = ran("r1", "git stash && git pull --rebase && git stash pop && git push",
+                  "Exit code 1\nSaved working directory and index state WIP on wt: 765535f1 Fix\nerror: cannot pull "
+                  "with rebase: You have unstaged changes.", failed=True)  # fmt: skip
+    assert owed(refused) == ["r1"]  # the pull stopped the line before the pop
