@@ -121,9 +121,9 @@ def test_a_pop_git_reports_dropped_ended_the_stash_whatever_a_later_step_left() 
     stash was popped, and calling it still set aside was a false alarm. Git's output decides over the status, as it
     does for a stash made (`_saved`)."""
     line = ran("r1", "git stash && git pull --rebase && git stash pop && git push",
-               "Exit code 128\nSaved working directory and index state WIP on wt: 765535f1 Fix\nCurrent branch wt is up "
-               "to date.\nDropped refs/stash@{0} (5dc9cfa25e39fafac0f39f1881564650a3ac5d5d)\nfatal: The upstream "
-               "branch of your current branch does not match", failed=True)  # fmt: skip
+               "Exit code 128\nSaved working directory and index state WIP on wt: 765535f1 Fix\nCurrent branch wt "
+               "is up to date.\nDropped refs/stash@{0} (5dc9cfa25e39fafac0f39f1881564650a3ac5d5d)\nfatal: The "
+               "upstream branch of your current branch does not match", failed=True)  # fmt: skip
     assert owed(line) == []
     refused = ran("r1", "git stash && git pull --rebase && git stash pop && git push",
                   "Exit code 1\nSaved working directory and index state WIP on wt: 765535f1 Fix\nerror: cannot pull "
