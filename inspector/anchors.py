@@ -512,7 +512,9 @@ def _in_folder(key: str, folder: str) -> str | None:
     if not key.startswith("~/") or home is None:
         return None
     inside = folder[home.end() :]  # "/dev/duet"
-    return key[len(inside) + 2 :] or None if key.startswith(f"~{inside}/") else None
+    if not key.startswith(f"~{inside}/"):
+        return None
+    return key[len(inside) + 2 :] or None
 
 
 def _outcome(tier: _Tier, seen: int) -> tuple[AnchorStatus, tuple[str, ...]]:
