@@ -467,6 +467,11 @@ class AnchorIndex:
         given = next((key for key in self._given_paths if bare == key or bare.endswith(f"/{key}")), None)
         if given is not None:
             return ResolvedAnchor(anchor, AnchorStatus.RESOLVED, (f"file:{given}",))
+        lowered = _sentence_cased(anchor.key)
+        if lowered is not None:
+            tier, seen = self._tier_before(lowered, limit)
+            if seen:
+                return ResolvedAnchor(anchor, *_outcome(tier, seen))
         return ResolvedAnchor(anchor, AnchorStatus.UNRESOLVED, ())
 
     def _relative_forms(self, key: str) -> Iterator[str]:
@@ -497,6 +502,16 @@ class AnchorIndex:
 
 _HOME = re.compile(r"/Users/[^/]+|/home/[^/]+|/root(?=/|$)|[A-Za-z]:/Users/[^/]+")
 """A home folder by convention (macOS, Linux, root's, Windows's with forward slashes), at the head of a path."""
+
+
+def _sentence_cased(key: str) -> str | None:
+    """A file's name a sentence or a list item opened with, and so capitalised ("- Keep-list.json in
+    `.development/housekeeping/keep-list.json` persists …"): the name as the log writes it, its first letter small.
+    None for a path under a folder or a name whose second letter is a capital too (`README.md`), which is how it is
+    written."""
+    if "/" in key or not key[:1].isupper() or not key[1:2].islower():
+        return None
+    return key[0].lower() + key[1:]
 
 
 def _in_folder(key: str, folder: str) -> str | None:

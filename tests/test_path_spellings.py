@@ -136,3 +136,12 @@ def test_a_git_range_and_file_names_joined_by_slashes_are_no_paths() -> None:
     # A folder named like a module with a version, or a file under folders, is still a path.
     assert [a.key for a in extract_anchors("gopkg.in/yaml.v3/decode.go and src/a.b/c.py")] == [
         "gopkg.in/yaml.v3/decode.go", "src/a.b/c.py"]
+
+
+def test_a_file_name_capitalised_to_open_a_list_item_resolves_as_the_log_writes_it(tmp_path: Path) -> None:
+    """wfc (unlabelled, three logs of one session): S1's "- Keep-list.json in `.development/housekeeping/keep-list.json`
+    persists branches …" opens a list item with the file's name; the log writes it `keep-list.json`. A name written
+    in capitals (`README.md`) and a path under a folder are taken as written."""
+    trace = _session(tmp_path, "Read .development/housekeeping/keep-list.json before scanning. See readme.md too.", [],
+                     "Summary:\n- Keep-list.json persists branches to keep.\n- README.md and Docs/keep-list.json.")
+    assert _unresolved(trace) == ["README.md", "Docs/keep-list.json"]
