@@ -554,6 +554,10 @@ _ERROR_LINE = re.compile(
     r"\b(?:error|failed|failure|fatal|timed out|exception|undefined reference|cannot find -l)\b|\b\w+(?:Error|"
     r"Exception):|^FAIL\b|\*\*\* .*\bStop\.$", re.IGNORECASE)  # fmt: skip
 """A line that names a failure: an error word, an exception, a linker's or make's fatal message."""
+_ERROR_DIAGNOSTIC = re.compile(r":\d+(?::\d+)?: (?:fatal )?error:")
+"""A compiler's error diagnostic: gcc, clang and swiftc say a diagnostic's severity after its place. A build that
+printed one failed by it, not by a warning before it whose text holds error-like words (`App.swift:16:16: warning:
+… non-'Sendable' type …`)."""
 _STATUS_LINE = re.compile(r"^\s*(?:exit (?:code|status):? \d+|\(\w+ completed with no output\))\s*$", re.IGNORECASE)
 """The harness's report of how a call ended, not the program's output."""
 
@@ -579,8 +583,9 @@ def printed_nothing(run: ShellRun) -> bool:
 
 
 def failure_line(run: ShellRun) -> str:
-    """The line a reviewer recognises the failure by: the crash, else the first error-looking line (a linker's
-    "undefined reference" before its "collect2: error: ld returned 1") said before any Python traceback, else the
+    """The line a reviewer recognises the failure by: the crash, else the first error-looking line (a compiler's
+    error diagnostic first, when it printed one; a linker's "undefined reference" before its "collect2: error: ld
+    returned 1") said before any Python traceback, else the
     exception the traceback ends in, else the first error-looking line, else the last line. The harness's status
     line and its echo of the command are not the program's words."""
     if run.crash:
@@ -589,7 +594,8 @@ def failure_line(run: ShellRun) -> str:
     if row is not None and not run.status_failed:
         return clip(row, 200)
     lines = _program_lines(run)
-    errors = [line for line in lines if _ERROR_LINE.search(line)]
+    errors = [line for line in lines if _ERROR_DIAGNOSTIC.search(line)] or [
+        line for line in lines if _ERROR_LINE.search(line)]  # fmt: skip
     traceback = run.output.find(_TRACEBACK)
     raised = _raised(run.output, traceback) if traceback >= 0 else None
     if raised is not None and not (errors and 0 <= run.output.find(errors[0]) < traceback):

@@ -328,6 +328,22 @@ def test_the_failure_line_is_the_first_error_even_on_the_first_line() -> None:
     assert failure_line(run) == "error: externally-managed-environment"
 
 
+def test_a_build_failed_by_its_error_diagnostic_not_by_a_warning_before_it() -> None:
+    """vault_964aba6a (extra27, labelled blind): the device build printed Swift concurrency warnings ("this is an
+    error in the Swift 6 language mode") before the dependency's error. The failure was known by the warning, which
+    S1 does not name, and reported lost; S1 keeps the real error (`toNanoseconds`, Int64 against UInt64), as its
+    labels say."""
+    output = ("Exit code 65\n==> Building Debug for device\nVault/Core/Security/SecureEnclaveManager.swift:16:16: "
+              "warning: static property 'shared' is not concurrency-safe; this is an error in the Swift 6 language "
+              "mode\nSources/OpenTelemetrySdk/Metrics/MeterProviderSdk.swift:58:108: error: cannot convert value of "
+              "type 'Int64' to expected argument type 'UInt64'\n** BUILD FAILED **")  # fmt: skip
+    run = shell_runs([ran("t1", "./scripts/deploy-phone.sh --launch 2>&1", output, failed=True)])[0]
+    assert failure_line(run).startswith("Sources/OpenTelemetrySdk/Metrics/MeterProviderSdk.swift:58:108: error:")
+    only_warnings = output.replace("58:108: error: cannot", "58:108: and cannot")
+    run = shell_runs([ran("t1", "./scripts/deploy-phone.sh --launch 2>&1", only_warnings, failed=True)])[0]
+    assert "warning: static property" in failure_line(run)  # no error diagnostic: the first error-looking line
+
+
 def test_a_status_with_no_error_in_the_output_is_a_verdict_not_a_failure() -> None:
     # A checker exits 2 on the report it printed: no line names a failure.
     output = "Exit code 2\nSEQUANT MERGE\n\n# Merge Readiness Report\n- **Checks run:** 4"
