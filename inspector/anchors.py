@@ -325,7 +325,8 @@ class AnchorIndex:
         if self._mentions is None:
             return
         keys = set(keys)
-        keys.update(relative for key in tuple(keys) for relative in self._relative_forms(key))
+        keys.update([*(relative for key in keys for relative in self._relative_forms(key)),
+                     *filter(None, map(_sentence_cased, keys))])
         wanted = {needle(key) for key in keys} - self._mentioned.keys()
         for found, mentions in self._mentions.containing(wanted).items():
             self._mentioned[found] = {mention: self._turn_place(position) for mention, position in mentions.items()}

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 
 from inspector.model import TRANSCRIPT, SourceRecord
 from inspector.places import RecordPlaces
-from inspector.shell_runs import parse_steps
+from inspector.shell_runs import Step, parse_steps
 
 _ENTERING = re.compile(r"\bcd\s")
 """A line that may change folder: only these are parsed for their steps."""
@@ -28,21 +28,15 @@ _PATTERN = re.compile(r"[*?\[\]{}$`]")
 def moves(records: Sequence[SourceRecord], places: RecordPlaces) -> Iterator[tuple[str, str, int]]:
     """(old path, new path, place) for each path a shell run moved: `mv A B`, `mv A B C/`, `git mv A B`. A run
     the harness marked failed moved nothing it can be trusted to have moved."""
-    for record in records:
-        if record.namespace != TRANSCRIPT or record.kind != "tool_result":
+    for record, step in _steps(records, _MOVING):
+        words = step.words[2:] if step.words[:2] == ("git", "mv") else step.words[1:] if step.words[0] == "mv" \
+            else ()  # fmt: skip
+        paths = [w for w in words if not w.startswith("-")]
+        if len(paths) < 2 or any(_PATTERN.search(p) for p in paths):
             continue
-        command = record.extra.get("command")
-        if not isinstance(command, str) or not _MOVING.search(command):
-            continue
-        for step in parse_steps(command):
-            words = step.words[2:] if step.words[:2] == ("git", "mv") else step.words[1:] if step.words[0] == "mv" \
-                else ()  # fmt: skip
-            paths = [w for w in words if not w.startswith("-")]
-            if len(paths) < 2 or any(_PATTERN.search(p) for p in paths):
-                continue
-            place = places.of(record)
-            for old in paths[:-1]:
-                yield old, paths[-1], place
+        place = places.of(record)
+        for old in paths[:-1]:
+            yield old, paths[-1], place
 
 
 def entered_folders(records: Sequence[SourceRecord]) -> tuple[str, ...]:
@@ -52,17 +46,23 @@ def entered_folders(records: Sequence[SourceRecord]) -> tuple[str, ...]:
     (`/Users/u/dev/lore/lib/lore-client-base.sh`); the anchor index resolves the one by the other, as it does under
     the session's own working folder (`anchors.AnchorIndex`)."""
     found: dict[str, None] = {}
+    for _, step in _steps(records, _ENTERING):
+        if len(step.words) == 2 and step.words[0] == "cd" and step.words[1].startswith(("/", "~/")) \
+                and not _PATTERN.search(step.words[1]):  # fmt: skip
+            found.setdefault(step.words[1].rstrip("/") or "/", None)
+    return tuple(found)
+
+
+def _steps(records: Sequence[SourceRecord], marker: re.Pattern[str]) -> Iterator[tuple[SourceRecord, Step]]:
+    """Each step of each shell run the harness did not mark failed whose line the `marker` finds: only those lines
+    are parsed."""
     for record in records:
         if record.namespace != TRANSCRIPT or record.kind != "tool_result":
             continue
         command = record.extra.get("command")
-        if not isinstance(command, str) or not _ENTERING.search(command):
-            continue
-        for step in parse_steps(command):
-            if len(step.words) == 2 and step.words[0] == "cd" and step.words[1].startswith(("/", "~/")) \
-                    and not _PATTERN.search(step.words[1]):  # fmt: skip
-                found.setdefault(step.words[1].rstrip("/") or "/", None)
-    return tuple(found)
+        if isinstance(command, str) and marker.search(command):
+            for step in parse_steps(command):
+                yield record, step
 
 
 __all__ = ["entered_folders", "moves"]

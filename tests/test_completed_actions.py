@@ -23,12 +23,17 @@ RECORDS = [committed("r1", "bbfd2a9", "fix: writeTar closes the archive"),
            committed("r2", "963a806", "fix: loader validates --include")]  # fmt: skip
 
 
-def lost(summary: str, records: list[SourceRecord] = RECORDS, config: Config | None = None) -> list[str]:
+def summarised(summary: str, records: list[SourceRecord]) -> Trace:
+    """The records, and one summary covering them all."""
     keys = tuple(r.key for r in records)
-    trace = Trace("fixture", "claude-code", tuple(records),
-                  (Generation(0, "raw", "\n".join(r.text for r in records), covers=keys),
-                   Generation(1, "summary", summary, parent=0, covers=keys)),
-                  extra={"meta": {"session_log": True}})  # fmt: skip
+    return Trace("fixture", "claude-code", tuple(records),
+                 (Generation(0, "raw", "\n".join(r.text for r in records), covers=keys),
+                  Generation(1, "summary", summary, parent=0, covers=keys)),
+                 extra={"meta": {"session_log": True}})  # fmt: skip
+
+
+def lost(summary: str, records: list[SourceRecord] = RECORDS, config: Config | None = None) -> list[str]:
+    trace = summarised(summary, records)
     return [f.message for f in analyze(trace, config).findings if f.rule == "completed-actions-lost"]
 
 
@@ -94,11 +99,7 @@ def test_commits_an_earlier_summary_recorded_are_history_by_the_next():
 
 
 def severities(summary: str, records: list[SourceRecord]) -> list[str]:
-    keys = tuple(r.key for r in records)
-    trace = Trace("fixture", "claude-code", tuple(records),
-                  (Generation(0, "raw", "\n".join(r.text for r in records), covers=keys),
-                   Generation(1, "summary", summary, parent=0, covers=keys)),
-                  extra={"meta": {"session_log": True}})  # fmt: skip
+    trace = summarised(summary, records)
     return [f.severity.value for f in analyze(trace).findings if f.rule == "completed-actions-lost"]
 
 
@@ -147,11 +148,7 @@ selection of what comes next."""
 
 
 def lost_statements(summary: str, records: list[SourceRecord]) -> list[str]:
-    keys = tuple(r.key for r in records)
-    trace = Trace("fixture", "claude-code", tuple(records),
-                  (Generation(0, "raw", "\n".join(r.text for r in records), covers=keys),
-                   Generation(1, "summary", summary, parent=0, covers=keys)),
-                  extra={"meta": {"session_log": True}})  # fmt: skip
+    trace = summarised(summary, records)
     return [f.source.quote for f in analyze(trace).findings if f.rule == "user-statement-lost" and f.source]
 
 
