@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from inspector.model import Invariant, InvariantKind
-from inspector.shell_runs import ShellRun, git_arguments
+from inspector.shell_runs import STASH_DROPPED, STASH_KEPT_AFTER_CONFLICT, ShellRun, git_arguments
 from inspector.text import clip
 
 _SAVES = frozenset(("push", "save"))
@@ -33,12 +33,6 @@ _RESTORES = frozenset(("pop", "apply", "branch", "drop", "clear"))
 _SUBCOMMANDS = _SAVES | _RESTORES | {"list", "show", "create", "store"}
 """Every `git stash` subcommand; a first word that is none of them is a message or a path of `push`."""
 _NOTHING_SAVED = re.compile(r"no local changes to save|nothing to stash", re.IGNORECASE)
-_DROPPED = re.compile(r"^Dropped (?:refs/)?stash@\{\d+\}", re.MULTILINE)
-"""Git's line when a `pop` or `drop` let an entry go: it was restored or dropped, whatever status a later step of the
-line left (`git stash && git pull --rebase && git stash pop && git push`, its push refused)."""
-_KEPT_AFTER_CONFLICT = re.compile(r"The stash(?: entry)? is kept in case you need it again")
-"""Git's line when a `pop` met a conflict: it applied the changes, conflict markers and all, and did not drop the
-entry (older git says "The stash is kept")."""
 _SAVED = re.compile(r"^Saved working directory|\bstashed\b", re.IGNORECASE | re.MULTILINE)
 """Git's own line for a stash made, and the word a wrapper that rewords it keeps."""
 
@@ -103,11 +97,11 @@ def stashes(runs: Sequence[ShellRun]) -> Iterator[Stash]:
         for verb in _stash_verbs(run):
             if verb in _SAVES and _saved(run):
                 made.append(Stash(run))
-            elif verb in _RESTORES and (not run.status_failed or _DROPPED.search(run.output)):
+            elif verb in _RESTORES and (not run.status_failed or STASH_DROPPED.search(run.output)):
                 open_ones = [n for n, stash in enumerate(made) if stash.restored_by is None]
                 for n in open_ones if verb == "clear" else open_ones[-1:]:
                     made[n] = Stash(made[n].run, run.key)
-            elif verb == "pop" and _KEPT_AFTER_CONFLICT.search(run.output):
+            elif verb == "pop" and STASH_KEPT_AFTER_CONFLICT.search(run.output):
                 open_ones = [n for n, stash in enumerate(made) if stash.restored_by is None]
                 for n in open_ones[-1:]:
                     made[n] = Stash(made[n].run, conflicted=True)

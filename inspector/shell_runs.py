@@ -503,19 +503,19 @@ class ShellRun:
     @cached_property
     def succeeded(self) -> tuple[Step, ...]:
         """The steps this run shows succeeded: those its success proves (`proven_steps`); or, when it failed in a
-        step its output shows ran (a Python traceback from its only Python step), the steps chained before that
-        one by `&&`, which had to succeed for it to run (`curl … -o schema.json && python3 -c …` that raised got
-        the file)."""
+        step its own output shows ran (`_shown_running`), the steps chained before that one by `&&`, which had to
+        succeed for it to run (`curl … -o schema.json && python3 -c …` that raised got the file; `git stash && git
+        pull --rebase && git stash pop` whose pop met a conflict pulled)."""
         if self.clean:
             return tuple(proven_steps(self.steps))
-        if not self.failed or _TRACEBACK not in self.output:
+        if not self.failed:
             return ()
-        raised = [n for n, step in enumerate(self.steps) if step.words and _PYTHON.fullmatch(_program(step.words[0]))]
-        if len(raised) != 1:
-            return ()  # which of two Python steps raised, the traceback does not say
+        ran = [n for n, step in enumerate(self.steps) if step.words and _shown_running(step, self.output)]
+        if len(ran) != 1:
+            return ()  # which of two such steps failed, the output does not say
         chained: list[Step] = []
-        for step in reversed(self.steps[: raised[0] + 1]):
-            if step is not self.steps[raised[0]]:
+        for step in reversed(self.steps[: ran[0] + 1]):
+            if step is not self.steps[ran[0]]:
                 chained.append(step)
             if step.after != "&&":
                 break
@@ -608,6 +608,24 @@ def failure_line(run: ShellRun) -> str:
 _TRACEBACK = "Traceback (most recent call last):"
 _RAISED = re.compile(r"[A-Za-z_][\w.]*(?::|$)")
 """An exception as a traceback's last line names it: its dotted type, then its message after a colon."""
+
+
+STASH_DROPPED = re.compile(r"^Dropped (?:refs/)?stash@\{\d+\}", re.MULTILINE)
+"""Git's line when a `pop` or `drop` let an entry go: it was restored or dropped, whatever status a later step of the
+line left (`git stash && git pull --rebase && git stash pop && git push`, its push refused)."""
+STASH_KEPT_AFTER_CONFLICT = re.compile(r"The stash(?: entry)? is kept in case you need it again")
+"""Git's line when a `pop` met a conflict: it applied the changes, conflict markers and all, and did not drop the
+entry (older git says "The stash is kept")."""
+
+
+def _shown_running(step: Step, output: str) -> bool:
+    """The failed line's output is this step's own, so the step ran: a Python step's traceback, a `git stash pop`'s
+    conflict. Words no other program prints: an error line in general could be any step's."""
+    program = _program(step.words[0])
+    if _PYTHON.fullmatch(program):
+        return _TRACEBACK in output
+    return program == "git" and git_arguments(step.words)[:2] == ("stash", "pop") and bool(
+        STASH_KEPT_AFTER_CONFLICT.search(output))
 
 
 def _raised(output: str, at: int) -> str | None:

@@ -226,6 +226,28 @@ def test_a_fetch_that_failed_is_retired_by_the_same_file_fetched_from_another_ad
         ("t1", None, None)]  # fmt: skip
 
 
+UNSTAGED = "error: cannot pull with rebase: You have unstaged changes.\nerror: please commit or stash them."
+POPPED_INTO_CONFLICT = (
+    "Exit code 1\nSaved working directory and index state WIP on main: 1a2b3c4 Add notes\nUpdating 1a2b3c4..5d6e7f8\n"
+    "Fast-forward\n notes.md | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\nAuto-merging notes.md\n"
+    "CONFLICT (content): Merge conflict in notes.md\nThe stash entry is kept in case you need it again.")
+
+
+def test_a_pull_is_retired_by_a_stash_chain_whose_pop_met_a_conflict() -> None:
+    """vault_433a2bb4 (outside ../shared, labelled blind): `git pull --rebase` refused unstaged changes; the agent ran
+    `git stash && git pull --rebase && git stash pop`, which failed at the pop's conflict. Git's 'The stash entry is
+    kept' is the pop's own line, so the pop ran and the pull chained before it by `&&` succeeded: the refused pull was
+    reported open at S1, a false alarm by the labels. The output here is git's own wording of each step."""
+    refused = ran("t1", "git pull --rebase", UNSTAGED, failed=True)
+    chain = ran("t2", "git stash && git pull --rebase && git stash pop", POPPED_INTO_CONFLICT, failed=True)
+    assert fates(refused, chain)[0][:2] == ("t1", "t2")
+    # Joined by `;`, the pull could have failed and the pop run anyway; with no pop line, any step could have failed.
+    assert fates(refused, ran("t2", "git stash; git pull --rebase; git stash pop", POPPED_INTO_CONFLICT,
+                              failed=True))[0] == ("t1", None, None)  # fmt: skip
+    assert fates(refused, ran("t2", "git stash && git pull --rebase && git stash pop", UNSTAGED, failed=True))[0] == (
+        "t1", None, None)  # fmt: skip
+
+
 def test_a_later_failure_of_the_same_attempt_supersedes_the_first() -> None:
     command = "python3 run_full_benchmark.py --enable-gpu --sizes 64,128,256 --competitors cublas"
     records = (ran("t1", command, "Command timed out after 2m 0.0s", failed=True),
