@@ -146,6 +146,11 @@ class Config:
     verbatim_min_words: int = 3
     """Words a user's item needs before its words in order are looked for as kept verbatim: two words in order
     ("never push") occur in summaries that say something else."""
+    quoted_run_words: int = 4
+    """Words of a user's statement, in order and one of them a topic word, that a summary holds as they were typed
+    for the statement to be quoted in part, not lost: "Approach A enhanced with" of "Approach A enhanced with
+    Approach B", whose option letters are no terms. Three in order ("run the tests") recur in any summary of the
+    work."""
     fuzzy_min_length: int = 5
     """Letters a term needs before a summary word a letter away may stand for it (`fuzzy_term_score`): in a
     shorter word one letter is another word ("test"/"text", "push"/"posh")."""

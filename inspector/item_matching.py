@@ -25,6 +25,7 @@ from inspector.statement_force import NEGATING, PROHIBITING, forbidding
 from inspector.statements import USER_KINDS
 from inspector.summary_claims import named_subjects
 from inspector.task_spec import LABELLED
+from inspector.text import words
 
 ItemMatcher = Callable[[Invariant, IndexedText, Config], InvariantMatch]
 
@@ -48,9 +49,30 @@ def match_user_item(item: Invariant, indexed: IndexedText, config: Config = DEFA
     if found.coverage >= config.kept_coverage:
         return _located(InvariantStatus.PARAPHRASED, found, f"{found.coverage:.0%} of its terms kept")
     if found.coverage < config.lost_coverage and not found.phrase:
-        return InvariantMatch(InvariantStatus.LOST, reason="no passage carries its terms")
+        quoted = _quoted_in_part(item.text, indexed, config)
+        if quoted is None:
+            return InvariantMatch(InvariantStatus.LOST, reason="no passage carries its terms")
+        start, end = quoted
+        return InvariantMatch(InvariantStatus.PARAPHRASED, start, end, indexed.text[start:end],
+                              "a run of its words is quoted as typed")  # fmt: skip
     # Partly there: a paraphrase we cannot confirm. Never reported as a loss (precision first).
     return _located(InvariantStatus.PARAPHRASED, found, f"only {found.coverage:.0%} of its terms in one passage")
+
+
+def _quoted_in_part(statement: str, indexed: IndexedText, config: Config) -> tuple[int, int] | None:
+    """Where the summary holds a run of the statement's words as typed (`Config.quoted_run_words`, one of them a
+    topic word): a short answer's option letters and small words carry what it chose, and are no terms."""
+    typed = words(statement)
+    terms = topic_terms(statement)
+    size = config.quoted_run_words
+    for n in range(len(typed) - size + 1):
+        run = typed[n : n + size]
+        if terms & topic_terms(" ".join(run)):
+            quote = " ".join(run)
+            found = indexed.lowered.find(quote)
+            if found >= 0:
+                return found, found + len(quote)
+    return None
 
 
 _ANY_NEGATION = re.compile(rf"\b(?:{'|'.join(map(re.escape, sorted(NEGATING | set(PROHIBITING) | {'only'})))})\b|n't\b",

@@ -470,6 +470,27 @@ def test_a_summary_on_another_topic_loses_the_user_item() -> None:
     assert match_user_item(keep_local(), IndexedText(summary)).status is InvariantStatus.LOST
 
 
+def test_an_answer_quoted_in_part_is_not_lost() -> None:
+    """recoverylm_5a7da3e1 (outside ../shared, labelled blind: kept): the user answered the agent's three approaches
+    with "Approach A enhanced with Approach B."; its option letters are no terms, and the question's terms outweigh
+    its own, so S1's "Recommended Approach A enhanced with B. User confirmed." was called a loss."""
+    question = ("We can always upgrade to TF-IDF or embeddings later if keyword matching proves insufficient. Does "
+                "this approach work for you, or do you want to go a different direction?")  # fmt: skip
+    item = Invariant("user-decision:u1#0", InvariantKind.USER_DECISION, "Approach A enhanced with Approach B.", "u1",
+                     context=question)  # fmt: skip
+    summary = ("11. I proposed 3 approaches (keyword extraction, session summary search, TF-IDF). Recommended "
+               "Approach A enhanced with B. User confirmed.")  # fmt: skip
+    match = match_user_item(item, IndexedText(summary))
+    assert (match.status, match.matched_text) == (InvariantStatus.PARAPHRASED, "Approach A enhanced with")
+    # Three of its words in order, or four that are all small words, quote nothing.
+    assert match_user_item(item, IndexedText("Approach A was dropped; B is enhanced instead.")).status is (
+        InvariantStatus.LOST)  # fmt: skip
+    small = Invariant("user-decision:u1#0", InvariantKind.USER_DECISION, "Yes, go with it as it is.", "u1",
+                      context=question)  # fmt: skip
+    assert match_user_item(small, IndexedText("The agent will go with it as it is written.")).status is (
+        InvariantStatus.LOST)  # fmt: skip
+
+
 def test_an_open_crash_under_errors_and_fixes_is_presented_as_fixed() -> None:
     summary = "4. Errors and fixes:\n   - malloc(): invalid size (unsorted) in run_full_benchmark.py at size 64.\n"
     assert match_failure(crash(), IndexedText(summary)).status is InvariantStatus.WEAKENED
