@@ -149,8 +149,9 @@ def extract_anchors(text: str, patterns: Mapping[str, str] | None = None) -> lis
             if _overlaps(claimed, starts, start, end):
                 continue
             key = match.group(1) if regex.groups else match.group(0)
-            if name == "path" and not _plausible_path(key) or _TEMPLATE.search(key):
-                continue
+            if name == "path" and not _plausible_path(_rooted(key, text, start)) or _TEMPLATE.search(key) or (
+                    text.startswith("/", end) and _TEMPLATE.match(text, end + 1)):
+                continue  # a pattern: a placeholder in it, or right after it (`/api/v1/releases/{id}`)
             taken.append((start, end))
             found.append(Anchor(key=key, start=start, end=end, pattern=name))
         taken.sort()
@@ -208,6 +209,13 @@ _LISTED_FILE = re.compile(rf"[\w-]+\.(?:{_CODE_EXTENSIONS})")
 """A file's name with a known extension: a folder is never named so, so two of them in a row are a list."""
 _RANGE = re.compile(r"\w\.\.\.?\w")
 """Two or three dots between names: git's range of revisions, which no path part holds."""
+
+
+def _rooted(key: str, text: str, start: int) -> str:
+    """The key as evidence of a path: a `/` right after a closing bracket joins on to what the bracket closed, and is
+    no root ("SignalSpire(beamTex)/GardenPod/GravSkid" is a list; "app/(site)/about/page.tsx" still has its
+    extension)."""
+    return key[1:] if key.startswith("/") and start and text[start - 1] in ")]}" else key
 
 
 def _plausible_path(key: str) -> bool:

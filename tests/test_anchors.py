@@ -58,6 +58,25 @@ def test_file_names_joined_by_slashes_are_a_list_not_a_path():
                                                               ("vendor/chart.js/dist/chart.umd.js", "path")]
 
 
+def test_a_route_written_with_a_placeholder_after_it_is_a_pattern_not_a_path():
+    """changelogue_21c0d1ca16 (outside ../shared, unlabelled): S1 says it verified "`curl` to `/api/v1/releases/{id}`
+    and `/api/v1/semantic-releases/{id}/sources`"; the path pattern stopped at the brace and gave '/api/v1/releases',
+    which no record holds as a key, and S1 was warned of two dead pointers. A placeholder right after the key makes it
+    a family, as one inside it does; a real path beside one stays."""
+    assert keys("Verified via `curl` to `/api/v1/releases/{id}` and `/api/v1/semantic-releases/{id}/sources`, then "
+                "read ../worktrees/feature/<issue-number>/x.md and internal/api/server.go") == [
+        ("internal/api/server.go", "path")]  # fmt: skip
+
+
+def test_a_slash_after_a_closing_bracket_is_no_root():
+    """planetfall_07d253ca52 (outside ../shared, unlabelled): S2's "Builders: buildPlasmaRing/StarDome/SignalSpire
+    (beamTex)/GardenPod/GravSkid" joins builder names with slashes; the part after the bracket was read as the
+    absolute path '/GardenPod/GravSkid' and warned of. After a bracket a `/` joins on, so the key needs evidence of
+    its own: a Next.js route group's file keeps its extension."""
+    assert keys("Builders: buildPlasmaRing/StarDome/SignalSpire(beamTex)/GardenPod/GravSkid (userData.anim per type)"
+                " and app/(marketing)/about/page.tsx") == [("/about/page.tsx", "path")]
+
+
 def test_a_file_name_is_never_cut_inside_a_hyphenated_word():
     """apollo_d97ae08b (outside ../shared, labelled blind): S1's "Read compile.sh, Dockerfile.latex,
     Dockerfile.r-plumber" gave the anchor 'Dockerfile.r' (`.r` is R's extension), which no record holds, and S1 was
