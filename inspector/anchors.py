@@ -211,6 +211,16 @@ _RANGE = re.compile(r"\w\.\.\.?\w")
 """Two or three dots between names: git's range of revisions, which no path part holds."""
 
 
+_BRANDED = frozenset(
+    "Node.js Next.js Nuxt.js Vue.js React.js Three.js Express.js D3.js Chart.js Ember.js Backbone.js Alpine.js "
+    "Moment.js Day.js Pixi.js Babylon.js Phaser.js Knockout.js Meteor.js Solid.js Nest.js Electron.js Highlight.js "
+    "Video.js Leaflet.js Paper.js Anime.js Mermaid.js Plotly.js Tone.js Matter.js p5.js TensorFlow.js Brain.js "
+    "Immutable.js Handlebars.js Underscore.js Require.js".split())
+"""Libraries and runtimes whose name is written with a `.js` suffix, as their makers write it: "a React/Next.js
+frontend" names a framework, not a file, and no record holds it as one. Only in this spelling: `next.js` or
+`src/Chart.js` may be a file."""
+
+
 def _rooted(key: str, text: str, start: int) -> str:
     """The key as evidence of a path: a `/` right after a closing bracket joins on to what the bracket closed, and is
     no root ("SignalSpire(beamTex)/GardenPod/GravSkid" is a list; "app/(site)/about/page.tsx" still has its
@@ -223,6 +233,8 @@ def _plausible_path(key: str) -> bool:
     a name, or a conventional source root. Prose joins words with slashes too: 'and/or', 'read/write',
     'Given/When/Then', 'tests/lint/typecheck', 'shell/terminal/editor'."""
     parts = key.split("/")
+    if parts[-1] in _BRANDED and all(part[:1].isupper() and part.isalpha() for part in parts[:-1]):
+        return False  # a framework's name, alone or after another's: "Next.js", "React/Next.js"
     if all(_VERSION.fullmatch(part) for part in parts):
         return False  # versions joined by slashes: "18.x/20.x/22.x", "3.11/3.12"
     if len(parts) > 1 and all(_FILE_NAME.fullmatch(part) for part in parts):

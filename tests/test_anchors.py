@@ -77,6 +77,15 @@ def test_a_slash_after_a_closing_bracket_is_no_root():
                 " and app/(marketing)/about/page.tsx") == [("/about/page.tsx", "path")]
 
 
+def test_a_framework_named_with_its_js_suffix_is_no_file():
+    """changelogue_6a432120 (fresh29, labelled blind: faithful) and changelogue_3d85fb75 (extra26, labelled blind):
+    S1 describes "a React/Next.js frontend", and both were warned that 'React/Next.js' and 'Next.js' resolve to no
+    record. Node.js and Next.js were read as files in six more sessions of five repositories (../shared and
+    fresh28). A file of that spelling under a folder, or in lower case, is still one."""
+    assert keys("A Go backend with a React/Next.js frontend on Node.js; see src/Chart.js and next.js") == [
+        ("src/Chart.js", "path"), ("next.js", "path")]  # fmt: skip
+
+
 def test_a_file_name_is_never_cut_inside_a_hyphenated_word():
     """apollo_d97ae08b (outside ../shared, labelled blind): S1's "Read compile.sh, Dockerfile.latex,
     Dockerfile.r-plumber" gave the anchor 'Dockerfile.r' (`.r` is R's extension), which no record holds, and S1 was
