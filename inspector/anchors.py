@@ -346,7 +346,7 @@ class AnchorIndex:
             return
         keys = set(keys)
         keys.update([*(relative for key in keys for relative in self._relative_forms(key)),
-                     *filter(None, map(_sentence_cased, keys))])
+                     *filter(None, map(_sentence_cased, keys)), *filter(None, map(_module_specifier, keys))])
         wanted = {needle(key) for key in keys} - self._mentioned.keys()
         for found, mentions in self._mentions.containing(wanted).items():
             self._mentioned[found] = {mention: self._turn_place(position) for mention, position in mentions.items()}
@@ -488,9 +488,8 @@ class AnchorIndex:
         given = next((key for key in self._given_paths if bare == key or bare.endswith(f"/{key}")), None)
         if given is not None:
             return ResolvedAnchor(anchor, AnchorStatus.RESOLVED, (f"file:{given}",))
-        lowered = _sentence_cased(anchor.key)
-        if lowered is not None:
-            tier, seen = self._tier_before(lowered, limit)
+        for spelling in filter(None, (_sentence_cased(anchor.key), _module_specifier(anchor.key))):
+            tier, seen = self._tier_before(spelling, limit)
             if seen:
                 return ResolvedAnchor(anchor, *_outcome(tier, seen))
         return ResolvedAnchor(anchor, AnchorStatus.UNRESOLVED, ())
@@ -533,6 +532,18 @@ def _sentence_cased(key: str) -> str | None:
     if "/" in key or not key[:1].isupper() or not key[1:2].islower():
         return None
     return key[0].lower() + key[1:]
+
+
+_SCRIPT_MODULE = re.compile(r"(?<=[\w-])\.(?:ts|tsx|mts|cts|js|jsx|mjs|cjs)$")
+"""The extension a JavaScript or TypeScript import leaves out: `import … from '../hooks/useRecipeForm'` is
+`useRecipeForm.ts`."""
+
+
+def _module_specifier(key: str) -> str | None:
+    """A script file's name as an import names it, without its extension: a summary's `useRecipeForm.ts` is the
+    `../hooks/useRecipeForm` of the log's imports, which no record names with the extension. None for other files."""
+    found = _SCRIPT_MODULE.search(key)
+    return key[: found.start()] if found else None
 
 
 def _in_folder(key: str, folder: str) -> str | None:

@@ -145,3 +145,15 @@ def test_a_file_name_capitalised_to_open_a_list_item_resolves_as_the_log_writes_
     trace = _session(tmp_path, "Read .development/housekeeping/keep-list.json before scanning. See readme.md too.", [],
                      "Summary:\n- Keep-list.json persists branches to keep.\n- README.md and Docs/keep-list.json.")
     assert _unresolved(trace) == ["README.md", "Docs/keep-list.json"]
+
+
+def test_a_script_file_resolves_as_its_imports_name_it(tmp_path: Path) -> None:
+    """fasola_34b1f0fdd2 (unlabelled): S2 cites "useRecipeForm.ts line 170"; the log knows the module only as its
+    imports name it, `from '../hooks/useRecipeForm'`, with no extension, and S2 was warned of a dead pointer. A
+    script's name without its extension is its import's; another kind of file, or another module, is not."""
+    grep = _ran(1, "u1", "grep -rn useRecipeForm src/components",
+                "src/components/RecipeEditor.tsx:4:import { useRecipeForm } from '../hooks/useRecipeForm'")
+    trace = _session(tmp_path, "Fix the tag types.", grep,
+                     "Summary: tags are typed in useRecipeForm.ts line 170; see also useRecipeForm.py and "
+                     "useRecipeList.ts.")
+    assert _unresolved(trace) == ["useRecipeForm.py", "useRecipeList.ts"]
