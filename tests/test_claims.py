@@ -314,6 +314,18 @@ def test_a_step_to_run_after_work_still_to_come_is_not_stale() -> None:
     assert hit.rule == "stale-next-step"
 
 
+def test_a_step_whose_check_leads_into_work_still_to_do_is_not_stale() -> None:
+    """tuicraft_ee2467ef55 (unlabelled) S1: "**Final**: Run `mise ci` to verify, then open PR": `mise ci` had run
+    clean with nothing edited since, but the pull request it leads into was opened only after the compaction, so the
+    step was not done; it was called stale. A step with work after its command (then, before) is not done by the
+    command's run."""
+    records = [ran("r1", "mise ci 2>&1 | tail -20", "812 pass\n0 fail\nAll matched files use Prettier code style!")]
+    for leading in ("Run `mise ci` to verify, then open PR", "Run `mise ci` before opening the PR"):
+        assert found(session(records, (1, f"Pending Tasks:\n- **Final**: {leading}\n"))) == [], leading
+    [hit] = found(session(records, (1, "Pending Tasks:\n- **Final**: Run `mise ci` to verify\n")))
+    assert hit.rule == "stale-next-step"
+
+
 @needs_real
 @pytest.mark.parametrize("path", shared_files(LABELLED, "*.jsonl"), ids=lambda p: p.name[:32])
 def test_no_stale_step_in_the_labelled_sessions(path) -> None:
