@@ -128,9 +128,15 @@ def content_terms(text: str) -> set[str]:
     says "do not" or nothing of the kind missed them.
     """
     found = [_CLITIC.sub("", w) for w in words(_BRACKET_ANCHOR.sub(" ", text)) if not w.endswith("n't")]
+    found += [named.group(1) for w in found if "." in w and (named := _FILE_WORD.fullmatch(w))]
     if text.isascii():
         return {stem(w) for w in found if w not in STOPWORDS and len(w) > 1}
     return {term for w in found if w not in STOPWORDS for term in _word_terms(w)}
+
+
+_FILE_WORD = re.compile(r"([a-z]{3,})\.[a-z]{1,5}")
+"""A file's name that is a word with an extension (`CONTEXT.md`, `README.md`, `package.json`): the word is a term
+too, as those who asked for the file say it ("create context", "update the readme")."""
 
 
 @lru_cache(maxsize=1 << 15)

@@ -491,6 +491,20 @@ def test_an_answer_quoted_in_part_is_not_lost() -> None:
         InvariantStatus.LOST)  # fmt: skip
 
 
+def test_a_file_asked_for_by_its_word_is_kept_by_its_name() -> None:
+    """cipherbox_12f1f541 (fresh28, labelled blind: faithful): the user's question-tool answer "Done — create
+    context." asked for the phase's CONTEXT.md; S1 says "I created the branch … and checked for existing CONTEXT.md"
+    and "I wrote the CONTEXT.md file and committed it", and the answer was called lost: `context.md` was one term and
+    no passage said "context" beside "create". A file's name that is a word with an extension is that word too; a
+    name with digits or folders is not cut so."""
+    item = Invariant("user-decision:u1#0", InvariantKind.USER_DECISION, "Done — create context.", "u1")
+    summary = ("3. I created the branch `feat/phase-14` from main and checked for existing CONTEXT.md (none found).\n"
+               "10. I wrote the CONTEXT.md file and committed it.")  # fmt: skip
+    assert match_user_item(item, IndexedText(summary)).status is not InvariantStatus.LOST
+    assert match_user_item(item, IndexedText("I created the branch and wrote 14-context.md.")).status is (
+        InvariantStatus.LOST)  # fmt: skip
+
+
 def test_an_open_crash_under_errors_and_fixes_is_presented_as_fixed() -> None:
     summary = "4. Errors and fixes:\n   - malloc(): invalid size (unsorted) in run_full_benchmark.py at size 64.\n"
     assert match_failure(crash(), IndexedText(summary)).status is InvariantStatus.WEAKENED
