@@ -970,7 +970,8 @@ def failure_items(runs: Sequence[ShellRun]) -> Iterator[Invariant]:
                         retired_by=failure.superseded_by or failure.retired_by)  # fmt: skip
 
 
-__all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "TEST_RUN", "TEST_WORDS", "Failure", "ShellRun",
+__all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "STASH_DROPPED", "STASH_KEPT_AFTER_CONFLICT", "TEST_RUN", "TEST_WORDS",
+           "Failure", "ShellRun",
            "Step", "about_subject", "attempted", "command_signature", "failing_signature", "failure_items",
            "failure_line", "failure_subjects", "failures", "failures_before", "git_arguments", "harmless_error",
            "inline_code", "is_failure", "is_subject", "parse_steps", "printed_nothing", "proven_steps", "ran",
