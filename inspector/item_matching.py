@@ -66,12 +66,10 @@ def _quoted_in_part(statement: str, indexed: IndexedText, config: Config) -> tup
     terms = topic_terms(statement)
     size = config.quoted_run_words
     for n in range(len(typed) - size + 1):
-        run = typed[n : n + size]
-        if terms & topic_terms(" ".join(run)):
-            quote = " ".join(run)
-            found = indexed.lowered.find(quote)
-            if found >= 0:
-                return found, found + len(quote)
+        quote = " ".join(typed[n : n + size])
+        found = indexed.lowered.find(quote) if terms & topic_terms(quote) else -1
+        if found >= 0:
+            return found, found + len(quote)
     return None
 
 

@@ -98,14 +98,18 @@ def stashes(runs: Sequence[ShellRun]) -> Iterator[Stash]:
             if verb in _SAVES and _saved(run):
                 made.append(Stash(run))
             elif verb in _RESTORES and (not run.status_failed or STASH_DROPPED.search(run.output)):
-                open_ones = [n for n, stash in enumerate(made) if stash.restored_by is None]
+                open_ones = _owed(made)
                 for n in open_ones if verb == "clear" else open_ones[-1:]:
                     made[n] = Stash(made[n].run, run.key)
             elif verb == "pop" and STASH_KEPT_AFTER_CONFLICT.search(run.output):
-                open_ones = [n for n, stash in enumerate(made) if stash.restored_by is None]
-                for n in open_ones[-1:]:
+                for n in _owed(made)[-1:]:
                     made[n] = Stash(made[n].run, conflicted=True)
     yield from made
+
+
+def _owed(made: list[Stash]) -> list[int]:
+    """The positions of the stashes still open, oldest first: a restore ends the newest of them."""
+    return [n for n, stash in enumerate(made) if stash.restored_by is None]
 
 
 def set_aside_items(runs: Sequence[ShellRun]) -> Iterator[Invariant]:

@@ -511,15 +511,9 @@ class ShellRun:
         if not self.failed:
             return ()
         ran = [n for n, step in enumerate(self.steps) if step.words and _shown_running(step, self.output)]
-        if len(ran) != 1:
-            return ()  # which of two such steps failed, the output does not say
-        chained: list[Step] = []
-        for step in reversed(self.steps[: ran[0] + 1]):
-            if step is not self.steps[ran[0]]:
-                chained.append(step)
-            if step.after != "&&":
-                break
-        return tuple(chained)
+        if len(ran) != 1 or self.steps[ran[0]].after != "&&":
+            return ()  # which of two such steps failed, the output does not say; or nothing had to succeed before it
+        return tuple(proven_steps(self.steps[: ran[0]]))  # what had to succeed for it to run, as a line's success does
 
     @cached_property
     def broke(self) -> bool:
