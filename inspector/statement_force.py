@@ -64,6 +64,18 @@ def forbidding(text: str) -> re.Match[str] | None:
     return PROHIBITION.search(without_waivers(text))
 
 
+_TAKING_OUT = re.compile(r"\b(?:remov|delet|revert|undo\b|undid\b|get rid of\b|"
+                         r"take (?:it|this|that|them|these|those) out\b)", re.IGNORECASE)  # fmt: skip
+"""A correction that takes something out: "no remove this again", "revert that", "get rid of the banner"."""
+
+
+def standing(correction: str) -> bool:
+    """Does a correction hold past the work that carried it out? One that asks for a change ("instead it should
+    say `git add`") is done once made, and the code shows it made; one that takes something out or forbids leaves
+    nothing in the code to say it must stay out, so the next agent may put it back."""
+    return bool(_TAKING_OUT.search(correction) or forbidding(correction))
+
+
 def binding(text: str, correction: bool = False) -> bool:
     """Does the statement bind the next agent (a rule), rather than suggest (a wish)? A correction binds by
     what it is: the agent was wrong, and the summary that drops it lets the next agent be wrong again."""
@@ -75,4 +87,4 @@ def binding(text: str, correction: bool = False) -> bool:
 
 
 __all__ = ["LEAVE_AS_IS", "NEGATING", "PROHIBITING", "PROHIBITION", "WAIVER", "binding", "forbidding",
-           "without_waivers"]
+           "standing", "without_waivers"]

@@ -7,7 +7,9 @@ lost at error); entirecli_6113e919 in ../shared/real_traces/labelled (a correcti
 error in its labels, and still one); entirecli_1e0816ef (S2 keeps almost nothing of S1, and its "must be controlled
 by configuration, default to 'off'" is lost at error in its labels, and still one); duet_c232df13 ("let's kill
 ralph:", carried by S1 and dropped by S2 once the project was archived: its labels call it no loss), and
-cipherbox_f585e6e9 in ../shared/real_traces/wider (the list before its S2 named the decisions S1 carried).
+cipherbox_f585e6e9 in ../shared/real_traces/wider (the list before its S2 named the decisions S1 carried);
+planetfall_88508f41 (a correction asking for a change, "instead it should say underneath type git add", made and
+committed before S1 carried it, dropped by S2: retired in its labels, and reported as lost at error).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from inspector.model import Generation, SourceRecord, Trace
 LINUX_SAFE = "has to be linux safe also, write the sed calls so they work on GNU and BSD"
 NO_LINK = "no remove this again, the risk someone assumes it's a stable link is to big"
 KILL_RALPH = "let's kill ralph: archive the repo"
+GIT_ADD = ("instead it should say underneath type git add and make the git add be like in back ticks well not really "
+           "but something that it would stand out")
 
 
 def user(key: str, text: str) -> SourceRecord:
@@ -87,6 +91,18 @@ def test_a_correction_a_summary_carried_and_the_next_dropped_stays_an_error() ->
                   "The trailer work is merged; the pull request for develop is open.")
     [(severity, message)] = lost_at_two(trace)
     assert severity == "error" and "carried" not in message
+
+
+def test_a_correction_asking_for_a_change_a_summary_carried_and_the_next_dropped_is_a_note() -> None:
+    """The change is made, and the code shows it made: as a request, the summary that drops it most often drops it
+    done. One that takes something out (`NO_LINK`, above) leaves nothing in the code to keep it out."""
+    trace = chain([GIT_ADD], "The user corrected the helper line: it should say type git add underneath, with git "
+                  "add in back ticks so it stands out. Done and committed.",
+                  "The trailer work is merged; the pull request for develop is open.")  # fmt: skip
+    [(severity, message)] = lost_at_two(trace)
+    assert severity == "info"
+    assert message.endswith("(S1 carried it; a correction that asks for a change is most often made when a summary "
+                            "drops it)")  # fmt: skip
 
 
 def test_a_request_dropped_by_a_summary_that_collapsed_stays_an_error() -> None:

@@ -18,7 +18,7 @@ from inspector.list_selection import ENTRY_PREFIX
 from inspector.model import Invariant, InvariantKind, Severity
 from inspector.plan_steps import PLAN_PREFIX, made_name
 from inspector.rule_registry import Hit, rule
-from inspector.statement_force import binding
+from inspector.statement_force import binding, standing
 from inspector.statements import USER_KINDS, reply_to
 from inspector.summary_claims import nothing_left, steps_heading
 from inspector.text import quoted
@@ -70,7 +70,8 @@ def session_tracks(facts: TraceFacts, kinds: frozenset[InvariantKind] | tuple[In
     "A constraint, decision, requirement, preference or correction the user stated is gone from a summary that "
     "covers it: the next agent will act as if it was never said. An error when the statement is a rule (a "
     "prohibition, an obligation, a correction, unhedged); a warning when it is a wish or a suggestion; a note when it "
-    "is a request or decision an earlier summary carried (one a summary drops after carrying it is most often done).",
+    "is a request, a decision or a correction asking for a change that an earlier summary carried (one a summary "
+    "drops after carrying it is most often done).",
 )
 def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
     tracks = session_tracks(facts, USER_KINDS)
@@ -105,8 +106,11 @@ def _lost_severity(item: Invariant, carrier: int | None) -> Severity | None:
 CARRIED_THEN_DROPPED = {
     InvariantKind.USER_REQUIREMENT: "a request a summary drops after carrying it is most often done",
     InvariantKind.USER_DECISION: "a decision a summary drops after carrying it is most often carried out",
+    InvariantKind.CORRECTION: "a correction that asks for a change is most often made when a summary drops it",
 }
-"""The kinds a summary that carried them may drop by choice (`_carrier`), and what the finding says of it."""
+"""The kinds a summary that carried them may drop by choice (`_carrier`), and what the finding says of it. A
+correction only when it asks for a change: one that takes something out or forbids stands after it was carried
+out (`statement_force.standing`)."""
 
 
 def _dropped_by_choice(facts: TraceFacts, tracks: list[InvariantTrack], track: InvariantTrack, k: int,
@@ -116,7 +120,8 @@ def _dropped_by_choice(facts: TraceFacts, tracks: list[InvariantTrack], track: I
     almost nothing of what was asked chose nothing, and its losses stand, in it and in every summary after it that
     still lacks them. The guard's list before a compaction (`guard_check.standing_items`) judges an empty summary not
     yet written: what the last summary carried still stands there."""
-    if track.invariant.kind not in CARRIED_THEN_DROPPED:
+    item = track.invariant
+    if item.kind not in CARRIED_THEN_DROPPED or item.kind is InvariantKind.CORRECTION and standing(item.text):
         return None  # before the chain is walked: most lost items are neither, and a long chain is long
     ancestors = _ancestors(facts, k)
     carrier = _carrier(track, ancestors)
@@ -156,8 +161,12 @@ def _carrier(track: InvariantTrack, ancestors: list[int]) -> int | None:
     requests and decisions reported carried and then dropped are losses and 26 are not. Whether this one was done
     takes reading the log after it, so its loss is a note, for a reader who reads the log anyway, not a warning that
     cries wolf four times in five; and the guard does not give it back (given back, done work is done twice). A
-    constraint, a correction or a preference binds after the work it was said about, and what no summary ever
-    carried was never handed on: those keep their severity, as does what a collapse dropped (`_dropped_by_choice`)."""
+    correction that asks for a change is a request for it ("instead it should say underneath type git add",
+    planetfall_88508f41: made and committed before S1 carried it, retired at S2 by its blind label). A constraint or
+    a preference binds after the work it was said about, as does a correction that takes something out or forbids
+    ("no remove this again, the risk someone assumes it's a stable link is to big", entirecli_6113e919: lost at S2
+    and S3 by its label), and what no summary ever carried was never handed on: those keep their severity, as does
+    what a collapse dropped (`_dropped_by_choice`)."""
     for j in ancestors:
         status = track.statuses[j]
         if status in PRESENT:
