@@ -149,8 +149,9 @@ def extract_anchors(text: str, patterns: Mapping[str, str] | None = None) -> lis
             if _overlaps(claimed, starts, start, end):
                 continue
             key = match.group(1) if regex.groups else match.group(0)
-            if name == "path" and not _plausible_path(_rooted(key, text, start)) or _TEMPLATE.search(key) or (
-                    text.startswith("/", end) and _TEMPLATE.match(text, end + 1)):
+            if name == "path" and (not _plausible_path(_rooted(key, text, start)) or _ASSIGNED.match(text, end)):
+                continue  # no file: no path evidence, or the target of an assignment in code (`pos/rotation.y=atan2(…)`)
+            if _TEMPLATE.search(key) or text.startswith("/", end) and _TEMPLATE.match(text, end + 1):
                 continue  # a pattern: a placeholder in it, or right after it (`/api/v1/releases/{id}`)
             taken.append((start, end))
             found.append(Anchor(key=key, start=start, end=end, pattern=name))
@@ -189,6 +190,10 @@ def _overlaps(claimed: list[tuple[int, int]], starts: list[int], start: int, end
     )
 
 
+_ASSIGNED = re.compile(r"=(?!=)")
+"""What follows an assignment's target written with no space (`marker pos/rotation.y=atan2(dir.x,dir.z)`): a
+summary that quotes code names a variable there, not a file. A path is written after `=` (`--out=report.json`), not
+before it, and a comparison (`==`) may hold one."""
 _TEMPLATE = re.compile(r"\{[^{}/]*\}|<[A-Za-z_][\w-]*>|\$\{?[A-Z_][A-Z0-9_]*\}?")
 """A placeholder: `https://api.{dd_site}/v1`, `logs/<run-id>.json`, `$HOME/.cache`. A key with one names a
 family of keys, written as a pattern; no record is its referent, so it is no anchor to resolve."""

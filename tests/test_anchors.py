@@ -86,6 +86,15 @@ def test_a_framework_named_with_its_js_suffix_is_no_file():
         ("src/Chart.js", "path"), ("next.js", "path")]  # fmt: skip
 
 
+def test_the_target_of_an_assignment_in_quoted_code_is_no_file():
+    """planetfall_d43002f0 (fresh31, labelled blind: S2 faithful): S2 says "`update(t)` sets marker
+    pos/rotation.y=atan2(dir.x,dir.z)", and was warned that 'pos/rotation.y' resolves to no record. ohmyposh_d3cfdfe7
+    (../shared) built with `-X github.com/jandedobbeleer/oh-my-posh/src/build.Version=…`, a Go variable set at link
+    time, held in its anchor list as a file. A path after `=` is a value, and one before `==` is compared."""
+    assert keys("sets marker pos/rotation.y=atan2(dir.x,dir.z); wrote --out=build/report.json; "
+                "if src/a.py==b") == [("build/report.json", "path"), ("src/a.py", "path")]  # fmt: skip
+
+
 def test_a_file_name_is_never_cut_inside_a_hyphenated_word():
     """apollo_d97ae08b (outside ../shared, labelled blind): S1's "Read compile.sh, Dockerfile.latex,
     Dockerfile.r-plumber" gave the anchor 'Dockerfile.r' (`.r` is R's extension), which no record holds, and S1 was
