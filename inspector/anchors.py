@@ -150,7 +150,7 @@ def extract_anchors(text: str, patterns: Mapping[str, str] | None = None) -> lis
                 continue
             key = match.group(1) if regex.groups else match.group(0)
             if name == "path" and (not _plausible_path(_rooted(key, text, start)) or _ASSIGNED.match(text, end)):
-                continue  # no file: no path evidence, or the target of an assignment in code (`pos/rotation.y=atan2(…)`)
+                continue  # no file: no path evidence, or the target of an assignment in code (`_ASSIGNED`)
             if _TEMPLATE.search(key) or text.startswith("/", end) and _TEMPLATE.match(text, end + 1):
                 continue  # a pattern: a placeholder in it, or right after it (`/api/v1/releases/{id}`)
             taken.append((start, end))
