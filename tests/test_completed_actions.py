@@ -161,3 +161,38 @@ def test_a_request_that_orders_the_work_is_done_once_a_commit_carries_it_out() -
     assert lost_statements(summary, unrelated) == ["let's do the mediums first.", "skip 5, 7, 8 and do the rest"]
     before = [MEDIUMS[1], MEDIUMS[0], MEDIUMS[2]]
     assert lost_statements(summary, before) == ["let's do the mediums first.", "skip 5, 7, 8 and do the rest"]
+
+
+BROADCAST = [committed("b1", "c56ef6e", "feat: Add server broadcast and notification parsers"),
+             committed("b2", "89f886a", "feat: Handle server broadcast and notification packets"),
+             committed("b3", "d64bec3", "fix: Address review feedback on server broadcasts")]  # fmt: skip
+"""tuicraft_04fd0b5b (fresh30, labelled blind): S1 tells the feature's commits by what they did ("Task 1: Added
+`origin` to ChatMessage, wrote parseServerBroadcast and parseNotification") and names only the last by its sha; its
+labels call each feature commit weakened: the next agent cannot tell which commits hold the work."""
+
+
+def unnamed(summary: str, records: list[SourceRecord] = BROADCAST) -> list[tuple[str, str]]:
+    trace = summarised(summary, records)
+    return [(f.severity.value, f.message) for f in analyze(trace).findings if f.rule == "completed-actions-unnamed"]
+
+
+def test_commits_a_summary_tells_by_subject_alone_are_named_by_sha() -> None:
+    told = ("Added server broadcast and notification parsers, and the handlers that handle the server broadcast and "
+            "notification packets. Fixed all four review items in commit d64bec3.")  # fmt: skip
+    assert unnamed(told) == [("warning", "S1 tells 2 commits (c56ef6e, 89f886a) by subject alone, without the sha")]
+    assert unnamed(told.replace("packets.", "packets (89f886a).")) == []  # most named by sha: the series is
+    assert unnamed(told.replace("packets.", "packets (89f886a)."), BROADCAST[:2]) == [  # one left of two: a note
+        ("info", "S1 tells 1 commit (c56ef6e) by subject alone, without the sha")]
+    assert unnamed("Commits c56ef6e, 89f886a and d64bec3: the server broadcast parsers and handlers.") == []
+    assert unnamed("Worked on chat.") == []  # dropped, not told: completed-actions-lost says so
+
+
+def test_commits_an_earlier_summary_told_are_not_told_again() -> None:
+    told = "Added server broadcast and notification parsers and handled the server broadcast and notification packets."
+    keys = tuple(r.key for r in BROADCAST)
+    trace = Trace("fixture", "claude-code", tuple(BROADCAST),
+                  (Generation(0, "raw", "\n".join(r.text for r in BROADCAST), covers=keys),
+                   Generation(1, "summary", told, parent=0, covers=keys),
+                   Generation(2, "summary", told, parent=1, covers=keys)),
+                  extra={"meta": {"session_log": True}})  # fmt: skip
+    assert [f.generation for f in analyze(trace).findings if f.rule == "completed-actions-unnamed"] == [1]

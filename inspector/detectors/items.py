@@ -315,6 +315,40 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
         )
 
 
+@rule(
+    "completed-actions-unnamed",
+    Severity.WARNING,
+    "Commits made before a compaction that its summary tells by their subject alone, without their sha: the next "
+    "agent knows the work was done but not which commits hold it, to push, revert or cite them. A note when only one "
+    "commit is told so.",
+)
+def completed_actions_unnamed(facts: TraceFacts) -> Iterator[Hit]:
+    """One finding per summary, as for the actions it drops (`completed_actions_lost`), over the same series: the
+    commits no earlier summary recorded. A summary that names most of them by sha (`Config.actions_kept_share`) has
+    kept the series' identity, and one commit told by subject alone (fewer than `Config.actions_lost_warned`) is a
+    note.
+
+    The identity is what the blind labels weigh: of the summaries of ../shared and fresh28–31 (44 sessions, 12
+    repositories) that told two or more such commits by subject alone, 7 of 9 are called weakened or lost for it
+    (tuicraft_04fd0b5b's S1: "Phase 1 … committed" for four feature commits, each labelled weakened), and the other
+    two tell commits no label names; of the 9 that told one, 5 are."""
+    tracks = [t for t in session_tracks(facts, (InvariantKind.COMPLETED_ACTION,))
+              if t.invariant.text.startswith("commit ")]  # fmt: skip
+    for generation in facts.judged():
+        k = generation.generation.index
+        told = [t for t in tracks if t.statuses[k] in PRESENT and not any(s in PRESENT for s in t.statuses[1:k])]
+        unnamed = [t for t in told if t.statuses[k] is InvariantStatus.PARAPHRASED]
+        if not unnamed or (len(told) - len(unnamed)) / len(told) > facts.config.actions_kept_share:
+            continue
+        yield Hit(
+            k,
+            f"{generation.generation.label} tells {_listed(unnamed)} by subject alone, without the sha",
+            evidence={"actions": [t.invariant.text for t in unnamed], "invariants": [t.invariant.id for t in unnamed]},
+            source=unnamed[-1].source_quote,
+            severity=Severity.INFO if len(unnamed) < facts.config.actions_lost_warned else None,
+        )
+
+
 def _only_commits(tracks: list[InvariantTrack]) -> bool:
     return all(t.invariant.text.startswith("commit ") for t in tracks)
 
