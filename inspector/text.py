@@ -127,13 +127,18 @@ def content_terms(text: str) -> set[str]:
     is "that is", "we'll" "we will" (`_CLITIC`). Kept whole, they were terms of their own, and a summary that
     says "do not" or nothing of the kind missed them.
     """
-    found = [_CLITIC.sub("", w) for w in words(_BRACKET_ANCHOR.sub(" ", text)) if not w.endswith("n't")]
+    found = [_CLITIC.sub("", part) for w in words(_BRACKET_ANCHOR.sub(" ", text)) if not w.endswith("n't")
+             for part in (w.split("/") if "/" in w and _JOINED_WORDS.fullmatch(w) else (w,))]  # fmt: skip
     found += [named.group(1) for w in found if "." in w and (named := _FILE_WORD.fullmatch(w))]
     if text.isascii():
         return {stem(w) for w in found if w not in STOPWORDS and len(w) > 1}
     return {term for w in found if w not in STOPWORDS for term in _word_terms(w)}
 
 
+_JOINED_WORDS = re.compile(r"[^\W\d_]{2,}(?:/[^\W\d_]{2,})+")
+"""Words joined by slashes: alternatives or a list ("Placeholder/mock checkout.", "tests/lint/typecheck"), each word a
+term, as anchors read them (prose without path evidence). A path has a dot, a digit or an underscore somewhere, or
+a root, and stays one term."""
 _FILE_WORD = re.compile(r"([a-z]{3,})\.[a-z]{1,5}")
 """A file's name that is a word with an extension (`CONTEXT.md`, `README.md`, `package.json`): the word is a term
 too, as those who asked for the file say it ("create context", "update the readme")."""

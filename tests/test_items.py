@@ -16,6 +16,7 @@ from inspector.model import Invariant, InvariantKind, SourceRecord
 from inspector.readers.claude_code import user_words_in_result
 from inspector.shell_runs import command_signature, failure_items, shell_runs
 from inspector.statements import last_question, offered_options, statement_kind, statement_sentences, user_items
+from inspector.text import content_terms
 from tests.helpers import LABELLED, needs_shared
 
 ENTIRECLI = LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl"
@@ -503,6 +504,18 @@ def test_a_file_asked_for_by_its_word_is_kept_by_its_name() -> None:
     assert match_user_item(item, IndexedText(summary)).status is not InvariantStatus.LOST
     assert match_user_item(item, IndexedText("I created the branch and wrote 14-context.md.")).status is (
         InvariantStatus.LOST)  # fmt: skip
+
+
+def test_words_joined_by_a_slash_are_each_a_term() -> None:
+    """entiretest_127e928e (fresh32, labelled blind: faithful): the question-tool answer "Placeholder/mock checkout."
+    was called lost from S1, which says "User selected: localStorage persistence, … both panel AND page, mock
+    checkout": `placeholder/mock` was one term, and the answer's two terms needed two in one passage. Words joined by
+    slashes are alternatives or a list, as anchors read them; a path (a dot, a digit, an underscore) stays one term."""
+    item = Invariant("user-decision:u1#0", InvariantKind.USER_DECISION, "Placeholder/mock checkout.", "u1")
+    summary = "- User selected: localStorage persistence, cart icon with badge, both panel AND page, mock checkout"
+    assert match_user_item(item, IndexedText(summary)).status is not InvariantStatus.LOST
+    assert content_terms("Run tests/lint/typecheck on src/app_v2/main.py") == {
+        "run", "test", "lint", "typecheck", "src/app_v2/main.py"}  # fmt: skip
 
 
 def test_an_open_crash_under_errors_and_fixes_is_presented_as_fixed() -> None:
