@@ -50,11 +50,14 @@ def match_user_item(item: Invariant, indexed: IndexedText, config: Config = DEFA
         return _located(InvariantStatus.PARAPHRASED, found, f"{found.coverage:.0%} of its terms kept")
     if found.coverage < config.lost_coverage and not found.phrase:
         quoted = _quoted_in_part(item.text, indexed, config)
-        if quoted is None:
-            return InvariantMatch(InvariantStatus.LOST, reason="no passage carries its terms")
-        start, end = quoted
-        return InvariantMatch(InvariantStatus.PARAPHRASED, start, end, indexed.text[start:end],
-                              "a run of its words is quoted as typed")  # fmt: skip
+        if quoted is not None:
+            start, end = quoted
+            return InvariantMatch(InvariantStatus.PARAPHRASED, start, end, indexed.text[start:end],
+                                  "a run of its words is quoted as typed")  # fmt: skip
+        beside = _beside_question(item, indexed, config)
+        if beside is not None:
+            return _located(InvariantStatus.PARAPHRASED, beside, "kept in part, beside the question it answers")
+        return InvariantMatch(InvariantStatus.LOST, reason="no passage carries its terms")
     # Partly there: a paraphrase we cannot confirm. Never reported as a loss (precision first).
     return _located(InvariantStatus.PARAPHRASED, found, f"only {found.coverage:.0%} of its terms in one passage")
 
@@ -71,6 +74,18 @@ def _quoted_in_part(statement: str, indexed: IndexedText, config: Config) -> tup
         if found >= 0:
             return found, found + len(quote)
     return None
+
+
+def _beside_question(item: Invariant, indexed: IndexedText, config: Config) -> Presence | None:
+    """A passage that keeps a question-tool answer in part beside its question's topic (`Invariant.asked`): the
+    answer is one of the options the tool offered, and a summary says what was chosen in the question's words with
+    some of the option's ("User selected: localStorage persistence" for "Browser localStorage only."). The passage
+    must hold one of the answer's own terms: the question's topic alone says nothing of what was chosen."""
+    if item.asked is None:
+        return None
+    found = presence(f"{item.text} {item.asked}", indexed, config=config)
+    own = topic_terms(item.text) & topic_terms(found.passage or "")
+    return found if found.coverage >= config.kept_coverage and own else None
 
 
 _ANY_NEGATION = re.compile(rf"\b(?:{'|'.join(map(re.escape, sorted(NEGATING | set(PROHIBITING) | {'only'})))})\b|n't\b",

@@ -194,6 +194,10 @@ class Invariant:
     """The whole sentence of the source record that states it, when `text` is only part of it."""
     context: str | None = None
     """The question a short answer replies to ("A. is fine" ← "How should failures be handled?")."""
+    asked: str | None = None
+    """The question-tool question an answer that says enough alone replies to (so no `context`): a summary may keep
+    such an answer in part, beside the question's topic ("localStorage persistence" for "Browser localStorage
+    only.", asked "Should the cart persist data, and if so, how?")."""
     distinct: str | None = None
     """For an entry of a list (`inspector.list_selection`), the words of it no other entry of the list has: the
     entries of one list share the words of their one file or feature, so these are what tell a summary's passage

@@ -293,8 +293,9 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
             context = picked_option(picked_label(clause) or label, turn) if not answered else None
             if answered and _GO_AHEAD.fullmatch(clause):
                 continue
+            tool_question = question_answered(record, sentence.text) if answered else None
             if context is None and len(topic_terms(clause)) < config.min_terms:
-                question = question_answered(record, sentence.text) if answered else asked  # the tool's own question
+                question = tool_question if answered else asked
                 context = question if question and len(topic_terms(f"{clause} {question}")) >= config.min_terms + 1 \
                     else None
                 if context is None:
@@ -306,7 +307,7 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
                 if len(whole) <= config.statement_chars:
                     clause, quote = whole, None
             yield Invariant(f"{kind.value}:{record.key}#{number}", kind, clause, record.key, replaces=replaces,
-                            quote=quote, context=context)  # fmt: skip
+                            quote=quote, context=context, asked=tool_question if context is None else None)  # fmt: skip
 
 
 def question_answered(record: SourceRecord | None, said: str) -> str | None:

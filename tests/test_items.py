@@ -5,6 +5,8 @@ Every string quoted here is from ../shared/real_traces (the labelled sessions an
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from inspector import analyze, load_trace
@@ -516,6 +518,25 @@ def test_words_joined_by_a_slash_are_each_a_term() -> None:
     assert match_user_item(item, IndexedText(summary)).status is not InvariantStatus.LOST
     assert content_terms("Run tests/lint/typecheck on src/app_v2/main.py") == {
         "run", "test", "lint", "typecheck", "src/app_v2/main.py"}  # fmt: skip
+
+
+def test_a_question_tool_answer_kept_in_part_beside_its_question_is_kept() -> None:
+    """entiretest_127e928e (fresh32, labelled blind: S1 faithful): asked "Should the cart persist data, and if so,
+    how?", the user picked "Browser localStorage only.", and S1's "User selected: localStorage persistence, …" was
+    called an error loss: the answer says enough alone, so it borrowed no question, and "browser" is not in S1. The
+    answer is one of the tool's options, which a summary tells in the question's words with some of the option's.
+    The question's topic without any of the answer's words keeps nothing."""
+    answer = Invariant("user-decision:u1#0", InvariantKind.USER_DECISION, "Browser localStorage only.", "u1",
+                       asked="Should the cart persist data, and if so, how?")  # fmt: skip
+    summary = "- User selected: localStorage persistence, cart icon with badge, both panel AND page, mock checkout"
+    assert match_user_item(answer, IndexedText(summary)).status is InvariantStatus.PARAPHRASED
+    assert match_user_item(answer, IndexedText("The cart should persist its data across reloads.")).status is (
+        InvariantStatus.LOST)  # fmt: skip
+    assert match_user_item(replace(answer, asked=None), IndexedText(summary)).status is InvariantStatus.LOST
+    record = SourceRecord("u1", "Browser localStorage only.", namespace="transcript", kind="user", authority="user",
+                          extra={"via": "question-tool", "asked": [[0, 26, answer.asked]]})  # fmt: skip
+    [mined] = user_items(record)
+    assert (mined.text, mined.context, mined.asked) == ("Browser localStorage only.", None, answer.asked)
 
 
 def test_an_open_crash_under_errors_and_fixes_is_presented_as_fixed() -> None:
