@@ -236,6 +236,21 @@ def test_a_key_that_is_a_path_only_by_an_underscore_is_reported_as_info_when_it_
                      "docs/metrics_guide.md": "warning"}  # fmt: skip
 
 
+def test_every_key_of_a_summary_whose_log_is_in_another_file_is_reported_as_info():
+    """ohmyposh_030df228 (fresh32, labelled blind: S1 faithful) opens with its compaction: the session was continued
+    from another file, which holds what S1 summarised, and five of S1's keys (`website/_scratch_schema.json`,
+    `5cf09a5f` …) were warnings that nothing here could bind. A summary that covers no record of its log has keys
+    no record here can check; one that covers a record is judged as ever."""
+    records = [SourceRecord("u1", "rename the Open Studio button", namespace="transcript", kind="user",
+                            authority="user")]  # fmt: skip
+    summary = "Restored website/_scratch_schema.json from stash 5cf09a5f; see website/scripts/render.mjs."
+    continued = {f.evidence["key"]: f.severity.value for f in analyze(session_log(records, (0, summary))).findings
+                 if f.rule == "unresolved-anchor"}  # fmt: skip
+    assert continued == {"website/_scratch_schema.json": "info", "5cf09a5f": "info",
+                         "website/scripts/render.mjs": "info"}  # fmt: skip
+    assert set(unresolved_severities(summary).values()) == {"warning"}
+
+
 def unresolved_severities(summary: str) -> dict[str, str]:
     """Key → severity of every unresolved-anchor finding on a one-message session summarised as `summary`."""
     records = [SourceRecord("u1", "plan the work", namespace="transcript", kind="user", authority="user")]

@@ -58,10 +58,14 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     (`tool_names.INSTRUCTION_FILES`). And a path a record after the compaction bears: the summary named a real path
     the log had not shown yet, known from what the log does not hold (a file the harness loaded, a sub-agent's work:
     teslamint's `.entirecontext/db/local.db`, opened with sqlite3 after S1; duet's `~/dev/lore/plans/…`, under a
-    folder a sub-agent renamed, edited after S1)."""
+    folder a sub-agent renamed, edited after S1). And every key of a summary that covers no record of the log: the
+    session was continued from another file, which holds what it summarised (ohmyposh_030df228's log opens with its
+    summary), so no key of it can be checked here."""
 
     def weak(resolved: ResolvedAnchor, generation: GenerationFacts) -> Severity | None:
         anchor = resolved.anchor
+        if facts.session_log and not generation.generation.covers:
+            return Severity.INFO
         if not facts.session_log or anchor.pattern != "path":
             return None
         elided = _ELIDED.search(anchor.key) is not None
