@@ -137,8 +137,9 @@ def content_terms(text: str) -> set[str]:
 
 _JOINED_WORDS = re.compile(r"[^\W\d_]{2,}(?:/[^\W\d_]{2,})+")
 """Words joined by slashes: alternatives or a list ("Placeholder/mock checkout.", "tests/lint/typecheck"), each word a
-term, as anchors read them (prose without path evidence). A path has a dot, a digit or an underscore somewhere, or
-a root, and stays one term."""
+term, as anchors read them (prose without path evidence). A path with a dot, a digit or an underscore stays one
+term; one of letters alone (`/etc/hosts`, whose root is no part of a word) is its words, in a summary as in the log,
+so the two still meet."""
 _FILE_WORD = re.compile(r"([a-z]{3,})\.[a-z]{1,5}")
 """A file's name that is a word with an extension (`CONTEXT.md`, `README.md`, `package.json`): the word is a term
 too, as those who asked for the file say it ("create context", "update the readme")."""

@@ -330,8 +330,9 @@ def completed_actions_unnamed(facts: TraceFacts) -> Iterator[Hit]:
 
     The identity is what the blind labels weigh: of the summaries of ../shared and fresh28–31 (44 sessions, 12
     repositories) that told two or more such commits by subject alone, 7 of 9 are called weakened or lost for it
-    (tuicraft_04fd0b5b's S1: "Phase 1 … committed" for four feature commits, each labelled weakened), and the other
-    two tell commits no label names; of the 9 that told one, 5 are."""
+    (tuicraft_04fd0b5b's S1 tells six commits by what they did and names only the review fix d64bec3 by sha; its
+    labels call the four feature commits weakened), and the other two tell commits no label names or calls kept; of
+    the 8 that told one, 5 are."""
     tracks = [t for t in session_tracks(facts, (InvariantKind.COMPLETED_ACTION,))
               if t.invariant.text.startswith("commit ")]  # fmt: skip
     for generation in facts.judged():
