@@ -308,6 +308,11 @@ class ChainEvent:
     timestamp: str | None = None
 
 
+BEGINS_MID_SESSION = "begins_mid_session"
+"""A trace's `extra` key: True when its reader found the log to be a slice of a longer session
+(`Trace.begins_mid_session`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Trace:
     """A loaded compaction chain: what readers return and analyses consume."""
@@ -343,6 +348,13 @@ class Trace:
         commands printed bare lie."""
         folder = self.extra.get("cwd")
         return folder if isinstance(folder, str) and folder else None
+
+    @property
+    def begins_mid_session(self) -> bool:
+        """The log holds no start of its session (its reader's `BEGINS_MID_SESSION`): what came before its first
+        record, and what its first summary summarised, is in another file, where a key no record here binds may
+        live."""
+        return self.extra.get(BEGINS_MID_SESSION) is True
 
     @property
     def is_session_log(self) -> bool:
@@ -390,6 +402,6 @@ def finding_id(finding: Finding) -> str:
     return hashlib.sha1(basis.encode()).hexdigest()[:12]
 
 
-__all__ = ["Author", "AuthoredSpan", "ChainEvent", "Consequence", "ConsequenceKind", "Finding", "Generation",
-           "Invariant", "InvariantKind", "KeyPrefix", "MentionIndex", "Severity", "SourceQuote", "SourceRecord",
-           "TRANSCRIPT", "Trace", "author_of", "finding_id"]  # fmt: skip
+__all__ = ["BEGINS_MID_SESSION", "Author", "AuthoredSpan", "ChainEvent", "Consequence", "ConsequenceKind", "Finding",
+           "Generation", "Invariant", "InvariantKind", "KeyPrefix", "MentionIndex", "Severity", "SourceQuote",
+           "SourceRecord", "TRANSCRIPT", "Trace", "author_of", "finding_id"]  # fmt: skip

@@ -182,3 +182,29 @@ def test_a_short_sha_and_the_full_sha_it_begins_are_one_commit_not_two(tmp_path:
     assert in_summary == [(1, "resolved", 2)]
     other = session(tmp_path, "The build id is 10ed3d3g1.", ("summary", "See 10ed3d3."), "Go.")
     assert statuses(other, "10ed3d3") == [(1, "unresolved", ())]  # a word going on past the hex is another id
+
+
+def unresolved_at(path: Path) -> dict[str, str]:
+    return {f.evidence["key"]: f.severity.value for f in analyze(load_trace(path)).findings
+            if f.rule == "unresolved-anchor"}  # fmt: skip
+
+
+def test_a_log_that_holds_no_start_of_its_session_reports_its_unbound_keys_as_notes(tmp_path: Path) -> None:
+    """cli_0cf3db51 (fresh33, labelled blind: S1 not faithful for other reasons) is an Entire checkpoint's transcript
+    from the checkpoint on: its first record's parent is in no line of the file, and S1, which summarised the
+    session before the file too, was warned that `ENT-112` (the ticket its branch is named for) and a test file
+    resolve to nothing. ohmyposh_030df228 opens on a compaction whose logical parent is in another file. In both the
+    session's start is elsewhere; a log that holds it is judged as ever."""
+    summary = "Continue ENT-112: fix cmd/entire/cli/auto_commit_test.go after reading src/fees/late.py."
+    steps = [user("u1", "p0", "Read src/fees/late.py again."), assistant("a1", "u1", [text("Done.")]),
+             log_record("b1", None, "system", subtype="compact_boundary", logicalParentUuid="a1"),
+             user("s1", "b1", summary, isCompactSummary=True)]  # fmt: skip
+    notes = {"ENT-112": "info", "cmd/entire/cli/auto_commit_test.go": "info"}
+    assert unresolved_at(write(tmp_path / "slice.jsonl", steps)) == notes
+    continued = [log_record("b0", None, "system", subtype="compact_boundary", logicalParentUuid="gone"),
+                 user("s0", "b0", summary, isCompactSummary=True), user("u2", "s0", "go on")]  # fmt: skip
+    assert unresolved_at(write(tmp_path / "continued.jsonl", continued)) == {
+        **notes, "src/fees/late.py": "info"}  # fmt: skip
+    whole = [user("u1", None, "Read src/fees/late.py again."), *steps[1:]]
+    assert unresolved_at(write(tmp_path / "whole.jsonl", whole)) == {
+        "ENT-112": "warning", "cmd/entire/cli/auto_commit_test.go": "warning"}  # fmt: skip

@@ -60,11 +60,14 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     teslamint's `.entirecontext/db/local.db`, opened with sqlite3 after S1; duet's `~/dev/lore/plans/…`, under a
     folder a sub-agent renamed, edited after S1). And every key of a summary that covers no record of the log: the
     session was continued from another file, which holds what it summarised (ohmyposh_030df228's log opens with its
-    summary), so no key of it can be checked here."""
+    summary), so no key of it can be checked here; and so is every key of a log that holds no start of its session
+    (`Trace.begins_mid_session`: an Entire checkpoint's transcript from the checkpoint on, cli_0cf3db51's S1 naming
+    the ticket `ENT-112` its branch was named for, in the part of the session before the file)."""
+    partial = facts.session_log and facts.trace.begins_mid_session
 
     def weak(resolved: ResolvedAnchor, generation: GenerationFacts) -> Severity | None:
         anchor = resolved.anchor
-        if facts.session_log and not generation.generation.covers:
+        if facts.session_log and not generation.generation.covers or partial:
             return Severity.INFO
         if not facts.session_log or anchor.pattern != "path":
             return None

@@ -20,7 +20,7 @@ import orjson
 
 from inspector.bounded_io import read_head
 from inspector.errors import TraceReadError
-from inspector.model import Severity, Trace
+from inspector.model import BEGINS_MID_SESSION, Severity, Trace
 from inspector.readers import claude_code_fates as fate
 from inspector.readers.claude_code_background import BackgroundRuns
 from inspector.readers.claude_code_chain import Dag, Node, Survival
@@ -386,6 +386,8 @@ class _Reader:
             "subagent": survival.subagent,
             "harness_loaded": [*HARNESS_LOADED, *([PLAN_FILE.format(slug=self.slug)] if self.slug else [])],
         }
+        if survival.begins_mid_session:
+            extra[BEGINS_MID_SESSION] = True
         for name, value in (("version", self.version), ("cwd", self.cwd), ("agent_id", self.agent_id)):
             if value:
                 extra[name] = value

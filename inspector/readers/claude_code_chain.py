@@ -51,6 +51,10 @@ class Survival:
     branches: int = 0
     """Branches the conversation left: records off the chain whose parent is on it."""
     chain_gaps: int = 0
+    begins_mid_session: bool = False
+    """The earliest record the chain reaches names a parent the file does not hold (or, a compaction's root, a
+    logical parent): the log is a slice of a longer session whose start is in another file (a session continued
+    after a compaction, an Entire checkpoint's transcript from the checkpoint on)."""
 
 
 class Dag:
@@ -120,6 +124,7 @@ class Dag:
                     following = _before(main, current)
                     if broken and current not in anchors and following is not None:
                         survival.chain_gaps += 1
+                    survival.begins_mid_session = broken and following is None
                 else:  # a plain root: this branch starts here, unless a compaction came before it
                     following = _before(anchor_list, current)
             current = following
