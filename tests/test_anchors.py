@@ -251,6 +251,18 @@ def test_every_key_of_a_summary_whose_log_is_in_another_file_is_reported_as_info
     assert set(unresolved_severities(summary).values()) == {"warning"}
 
 
+def test_a_key_the_summary_cut_short_with_an_ellipsis_is_reported_as_info_when_it_resolves_to_nothing():
+    """cli_1284c080 (fresh33, labelled blind: S1 faithful) quotes the user's "have a look at this first
+    https://linear.app/entirehq/issue/ENT-250/... - I wrote it just a little while ago": the log holds the address
+    whole (…/ENT-250/introduce-actionhandler-interface-…), and S1 was warned that its head resolves to nothing."""
+    summary = ("The user said: have a look at this first https://linear.app/entirehq/issue/ENT-250/… and "
+               "https://linear.app/entirehq/issue/ENT-251/ too.")  # fmt: skip
+    assert unresolved_severities(summary) == {"https://linear.app/entirehq/issue/ENT-250/…": "info",  # a URI takes it
+                                              "https://linear.app/entirehq/issue/ENT-251/": "warning"}  # fmt: skip
+    assert unresolved_severities(summary.replace("…", "...")) == {
+        "https://linear.app/entirehq/issue/ENT-250/": "info", "https://linear.app/entirehq/issue/ENT-251/": "warning"}
+
+
 def unresolved_severities(summary: str) -> dict[str, str]:
     """Key → severity of every unresolved-anchor finding on a one-message session summarised as `summary`."""
     records = [SourceRecord("u1", "plan the work", namespace="transcript", kind="user", authority="user")]

@@ -62,18 +62,20 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     session was continued from another file, which holds what it summarised (ohmyposh_030df228's log opens with its
     summary), so no key of it can be checked here; and so is every key of a log that holds no start of its session
     (`Trace.begins_mid_session`: an Entire checkpoint's transcript from the checkpoint on, cli_0cf3db51's S1 naming
-    the ticket `ENT-112` its branch was named for, in the part of the session before the file)."""
+    the ticket `ENT-112` its branch was named for, in the part of the session before the file). And a key the summary
+    cut short, its text going on with an ellipsis (`_CUT_AFTER`)."""
     partial = facts.session_log and facts.trace.begins_mid_session
 
     def weak(resolved: ResolvedAnchor, generation: GenerationFacts) -> Severity | None:
         anchor = resolved.anchor
-        if facts.session_log and not generation.generation.covers or partial:
+        text = generation.generation.text or ""
+        cut = _CUT_AFTER.match(text, anchor.end) or anchor.key.endswith(("...", "…"))
+        if facts.session_log and (not generation.generation.covers or partial or cut):
             return Severity.INFO
         if not facts.session_log or anchor.pattern != "path":
             return None
         elided = _ELIDED.search(anchor.key) is not None
         loaded = anchor.key.rsplit("/", 1)[-1] in INSTRUCTION_FILES
-        text = generation.generation.text or ""
         return (Severity.INFO if elided or loaded or weakly_a_path(anchor.key) or _to_make(text, anchor.start)
                 or generation.bound_later(anchor) else None)  # fmt: skip
 
@@ -81,6 +83,10 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
                         lambda r: f"{quoted_name(r.anchor.key)} resolves to no source record", weak)  # fmt: skip
 
 
+_CUT_AFTER = re.compile(r"\.\.\.|…")
+"""What a summary writes right after a key it cut short (`https://linear.app/entirehq/issue/ENT-250/...`,
+cli_1284c080's S1 quoting the user), or at its end when the key's pattern takes it in (a URI takes `…`): the key as
+written is a head of the one the log holds."""
 _ELIDED = re.compile(r"(?:^|/)\.\.\./")
 """A path's segments left out, as summaries shorten long paths: in its middle (`/tmp/.../scratchpad/argenv.Dockerfile`)
 or at its head (`.../docker.service.drv` of `/nix/store/jpc8…-docker.service.drv`)."""
