@@ -67,13 +67,17 @@ def forbidding(text: str) -> re.Match[str] | None:
 _TAKING_OUT = re.compile(r"\b(?:remov|delet|revert|undo\b|undid\b|get rid of\b|"
                          r"take (?:it|this|that|them|these|those) out\b)", re.IGNORECASE)  # fmt: skip
 """A correction that takes something out: "no remove this again", "revert that", "get rid of the banner"."""
+_DECLINING = re.compile(r"^\W*no\b.*?\b(?:is|are|looks?|seems?)\s+(?:fine|ok|okay|good|right)\b", re.IGNORECASE)
+"""A correction that declines the change the agent proposed: "No I think this is fine and has to much risk of false
+positive."."""
 
 
 def standing(correction: str) -> bool:
     """Does a correction hold past the work that carried it out? One that asks for a change ("instead it should
-    say `git add`") is done once made, and the code shows it made; one that takes something out or forbids leaves
-    nothing in the code to say it must stay out, so the next agent may put it back."""
-    return bool(_TAKING_OUT.search(correction) or forbidding(correction))
+    say `git add`") is done once made, and the code shows it made; one that takes something out, forbids, declines a
+    change or keeps something as it is leaves nothing in the code to say so, and the next agent may undo it."""
+    return bool(_TAKING_OUT.search(correction) or forbidding(correction) or _DECLINING.search(correction)
+                or LEAVE_AS_IS.search(correction))
 
 
 def binding(text: str, correction: bool = False) -> bool:

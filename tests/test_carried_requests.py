@@ -105,6 +105,18 @@ def test_a_correction_asking_for_a_change_a_summary_carried_and_the_next_dropped
                             "drops it)")  # fmt: skip
 
 
+def test_a_correction_that_declines_a_change_keeps_its_severity() -> None:
+    """cli_bccb77bb88 (unlabelled, outside ../shared): "No I think this is fine and has to much risk of false
+    positive." turns the agent's proposed change down; carried by S1 and dropped by S2, it leaves nothing in the code
+    to say the change was declined, as a correction that takes something out leaves nothing to keep it out."""
+    declined = "No I think this is fine and has to much risk of false positive."
+    trace = chain([declined], "The user declined the check: too much risk of false positives.",
+                  "The trailer work is merged; the pull request for develop is open.")  # fmt: skip
+    [(severity, message)] = lost_at_two(trace)
+    assert message.startswith("the user's correction") and "carried" not in message
+    assert severity == "warning"  # "I think": a hedged correction is a warning, carried or not
+
+
 def test_a_request_dropped_by_a_summary_that_collapsed_stays_an_error() -> None:
     said = ["must be controlled by configuration, default to 'off'", "never commit the docs/plans folder",
             "please use the british spelling", "avoid code duplication with the explain command",
