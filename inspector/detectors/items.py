@@ -109,8 +109,8 @@ CARRIED_THEN_DROPPED = {
     InvariantKind.CORRECTION: "a correction that asks for a change is most often made when a summary drops it",
 }
 """The kinds a summary that carried them may drop by choice (`_carrier`), and what the finding says of it. A
-correction only when it asks for a change: one that takes something out or forbids stands after it was carried
-out (`statement_force.standing`)."""
+correction only when it asks for a change: one that takes something out, forbids, declines a change or keeps
+something as it is stands after it was carried out (`statement_force.standing`)."""
 
 
 def _dropped_by_choice(facts: TraceFacts, tracks: list[InvariantTrack], track: InvariantTrack, k: int,
