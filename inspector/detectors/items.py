@@ -294,7 +294,7 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
     lost_at = [(track, {k for k, _ in still(track, InvariantStatus.LOST, facts.focus)}) for track in tracks]
     for generation in facts.judged():
         k = generation.generation.index
-        settled = {id(t) for t in tracks if any(status in PRESENT for status in t.statuses[1:k])}
+        settled = {id(t) for t in tracks if _recorded_before(t, k)}
         done = [t for t in tracks if t.statuses[k] in STANDING and id(t) not in settled]
         gone = [track for track, where in lost_at if k in where and id(track) not in settled]
         yield from _settled_dropped(generation.generation.label, k,
@@ -337,7 +337,7 @@ def completed_actions_unnamed(facts: TraceFacts) -> Iterator[Hit]:
               if t.invariant.text.startswith("commit ")]  # fmt: skip
     for generation in facts.judged():
         k = generation.generation.index
-        told = [t for t in tracks if t.statuses[k] in PRESENT and not any(s in PRESENT for s in t.statuses[1:k])]
+        told = [t for t in tracks if t.statuses[k] in PRESENT and not _recorded_before(t, k)]
         unnamed = [t for t in told if t.statuses[k] is InvariantStatus.PARAPHRASED]
         if not unnamed or (len(told) - len(unnamed)) / len(told) > facts.config.actions_kept_share:
             continue
@@ -348,6 +348,11 @@ def completed_actions_unnamed(facts: TraceFacts) -> Iterator[Hit]:
             source=unnamed[-1].source_quote,
             severity=Severity.INFO if len(unnamed) < facts.config.actions_lost_warned else None,
         )
+
+
+def _recorded_before(track: InvariantTrack, k: int) -> bool:
+    """A summary before `k` recorded the action: settled history by `k` (`completed_actions_lost`)."""
+    return any(status in PRESENT for status in track.statuses[1:k])
 
 
 def _only_commits(tracks: list[InvariantTrack]) -> bool:
