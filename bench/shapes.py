@@ -76,10 +76,12 @@ def grammar_tables() -> list[Path]:
 
 def fresh_cache(folder: Path, tables: list[Path], kept: Path | None = None) -> str:
     """A new cache folder holding the grammar's tables, and a copy of what `kept` holds (lines kept by an earlier
-    run), else no shell line."""
+    run, and where its reading of a large log stopped: `kept_readings`), else no shell line and no reading."""
     cache = Path(tempfile.mkdtemp(prefix="cache-", dir=folder))
     for source in [*tables, *(sorted(kept.glob("shell-steps-*")) if kept else [])]:
         shutil.copy(source, cache / source.name)
+    if kept is not None and (kept / "readings").is_dir():
+        shutil.copytree(kept / "readings", cache / "readings")
     return str(cache)
 
 
@@ -134,11 +136,16 @@ def guard_times(session: Path, folder: Path, tables: list[Path]) -> dict[str, fl
         busy.kill()
         busy.wait()
     # As the guard runs once installed: its PreCompact hook read the log just before the summary was written, and
-    # kept the shell lines it parsed; each timed run starts from a copy of what that run kept.
-    warmed = Path(fresh_cache(folder, tables))
-    subprocess.run(command, input=_hook(before, "PreCompact"), text=True, stdout=subprocess.DEVNULL,
+    # kept the shell lines it parsed and, for a large log, where its reading stopped; each timed run starts from a
+    # copy of what that run kept.
+    # One file that grows, as the session's log does: what a reading kept holds for that file alone.
+    warmed, growing = Path(fresh_cache(folder, tables)), folder / f"{session.stem}.growing.jsonl"
+    growing.write_bytes(before.read_bytes())
+    subprocess.run(command, input=_hook(growing, "PreCompact"), text=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, env={**env, "INSPECTOR_CACHE_DIR": str(warmed)}, check=False)  # fmt: skip
-    warm = timed(command, stdin, env, fresh=(folder, tables, warmed))
+    with growing.open("ab") as out:
+        out.write(after.read_bytes()[growing.stat().st_size :])
+    warm = timed(command, _hook(growing, "SessionStart"), env, fresh=(folder, tables, warmed))
     log = data / "guard.log"
     cut_short = log.is_file() and "cut short" in log.read_text()
     return {"guard": min(quiet), "guard_worst": max(quiet), "guard_busy_worst": max(loaded), "guard_warm": min(warm),

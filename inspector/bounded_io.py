@@ -236,14 +236,16 @@ def _count_through(stream: IO[bytes], limit: int) -> int:
     return total
 
 
-def bounded_lines(stream: BinaryIO, path: Path, limits: ReadLimits) -> Iterator[tuple[int, bytes | bytearray]]:
-    """(1-based line number, raw line with its newline) from `stream`, refusing a line over the per-line bound.
+def bounded_lines(stream: BinaryIO, path: Path, limits: ReadLimits, before: int = 0
+                  ) -> Iterator[tuple[int, bytes | bytearray]]:  # fmt: skip
+    """(1-based line number, raw line with its newline) from `stream`, refusing a line over the per-line bound;
+    `before` lines were read before the stream's position.
 
     A line is read in pieces of `LINE_PIECE`, so a longer one grows one buffer (linear time) and is
     refused as soon as it passes the bound, never read whole first. Read errors become one
     `TraceReadError` naming the line.
     """
-    number, limit = 0, limits.max_line_bytes
+    number, limit = before, limits.max_line_bytes
     try:
         while True:
             line: bytes | bytearray = stream.readline(LINE_PIECE)

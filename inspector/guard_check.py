@@ -110,10 +110,10 @@ def _check(transcript: Path, max_tokens: int, event: str, session: str | None, l
     the manifest as soon as it exists, then say it is done and leave it for the review store: a line for the log, if
     any. Before a compaction, the list of what stands, recorded at the summary about to be written, so the app can
     show what the compactor was asked to keep beside what it kept."""
+    from inspector import kept_readings
     from inspector.library import content_hash
-    from inspector.readers import load_trace
 
-    trace = load_trace(transcript, session=session)
+    trace, reached = kept_readings.load(transcript, session)
     if event == BEFORE and hook_agent(trace) == "codex":
         return f"Codex's {BEFORE} hook takes no context; nothing printed: {transcript}"
     digest = content_hash(transcript)
@@ -133,7 +133,9 @@ def _check(transcript: Path, max_tokens: int, event: str, session: str | None, l
     if text:
         _send({"context": text})  # first: if recording outlives the clock, the agent still gets it
     _send({"done": True})
-    return "; ".join(record_pending(pending_fields(trace, digest, generation, shown, text, event))) if text else None
+    logged = "; ".join(record_pending(pending_fields(trace, digest, generation, shown, text, event))) if text else None
+    kept_readings.keep(transcript, reached)  # last: the next compaction's reading, after all this one owes
+    return logged
 
 
 def _send(message: dict[str, str]) -> None:

@@ -16,6 +16,7 @@ from inspector.readers.registry import (
     Reader,
     detect_format,
     format_names,
+    load_resuming,
     load_trace,
     readers,
     register_reader,
@@ -37,7 +38,7 @@ def _never(head: bytes) -> bool:
 
 def _builtin(name: str, module: str, description: str, tested_on: str, *, sniff: bool = True,
              claims: Callable[[Path], bool] | None = None, sessions: bool = False, suffixes: tuple[str, ...] = (),
-             default_locations: tuple[str, ...] = ()) -> None:  # fmt: skip
+             default_locations: tuple[str, ...] = (), resumes: bool = False) -> None:  # fmt: skip
     """Register a built-in reader whose functions live in `inspector.readers.<module>`."""
     path = f"inspector.readers.{module}"
     register_reader(
@@ -52,6 +53,7 @@ def _builtin(name: str, module: str, description: str, tested_on: str, *, sniff:
             suffixes=suffixes,
             default_locations=default_locations,
             tested_on=tested_on,
+            read_resuming=Deferred(path, "read_resuming") if resumes else None,
         )
     )
 
@@ -66,7 +68,7 @@ _builtin(
     "call's result with it), compaction boundaries, summaries and token counts exact; messages queued while "
     "the agent worked read from the queue records; sub-agent sidechains, left branches and records written "
     "twice set aside, every line counted by what became of it",
-    default_locations=("$CLAUDE_CONFIG_DIR/projects", "~/.claude/projects"),
+    default_locations=("$CLAUDE_CONFIG_DIR/projects", "~/.claude/projects"), resumes=True,
 )  # fmt: skip
 _builtin(
     "codex", "codex", "Codex CLI rollout (JSONL)",
@@ -128,4 +130,5 @@ _builtin(
     sessions=True,
 )  # fmt: skip
 
-__all__ = ["Deferred", "Reader", "detect_format", "format_names", "load_trace", "readers", "register_reader"]
+__all__ = ["Deferred", "Reader", "detect_format", "format_names", "load_resuming", "load_trace", "readers",
+           "register_reader"]

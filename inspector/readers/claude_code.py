@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,8 @@ from inspector.readers.claude_code_records import (
     parent_uuid,
     slim,
 )
+from inspector.readers.claude_code_resume import PointState, ReadState, TouchedState, encoded, stamp
+from inspector.readers.claude_code_resume import decoded as kept_state
 from inspector.readers.json_lines import JsonLines, head_records
 from inspector.readers.timeline import Compaction, Turn
 from inspector.readers.transcript import NATIVE_TAG, Transcript
@@ -249,6 +252,45 @@ class _Reader:
             if sidechain:
                 self.counts["sidechain_records"] += 1
 
+    def reached(self) -> ReadState | None:
+        """The pass over the lines as a state to resume from (`claude_code_resume`), taken right after `parse`:
+        `assemble` reads the DAG's nodes and records and changes none of them, and the counts it adds to are
+        copied here. None when the log cannot be resumed: compressed, or its last line unfinished."""
+        lines = self.lines
+        marks = stamp(self.path, lines.end) if lines.resumable else None
+        if marks is None:
+            return None
+        code, device, inode, mark = marks
+        dag = self.dag
+        index_of = {id(node): i for i, node in enumerate(dag.nodes)}
+        points = [PointState(line, kind, record if type(record) is Record else slim(record),
+                             index_of[id(node)] if node is not None else -1)
+                  for line, kind, record, node in self.points]  # fmt: skip
+        return ReadState(
+            code=code, device=device, inode=inode, offset=lines.end, fingerprint=mark, lines=lines.lines,
+            records=lines.records, malformed=lines.malformed, blank=lines.blank,
+            notices=[(n.rule, n.message) for n in lines.line_notices], nodes=dag.nodes, written=sorted(dag.written),
+            copies=dag.copies_of, points=points, queue=self.queue,
+            touched=[TouchedState(t.line, t.namespace, t.name, t.action, t.message, t.timestamp) for t in self.touched],
+            fates=dict(self.fates), unknown_types=dict(self.transcript.unknown_types),
+            unknown_fields=dict(self.unknown_fields), counts=dict(self.counts), titles=self.titles,
+            session_id=self.session_id, agent_id=self.agent_id, version=self.version, cwd=self.cwd, slug=self.slug,
+            main_seen=self.main_seen)  # fmt: skip
+
+    def resume(self, state: ReadState) -> None:
+        """Take up a kept pass over this log's lines (`reached`), to read on from where it stopped."""
+        nodes = state.nodes
+        self.lines.resume(state.offset, state.lines, state.records, state.malformed, state.blank, state.notices)
+        self.dag.restore(nodes, state.written, state.copies)
+        self.points = [(p.line, p.kind, p.record, nodes[p.node] if p.node >= 0 else None) for p in state.points]
+        self.queue = state.queue
+        self.touched = [_Touched(t.line, t.namespace, t.name, t.action, t.message, t.timestamp) for t in state.touched]
+        self.fates = Counter(state.fates)
+        self.transcript.unknown_types = Counter(state.unknown_types)
+        self.unknown_fields, self.counts = Counter(state.unknown_fields), Counter(state.counts)
+        self.titles, self.session_id, self.agent_id = state.titles, state.session_id, state.agent_id
+        self.version, self.cwd, self.slug, self.main_seen = state.version, state.cwd, state.slug, state.main_seen
+
     def _forget_sidechains(self) -> None:
         self.main_seen = True
         for node in self.dag.nodes:
@@ -335,6 +377,10 @@ class _Reader:
 
     def build(self) -> Trace:
         self.parse()
+        return self.assemble()
+
+    def assemble(self) -> Trace:
+        """The trace from the pass over the lines: the chain, its turns in log order, what became of every record."""
         found, anchors, micro = self.compactions()
         survival = self.dag.survive(anchors)
         nodes = self.dag.nodes
@@ -731,6 +777,19 @@ def read(path: Path) -> Trace:
     return _Reader(path).build()
 
 
+def read_resuming(path: Path, kept: bytes | None) -> tuple[Trace, Callable[[], bytes | None]]:
+    """The trace, its lines read on from where the state `kept` stopped when that state is this log's
+    (`claude_code_resume`), else all of them; and what gives the state the next reading can resume from (None if
+    none), encoded only when asked: after the guard has printed what it owes."""
+    reader = _Reader(path)
+    state = kept_state(kept, path) if kept is not None else None
+    if state is not None:
+        reader.resume(state)
+    reader.parse()
+    reached = reader.reached()
+    return reader.assemble(), lambda: encoded(reached) if reached is not None else None
+
+
 # --- sub-agent logs ---------------------------------------------------------------------------
 
 
@@ -763,4 +822,5 @@ def _is_agent_log(path: Path) -> bool:
     return path.is_file() and path.name.startswith("agent-") and path.name.endswith((".jsonl", ".jsonl.zst"))
 
 
-__all__ = ["harness_slip", "questions_answered", "read", "sidechain_paths", "sniff", "user_words_in_result"]
+__all__ = ["harness_slip", "questions_answered", "read", "read_resuming", "sidechain_paths", "sniff",
+           "user_words_in_result"]

@@ -87,6 +87,26 @@ class Dag:
     def copies(self) -> int:
         return sum(len(c) for c in self._copies.values())
 
+    @property
+    def written(self) -> set[tuple[str, str, str | None, str | None]]:
+        """What tells each node's record from a copy of it (`add`): uuid, type, subtype, timestamp."""
+        return self._written
+
+    @property
+    def copies_of(self) -> dict[str, list[int]]:
+        """Where each uuid was written again: the node count when each copy came."""
+        return self._copies
+
+    def restore(self, nodes: list[Node], written: list[tuple[str, str, str | None, str | None]],
+                copies: dict[str, list[int]]) -> None:  # fmt: skip
+        """The DAG as `add` had left it after `nodes` (a reading resumed, `claude_code_resume`)."""
+        self.nodes = nodes
+        self.by_uuid = {}
+        for index, node in enumerate(nodes):
+            self.by_uuid.setdefault(node.uuid, []).append(index)
+        self._written = {tuple(w) for w in written}  # type: ignore[misc]
+        self._copies = copies
+
     # -- the chain ----------------------------------------------------------------------------------
 
     def survive(self, anchors: set[int]) -> Survival:

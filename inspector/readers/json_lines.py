@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -43,16 +44,39 @@ class JsonLines:
         """Where the line last yielded starts, in bytes of the (decompressed) file."""
         self.stamps: Stamps | None = None
         """The file as it was when reading began: the offsets hold for this version of it."""
+        self.end = 0
+        """Where the last line read ends, in bytes: where a reading resumed from here starts."""
+        self.resumable = False
+        """The file was read to its end, plain and with its last line finished: a later reading may start at
+        `end` (`claude_code_resume`)."""
+        self.line_notices: list[Finding] = []
+        """The notices of single lines, without the count of those left unlisted: what a resumed reading adds to."""
+        self._start = (0, 0)
+
+    def resume(self, offset: int, lines: int, records: int, malformed: int, blank: int,
+               notices: list[tuple[str, str]]) -> None:  # fmt: skip
+        """Start at byte `offset`, after `lines` lines an earlier reading counted as these (`claude_code_resume`)."""
+        self._start = (offset, lines)
+        self.records, self.malformed, self.blank = records, malformed, blank
+        self.notices = [Finding(rule, Severity.WARNING, None, message) for rule, message in notices]
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
         """(line number, record): a dict, or what `fast` made of the line."""
-        number = start = 0
+        start, before = self._start
+        number = before
         limits = read_limits()
         fast = self.fast
         self.stamps = stamps_of(self.path)
         with open_binary(self.path, limits) as stream:
+            plain = isinstance(getattr(stream, "raw", None), io.FileIO)  # not read through a decompressor
+            if start:
+                if not plain:
+                    raise TraceReadError(str(self.path), "a compressed log cannot be read from a point in it")
+                stream.seek(start)
+            finished = True
             try:
-                for number, raw in bounded_lines(stream, self.path, limits):  # noqa: B007
+                for number, raw in bounded_lines(stream, self.path, limits, before):  # noqa: B007
+                    finished = raw.endswith(b"\n")
                     self.offset = start
                     start += len(raw)
                     if fast is not None and (typed := fast(raw)) is not None:
@@ -83,6 +107,9 @@ class JsonLines:
             except Exception as exc:  # corrupt zstd frames, I/O errors
                 raise TraceReadError(str(self.path), f"cannot read: {exc}", number + 1) from None
         self.lines = number
+        self.end = start
+        self.resumable = plain and finished and not self.torn
+        self.line_notices = list(self.notices)
         if self.malformed > MAX_LINE_NOTICES:
             hidden = self.malformed - MAX_LINE_NOTICES
             self._notice("malformed-line", f"{self.path}: {hidden} more malformed lines not listed")

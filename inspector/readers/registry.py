@@ -43,6 +43,9 @@ class Reader:
     reads the ones that exist on this machine."""
     tested_on: str = ""
     """The tool versions this reader was checked against, and what is exact or inferred (the README's table)."""
+    read_resuming: Callable[[Path, bytes | None], tuple[Trace, Callable[[], bytes | None]]] | None = None
+    """For a log that only grows: load it, reading on from where a kept state of an earlier reading stopped when
+    the state is this log's; return the trace and what gives the state to resume from next (`load_resuming`)."""
 
 
 _READERS: dict[str, Reader] = {}
@@ -148,7 +151,27 @@ def load_trace(path: str | Path, format: str = "auto", *, session: str | None = 
     return _load(path, format, named)
 
 
-def _load(path: Path, format: str, session: str | None) -> Trace:
+def load_resuming(path: str | Path, kept: bytes | None) -> tuple[Trace, Callable[[], bytes | None]]:
+    """`load_trace(path)`, read on from where `kept` (a state an earlier call gave) stopped when its format can
+    resume and the state is this log's; and what gives the state to resume from next (None where there is none),
+    encoded when asked."""
+    reached: list[Callable[[], bytes | None]] = [_no_state]
+
+    def read(reader: Reader, file: Path) -> Trace:
+        if reader.read_resuming is None:
+            return _with_other_sessions(reader.read(file), reader, file)
+        trace, reached[0] = reader.read_resuming(file, kept)
+        return trace
+
+    return _load(Path(path), "auto", None, read), reached[0]
+
+
+def _no_state() -> None:
+    return None
+
+
+def _load(path: Path, format: str, session: str | None,
+          read: Callable[[Reader, Path], Trace] | None = None) -> Trace:  # fmt: skip
     name = detect_format(path) if format == "auto" else format
     reader = _READERS.get(name)
     if reader is None:
@@ -161,6 +184,8 @@ def _load(path: Path, format: str, session: str | None) -> Trace:
         with paused_gc():
             if session is not None:
                 return reader.read_session(path, session)  # type: ignore[misc]
+            if read is not None:
+                return read(reader, path)
             return _with_other_sessions(reader.read(path), reader, path)
     except TraceReadError as error:
         raise error if format == "auto" else _named_wrongly(path, name, error) from None
@@ -231,5 +256,5 @@ def _a(word: str) -> str:
     return "an" if word[:1].lower() in ("a", "e", "i", "o") else "a"
 
 
-__all__ = ["Deferred", "Reader", "default_locations", "detect_format", "format_names", "load_trace",
+__all__ = ["Deferred", "Reader", "default_locations", "detect_format", "format_names", "load_resuming", "load_trace",
            "readers", "register_reader"]  # fmt: skip
