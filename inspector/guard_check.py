@@ -134,7 +134,7 @@ def _check(transcript: Path, max_tokens: int, event: str, session: str | None, l
         _send({"context": text})  # first: if recording outlives the clock, the agent still gets it
     _send({"done": True})
     logged = "; ".join(record_pending(pending_fields(trace, digest, generation, shown, text, event))) if text else None
-    kept_readings.keep(transcript, reached)  # last: the next compaction's reading, after all this one owes
+    kept_readings.keep_detached(transcript, reached)  # the next compaction's reading, written while this one exits
     return logged
 
 

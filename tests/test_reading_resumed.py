@@ -10,6 +10,7 @@ state stopped, another version of the code, an unfinished last line, a compresse
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import msgspec
@@ -191,6 +192,16 @@ def compaction(n: int, parent: str) -> list[dict]:
             user(f"s{n}", f"b{n}", "Summary: the project is set up and the tests pass.", isCompactSummary=True)]
 
 
+def written(readings: Path, seconds: float = 60.0) -> bool:
+    """Whether a kept state appears in the folder within `seconds` (the copy writing it may still be at work)."""
+    deadline = time.monotonic() + seconds
+    while not list(readings.glob("*.msgpack")):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def test_the_guard_at_a_later_compaction_reads_only_what_the_log_gained_since_the_last(tmp_path, monkeypatch):
     """Issue 32's test: the guard at the second compaction of a large session gives back the user's constraint
     the summary dropped, as it read it at the first; a line changed in between, far before where that reading
@@ -201,7 +212,7 @@ def test_the_guard_at_a_later_compaction_reads_only_what_the_log_gained_since_th
     log = grown(tmp_path, first, kept_readings.KEPT_FROM_BYTES // (1024 * 1024))
     _, context, guard_log = run(hook_input(log), tmp_path)
     assert TYPED in context and guard_log == [], guard_log
-    assert list((tmp_path / "cache" / "readings").glob("*.msgpack"))
+    assert written(tmp_path / "cache" / "readings")  # by a copy of the check the hook does not wait for
     with_a_line_changed(log, TYPED.encode(), CHANGED.encode())
     with log.open("a") as out:
         out.write("".join(json.dumps(r) + "\n" for r in [user("u2", "s1", "Carry on.", origin={"kind": "human"}),
