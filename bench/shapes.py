@@ -143,6 +143,7 @@ def guard_times(session: Path, folder: Path, tables: list[Path]) -> dict[str, fl
     growing.write_bytes(before.read_bytes())
     subprocess.run(command, input=_hook(growing, "PreCompact"), text=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, env={**env, "INSPECTOR_CACHE_DIR": str(warmed)}, check=False)  # fmt: skip
+    _await_reading(warmed, growing)
     with growing.open("ab") as out:
         out.write(after.read_bytes()[growing.stat().st_size :])
     warm = timed(command, _hook(growing, "SessionStart"), env, fresh=(folder, tables, warmed))
@@ -150,6 +151,18 @@ def guard_times(session: Path, folder: Path, tables: list[Path]) -> dict[str, fl
     cut_short = log.is_file() and "cut short" in log.read_text()
     return {"guard": min(quiet), "guard_worst": max(quiet), "guard_busy_worst": max(loaded), "guard_warm": min(warm),
             "guard_warm_worst": max(warm), "cut_short": cut_short}  # fmt: skip
+
+
+def _await_reading(cache: Path, log: Path, seconds: float = 60.0) -> None:
+    """Wait until the guard's copy that keeps its reading of a large log has written it (`kept_readings`): it runs
+    after the hook's process has ended."""
+    from inspector.kept_readings import KEPT_FROM_BYTES
+
+    deadline = time.monotonic() + seconds
+    while log.stat().st_size >= KEPT_FROM_BYTES and not list((cache / "readings").glob("*.msgpack")):
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.05)
 
 
 def viewer_times(session: Path, folder: Path) -> dict[str, float | None]:
@@ -207,8 +220,8 @@ def markdown(found: list[dict[str, Any]]) -> str:
              "`scan` and the first guard columns each with a cache folder of its own (no shell line of the session "
              "kept: a first look). The guard also worst of three, and worst of three beside a CPU-bound process "
              "(both cores busy); then, as it runs once installed, after its PreCompact hook read the log just before "
-             "the summary was written (the shell lines it parsed kept). Ratios are to the parse floor as a "
-             "process.", "",
+             "the summary was written (the shell lines it parsed kept, and for a log of 16 MB or more where its "
+             "reading stopped). Ratios are to the parse floor as a process.", "",
              "| session | MB | summaries | floor s | check s | check / floor | report s | scan s | guard s | "
              "guard worst s | guard worst, busy s | guard after PreCompact s (worst) | claude-code-log s | "
              "claude-code-transcripts s |",
