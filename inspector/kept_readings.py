@@ -42,9 +42,14 @@ def folder() -> Path:
     return cache_folder() / "readings"
 
 
-def _file(log: Path, where: Path) -> Path:
+def state_name(log: Path) -> str:
+    """The name of the file a log's state is kept in: a digest of the log's full path."""
     name = hashlib.blake2b(str(log.resolve()).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-    return where / f"{name}{_SUFFIX}"
+    return f"{name}{_SUFFIX}"
+
+
+def _file(log: Path, where: Path) -> Path:
+    return where / state_name(log)
 
 
 def load(log: Path, session: str | None = None, where: Path | None = None
@@ -84,14 +89,19 @@ def keep(log: Path, reached: Callable[[], bytes | None] | None, where: Path | No
         return
     where = where or folder()
     try:
-        where.mkdir(parents=True, exist_ok=True)
         path = _file(log, where)
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        where.mkdir(parents=True, exist_ok=True)
+    except (OSError, ValueError):
+        return
+    try:
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # the user's words: theirs
         with os.fdopen(descriptor, "wb") as out:
             out.write(state)
         os.replace(temporary, path)
     except (OSError, ValueError):
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)  # a full disk, a folder gone: no half-written file is left behind
         return
     _drop_oldest(where)
 
@@ -139,4 +149,5 @@ def _drop_oldest(where: Path) -> None:
             os.unlink(path)
 
 
-__all__ = ["KEPT_FROM_BYTES", "MAX_KEPT", "MAX_STATE_BYTES", "folder", "keep", "keep_detached", "kept", "load"]
+__all__ = ["KEPT_FROM_BYTES", "MAX_KEPT", "MAX_STATE_BYTES", "folder", "keep", "keep_detached", "kept", "load",
+           "state_name"]

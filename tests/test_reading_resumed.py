@@ -22,12 +22,12 @@ from inspector.analysis import analyze
 from inspector.readers import load_resuming, load_trace
 from inspector.readers.claude_code_resume import FINGERPRINT_BYTES, ReadState
 from inspector.report import to_json
-from tests.helpers import FIXTURES, REAL_TRACES, needs_shared
+from tests.helpers import FIXTURES, REAL_TRACES, needs_shared, shared_files
 from tests.test_guard import hook_input, run
 from tests.test_guard_authorship import call, line, result, user
 
 BUILT = FIXTURES / "claude_code" / "three_compactions.jsonl"
-REAL = sorted(REAL_TRACES.glob("*/*.jsonl"))
+REAL = shared_files(REAL_TRACES, "*/*.jsonl")
 
 
 def checked(trace: object) -> str:
@@ -60,7 +60,7 @@ def test_a_built_log_cut_at_every_line_and_read_on_reads_as_a_whole_reading(tmp_
         assert resumed == whole, f"cut after line {cut}"
 
 
-@needs_shared(*REAL)
+@needs_shared(REAL_TRACES)
 @pytest.mark.parametrize("log", REAL, ids=lambda p: p.stem)
 def test_a_real_log_cut_and_read_on_reads_as_a_whole_reading(log: Path, tmp_path: Path) -> None:
     count = len(log.read_bytes().splitlines())
@@ -222,3 +222,14 @@ def test_the_guard_at_a_later_compaction_reads_only_what_the_log_gained_since_th
     monkeypatch.setenv("INSPECTOR_CACHE_DIR", str(tmp_path / "another cache"))
     _, whole, _ = run(hook_input(log), tmp_path)
     assert CHANGED in whole and TYPED not in whole
+
+
+def test_a_state_that_cannot_be_put_in_place_leaves_no_half_written_file(tmp_path: Path) -> None:
+    records = [user("u1", None, "Set up the project."), *compaction(1, "u1")]
+    big = grown(tmp_path, records, kept_readings.KEPT_FROM_BYTES // (1024 * 1024))
+    where = tmp_path / "readings"
+    _, reached = kept_readings.load(big, None, where)
+    blocked = where / kept_readings.state_name(big)
+    blocked.mkdir(parents=True)  # where the state would go is taken by a folder: the rename fails
+    kept_readings.keep(big, reached, where)
+    assert sorted(p.name for p in where.iterdir()) == [blocked.name]
