@@ -8,7 +8,7 @@ ended; put back into a fresh reader, it reads from that byte on (`claude_code.re
 built from the state (the chain, the turns, the trace) is built again in full, as it depends on every record.
 
 A state is taken up only when it is certainly this log's:
-- written by this very code (`CODE`: a digest of the source of every module the pass runs): any change to
+- written by this very code (`code_digest`: of the source of every module the pass runs): any change to
   how lines are read makes the old state unreadable, never misread;
 - for this file (its device and inode), no shorter than where the state stopped, and with the same last
   `FINGERPRINT_BYTES` before that point: a log replaced, truncated or rewritten near its end is read whole.
