@@ -128,6 +128,16 @@ def test_a_state_from_other_code_or_no_state_at_all_is_refused(tmp_path: Path) -
         assert checked(load_resuming(log, kept)[0]) == whole
 
 
+def test_a_record_written_again_without_its_timestamp_is_read_and_kept_as_a_whole_reading_reads_it(tmp_path):
+    """Two records of one uuid and type, one with no timestamp, are two nodes: what tells them apart holds a None
+    beside a string, which the state must hold as it is (ordering them raised, and the log was unreadable)."""
+    log = tmp_path / "s.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in [
+        user("u1", None, "Set up the project."), {**user("u1", "u1", "Set it up again."), "timestamp": None}]))
+    trace, reached = load_resuming(log, None)
+    assert checked(trace) == checked(load_trace(log)) and reached() is not None
+
+
 def test_no_state_is_taken_of_an_unfinished_last_line_or_a_compressed_log(tmp_path: Path) -> None:
     data = BUILT.read_bytes()
     log = tmp_path / "s.jsonl"

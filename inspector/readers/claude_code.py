@@ -269,7 +269,7 @@ class _Reader:
         return ReadState(
             code=code, device=device, inode=inode, offset=lines.end, fingerprint=mark, lines=lines.lines,
             records=lines.records, malformed=lines.malformed, blank=lines.blank,
-            notices=[(n.rule, n.message) for n in lines.line_notices], nodes=dag.nodes, written=sorted(dag.written),
+            notices=[(n.rule, n.message) for n in lines.line_notices], nodes=dag.nodes, written=list(dag.written),
             copies=dag.copies_of, points=points, queue=self.queue,
             touched=[TouchedState(t.line, t.namespace, t.name, t.action, t.message, t.timestamp) for t in self.touched],
             fates=dict(self.fates), unknown_types=dict(self.transcript.unknown_types),
