@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -99,8 +100,11 @@ _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder(ReadState)
 
 
+@cache
 def code_digest() -> str:
-    """A digest of the source of every module the pass runs (`_MODULES`), or "" when one has no source to read."""
+    """A digest of the source of every module the pass runs (`_MODULES`), or "" when one has no source to read.
+    Once per process: the code that runs is the code loaded, whatever the files say later, and a resumed reading
+    asks twice (the kept state's, then the new one's)."""
     digest = hashlib.blake2b(digest_size=16)
     for name in _MODULES:
         module = sys.modules.get(name)
