@@ -18,6 +18,8 @@ from enum import StrEnum
 from functools import lru_cache
 from itertools import pairwise
 
+import regex as unicode_regex
+
 from inspector.model import MentionIndex, SourceRecord
 from inspector.places import AFTER_EVERY_CUT, OUTSIDE_THE_LOG, RecordPlaces
 from inspector.text import word_end, word_start
@@ -161,12 +163,15 @@ def extract_anchors(text: str, patterns: Mapping[str, str] | None = None) -> lis
 
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
-_GLUED_CJK = re.compile(rf"(?<=[A-Za-z0-9])[{_CJK}]+|[{_CJK}]+(?=[A-Za-z0-9])")
+"""Chinese, Japanese and Korean script, by range. The two patterns of it below are compiled by the `regex` module,
+which matches such classes as `re` does: `re` builds a table of every character in their 50,000-wide ranges, 12 ms
+of every process's start for the two (measured), `regex` 2 ms."""
+_GLUED_CJK = unicode_regex.compile(rf"(?<=[A-Za-z0-9])[{_CJK}]+|[{_CJK}]+(?=[A-Za-z0-9])")
 """A run of Chinese, Japanese or Korean script touching a Latin letter or digit: those scripts put no space between
 words, so a path written in a sentence of them ends where the script changes ("`default.nix`にして", "はmodules/")."""
 
 
-_SCRIPT_CHANGE = re.compile(rf"[A-Za-z0-9](?=[{_CJK}])|[{_CJK}](?=[A-Za-z0-9])")
+_SCRIPT_CHANGE = unicode_regex.compile(rf"[A-Za-z0-9](?=[{_CJK}])|[{_CJK}](?=[A-Za-z0-9])")
 """The last character before such a change of script (the edge of a run `_GLUED_CJK` blanks)."""
 
 

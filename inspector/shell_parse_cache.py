@@ -24,12 +24,11 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from types import CodeType
 from typing import Any
 
-from inspector.shell_grammar import cache_folder
+from inspector.shell_grammar import cache_folder, installed_bashlex
 
 RawStep = tuple[tuple[str, ...], str, bool]
 """A step as the grammar gave it: its words, how it follows the step before, whether a later stage reads it."""
@@ -57,16 +56,13 @@ def _code_digest(code: CodeType, into: Any) -> None:
 
 
 def file_name(parser_code: Sequence[Callable[..., object]]) -> str:
-    """The file's name for this parser: bashlex's version, Python's, and a digest of the code that makes steps."""
+    """The file's name for this parser: the bashlex installed (`installed_bashlex`), Python's version, and a digest
+    of the code that makes steps."""
     digest = hashlib.sha256()
     for function in parser_code:
         _code_digest(function.__code__, digest)
-    try:
-        release = version("bashlex")
-    except PackageNotFoundError:
-        release = "unknown"
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
-    return f"shell-steps-bashlex-{release}-py{python}-{digest.hexdigest()[:16]}.sqlite3"
+    return f"shell-steps-bashlex-{installed_bashlex()}-py{python}-{digest.hexdigest()[:16]}.sqlite3"
 
 
 def _key(command: str) -> str:

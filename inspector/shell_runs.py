@@ -273,7 +273,24 @@ def inline_code(step: Step, command: str = "") -> bool:
     file of the project names what it runs, so its retries take other forms."""
     if len(step.words) > 1 and any(w in _INLINE for w in step.words[1:3]):
         return True
-    return any(re.search(r">\s*['\"]?" + re.escape(w) + r"(?![\w.])", command) for w in step.words[1:] if "." in w)
+    return bool(command) and any(_written_to(w, command) for w in step.words[1:] if "." in w)
+
+
+def _written_to(name: str, command: str) -> bool:
+    """`command` redirects into the file `name` (`> t.c`, `>'t.c'`): the name whole, after a `>`, blanks and at
+    most one quote. A search for the word, not a pattern made of it: one per word of every run would be compiled
+    anew (they are all different), and that cost a check more than the search itself."""
+    at = command.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if end == len(command) or not (command[end].isalnum() or command[end] in "_."):
+            before = at - 1 if at > 0 and command[at - 1] in "'\"" else at
+            while before > 0 and command[before - 1].isspace():
+                before -= 1
+            if before > 0 and command[before - 1] == ">":
+                return True
+        at = command.find(name, at + 1)
+    return False
 
 
 def step_signature(step: Step) -> tuple[str, ...]:

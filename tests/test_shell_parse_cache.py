@@ -111,6 +111,24 @@ def test_the_file_is_named_for_the_code_that_makes_steps(tmp_path):
     assert oct(database.stat().st_mode & 0o777) == oct(0o600)  # the user's commands are theirs alone
 
 
+def test_another_bashlex_installed_names_another_file(tmp_path, monkeypatch):
+    """Lines kept from one bashlex are not read back after it is upgraded or reinstalled: the name carries a digest of
+    its modules' sizes and times, found without importing it (nor importlib.metadata, for its version)."""
+    package = tmp_path / "site" / "bashlex"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "parser.py").write_text("GRAMMAR = 1\n")
+    monkeypatch.delitem(sys.modules, "bashlex", raising=False)  # find_spec answers from here when it is imported
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    installed = file_name(PARSER)
+    assert installed == file_name(PARSER)
+    (package / "parser.py").write_text("GRAMMAR = 22\n")  # an upgrade: another size and time
+    assert file_name(PARSER) != installed
+    upgraded = file_name(PARSER)
+    os.utime(package / "parser.py", ns=(1, 1))  # a reinstall of the same bytes: another time
+    assert file_name(PARSER) not in (installed, upgraded)
+
+
 def test_the_least_recently_used_lines_go_past_the_bound(tmp_path, monkeypatch):
     monkeypatch.setattr(shell_parse_cache, "MAX_KEPT", 3)
     times = iter(range(100))

@@ -12,7 +12,7 @@ import pytest
 
 from inspector.model import SourceRecord
 from inspector.readers.registry import load_trace
-from inspector.shell_runs import command_signature, failure_line, failures, parse_steps, shell_runs
+from inspector.shell_runs import command_signature, failure_line, failures, inline_code, parse_steps, shell_runs
 from inspector.shell_runs import ran as what_ran
 
 
@@ -153,6 +153,18 @@ def test_inline_code_retried_as_a_script_retires_the_failure() -> None:
     assert command_signature(CUPY) == ("python", "-")  # no file names inline code
     records = (ran("t1", CUPY, NO_CUPY, failed=True), ran("t2", "python3 bench/check_cupy.py", "CuPy 13.2.0"))
     assert fates(*records) == [("t1", "t2", "retried in another form")]
+
+
+def test_code_the_same_line_writes_to_a_file_is_inline_however_the_redirection_is_spaced_or_quoted() -> None:
+    """`echo '…' > t.c && gcc t.c`: no file of the project names what it builds, so its retries take other forms.
+    The written name must be whole (`t.c`, not `t.cc`) and follow the `>` past blanks and one quote at most."""
+    for line in ("echo 'int main(){}' > t.c && gcc t.c", "printf x >t.c; gcc t.c", "cat <<EOF >  't.c'\nx\nEOF\n"
+                 "gcc t.c", 'echo x >"t.c" && gcc t.c'):  # fmt: skip
+        steps = parse_steps(line)
+        assert inline_code(steps[-1], line), line
+    for line in ("gcc t.c > t.cc", "gcc t.c", "cp a.c t.c && gcc t.c", "echo > '' t.c; gcc t.c"):
+        steps = parse_steps(line)
+        assert not inline_code(steps[-1], line), line
 
 
 def test_a_later_clean_build_of_the_same_program_retires_its_failed_build() -> None:
