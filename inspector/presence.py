@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.model import Invariant
-from inspector.summary_claims import FIXED
+from inspector.summary_claims import says_fixed
 from inspector.text import content_terms, stem, words
 
 GENERIC_TERMS = frozenset(
@@ -99,7 +99,7 @@ def described_as_fixed(text: str, start: int, passage: str, item_text: str = "")
     is read by its clause that carries most of the item's terms: that clause says what became of the item, and
     a clause that says neither leaves the item's status unsaid, which is no fix.
     """
-    fixed, still_open = FIXED.search(passage), _STILL_OPEN.search(passage)
+    fixed, still_open = says_fixed(passage), _STILL_OPEN.search(passage)
     if still_open and not fixed:
         return False
     if fixed and not still_open:
@@ -107,14 +107,14 @@ def described_as_fixed(text: str, start: int, passage: str, item_text: str = "")
     if fixed and still_open:
         terms = topic_terms(item_text)
         clause = max(_CLAUSE.split(passage), key=lambda c: len(terms & topic_terms(c)))
-        return bool(FIXED.search(clause)) and not _STILL_OPEN.search(clause)
+        return says_fixed(clause) and not _STILL_OPEN.search(clause)
     for line in reversed(text[:start].splitlines()[-40:]):
         stripped = line.strip()
         if not stripped or stripped.startswith(("-", "*", "•")) and not stripped.startswith("**"):
             continue
         heading = _HEADING.match(stripped)
         if heading and (stripped.endswith(":") or stripped.startswith(("#", "**")) or stripped[0].isdigit()):
-            return bool(FIXED.search(heading.group("title")))
+            return says_fixed(heading.group("title"))
     return False
 
 

@@ -94,6 +94,31 @@ assert set(_FIXED_CLAIMED) <= set(FIXED_WORDS)
 FIXED = re.compile(rf"\b(?:{'|'.join(map(re.escape, FIXED_WORDS))})\b", re.IGNORECASE)
 """A passage that says something is fixed, in any of `FIXED_WORDS` (`presence.described_as_fixed`)."""
 _FIXED = re.compile(rf"\b(?:{'|'.join(_FIXED_CLAIMED)})\b", re.IGNORECASE)
+_CONSTANT_MEASURE = re.compile(r"\s+`?(?:height|width|size|length|number|count|limit|interval|rate|position|"
+                               r"capacity|seed|timeout|delay|offset|amount|template|layout|header|footer|sidebar|"
+                               r"columns?|rows?|window|budget|schedule|price|cost|view|camera|point|sensors?)\b",
+                               re.IGNORECASE)  # fmt: skip
+"""What "fixed" qualifies when it means constant: a measure, a place on a page, a setting held the same."""
+_ATTRIBUTIVE = re.compile(r"\b(?:a|an|the|from|to|with|use|using|uses|of|in|by|at)\s+$", re.IGNORECASE)
+"""Before "fixed", a word that makes it qualify the noun after it: "from fixed `height: 120px` to flex-1", "a fixed
+number like 8", "with fixed template + dynamic sections" say constant, and nothing was repaired."""
+
+
+def says_fixed(text: str, words: re.Pattern[str] = FIXED) -> bool:
+    """Does `text` tell of a fix in one of `words` (`FIXED`, or the fewer a fix claim is made in)? Not where
+    "fixed" means constant: the first half of a compound ("fixed-width label", "fixed-capacity buffer") or a measure
+    after an article or a preposition (`_ATTRIBUTIVE`). Read as a fix, "changed the chart from fixed `height` to
+    flex-1" was a fix claim no check ran after, an error once the next summary carried it (fresh set 34)."""
+    for found in words.finditer(text):
+        end = found.end()
+        if found.group().lower() != "fixed":
+            return True
+        if text.startswith("-", end) and text[end + 1 : end + 2].isalnum():
+            continue
+        if _CONSTANT_MEASURE.match(text, end) and _ATTRIBUTIVE.search(text, max(0, found.start() - 12), found.start()):
+            continue
+        return True
+    return False
 NAMED = re.compile(r"`([^`\s]{4,120})`")
 """What a fix claim names in backticks: the identifier, file or value the change introduced."""
 _PUSHED = re.compile(r"\b(?:pushed|force-pushed)\b(?!\s+back)", re.IGNORECASE)
@@ -240,7 +265,7 @@ def _claim_kinds(sentence: str) -> tuple[ClaimKind, ...]:
     passing = PASSING.search(sentence)
     if passing and not negated and not _SOUGHT.search(sentence, 0, passing.start()):
         kinds.append(ClaimKind.PASSING)
-    if _FIXED.search(sentence) and NAMED.search(sentence) and not negated:
+    if says_fixed(sentence, _FIXED) and NAMED.search(sentence) and not negated:
         kinds.append(ClaimKind.FIXED)
     if _PUSHED.search(sentence) and _GIT_OBJECT.search(sentence) and not negated:
         kinds.append(ClaimKind.PUSHED)
@@ -252,4 +277,4 @@ def _claim_kinds(sentence: str) -> tuple[ClaimKind, ...]:
 
 
 __all__ = ["Claim", "ClaimKind", "FIGURE", "FIXED", "FIXED_WORDS", "NAMED", "claims_in", "confirmed", "named_subjects",
-           "nothing_left", "steps_heading"]
+           "nothing_left", "says_fixed", "steps_heading"]

@@ -156,9 +156,10 @@ def test_a_fix_never_built_or_tested_is_unsupported_as_a_note() -> None:
 
 
 def test_an_unchecked_fix_a_later_summary_carries_on_is_an_error() -> None:
-    """changelogue_0c3c112a (extra19, labelled blind): S3's "Changed chart area … to `flex-1`", no check after the
-    edit, carried on by S5; the user said after it that the layout was still broken. One summary's unchecked fix is a
-    note; built on by the next, an error."""
+    """A fix no check ran after, in one summary, is a note; built on by the next, an error. First read in
+    changelogue_0c3c112a (extra19) S3's "Changed chart area from fixed `height: …` to `flex-1`", carried on by S5:
+    that sentence's "fixed" is the height's, not a repair (the test below), and the class stands on a fix claimed in
+    so many words."""
     claim = "Fixed the chart area by changing it to `flex-1` with a minimum height."
     records = [ran("r1", "npm test", "Tests: 40 passed"),
                called("e2", "Edit", "file_path: /p/web/app/page.tsx\nold_string: h-32\nnew_string: flex-1 min-h-32")]
@@ -166,6 +167,27 @@ def test_an_unchecked_fix_a_later_summary_carries_on_is_an_error() -> None:
     assert (alone.rule, alone.severity.value) == ("claim-unsupported", "info")
     first, *_ = found(session(records, (2, claim), (2, f"Done so far: {claim}")))
     assert (first.generation, first.severity.value, "S2 carries it on" in first.message) == (1, "error", True)
+
+
+def test_fixed_meaning_constant_claims_no_fix() -> None:
+    """changelogue_0c3c112a, relabelled blind in fresh set 34: S3's account of an edit, "Changed chart area from fixed
+    `height`…", read as a fix no check ran after and, carried on by S4, an error in a summary its labels call free of
+    errors; the summary says on the next line that the change broke the chart. "Fixed" before a measure, after an
+    article or a preposition, or as half of a compound, says constant: S5's "overflows the fixed height",
+    changelogue_4a3e93f5's "First tried fixed-width label (`w-28`)", tuicraft's "fixed-capacity circular buffer"."""
+    constant = ('- **Edit 2**: Changed chart area from fixed `height: "120px"` to `flex-1` with `minHeight: "120px"`',
+                "- Made the feed scrollable with `overflow-y-auto` so content that overflows the fixed height shows",
+                "- **User feedback on DetailRow**: First tried fixed-width label (`w-28`), user said values go right",
+                "- `RingBuffer<T>` — fixed-capacity circular buffer (1000 events) with `writePos`")  # fmt: skip
+    for line in constant:
+        assert claims_in(line) == [], line
+    repaired = ("- Fixed height calculation in `layout.ts`", "- The crash in `parse.py` is fixed",
+                "- Switched to a fixed `seed` and fixed `flaky_test.py`")  # fmt: skip
+    for line in repaired:
+        assert [c.kind for c in claims_in(line)] == [ClaimKind.FIXED], line
+    records = [ran("r1", "npm test", "Tests: 40 passed"),
+               called("e2", "Edit", "file_path: /p/web/chart.tsx\nold_string: h-32\nnew_string: flex-1 min-h-32")]
+    assert found(session(records, (2, f"Work so far:\n{constant[0]}"), (2, f"Done so far:\n{constant[0]}"))) == []
 
 
 def test_an_edit_to_a_document_that_names_the_fix_is_not_the_fix() -> None:
@@ -358,6 +380,17 @@ def test_a_line_that_leaves_the_failure_pending_does_not_present_it_as_fixed() -
     fixed = "4. Errors and fixes:\n   - **Live import failed with 404 Route not found on blueprint permissions**\n"
     [hit] = found(session(records, (2, fixed)), "claim-contradicted")  # the heading alone still calls it fixed
     assert "404 Route not found" in hit.message
+
+
+def test_a_failure_told_beside_a_fixed_measure_is_not_presented_as_fixed() -> None:
+    """The line names the failure and a height held constant ("a fixed height", as `says_fixed` reads it): it tells of
+    no repair, and the failure still open is not a claim the log contradicts. Told as fixed, it is."""
+    records = [ran("r1", "go test ./cmd/entire/cli/summarise", GO_TEST_FAIL, failed=True)]
+    constant = "- **Test build failed in `cmd/entire/cli/summarise`** since the panel got a fixed height\n"
+    assert found(session(records, (1, constant)), "claim-contradicted") == []
+    repaired = "- **Test build failed in `cmd/entire/cli/summarise`**: fixed, the panel got its height\n"
+    [hit] = found(session(records, (1, repaired)), "claim-contradicted")
+    assert hit.source.key == "r1"  # type: ignore[union-attr]
 
 
 def test_a_fix_of_another_file_does_not_present_this_failure_as_fixed() -> None:
