@@ -33,6 +33,7 @@ _ENVELOPE = re.compile(r"<(?P<tag>[A-Za-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?:\s[^<>]
 _OPEN_ENVELOPE = re.compile(r"<(?P<tag>[A-Za-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?:\s[^<>]*)?>")
 _ENVELOPE_AUTHORS = {
     "task-notification": Author.SUBAGENT,  # a background agent's report, delivered as a user record
+    "teammate-message": Author.SUBAGENT,  # an agent team's message: a teammate's report, or the lead's assignment
     "local-command-stdout": Author.TOOL,
     "local-command-stderr": Author.TOOL,
     "bash-stdout": Author.TOOL,

@@ -44,6 +44,15 @@ def test_a_task_notification_is_a_sub_agents_even_inside_a_user_record():
     assert list(statement_sentences(text)) == []
 
 
+def test_an_agent_teams_message_is_another_agents_not_the_harnesss():
+    """Claude Code's agent teams (cybervpn_8ed0e767, fresh set 34; duet_cd680c64): the lead's briefing in a
+    teammate's session, a teammate's report in the lead's, each a user record in a tag no person types."""
+    text = ('<teammate-message teammate_id="team-lead">\nYou are test-eng on the team.\nDo NOT downgrade any package '
+            "version.\n</teammate-message>")
+    assert authored(text) == [(S, text)]
+    assert list(statement_sentences(text)) == []
+
+
 def test_harness_tags_are_the_harness_and_a_slash_commands_arguments_the_users():
     text = ("<command-name>/review</command-name>\n<command-message>review</command-message>\n"
             "<command-args>only the storage layer, never the UI</command-args>")

@@ -374,6 +374,22 @@ def test_typed_and_exact_decoding_read_the_same_session(tmp_path: Path, session:
     assert all(s.extra.get("fields") in (None, {"laterField": 1}) for s in exact.sources)
 
 
+def test_an_agent_teams_messages_are_another_agents_turns(tmp_path: Path) -> None:
+    """An agent team's messages come as user records with no origin field (Claude Code 2.1.42, cybervpn_8ed0e767 in
+    fresh set 34): the lead's task assignment in a teammate's session, a teammate's idle notice in the lead's. Read
+    as the person's, they counted among the user's messages a summary is judged by; the person's own words beside
+    them stay theirs."""
+    lead = ('<teammate-message teammate_id="team-lead">\n{"type":"task_assignment","taskId":"17","subject":"UI-6: '
+            'Add i18n strings"}\n</teammate-message>')
+    idle = '<teammate-message teammate_id="ui-dev" color="yellow">\n{"type":"idle_notification"}\n</teammate-message>'
+    trace = load_trace(write(tmp_path / "team.jsonl", [
+        user("u1", None, lead), assistant("a1", "u1", [text("On it.")]),
+        user("u2", "a1", idle), user("u3", "u2", "Keep the old keys."),
+    ]))  # fmt: skip
+    assert [(s.key, s.authority) for s in trace.sources if s.kind == "user"] == [
+        ("u1", "subagent"), ("u2", "subagent"), ("u3", "user")]
+
+
 def test_a_failed_tool_result_is_read_from_tool_use_result_on_both_paths(tmp_path: Path) -> None:
     """`toolUseResult` is skipped unbuilt on the typed path; its error flag must still mark the result."""
     lines = [

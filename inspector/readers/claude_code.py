@@ -55,6 +55,10 @@ _SYSTEM_TEXT = ("<local-command-stdout>", "<local-command-stderr>", "<system-rem
 _NOTIFICATION = "<task-notification>"
 """How the harness opens a background agent's report; it then appends a line of its own ("Full transcript
 available at: …") to the same record, which no person typed either."""
+_TEAMMATE = "<teammate-message "
+"""How an agent team's message opens (Claude Code 2.1.32 on): a teammate's report or idle notice in the lead's
+session, the lead's task assignment and briefing in a teammate's, each in a user record with no origin. Another
+agent wrote it, never the person."""
 _BOUNDARIES = ("compact_boundary", "microcompact_boundary")
 
 _IDLE = {"attachment": fate.ATTACHMENT, "system": fate.SYSTEM, "progress": fate.PROGRESS, "user": fate.NO_CONTENT,
@@ -703,7 +707,7 @@ def _author(record: Record, text: str) -> str:
     if by is not None:
         return by
     opening = text.lstrip()
-    if opening.startswith(_NOTIFICATION):  # older versions write no origin; the notice after the tag is theirs too
+    if opening.startswith((_NOTIFICATION, _TEAMMATE)):  # no origin written; what follows the tag is theirs too
         return "subagent"
     return "harness" if record.isMeta is True or _approved_plan(record) or opening.startswith(_SYSTEM_TEXT) else "user"
 
