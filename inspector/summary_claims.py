@@ -115,10 +115,13 @@ def says_fixed(text: str, words: re.Pattern[str] = FIXED) -> bool:
             return True
         if text.startswith("-", end) and text[end + 1 : end + 2].isalnum():
             continue
-        if _CONSTANT_MEASURE.match(text, end) and _ATTRIBUTIVE.search(text, max(0, found.start() - 12), found.start()):
+        before = max(0, found.start() - 12)  # room for the longest of `_ATTRIBUTIVE`'s words and its blanks
+        if _CONSTANT_MEASURE.match(text, end) and _ATTRIBUTIVE.search(text, before, found.start()):
             continue
         return True
     return False
+
+
 NAMED = re.compile(r"`([^`\s]{4,120})`")
 """What a fix claim names in backticks: the identifier, file or value the change introduced."""
 _PUSHED = re.compile(r"\b(?:pushed|force-pushed)\b(?!\s+back)", re.IGNORECASE)
