@@ -382,24 +382,27 @@ def test_a_line_that_leaves_the_failure_pending_does_not_present_it_as_fixed() -
     assert "404 Route not found" in hit.message
 
 
+def contradicting_go_test(line: str) -> list[str | None]:
+    """The records a `claim-contradicted` finding cites against `line`, said in S1 of a log whose one run, of
+    `go test ./cmd/entire/cli/summarise`, failed."""
+    records = [ran("r1", "go test ./cmd/entire/cli/summarise", GO_TEST_FAIL, failed=True)]
+    return [hit.source.key if hit.source else None for hit in found(session(records, (1, line)), "claim-contradicted")]
+
+
 def test_a_failure_told_beside_a_fixed_measure_is_not_presented_as_fixed() -> None:
     """The line names the failure and a height held constant ("a fixed height", as `says_fixed` reads it): it tells of
     no repair, and the failure still open is not a claim the log contradicts. Told as fixed, it is."""
-    records = [ran("r1", "go test ./cmd/entire/cli/summarise", GO_TEST_FAIL, failed=True)]
     constant = "- **Test build failed in `cmd/entire/cli/summarise`** since the panel got a fixed height\n"
-    assert found(session(records, (1, constant)), "claim-contradicted") == []
+    assert contradicting_go_test(constant) == []
     repaired = "- **Test build failed in `cmd/entire/cli/summarise`**: fixed, the panel got its height\n"
-    [hit] = found(session(records, (1, repaired)), "claim-contradicted")
-    assert hit.source.key == "r1"  # type: ignore[union-attr]
+    assert contradicting_go_test(repaired) == ["r1"]
 
 
 def test_a_fix_of_another_file_does_not_present_this_failure_as_fixed() -> None:
-    records = [ran("r1", "go test ./cmd/entire/cli/summarise", GO_TEST_FAIL, failed=True)]
     other = "4. Errors and fixes:\n   - **Test build failed in `checkpoint_test.go`**: fixed by adding the import\n"
-    assert found(session(records, (1, other)), "claim-contradicted") == []
+    assert contradicting_go_test(other) == []
     same = "4. Errors and fixes:\n   - **Test build failed in `cmd/entire/cli/summarise`**: fixed by an import\n"
-    [hit] = found(session(records, (1, same)), "claim-contradicted")
-    assert hit.source.key == "r1"  # type: ignore[union-attr]
+    assert contradicting_go_test(same) == ["r1"]
 
 
 def test_tests_called_passing_are_judged_by_the_last_run_of_those_tests() -> None:
