@@ -233,6 +233,7 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
               invariants: dict[str, Invariant]) -> Restored:  # fmt: skip
     """The item a finding is about, in the words it was stated in (the record's sentence), never the rule's."""
     from inspector.list_selection import ENTRY_PREFIX  # here: only a check that ran has findings to restore
+    from inspector.plan_checks import check_named
     from inspector.plan_steps import PLAN_PREFIX, made_name
     from inspector.statements import reply_to
 
@@ -249,6 +250,9 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
     elif invariant.id.startswith(PLAN_PREFIX):  # the plan's line, and what no edit has written
         text = invariant.text
         kind = f"a step of the plan the user approved; no edit has written `{made_name(invariant)}`"
+    elif (check := check_named(invariant.id)) is not None:  # the plan's line, and the command no run has made
+        text = invariant.text
+        kind = f"a check of the plan the user approved; no run has made `{check.command}`"
     else:
         text = finding.source.quote if finding.source is not None else invariant.quote or invariant.text
         kind = invariant.kind.value

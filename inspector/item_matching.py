@@ -18,6 +18,7 @@ from inspector.invariants import IndexedText, InvariantMatch, InvariantStatus, m
 from inspector.languages import same_language
 from inspector.list_selection import ENTRY_PREFIX, entry_ids
 from inspector.model import Invariant, InvariantKind
+from inspector.plan_checks import Check, check_named
 from inspector.plan_steps import PLAN_PREFIX, made_name
 from inspector.presence import Presence, described_as_fixed, item_terms_text, presence, topic_terms
 from inspector.shell_runs import about_subject
@@ -173,6 +174,9 @@ def match_criterion(item: Invariant, indexed: IndexedText, config: Config = DEFA
         return _match_entry(item, indexed, config)
     if item.id.startswith(PLAN_PREFIX):
         return _match_plan_step(item, indexed)
+    check = check_named(item.id)
+    if check is not None:
+        return _match_plan_check(check, indexed)
     labelled = LABELLED.match(item.text)
     if labelled is None:
         return match_user_item(item, indexed, config)
@@ -205,6 +209,17 @@ def _match_plan_step(item: Invariant, indexed: IndexedText) -> InvariantMatch:
     if at >= 0:
         return InvariantMatch(InvariantStatus.VERBATIM, at, at + len(name), indexed.text[at : at + len(name)])
     return InvariantMatch(InvariantStatus.LOST, reason=f"it does not name `{name}`")
+
+
+def _match_plan_check(check: Check, indexed: IndexedText) -> InvariantMatch:
+    """A plan's check not yet run is kept by its command, or by the words any run of it carries, in order ("run
+    `lint` before calling it done" keeps `npm run lint`): the next agent then knows it is still to run."""
+    for said in (check.command.split(), check.defining):
+        found = re.search(r"(?<![\w-])" + r"\s+".join(map(re.escape, said)) + r"(?![\w-])", indexed.text,
+                          re.IGNORECASE)  # fmt: skip
+        if found is not None:
+            return InvariantMatch(InvariantStatus.VERBATIM, found.start(), found.end(), found.group(0))
+    return InvariantMatch(InvariantStatus.LOST, reason=f"it does not name `{check.command}`")
 
 
 _SHA = re.compile(r"^commit ([0-9a-f]{7,40}) ")

@@ -33,6 +33,7 @@ from inspector.config import DEFAULT_CONFIG, Config
 from inspector.lifted import lifted
 from inspector.list_selection import chosen_entries
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
+from inspector.plan_checks import plan_check_items
 from inspector.plan_steps import plan_step_items
 from inspector.presence import item_terms_text, topic_terms
 from inspector.set_aside import set_aside_items
@@ -137,6 +138,7 @@ def _mined(records: list[SourceRecord], order: dict[str, int], config: Config) -
     found.extend(set_aside_items(runs))
     found.extend(criterion_items(records, runs))
     found.extend(plan_step_items(records, config))
+    found.extend(plan_check_items(records, config))
     found.extend(actions)
     return found
 

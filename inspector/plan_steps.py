@@ -17,7 +17,7 @@ longer has a step replaces it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
@@ -44,8 +44,8 @@ def _making(reach: int) -> re.Pattern[str]:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """A step that makes `name` (as the plan writes it: `store.load()`, `tests/x.test.ts`), and the plan's line
-    that says so."""
+    """What a plan owes by name and the plan's line that asks it: a step that makes `name` (as the plan writes it:
+    `store.load()`, `tests/x.test.ts`), or a check to run (`inspector.plan_checks`)."""
 
     name: str
     line: str
@@ -104,24 +104,31 @@ def _writing_agent(record: SourceRecord) -> bool:
 
 
 def plan_step_items(records: Sequence[SourceRecord], config: Config = DEFAULT_CONFIG) -> list[Invariant]:
-    """Each step of an approved plan that makes something by name, owed from the plan on and retired by the first
-    later record that writes the name, by a sub-agent that may have, or by a later approved plan that no longer has it
-    (the user approved that plan in its place); a name two plans make is one item, the first plan's."""
-    plans = [(position, plan, {step.name: step for step in steps(plan.text, config)})
-             for position, plan in approved_plans(records)]  # fmt: skip
+    """Each step of an approved plan that makes something by name, owed until a record writes the name."""
+    return owed_plan_items(records, lambda plan: {step.name: step for step in steps(plan, config)},
+                           lambda record, step: _makes(record, handle(step.name)), PLAN_PREFIX)  # fmt: skip
+
+
+def owed_plan_items(records: Sequence[SourceRecord], owed: Callable[[str], dict[str, Step]],
+                    made: Callable[[SourceRecord, Step], bool], prefix: str) -> list[Invariant]:  # fmt: skip
+    """What each approved plan owes (`owed` of its text: a step's name, a check's command), owed from the plan on and
+    retired by the first later record that `made` it, by a sub-agent that may have, or by a later approved plan that
+    no longer owes it (the user approved that plan in its place); a name two plans owe is one item, the first
+    plan's. Each item's id is `prefix`, the plan's key, `#` and the name."""
+    plans = [(position, plan, owed(plan.text)) for position, plan in approved_plans(records)]
     items: dict[str, Invariant] = {}
-    for n, (position, plan, made_here) in enumerate(plans):
-        for step in made_here.values():
+    for n, (position, plan, owed_here) in enumerate(plans):
+        for step in owed_here.values():
             if step.name in items:
                 continue
             replaced = next((later for later, _, kept in plans[n + 1 :] if step.name not in kept), len(records))
-            made = handle(step.name)
             done = next((r.key for r in islice(records, position + 1, replaced)
-                         if r.namespace == TRANSCRIPT and (_makes(r, made) or _writing_agent(r))),
+                         if r.namespace == TRANSCRIPT and (made(r, step) or _writing_agent(r))),
                         records[replaced].key if replaced < len(records) else None)  # fmt: skip
-            items[step.name] = Invariant(f"{PLAN_PREFIX}{plan.key}#{step.name}", InvariantKind.TASK_CRITERION,
+            items[step.name] = Invariant(f"{prefix}{plan.key}#{step.name}", InvariantKind.TASK_CRITERION,
                                          step.line, plan.key, retired_by=done, quote=step.line)  # fmt: skip
     return list(items.values())
 
 
-__all__ = ["PLAN_PREFIX", "Step", "approved_plans", "handle", "made_name", "plan_step_items", "steps"]
+__all__ = ["PLAN_PREFIX", "Step", "approved_plans", "handle", "made_name", "owed_plan_items", "plan_step_items",
+           "steps"]

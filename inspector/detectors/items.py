@@ -16,6 +16,7 @@ from inspector.facts import InvariantTrack, TraceFacts
 from inspector.invariants import PRESENT, InvariantStatus
 from inspector.list_selection import ENTRY_PREFIX
 from inspector.model import Invariant, InvariantKind, Severity
+from inspector.plan_checks import check_named
 from inspector.plan_steps import PLAN_PREFIX, made_name
 from inspector.rule_registry import Hit, rule
 from inspector.statement_force import binding, standing
@@ -221,9 +222,10 @@ def _not_in(facts: TraceFacts, kinds: tuple[InvariantKind, ...], named: Callable
 @rule(
     "task-criterion-lost",
     Severity.WARNING,
-    "An acceptance criterion of the issue the user set the agent on, or an entry the user chose from the agent's list "
-    "and no tool call has acted on, is in no summary that covers it, neither by its label or identifier nor by what "
-    "it asks: the next agent may call the task done without it.",
+    "An acceptance criterion of the issue the user set the agent on, a step or check of the plan the user approved "
+    "that nothing has made yet, or an entry the user chose from the agent's list and no tool call has acted on, is in "
+    "no summary that covers it, neither by its label, name or command nor by what it asks: the next agent may call "
+    "the task done without it.",
 )
 def task_criterion_lost(facts: TraceFacts) -> Iterator[Hit]:
     def named(track: InvariantTrack) -> str:
@@ -232,6 +234,9 @@ def task_criterion_lost(facts: TraceFacts) -> Iterator[Hit]:
         if track.invariant.id.startswith(PLAN_PREFIX):
             return (f"the step {quoted(track.invariant.text, 200)} of the plan the user approved, whose "
                     f"`{made_name(track.invariant)}` no edit has written yet,")
+        check = check_named(track.invariant.id)
+        if check is not None:
+            return f"the check `{check.command}` of the plan the user approved, which no run has made yet,"
         return f"acceptance criterion {quoted(track.invariant.text, 160)} of the issue the user set the agent on"
 
     for hit in _not_in(facts, (InvariantKind.TASK_CRITERION,), named):
