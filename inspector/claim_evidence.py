@@ -24,7 +24,7 @@ from inspector.presence import topic_terms
 from inspector.printed_figures import PrintedFigures
 from inspector.shell_runs import (
     TEST_RUN,
-    TEST_WORDS,
+    VERIFYING,
     Failure,
     ShellRun,
     about_subject,
@@ -39,10 +39,6 @@ from inspector.statements import statement_sentences
 from inspector.summary_claims import FIGURE, NAMED, confirmed, named_subjects
 from inspector.tool_names import is_edit_tool
 
-_CHECK_WORDS = ("build", "compile", "check", "lint", "vet", "tsc", "mypy")
-VERIFYING = re.compile(rf"\b(?:{'|'.join((*TEST_WORDS, *_CHECK_WORDS))})\b")
-"""A command that checks the work, by its tests (`shell_runs.TEST_WORDS`) or a build, a compiler, a linter or a
-type checker: its last run is what a "tests pass" claim stands on."""
 _PUSH = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?push\b")
 _PUSH_REPORT = re.compile(r"^To \S+[ \t]*\n(?:[ \t]*!.*\n)*[ \t]*[+*]?[ \t]*(?:[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40}|"
                           r"\[new (?:branch|tag)\])[ \t]+\S+[ \t]+->[ \t]+\S+", re.MULTILINE)  # fmt: skip

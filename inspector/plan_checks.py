@@ -8,8 +8,8 @@ plan done without it (fasola_8c36b201's S1–S3 and cipherbox_71b7117f's S1, who
 lost). A check run in any form is no longer owed: what it printed is the failure lifecycle's
 (`shell_runs.failure_items`), not a debt of the plan's.
 
-A check is a command of the plan's verification section that verifies (`_VERIFYING`: a test, a lint, a build, a
-type check): a server to start ("`bun run dev`"), a request to send by hand ("`curl -I localhost:3000`") or a
+A check is a command of the plan's verification section that verifies (`shell_runs.VERIFYING`: a test, a lint, a
+build, a type check): a server to start ("`bun run dev`"), a request to send by hand ("`curl -I localhost:3000`") or a
 program to try has no pass to owe, and a summary need not carry it.
 """
 
@@ -23,7 +23,7 @@ from itertools import takewhile
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.model import TRANSCRIPT, InvariantKind, SourceRecord
 from inspector.plan_steps import Step, owed_plan_items
-from inspector.shell_runs import parse_steps
+from inspector.shell_runs import VERIFYING, parse_steps
 from inspector.text import clip
 
 CHECK_PREFIX = f"{InvariantKind.TASK_CRITERION.value}:check:"
@@ -41,11 +41,6 @@ command)."""
 _SCRIPT_RUNNERS = {"npm": "run", "pnpm": "run", "yarn": "run", "bun": "run"}
 """Package managers that run a project's named script (`npm run lint`, `pnpm lint`): the script is the check, and a
 run of what it stands for (`next lint --quiet`) makes it."""
-_VERIFYING = frozenset("test tests lint build check typecheck tsc vet clippy fmt analyze pytest vitest jest mypy "
-                       "pyright ruff eslint biome compile spec".split())  # fmt: skip
-"""Words of a command that verifies, each a part of a word split at `-`, `:`, `_` or `.` (`test:pr`,
-`type-check`): the verbs and tools of testing, linting, building and type checking in every ecosystem."""
-_PARTS = re.compile(r"[-:_.]")
 _VARYING = re.compile(r"[/=<>$]")
 """A word a run may spell otherwise than the plan: a path, a setting's value, a placeholder, a variable."""
 
@@ -85,7 +80,7 @@ def _defining(words: tuple[str, ...]) -> tuple[str, ...]:
 
 def check_of(command: str) -> Check | None:
     """The check a command of a verification section is (its last step verifies, after any change of folder), or
-    None when it verifies nothing (`_VERIFYING`)."""
+    None when it verifies nothing (`shell_runs.VERIFYING`)."""
     if not _COMMAND.match(command):
         return None
     steps = [step for step in parse_steps(command) if step.words[0] != "cd"]
@@ -93,7 +88,7 @@ def check_of(command: str) -> Check | None:
         return None
     words = steps[-1].words
     defining = _defining(words)
-    if not any(part in _VERIFYING for word in defining for part in _PARTS.split(word.lower())):
+    if not VERIFYING.search(" ".join(defining)):
         return None
     return Check(command, defining)
 

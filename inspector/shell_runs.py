@@ -419,6 +419,12 @@ TEST_WORDS = ("test", "tests", "pytest", "jest", "vitest", "ctest", "rspec", "to
 """The words of a command that runs tests: a runner's name, or the test step of a build tool (`go test`)."""
 TEST_RUN = re.compile(rf"\b(?:{'|'.join(TEST_WORDS)})\b")
 """A command that runs tests: one of `TEST_WORDS`, in what the line runs (`ran`)."""
+_CHECK_WORDS = ("build", "compile", "check", "typecheck", "lint", "vet", "tsc", "mypy", "clippy", "eslint", "ruff",
+                "pyright", "biome", "analyze")  # fmt: skip
+VERIFYING = re.compile(rf"\b(?:{'|'.join((*TEST_WORDS, *_CHECK_WORDS))})\b")
+"""A command that checks the work, by its tests (`TEST_WORDS`) or a build, a compiler, a linter or a type checker
+(`_CHECK_WORDS`, the verbs and tools of every ecosystem's checks): its last run is what a "tests pass" claim stands on,
+and what an approved plan's verification asks to run (`inspector.plan_checks`)."""
 _SPACED = re.compile(r"\s")
 
 
@@ -982,7 +988,7 @@ def failure_items(runs: Sequence[ShellRun]) -> Iterator[Invariant]:
 
 
 __all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "STASH_DROPPED", "STASH_KEPT_AFTER_CONFLICT", "TEST_RUN", "TEST_WORDS",
-           "Failure", "ShellRun",
+           "VERIFYING", "Failure", "ShellRun",
            "Step", "about_subject", "attempted", "command_signature", "failing_signature", "failure_items",
            "failure_line", "failure_subjects", "failures", "failures_before", "git_arguments", "harmless_error",
            "inline_code", "is_failure", "is_subject", "parse_steps", "printed_nothing", "proven_steps", "ran",
