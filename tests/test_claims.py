@@ -398,6 +398,24 @@ def test_a_failure_told_beside_a_fixed_measure_is_not_presented_as_fixed() -> No
     assert contradicting_go_test(repaired) == ["r1"]
 
 
+@pytest.mark.parametrize(("command", "output", "line", "severity"), [
+    ("pre-commit install -f", "Exit code 1\n[ERROR] Cowardly refusing to install hooks with `core.hooksPath` set.",
+     "- **Pre-commit hooks in migration mode**: `pre-commit install -f` failed due to `core.hooksPath`. Fixed by "
+     "using `git commit --no-verify`.", "warning"),
+    ("./tests/vsla_tests", "malloc(): invalid size (unsorted)\nAborted (core dumped)",
+     "- **malloc(): invalid size error in GPU tests**: Isolated to test_gpu_tensor_memory, fixed by skipping it",
+     "error"),
+])  # fmt: skip
+def test_a_failed_operation_called_fixed_is_a_warning_and_a_failed_check_an_error(
+        command: str, output: str, line: str, severity: str) -> None:  # fmt: skip
+    """repiq_43511c41's S1 (blind labels: faithful) tells the hook install that failed and the way the agent got
+    round it: an operation is most often got round, not run again. vsla_f67ab274's S1 calls its test crash handled by
+    skipping the test (labelled an error): no later run of the tests confirms any fix."""
+    records = [ran("r1", command, output, failed=True)]
+    [hit] = found(session(records, (1, f"4. Errors and fixes:\n{line}\n")), "claim-contradicted")
+    assert (hit.severity.value, hit.source.key) == (severity, "r1")  # type: ignore[union-attr]
+
+
 def test_a_fix_of_another_file_does_not_present_this_failure_as_fixed() -> None:
     other = "4. Errors and fixes:\n   - **Test build failed in `checkpoint_test.go`**: fixed by adding the import\n"
     assert contradicting_go_test(other) == []

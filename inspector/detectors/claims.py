@@ -32,7 +32,7 @@ from inspector.invariants import InvariantStatus
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
 from inspector.presence import topic_terms
 from inspector.rule_registry import Hit, rule
-from inspector.shell_runs import failure_line
+from inspector.shell_runs import VERIFYING, failure_line
 from inspector.statements import USER_KINDS
 from inspector.summary_claims import Claim, ClaimKind, named_subjects, nothing_left
 from inspector.text import clip, quoted, sentences
@@ -68,12 +68,21 @@ def _record_quote(key: str, quote: str) -> SourceQuote:
     "claim-contradicted",
     Severity.ERROR,
     "A summary states something the log before its compaction shows is false: a failure called fixed that no "
-    "later run got past, tests called passing whose last run failed, a push that happened only later.",
+    "later run got past, tests called passing whose last run failed, a push that happened only later. A failed "
+    "operation called fixed (an install, a git command, not a test, build or lint) is a warning: an agent most often "
+    "gets round one another way, which leaves no later run of it.",
 )
 def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
+    """A fix of a failed check (`shell_runs.VERIFYING`) that no later run of it confirms is an error: the next agent
+    trusts a result nobody saw (vsla_f67ab274's `./tests/vsla_tests` crash, called handled by skipping the test). A
+    failed operation is most often got round rather than run again (repiq_43511c41's S1: "`pre-commit install -f`
+    failed due to `core.hooksPath`. Fixed by using `git commit --no-verify`"; sequant_bf976109's `tsx bin/cli.ts
+    merge`, whose labels call its claim a warning), so no later success of it is weaker evidence: a warning."""
+    checks = {run.key for run in facts.shell_runs if VERIFYING.search(run.ran)}
     for track in session_tracks(facts, FAILURES):
-        why = ("nothing later popped or applied it" if track.invariant.kind is InvariantKind.SET_ASIDE
-               else "no later run of it succeeded")  # fmt: skip
+        stash = track.invariant.kind is InvariantKind.SET_ASIDE
+        why = "nothing later popped or applied it" if stash else "no later run of it succeeded"
+        operation = not stash and track.invariant.source_key not in checks
         for k, _ in still(track, InvariantStatus.WEAKENED, facts.focus):
             match = track.matches[k]
             yield Hit(
@@ -84,6 +93,7 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
                 match.end,
                 {"claim": "fixed", "why": why, "invariant": track.invariant.id, "reason": match.reason},
                 source=track.source_quote,
+                severity=Severity.WARNING if operation else None,
             )
     for generation, claims in _claiming(facts, ClaimKind.PASSING, ClaimKind.PUSHED):
         split = split_at(facts, generation.generation)
