@@ -284,6 +284,23 @@ def test_failure_rows_in_a_run_whose_status_a_filter_hid_are_mined() -> None:
         "mise run test: --- FAIL: TestMultiCheckpoint_UserEditsBetweenCheckpoints (0.05s)"]
 
 
+@pytest.mark.parametrize(("command", "output", "row"), [
+    ("mise test:live 2>&1 | tail -20",
+     "[test:live] $ bun test ./src/test/live.ts\nbun test v1.3.9 (cf6cdbbb)\n\nsrc/test/live.ts:\n(fail) two-client "
+     "chat > whisper to nonexistent player triggers not-found [30000.72ms]\n  ^ this test timed out after 30000ms.\n\n"
+     " 8 pass\n 1 fail\nRan 9 tests across 1 file. [51.15s]\n[test:live] ERROR task failed",
+     "(fail) two-client chat > whisper to nonexistent player triggers not-found [30000.72ms]"),
+    ("cargo test 2>&1 | tail -8",
+     "failures:\n    shell::tests::generate_rc_extra_commands_no_duplicates\n\ntest result: FAILED. 89 passed; 1 "
+     "failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.04s",
+     "test result: FAILED. 89 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.04s"),
+])  # fmt: skip
+def test_bun_and_cargo_failure_rows_under_a_filter_are_mined(command: str, output: str, row: str) -> None:
+    """tuicraft_04fd0b5b (outside ../shared, its labels call the failed live test lost from S1): `mise test:live 2>&1
+    | tail -20` exits 0 with bun's `(fail)` row; cargo's summary row, piped, is the same case."""
+    assert open_failures(ran("t1", command, output)) == [f"{command.split(' 2>&1')[0]}: {row}"]
+
+
 CHAINED = """Exit code 1
 Traceback (most recent call last):
   File "/app/.venv/lib/python3.12/site-packages/sqlalchemy/engine/base.py", line 1967, in _exec_single_context
