@@ -33,6 +33,7 @@ from inspector.cli_io import (
 )
 from inspector.cli_options import Parser, add_formats, add_json_flag, count, density, megabytes, summary_index
 from inspector.config import Config
+from inspector.data_folder import default_store_is_empty
 from inspector.errors import TraceReadError
 from inspector.inert import json_text, terminal_text
 from inspector.model import Trace
@@ -401,7 +402,8 @@ def _report(args: argparse.Namespace) -> int:
         return EXIT_UNREADABLE
     from inspector.share import share_report
 
-    store = None if args.no_store else open_store(args.db)
+    empty = args.db is None and default_store_is_empty()  # nothing to show: the store is not loaded, nor created
+    store = None if args.no_store or empty else open_store(args.db)
     text = share_report(_analyze(trace), store, trace_hash(args.trace), args.format)
     write_output(args.output, text.encode())
     return EXIT_PASS

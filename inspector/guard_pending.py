@@ -20,12 +20,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from inspector.data_folder import data_dir
+from inspector.data_folder import GUARD_PENDING, data_dir
 
 AFTER, BEFORE = "SessionStart", "PreCompact"
 """The two hook events the guard answers, as each run records which (`GuardInjection.event`): after a compaction (its
 source `compact`) and before one (`inspector.guard` says what each agent takes from either)."""
-FOLDER = "guard-pending"
+FOLDER = GUARD_PENDING
 SUFFIX = ".json"
 MAX_FILE = 4 << 20
 """Bytes read of one waiting file: the guard writes a few KB (its text is capped at `guard.MAX_TOKENS` tokens), so a

@@ -61,6 +61,31 @@ def test_report_cli_writes_html_and_markdown(tmp_path):
     assert missing.returncode == 2 and missing.stderr.strip().endswith("no such file")
 
 
+def test_a_report_with_nothing_in_the_store_does_not_load_or_create_it(tmp_path):
+    """A first report on a machine with no reviews loads neither SQLAlchemy nor Alembic (0.2 s of a report of a
+    4 MB session) and leaves no database behind; once the default store holds a review, the report shows it."""
+    from tests.test_cli import _IMPORTED
+
+    data = tmp_path / "data"
+    sample = SAMPLES / "staging_db_constraint.json"
+    env = {**os.environ, "INSPECTOR_DATA_DIR": str(data)}
+    env.pop("INSPECTOR_DB_URL", None)
+    argv = [sys.executable, "-c", _IMPORTED, "report", str(sample)]
+    first = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+    assert first.returncode == 0 and first.stdout.startswith("<!DOCTYPE html>")
+    assert not set(first.stderr.strip().splitlines()[-1].split()) & {"sqlalchemy", "alembic"}
+    assert not data.exists()
+    from inspector.cli_io import trace_hash
+
+    analysis = analyze(load_trace(sample))
+    lost = next(f for f in analysis.findings if f.rule == "user-statement-lost")
+    data.mkdir()
+    Store(f"sqlite:///{data / 'inspector.db'}").annotations.add(
+        trace_hash(str(sample)), Target("finding", finding_id=finding_id(lost)), "confirmed", "never staging", "kim")
+    second = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+    assert second.returncode == 0 and "<td>confirmed (kim): never staging</td>" in second.stdout
+
+
 @pytest.mark.parametrize("sample", ["anchor_decay.json", "hostile_text.json", "five_item_synthetic.json"])
 def test_report_reads_in_chromium_offline_without_javascript(tmp_path, sample):
     require_chromium()

@@ -42,9 +42,10 @@ def open_store(url: str | None = None) -> Store:
     """Open (and migrate) the store; on the default store, adopt a JSONL ledger left by older versions."""
     store = Store(url)
     if url is None:
+        from inspector.data_folder import OLD_LEDGER
         from inspector.library import data_dir
 
-        adopt_jsonl_ledger(store.ledger, data_dir() / "corrections.jsonl")
+        adopt_jsonl_ledger(store.ledger, data_dir() / OLD_LEDGER)
     return store
 
 

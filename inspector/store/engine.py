@@ -18,6 +18,7 @@ from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.orm import Session
 
+from inspector.data_folder import STORE_FILE
 from inspector.library import data_dir
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -30,7 +31,7 @@ def database_url() -> str:
         return configured
     folder = data_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{folder / 'inspector.db'}"
+    return f"sqlite:///{folder / STORE_FILE}"
 
 
 BUSY_SECONDS = 60
