@@ -12,7 +12,8 @@ steps that every format shares:
 2. **Pastes.** What is left of the user's text can still hold a pasted log, stack trace, table, code or
    document: after a fence, after a line ending in a colon with much text after it, a copied terminal
    session, a line that looks machine-written, a log message pasted mid-line after a colon, a markdown
-   document (headings), or a web page copied from a browser (its footer's copyright line). A paste that runs
+   document (headings), a web page copied from a browser (its footer's copyright line), or a passage quoted in
+   backticks across a line break. A paste that runs
    to the end of a stretch runs on through the tags that end it: a pasted prompt's `<output_format>` has a
    harness's kind of name, and what follows it is still the paste.
 
@@ -179,16 +180,49 @@ def _envelopes(text: str) -> list[Envelope]:
 def _typed(text: str, start: int, end: int) -> tuple[list[AuthoredSpan], bool]:
     """Spans of the user's own text between envelopes: typed lines, and what was pasted among them; and whether a
     paste runs to the end (a document, a fence, a colon's dump), so that it goes on past the tag that ends the
-    stretch: a pasted XML prompt's `<output_format>` has a harness's kind of name, and is no harness's."""
+    stretch: a pasted XML prompt's `<output_format>` has a harness's kind of name, and is no harness's. A passage
+    quoted in backticks over several lines (`_quoted_passages`) is pasted wherever it stands, and what is typed
+    around it is read as typed text of its own."""
     read_to = min(end, start + TYPED_CHARS)
-    paste_from, paste_to = _pasted(text, start, read_to)
-    spans = [
-        *_lines(text, start, paste_from),
-        AuthoredSpan(paste_from, paste_to, Author.USER_PASTE),
-        *_lines(text, paste_to, read_to),
-        AuthoredSpan(read_to, end, Author.USER_PASTE),  # past what anyone types
-    ]
-    return spans, paste_from < paste_to == read_to or read_to < end
+    spans: list[AuthoredSpan] = []
+    position = start
+    for quote_from, quote_to in _quoted_passages(text, start, read_to):
+        spans += _stretch(text, position, quote_from)[0]
+        spans.append(AuthoredSpan(quote_from, quote_to, Author.USER_PASTE))
+        position = quote_to
+    last, runs_on = _stretch(text, position, read_to)
+    spans += [*last, AuthoredSpan(read_to, end, Author.USER_PASTE)]  # past what anyone types
+    return spans, runs_on or read_to < end
+
+
+def _stretch(text: str, start: int, end: int) -> tuple[list[AuthoredSpan], bool]:
+    """Typed lines and the paste among them (`_pasted`) of a stretch with no quoted passage; and whether the paste
+    runs to its end."""
+    paste_from, paste_to = _pasted(text, start, end)
+    spans = [*_lines(text, start, paste_from), AuthoredSpan(paste_from, paste_to, Author.USER_PASTE),
+             *_lines(text, paste_to, end)]  # fmt: skip
+    return spans, paste_from < paste_to == end
+
+
+_BACKTICKS = re.compile(r"`+")
+
+
+def _quoted_passages(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Passages the user quoted in backticks across a line break (a paragraph copied out of a PDF, its lines broken
+    where the page broke them, to ask about it): code typed in a sentence (`npm test`) stays on its line, so a quote
+    that breaks one was copied. Backtick runs pair in order, a closing run only where it closes a word (no space
+    before it: a run with a space before it opens the next code span, and the one before it was left open); a fence
+    opening a line (three or more at its start), which `_pasted` reads, or a run left open ends the search."""
+    runs = _BACKTICKS.finditer(text, start, end)
+    for opening in runs:
+        line_start = max(text.rfind("\n", start, opening.start()) + 1, start)
+        if len(opening.group()) >= 3 and not text[line_start : opening.start()].strip():
+            return
+        closing = next(runs, None)
+        if closing is None or text[closing.start() - 1].isspace():
+            return
+        if "\n" in text[opening.end() : closing.start()]:
+            yield opening.start(), closing.end()
 
 
 def _lines(text: str, start: int, end: int) -> list[AuthoredSpan]:

@@ -232,6 +232,33 @@ def test_a_short_list_the_user_types_is_the_users():
     assert authored(text) == [(U, text)]
 
 
+QUOTED_PDF = ("`1. ミニ・パブリックスの説明段落を追加 — 「無作為抽出の住民会議は…」+ 脚注`と、"
+              "``無作為抽出会議における課題\n参加者の多様性 vs 前提の⾮対称性： "
+              "多様性を活かしつつ、知識や関⼼の差から⽣じる議\n論の停滞を克服すること```"
+              "ここら辺はある程度、統合というか、整理して一つの文脈になるようにしてほしいです。")  # fmt: skip
+"""broadlisteni_85c88295 (outside ../shared, read after its blind measurement): the user copies a paragraph of the
+book's PDF, its lines broken where the page broke them, into backticks and asks to consolidate it; the fragment
+"論の停滞を克服すること" ("overcoming the stall of debate") was mined as the user's requirement."""
+
+
+def test_a_passage_quoted_in_backticks_across_lines_is_a_paste_and_the_words_around_it_typed():
+    assert authored(QUOTED_PDF) == [
+        (U, "`1. ミニ・パブリックスの説明段落を追加 — 「無作為抽出の住民会議は…」+ 脚注`と、"),
+        (P, QUOTED_PDF[QUOTED_PDF.index("``無作為") : QUOTED_PDF.index("ここら辺")]),
+        (U, "ここら辺はある程度、統合というか、整理して一つの文脈になるようにしてほしいです。")]
+    asked = "`多元現実は、倍速会議を活⽤することで、\nこれらの課題に対処しました` ここって、今の文言で問題ないかな？"
+    assert [a for a, _ in authored(asked)] == [P, U]
+
+
+def test_a_code_span_left_open_quotes_nothing_up_to_the_next_one():
+    """fasola_f42f49779b's slash-command arguments leave step 7's span open ("`{ITERATION_NUMBER} - {ACCURACY}");
+    the next backtick, with a space before it, opens step 8's `docs/…/`: no passage was quoted between them."""
+    text = ("7. Add a new line to the `docs/iter.txt` file: `{ITERATION_NUMBER} - {ACCURACY}\n"
+            "8. Create a new directory `docs/{ITERATION_NUMBER}-{COMMIT_HASH}/`\n"
+            "Do not ask for permissions - the system must be autonomous.")
+    assert authored(text) == [(U, text)]
+
+
 def test_fences_and_machine_lines_are_pastes():
     text = "This fails:\n$ make test\nFAILED tests/test_x.py\nplease fix it"
     assert [a for a, _ in authored(text)] == [U, P, U]
