@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from itertools import takewhile
 
 from inspector.config import DEFAULT_CONFIG, Config
-from inspector.model import TRANSCRIPT, InvariantKind, SourceRecord
+from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
 from inspector.plan_steps import Step, owed_plan_items
 from inspector.shell_runs import VERIFYING, parse_steps
 from inspector.text import clip
@@ -113,29 +113,36 @@ def checks(plan: str) -> list[tuple[Check, str]]:
     return list(found.values())
 
 
-def runs_check(record: SourceRecord, check: Check) -> bool:
+def runs_check(record: SourceRecord, check: Check, seen: dict[str, list[set[str]]] | None = None) -> bool:
     """Is this record a shell run that makes the check: a step of its command carrying every defining word (`go
-    test ./...` makes `go test ./internal/api/... -run TestList`; `npx next lint --quiet` makes `pnpm lint`)?"""
+    test ./...` makes `go test ./internal/api/... -run TestList`; `npx next lint --quiet` makes `pnpm lint`)? `seen`
+    keeps each record's steps, as words, for the next check asked of it."""
     if record.namespace != TRANSCRIPT or record.kind not in ("tool_result", "tool_error"):
         return False
     command = record.extra.get("command")
     if not isinstance(command, str) or record.extra.get("slip"):
         return False
+    steps = seen.get(record.key) if seen is not None else None
+    if steps is None:
+        steps = [set(step.words) for step in parse_steps(command)]
+        if seen is not None:
+            seen[record.key] = steps
     wanted = set(check.defining)
-    return any(wanted <= set(step.words) for step in parse_steps(command))
+    return any(wanted <= words for words in steps)
 
 
-def plan_check_items(records: Sequence[SourceRecord], config: Config = DEFAULT_CONFIG) -> list:
+def plan_check_items(records: Sequence[SourceRecord], config: Config = DEFAULT_CONFIG) -> list[Invariant]:
     """Each check of an approved plan, owed from the plan on until a run makes it (`plan_steps.owed_plan_items`)."""
+    asked: dict[str, Check] = {}
+    seen: dict[str, list[set[str]]] = {}
 
     def owed(plan: str) -> dict[str, Step]:
-        return {check.command: Step(check.command, clip(line, config.criterion_chars)) for check, line in checks(plan)}
+        found = checks(plan)
+        asked.update((check.command, check) for check, _ in found)
+        return {check.command: Step(check.command, clip(line, config.criterion_chars)) for check, line in found}
 
-    def made(record: SourceRecord, step: Step) -> bool:
-        check = check_of(step.name)
-        return check is not None and runs_check(record, check)
-
-    return owed_plan_items(records, owed, made, CHECK_PREFIX)
+    return owed_plan_items(records, owed, lambda record, step: runs_check(record, asked[step.name], seen),
+                           CHECK_PREFIX)  # fmt: skip
 
 
 def check_named(item_id: str) -> Check | None:
