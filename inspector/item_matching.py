@@ -42,7 +42,7 @@ def match_user_item(item: Invariant, indexed: IndexedText, config: Config = DEFA
         quoted = match_invariant(item.text, indexed, config=config)  # the user's words kept as they were
         if quoted.status is InvariantStatus.VERBATIM:
             return quoted
-    found = presence(item_terms_text(item), indexed, config=config)
+    found = presence(item_terms_text(item, indexed.language), indexed, config=config)
     if found.coverage >= config.kept_coverage and _prohibition_dropped(item, found.passage or ""):
         return _located(InvariantStatus.WEAKENED, found, "its prohibition is gone: the passage no longer says not to")
     if found.coverage >= config.verbatim_coverage:

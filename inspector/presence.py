@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.invariants import IndexedText, fuzzy_terms
+from inspector.languages import same_language
 from inspector.model import Invariant
 from inspector.summary_claims import says_fixed
 from inspector.text import content_terms, stem, words
@@ -35,9 +36,13 @@ def topic_terms(text: str) -> frozenset[str]:
     return frozenset(t for t in content_terms(text) if t not in GENERIC_TERMS and not t.isdigit())
 
 
-def item_terms_text(item: Invariant) -> str:
-    """The words an item is looked for by: its own, and the question it answers."""
-    return f"{item.text} {item.context}" if item.context else item.text
+def item_terms_text(item: Invariant, summarised: str | None = None) -> str:
+    """The words an item is looked for by: its own, and the question it answers, unless the question is in another
+    language than the summary's (`summarised`, its `languages.language_of`). The agent asked in the user's
+    language ("次にどのようなイニシアチブのエピックスペックを作成しますか？"), the summary was written in English,
+    and the question's words, none of which that summary can hold, would only thin the share of the answer's
+    ("epic 5")."""
+    return f"{item.text} {item.context}" if item.context and same_language(item.context, summarised) else item.text
 
 
 _STILL_OPEN = re.compile(

@@ -214,3 +214,23 @@ def test_a_statement_is_not_called_lost_by_a_summary_written_in_another_language
                   extra={"meta": {"session_log": True}})  # fmt: skip
     lost = [(f.generation, f.severity.value) for f in analyze(trace).findings if f.rule == "user-statement-lost"]
     assert lost == [(2, "error")]  # S1 is English: no word of the statement could be there
+
+
+def test_an_answer_to_a_question_asked_in_another_language_is_looked_for_by_its_own_words() -> None:
+    """repiq_e82ef922 (outside ../shared, its labels: nothing lost): the agent asked in Japanese which epic to spec
+    next, the user answered "epic 5.", and the English summary says "Epic 5: Agent Skills". The question's words,
+    which an English summary cannot hold, thinned the answer's share to a loss; asked in English, they still count."""
+    from inspector.invariants import InvariantStatus
+    from inspector.item_matching import match_user_item
+    from inspector.model import Invariant
+
+    summary = IndexedText("The user and the agent worked through the product lifecycle of the tool, and the primary "
+                          "goals were these:\n- **Epic 5: Agent Skills** — make repiq discoverable by agents through "
+                          "the standard skill format, which is what the user asked for.\nThe next step is to write "
+                          "the feature specs for the epic and open a pull request with them.")
+    asked_in_japanese = Invariant("d1", InvariantKind.USER_DECISION, "epic 5.",
+                                  context="次にどのようなイニシアチブのエピックスペックを作成しますか？")
+    assert match_user_item(asked_in_japanese, summary).status is not InvariantStatus.LOST
+    asked_in_english = Invariant("d2", InvariantKind.USER_DECISION, "epic 5.",
+                                 context="Which initiative should the next epic spec cover: onboarding or billing?")
+    assert match_user_item(asked_in_english, summary).status is InvariantStatus.LOST
