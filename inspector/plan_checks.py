@@ -18,13 +18,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import takewhile
 
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
 from inspector.plan_steps import Step, owed_plan_items
 from inspector.shell_runs import VERIFYING, parse_steps
-from inspector.text import clip
+from inspector.text import clip, section_end
 
 CHECK_PREFIX = f"{InvariantKind.TASK_CRITERION.value}:check:"
 """How a plan check's item id begins; the id ends with the check's command (`check_of`)."""
@@ -59,9 +60,7 @@ def _section(plan: str) -> str | None:
     heading = _SECTION.search(plan)
     if heading is None:
         return None
-    level = len(heading.group("level"))
-    after = re.compile(rf"^#{{1,{level}}}\s", re.MULTILINE).search(plan, heading.end())
-    return plan[heading.end() : after.start() if after else len(plan)]
+    return plan[heading.end() : section_end(plan, heading.end(), len(heading.group("level")))]
 
 
 def _defining(words: tuple[str, ...]) -> tuple[str, ...]:
@@ -141,7 +140,7 @@ def plan_check_items(records: Sequence[SourceRecord], config: Config = DEFAULT_C
         asked.update((check.command, check) for check, _ in found)
         return {check.command: Step(check.command, clip(line, config.criterion_chars)) for check, line in found}
 
-    return owed_plan_items(records, owed, lambda record, step: runs_check(record, asked[step.name], seen),
+    return owed_plan_items(records, owed, lambda step: partial(runs_check, check=asked[step.name], seen=seen),
                            CHECK_PREFIX)  # fmt: skip
 
 

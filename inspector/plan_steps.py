@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import islice
 
 from inspector.config import DEFAULT_CONFIG, Config
@@ -106,15 +107,17 @@ def _writing_agent(record: SourceRecord) -> bool:
 def plan_step_items(records: Sequence[SourceRecord], config: Config = DEFAULT_CONFIG) -> list[Invariant]:
     """Each step of an approved plan that makes something by name, owed until a record writes the name."""
     return owed_plan_items(records, lambda plan: {step.name: step for step in steps(plan, config)},
-                           lambda record, step: _makes(record, handle(step.name)), PLAN_PREFIX)  # fmt: skip
+                           lambda step: partial(_makes, name=handle(step.name)), PLAN_PREFIX)  # fmt: skip
 
 
 def owed_plan_items(records: Sequence[SourceRecord], owed: Callable[[str], dict[str, Step]],
-                    made: Callable[[SourceRecord, Step], bool], prefix: str) -> list[Invariant]:  # fmt: skip
+                    made_by: Callable[[Step], Callable[[SourceRecord], bool]], prefix: str
+                    ) -> list[Invariant]:  # fmt: skip
     """What each approved plan owes (`owed` of its text: a step's name, a check's command), owed from the plan on and
-    retired by the first later record that `made` it, by a sub-agent that may have, or by a later approved plan that
-    no longer owes it (the user approved that plan in its place); a name two plans owe is one item, the first
-    plan's. Each item's id is `prefix`, the plan's key, `#` and the name."""
+    retired by the first later record that makes it (`made_by` the step: a test of a record, worked out once per
+    step), by a sub-agent that may have, or by a later approved plan that no longer owes it (the user approved that
+    plan in its place); a name two plans owe is one item, the first plan's. Each item's id is `prefix`, the plan's
+    key, `#` and the name."""
     plans = [(position, plan, owed(plan.text)) for position, plan in approved_plans(records)]
     items: dict[str, Invariant] = {}
     for n, (position, plan, owed_here) in enumerate(plans):
@@ -122,8 +125,9 @@ def owed_plan_items(records: Sequence[SourceRecord], owed: Callable[[str], dict[
             if step.name in items:
                 continue
             replaced = next((later for later, _, kept in plans[n + 1 :] if step.name not in kept), len(records))
+            made = made_by(step)
             done = next((r.key for r in islice(records, position + 1, replaced)
-                         if r.namespace == TRANSCRIPT and (made(r, step) or _writing_agent(r))),
+                         if r.namespace == TRANSCRIPT and (made(r) or _writing_agent(r))),
                         records[replaced].key if replaced < len(records) else None)  # fmt: skip
             items[step.name] = Invariant(f"{prefix}{plan.key}#{step.name}", InvariantKind.TASK_CRITERION,
                                          step.line, plan.key, retired_by=done, quote=step.line)  # fmt: skip

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from inspector.config import DEFAULT_CONFIG
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
 from inspector.shell_runs import ShellRun
-from inspector.text import HEADING, clip
+from inspector.text import HEADING, clip, section_end
 
 _FETCH = re.compile(r"\bgh\s+(?:issue\s+view\s+(?:\S*/issues/)?#?(?P<view>\d+)|api\s+\S*/issues/(?P<api>\d+)\b)")
 """A fetch of one issue: `gh issue view 313`, `gh issue view https://…/issues/313`, `gh api repos/o/r/issues/313`."""
@@ -63,9 +63,7 @@ def criteria(body: str) -> list[Criterion]:
     if heading is None:
         return []
     level = len(heading.group("level") or "#")
-    end = next((h.start() for h in HEADING.finditer(body, heading.end()) if len(h.group("level")) <= level),
-               len(body))  # fmt: skip
-    section = body[heading.end() : end]
+    section = body[heading.end() : section_end(body, heading.end(), level)]
     subs = [h for h in HEADING.finditer(section) if len(h.group("level")) > level]
     if not subs:
         most = DEFAULT_CONFIG.criterion_chars

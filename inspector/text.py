@@ -34,8 +34,13 @@ fused to them (Korean 데이터베이스를, 데이터베이스는), and with no
 
 HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<title>\S.*?)\s*$", re.MULTILINE)
 """A markdown ATX heading, `# Title` to `###### Title`: its hashes (`level`, one to six) and its title. What a
-pasted document has and a typed prompt does not (`authorship`), and what ends an issue's section
-(`task_spec`)."""
+pasted document has and a typed prompt does not (`authorship`), and what ends a section (`section_end`)."""
+
+
+def section_end(text: str, start: int, level: int) -> int:
+    """Where the section whose body starts at `start`, under a heading of `level` hashes, ends: at the next heading
+    of its level or above, else at the end of the text (an issue's acceptance criteria, a plan's verification)."""
+    return next((h.start() for h in HEADING.finditer(text, start) if len(h.group("level")) <= level), len(text))
 
 STOPWORDS = frozenset(
     """a an the and or but of to in on at by for from with as is are was were be been being it its this that
@@ -206,6 +211,6 @@ def normalise(text: str) -> str:
     return " ".join(words(text))
 
 
-__all__ = ["HEADING", "Sentence", "WORD", "caseless_spans", "clip", "content_terms", "counted",
+__all__ = ["HEADING", "Sentence", "section_end", "WORD", "caseless_spans", "clip", "content_terms", "counted",
            "estimate_tokens", "normalise", "quoted", "quoted_name", "sentence_terms", "sentences", "stem", "word_end",
            "word_start", "words"]  # fmt: skip

@@ -56,6 +56,12 @@ def _evidence(claim: Claim, why: str) -> dict[str, object]:
     return {"claim": claim.kind.value, "text": claim.text, "why": why}
 
 
+def _checked_the_work(facts: TraceFacts, key: str | None) -> bool:
+    """Was the run of this key a check of the work (`shell_runs.VERIFYING`)? Asked only of a failure a summary
+    calls fixed, which most summaries hold none of."""
+    return any(run.key == key and VERIFYING.search(run.ran) for run in facts.shell_runs)
+
+
 def _said(claim: Claim) -> str:
     return quoted(claim.text, 140)
 
@@ -78,12 +84,11 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
     failed operation is most often got round rather than run again (repiq_43511c41's S1: "`pre-commit install -f`
     failed due to `core.hooksPath`. Fixed by using `git commit --no-verify`"; sequant_bf976109's `tsx bin/cli.ts
     merge`, whose labels call its claim a warning), so no later success of it is weaker evidence: a warning."""
-    checks = {run.key for run in facts.shell_runs if VERIFYING.search(run.ran)}
     for track in session_tracks(facts, FAILURES):
         stash = track.invariant.kind is InvariantKind.SET_ASIDE
         why = "nothing later popped or applied it" if stash else "no later run of it succeeded"
-        operation = not stash and track.invariant.source_key not in checks
         for k, _ in still(track, InvariantStatus.WEAKENED, facts.focus):
+            operation = not stash and not _checked_the_work(facts, track.invariant.source_key)
             match = track.matches[k]
             yield Hit(
                 k,
