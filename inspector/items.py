@@ -26,7 +26,7 @@ gathers them into one list per session; whether a summary carries one is `inspec
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from inspector.actions import action_items, done_by_commits, done_by_edits
 from inspector.config import DEFAULT_CONFIG, Config
@@ -75,7 +75,7 @@ def trace_items(records: Iterable[SourceRecord], *, declares: bool = True, confi
     An agent's log declares nothing: its reader's records are what happened, so a failed tool call there is
     a run whose failure `inspector.shell_runs` judges (a slip, a retry, a fix), never a failure as stated.
     """
-    records = list(records)
+    records = tuple(records)  # the trace's own tuple, unchanged: `_said` knows it again
     order = _log_order(records)
     declared = declared_items(records) if declares else []
     return _first_of_each(declared + _mined(records, order, config), order)
@@ -83,12 +83,12 @@ def trace_items(records: Iterable[SourceRecord], *, declares: bool = True, confi
 
 def session_items(records: Iterable[SourceRecord], *, config: Config = DEFAULT_CONFIG) -> list[Invariant]:
     """Every item of a session log, in log order; the same wording twice is one item, the first."""
-    records = list(records)
+    records = tuple(records)
     order = _log_order(records)
     return _first_of_each(_mined(records, order, config), order)
 
 
-def _log_order(records: list[SourceRecord]) -> dict[str, int]:
+def _log_order(records: Sequence[SourceRecord]) -> dict[str, int]:
     return {record.key: position for position, record in enumerate(records)}
 
 
@@ -97,7 +97,7 @@ def standing_said(records: Iterable[SourceRecord], *, config: Config = DEFAULT_C
     those the log shows done (an edit, a commit), lifted by the user, or superseded by a later record. No shell line is
     parsed (the runs' failures, stashes and the task's issue are left out) and no summary read: it is what the guard
     gives back when its full check is cut short, ready in a fraction of that check's time."""
-    records = list(records)
+    records = tuple(records)
     order = _log_order(records)
     found, _ = _said(records, order, config)
     superseded = {record.supersedes for record in records if record.supersedes is not None}
@@ -105,10 +105,26 @@ def standing_said(records: Iterable[SourceRecord], *, config: Config = DEFAULT_C
             if item.retired_by is None and item.source_key not in superseded]  # fmt: skip
 
 
-def _said(records: list[SourceRecord], order: dict[str, int], config: Config
+_LAST_SAID: list[tuple[Sequence[SourceRecord], Config, tuple[Invariant, ...], tuple[Invariant, ...]]] = []
+"""The records last mined by `_said` and what it found, one entry: the guard mines the same log twice, for its
+cheap reading (`standing_said`) and then for its full check (`trace_items`), and the mining is a fifth of that
+check on a 100 MB log. One entry holds no more than the trace the process already holds."""
+
+
+def _said(records: Sequence[SourceRecord], order: dict[str, int], config: Config
           ) -> tuple[list[Invariant], list[Invariant]]:  # fmt: skip
     """What the user said, each item retired where the log shows it done or the user lifted it, and the actions done
-    (commits and pull requests), which retire the items they do."""
+    (commits and pull requests), which retire the items they do; the same records mined again are not read again."""
+    last = _LAST_SAID[0] if _LAST_SAID else None
+    if last is not None and last[0] is records and last[1] is config:
+        return list(last[2]), list(last[3])
+    found, actions = _mine_said(records, order, config)
+    _LAST_SAID[:] = [(records, config, tuple(found), tuple(actions))]
+    return found, actions
+
+
+def _mine_said(records: Sequence[SourceRecord], order: dict[str, int], config: Config
+               ) -> tuple[list[Invariant], list[Invariant]]:  # fmt: skip
     found: list[Invariant] = []
     # The agent's last turn before a user statement, read for its question only when a statement follows:
     # most agent turns are followed by tool calls, and splitting each into sentences was most of this pass.
@@ -127,7 +143,7 @@ def _said(records: list[SourceRecord], order: dict[str, int], config: Config
     return list(lifted(found, records, order, config)), actions
 
 
-def _mined(records: list[SourceRecord], order: dict[str, int], config: Config) -> list[Invariant]:
+def _mined(records: Sequence[SourceRecord], order: dict[str, int], config: Config) -> list[Invariant]:
     """What the user said and what the runs left owed, in no order and with repeats: each public miner sorts and
     de-duplicates once, over everything it gathers."""
     found, actions = _said(records, order, config)

@@ -158,12 +158,14 @@ def test_the_store_records_what_the_agent_read_under_the_session_id(tmp_path, mo
     monkeypatch.delenv("INSPECTOR_DB_URL", raising=False)
     [_, (_, second)] = cuts(LABELLED / "claude_code_2.x_entirecli_1e0816ef.jsonl", tmp_path)
     _, capped, _ = run(hook_input(second), tmp_path, max_tokens=120)
+    from inspector.library import content_hash
     from inspector.store import open_store
 
     store = open_store()
     [injection] = store.guard.for_session("1e0816ef-6f89-4f05-b331-dab09bb14485")
     store.close()
     assert (injection.generation, injection.text) == (2, capped)
+    assert injection.content_hash == content_hash(second)  # hashed beside the reading: the log it read
     assert len(injection.items) == len(entries(capped))  # what the cap left out was not given back
     assert all(item.text in capped for item in injection.items if item.rule != "claim-contradicted")
 

@@ -13,7 +13,7 @@ from inspector import analyze, load_trace
 from inspector.actions import action_items
 from inspector.invariants import IndexedText, InvariantStatus
 from inspector.item_matching import match_action, match_failure, match_user_item
-from inspector.items import session_items
+from inspector.items import session_items, standing_said
 from inspector.model import Invariant, InvariantKind, SourceRecord
 from inspector.readers.claude_code import user_words_in_result
 from inspector.shell_runs import command_signature, failure_items, shell_runs
@@ -448,6 +448,21 @@ def test_session_items_keep_log_order_across_kinds() -> None:
         InvariantKind.FAILURE,
         InvariantKind.COMPLETED_ACTION,
     ]
+
+
+def test_mining_a_log_again_gives_its_own_items_never_the_last_log_s() -> None:
+    """The guard mines one log twice (its cheap reading, then its full check) and the second time reuses the first:
+    only for the very same records, never another log's, nor the same words in a new list."""
+    first = (user(KEEP_LOCAL, "u1"),)
+    second = (user("Never run migrations against the staging database.", "u9"),)
+    assert [i.source_key for i in standing_said(first)] == ["u1"]
+    assert [i.source_key for i in session_items(second)] == ["u9"]
+    assert [i.source_key for i in session_items(first)] == ["u1"]
+    grown = (*first, user("Don't push to origin.", "u2"))
+    assert [i.source_key for i in session_items(grown)] == ["u1", "u2"]
+    failed = (*first, ran("t1", f"{BENCHMARK} 2>&1 | tail -20", CRASH_OUTPUT))
+    assert [i.source_key for i in session_items(failed)] == ["u1", "t1"]
+    assert [i.source_key for i in standing_said(failed)] == ["u1"]  # the full miner's failures are not the user's
 
 
 # --- finding an item in a summary ------------------------------------------------------------------
