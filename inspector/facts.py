@@ -33,7 +33,7 @@ from inspector.moves import entered_folders, moves
 from inspector.per_state import PerState
 from inspector.places import RecordPlaces, extends, first_covered
 from inspector.printed_figures import PrintedFigures
-from inspector.shell_runs import Failure, ShellRun, failures, shell_runs
+from inspector.shell_runs import Failure, ShellRun, log_failures, log_runs
 from inspector.summary_claims import Claim, claims_in
 from inspector.text import Sentence, sentences
 
@@ -393,15 +393,16 @@ class TraceFacts:
         return [g for g in self.generations[self.focus : self.focus + 1] if g.is_summary]
 
     @cached_property
-    def shell_runs(self) -> list[ShellRun]:
-        """Every shell run of the log with its outcome, read once: each summary's cut slices it."""
-        return shell_runs(self.trace.sources)
+    def shell_runs(self) -> tuple[ShellRun, ...]:
+        """Every shell run of the log with its outcome, read once, as the items read them: each summary's cut
+        slices it."""
+        return log_runs(self.trace.sources)
 
     @cached_property
-    def run_failures(self) -> list[Failure]:
-        """Every failure of the log's runs and what retired it, read once: each summary's cut takes the ones before
-        it (`shell_runs.failures_before`)."""
-        return list(failures(self.shell_runs))
+    def run_failures(self) -> tuple[Failure, ...]:
+        """Every failure of the log's runs and what retired it, read once, as the items read them: each summary's
+        cut takes the ones before it (`shell_runs.failures_before`)."""
+        return log_failures(self.shell_runs)
 
     @cached_property
     def log_cuts(self) -> dict[int, Any]:

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 
 from inspector.actions import action_items, done_by_commits, done_by_edits
 from inspector.config import DEFAULT_CONFIG, Config
+from inspector.last_answer import for_the_same
 from inspector.lifted import lifted
 from inspector.list_selection import chosen_entries
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
@@ -37,7 +38,7 @@ from inspector.plan_checks import plan_check_items
 from inspector.plan_steps import plan_step_items
 from inspector.presence import item_terms_text, topic_terms
 from inspector.set_aside import set_aside_items
-from inspector.shell_runs import failure_items, shell_runs
+from inspector.shell_runs import failure_items, log_runs
 from inspector.statements import last_question, user_items
 from inspector.task_spec import criterion_items
 from inspector.text import clip
@@ -99,32 +100,23 @@ def standing_said(records: Iterable[SourceRecord], *, config: Config = DEFAULT_C
     gives back when its full check is cut short, ready in a fraction of that check's time."""
     records = tuple(records)
     order = _log_order(records)
-    found, _ = _said(records, order, config)
+    found, _ = _said(records, config)
     superseded = {record.supersedes for record in records if record.supersedes is not None}
     return [item for item in _first_of_each(found, order)
             if item.retired_by is None and item.source_key not in superseded]  # fmt: skip
 
 
-_LAST_SAID: list[tuple[Sequence[SourceRecord], Config, tuple[Invariant, ...], tuple[Invariant, ...]]] = []
-"""The records last mined by `_said` and what it found, one entry: the guard mines the same log twice, for its
-cheap reading (`standing_said`) and then for its full check (`trace_items`), and the mining is a fifth of that
-check on a 100 MB log. One entry holds no more than the trace the process already holds."""
-
-
-def _said(records: Sequence[SourceRecord], order: dict[str, int], config: Config
-          ) -> tuple[list[Invariant], list[Invariant]]:  # fmt: skip
+def _said(records: tuple[SourceRecord, ...], config: Config) -> tuple[list[Invariant], list[Invariant]]:
     """What the user said, each item retired where the log shows it done or the user lifted it, and the actions done
-    (commits and pull requests), which retire the items they do; the same records mined again are not read again."""
-    last = _LAST_SAID[0] if _LAST_SAID else None
-    if last is not None and last[0] is records and last[1] is config:
-        return list(last[2]), list(last[3])
-    found, actions = _mine_said(records, order, config)
-    _LAST_SAID[:] = [(records, config, tuple(found), tuple(actions))]
-    return found, actions
+    (commits and pull requests), which retire the items they do. The guard mines one log twice, for its cheap reading
+    (`standing_said`) and its full check (`trace_items`): the second time is the first's answer (`for_the_same`)."""
+    found, actions = _said_in(records, config)
+    return list(found), list(actions)
 
 
-def _mine_said(records: Sequence[SourceRecord], order: dict[str, int], config: Config
-               ) -> tuple[list[Invariant], list[Invariant]]:  # fmt: skip
+@for_the_same
+def _said_in(records: tuple[SourceRecord, ...], config: Config) -> tuple[tuple[Invariant, ...], tuple[Invariant, ...]]:
+    order = _log_order(records)
     found: list[Invariant] = []
     # The agent's last turn before a user statement, read for its question only when a statement follows:
     # most agent turns are followed by tool calls, and splitting each into sentences was most of this pass.
@@ -140,16 +132,16 @@ def _mine_said(records: Sequence[SourceRecord], order: dict[str, int], config: C
             before = None
     actions = list(action_items(records))
     found = list(done_by_commits(list(done_by_edits(found, records, order)), actions, order))
-    return list(lifted(found, records, order, config)), actions
+    return tuple(lifted(found, records, order, config)), tuple(actions)
 
 
-def _mined(records: Sequence[SourceRecord], order: dict[str, int], config: Config) -> list[Invariant]:
+def _mined(records: tuple[SourceRecord, ...], order: dict[str, int], config: Config) -> list[Invariant]:
     """What the user said and what the runs left owed, in no order and with repeats: each public miner sorts and
     de-duplicates once, over everything it gathers."""
-    found, actions = _said(records, order, config)
+    found, actions = _said(records, config)
     entries, found = chosen_entries(records, found, config)
     found.extend(entries)
-    runs = shell_runs(records)  # read once: failures, stashes and the task's issue are all in them
+    runs = log_runs(records)  # read once: failures, stashes and the task's issue are all in them
     found.extend(failure_items(runs))
     found.extend(set_aside_items(runs))
     found.extend(criterion_items(records, runs))

@@ -30,6 +30,7 @@ from itertools import groupby
 
 from inspector import shell_grammar
 from inspector.config import DEFAULT_CONFIG
+from inspector.last_answer import for_the_same
 from inspector.literals import Literals
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
 from inspector.shell_parse_cache import KeptParses
@@ -565,6 +566,13 @@ def shell_runs(records: Sequence[SourceRecord]) -> list[ShellRun]:
     return runs
 
 
+@for_the_same
+def log_runs(records: tuple[SourceRecord, ...]) -> tuple[ShellRun, ...]:
+    """`shell_runs` of a whole log, read once for everything that reads them: its items (each failure owed, each
+    stash, the task's issue) and its claims' evidence (each summary's cut of them) ask of the same trace's records."""
+    return tuple(shell_runs(records))
+
+
 # --- the line a failure is known by ------------------------------------------------------------------
 
 _ERROR_LINE = re.compile(
@@ -979,9 +987,15 @@ def _past(positions: list[int], position: int) -> Iterator[int]:
     return (positions[i] for i in range(bisect_right(positions, position), len(positions)))
 
 
+@for_the_same
+def log_failures(runs: tuple[ShellRun, ...]) -> tuple[Failure, ...]:
+    """`failures` of a whole log's runs (`log_runs`), worked out once for its items and its claims' evidence."""
+    return tuple(failures(runs))
+
+
 def failure_items(runs: Sequence[ShellRun]) -> Iterator[Invariant]:
     """Failures of the work as items: owed until superseded or retired."""
-    for failure in failures(runs):
+    for failure in log_failures(tuple(runs)):
         kind = InvariantKind.FAILURE if failure.run.crash else InvariantKind.FAILED_APPROACH
         yield Invariant(f"{kind.value}:{failure.run.key}", kind, failure.text, failure.run.key,
                         retired_by=failure.superseded_by or failure.retired_by)  # fmt: skip
@@ -991,5 +1005,5 @@ __all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "STASH_DROPPED", "STASH_KEPT_AFTER_CO
            "VERIFYING", "Failure", "ShellRun",
            "Step", "about_subject", "attempted", "command_signature", "failing_signature", "failure_items",
            "failure_line", "failure_subjects", "failures", "failures_before", "git_arguments", "harmless_error",
-           "inline_code", "is_failure", "is_subject", "parse_steps", "printed_nothing", "proven_steps", "ran",
-           "shell_runs", "step_signature", "subject_stem", "whole_suite"]  # fmt: skip
+           "inline_code", "is_failure", "is_subject", "log_failures", "log_runs", "parse_steps", "printed_nothing",
+           "proven_steps", "ran", "shell_runs", "step_signature", "subject_stem", "whole_suite"]  # fmt: skip
