@@ -58,6 +58,11 @@ def match_user_item(item: Invariant, indexed: IndexedText, config: Config = DEFA
         beside = _beside_question(item, indexed, config)
         if beside is not None:
             return _located(InvariantStatus.PARAPHRASED, beside, "kept in part, beside the question it answers")
+        named = _names_its_subject(item, indexed)
+        if named is not None:
+            start, end = named
+            return InvariantMatch(InvariantStatus.PARAPHRASED, start, end, indexed.text[start:end],
+                                  "the summary names the file it is about")  # fmt: skip
         return InvariantMatch(InvariantStatus.LOST, reason="no passage carries its terms")
     # Partly there: a paraphrase we cannot confirm. Never reported as a loss (precision first).
     return _located(InvariantStatus.PARAPHRASED, found, f"only {found.coverage:.0%} of its terms in one passage")
@@ -87,6 +92,26 @@ def _beside_question(item: Invariant, indexed: IndexedText, config: Config) -> P
     found = presence(f"{item.text} {item.asked}", indexed, config=config)
     own = topic_terms(item.text) & topic_terms(found.passage or "")
     return found if found.coverage >= config.kept_coverage and own else None
+
+
+_NAME = re.compile(r"(?<![\w./-])(?:\.[A-Za-z][\w-]+|[\w-]{2,}(?:[./][\w-]+)*\.[A-Za-z][\w-]+)(?![\w/-])")
+"""A file's name as written in prose: a dotfile (`.gitignore`, `.env`) or a name with an extension, with or without
+its folders (`config.yaml`, `src/app.py`): a token no prose word is, so a summary that writes it is about that file."""
+
+
+def _names_its_subject(item: Invariant, indexed: IndexedText) -> tuple[int, int] | None:
+    """Where the summary names the file a user's request or wish is about, when no passage shares two of its terms:
+    "make sure it is included in .gitignore" against ".gitignore (added .env)". One shared term shows neither
+    presence nor absence (`Config.min_terms`), but a file's name is no word every summary holds: the summary still
+    speaks of what the item is about, so its loss is not shown. Not for a prohibition: a summary that names the file
+    and drops the "never" is the loss itself."""
+    if forbidding(item.text):
+        return None
+    for name in dict.fromkeys(m.group().rstrip(".") for m in _NAME.finditer(item.text)):
+        found = re.search(rf"(?<![\w./-]){re.escape(name.lower())}(?![\w-])", indexed.lowered)
+        if found is not None:
+            return found.start(), found.end()
+    return None
 
 
 _ANY_NEGATION = re.compile(rf"\b(?:{'|'.join(map(re.escape, sorted(NEGATING | set(PROHIBITING) | {'only'})))})\b|n't\b",

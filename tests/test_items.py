@@ -477,6 +477,27 @@ def crash() -> Invariant:
     return Invariant("failure:t1", InvariantKind.FAILURE, CRASH, "t1")
 
 
+GITIGNORE = ("What if I add it to an .env file and let you access it from there? If so, make sure it is included in "
+             ".gitignore")
+"""anchapin/luminaguard 4b693f10: the user's request before the first compaction; its summary below."""
+GITIGNORE_SUMMARY = ("Files and Code Sections:\n- .gitignore (added .env)\n- .env (created with JULES_API_KEY)\n"
+                     "   - Set up .env file with API key and added to .gitignore\n")  # fmt: skip
+
+
+def test_a_request_whose_file_the_summary_names_is_not_called_lost() -> None:
+    """Its terms are 'included' and 'gitignore'; no passage holds both, yet the summary speaks of the file."""
+    [item] = user_items(user(GITIGNORE))
+    match = match_user_item(item, IndexedText(GITIGNORE_SUMMARY))
+    assert match.status is InvariantStatus.PARAPHRASED and match.matched_text == ".gitignore"
+    assert match_user_item(item, IndexedText("Set up the Jules API client.\n")).status is InvariantStatus.LOST
+
+
+def test_a_prohibition_on_a_file_the_summary_names_is_still_lost() -> None:
+    """A summary that names the file and drops the "never" has lost exactly what the user said."""
+    [item] = user_items(user("Don't ever touch .gitignore."))
+    assert match_user_item(item, IndexedText(GITIGNORE_SUMMARY)).status is InvariantStatus.LOST
+
+
 def test_a_user_item_listed_verbatim_is_kept() -> None:
     summary = 'User feedback:\n- "intentional - keep it local!" (the branch stays unpushed)\n'
     match = match_user_item(keep_local(), IndexedText(summary))
