@@ -14,7 +14,9 @@ of three fresh processes (interpreter start and imports in):
 * `guard` as Claude Code runs it after the last compaction (the session cut just after its last summary, the
   hook's JSON on stdin), first with a cache folder of its own each run, as at a session's first compaction: best
   and worst of three, then worst of three again beside a CPU-bound process, so that both cores are busy; then as at
-  a later compaction, after the guard ran at the compaction before (its shell lines kept), best and worst of three;
+  a later compaction, after the guard ran at the compaction before (its shell lines kept), best and worst of three,
+  and worst of three beside the CPU-bound process; each run's copy that keeps its reading of a large log is waited
+  for before the next run starts;
 
 The package is byte-compiled first, as installing it does: a clone's editable install writes its `.pyc` files on
 first import, unless `PYTHONDONTWRITEBYTECODE` is set (it is on this project's machines), and then every process
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import contextlib
 import json
 import os
 import shutil
@@ -36,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -86,9 +90,12 @@ def fresh_cache(folder: Path, tables: list[Path], kept: Path | None = None) -> s
 
 
 def timed(command: list[str], stdin: str | None = None, env: dict[str, str] | None = None, runs: int = 3,
-          fresh: tuple[Path, list[Path], Path | None] | None = None) -> list[float]:  # fmt: skip
+          fresh: tuple[Path, list[Path], Path | None] | None = None, log: Path | None = None
+          ) -> list[float]:  # fmt: skip
     """Wall-clock seconds of `runs` fresh processes of `command`; with `fresh` (a folder, the grammar's tables and
-    a cache folder to copy, or None), each in a cache folder of its own (`fresh_cache`)."""
+    a cache folder to copy, or None), each in a cache folder of its own (`fresh_cache`). With the guard's `log`,
+    each run's copy that keeps its reading of a large log is waited for, untimed, before the next run starts: it
+    runs after the hook's process ends, and would otherwise share the machine with the next run."""
     times = []
     for _ in range(runs):
         run_env = dict(env or os.environ)
@@ -98,6 +105,8 @@ def timed(command: list[str], stdin: str | None = None, env: dict[str, str] | No
         subprocess.run(command, input=stdin, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        env=run_env, check=False)  # fmt: skip
         times.append(time.perf_counter() - start)
+        if log is not None and "INSPECTOR_CACHE_DIR" in run_env:
+            _await_reading(Path(run_env["INSPECTOR_CACHE_DIR"]), log, fresh_state=True)
     return times
 
 
@@ -128,13 +137,9 @@ def guard_times(session: Path, folder: Path, tables: list[Path]) -> dict[str, fl
     data = folder / f"guard-data-{session.stem}"  # its own log: whether this session's check was cut short
     env = {**os.environ, "INSPECTOR_DATA_DIR": str(data)}
     command = [str(INSPECTOR), "guard"]
-    quiet = timed(command, stdin, env, fresh=(folder, tables, None))
-    busy = subprocess.Popen([sys.executable, "-c", _BUSY])
-    try:
-        loaded = timed(command, stdin, env, fresh=(folder, tables, None))
-    finally:
-        busy.kill()
-        busy.wait()
+    quiet = timed(command, stdin, env, fresh=(folder, tables, None), log=after)
+    with _busy():
+        loaded = timed(command, stdin, env, fresh=(folder, tables, None), log=after)
     # As the guard runs once installed: its PreCompact hook read the log just before the summary was written, and
     # kept the shell lines it parsed and, for a large log, where its reading stopped; each timed run starts from a
     # copy of what that run kept.
@@ -146,20 +151,38 @@ def guard_times(session: Path, folder: Path, tables: list[Path]) -> dict[str, fl
     _await_reading(warmed, growing)
     with growing.open("ab") as out:
         out.write(after.read_bytes()[growing.stat().st_size :])
-    warm = timed(command, _hook(growing, "SessionStart"), env, fresh=(folder, tables, warmed))
+    warm = timed(command, _hook(growing, "SessionStart"), env, fresh=(folder, tables, warmed), log=growing)
+    with _busy():
+        warm_loaded = timed(command, _hook(growing, "SessionStart"), env, fresh=(folder, tables, warmed), log=growing)
     log = data / "guard.log"
     cut_short = log.is_file() and "cut short" in log.read_text()
     return {"guard": min(quiet), "guard_worst": max(quiet), "guard_busy_worst": max(loaded), "guard_warm": min(warm),
-            "guard_warm_worst": max(warm), "cut_short": cut_short}  # fmt: skip
+            "guard_warm_worst": max(warm), "guard_warm_busy_worst": max(warm_loaded),
+            "cut_short": cut_short}  # fmt: skip
 
 
-def _await_reading(cache: Path, log: Path, seconds: float = 60.0) -> None:
+@contextlib.contextmanager
+def _busy() -> Iterator[None]:
+    """A CPU-bound process beside what is timed: both cores busy, as on a machine building while the agent works."""
+    busy = subprocess.Popen([sys.executable, "-c", _BUSY])
+    try:
+        yield
+    finally:
+        busy.kill()
+        busy.wait()
+
+
+def _await_reading(cache: Path, log: Path, seconds: float = 60.0, *, fresh_state: bool = False) -> None:
     """Wait until the guard's copy that keeps its reading of a large log has written it (`kept_readings`): it runs
-    after the hook's process has ended."""
+    after the hook's process has ended. `fresh_state`: a state newer than the run that just ended, where the cache
+    may hold one from before it (a copy of an earlier run's)."""
     from inspector.kept_readings import KEPT_FROM_BYTES
 
+    if log.stat().st_size < KEPT_FROM_BYTES:
+        return
+    since = time.time() - 0.5 if fresh_state else 0.0
     deadline = time.monotonic() + seconds
-    while log.stat().st_size >= KEPT_FROM_BYTES and not list((cache / "readings").glob("*.msgpack")):
+    while not any(state.stat().st_mtime >= since for state in (cache / "readings").glob("*.msgpack")):
         if time.monotonic() > deadline:
             return
         time.sleep(0.05)
@@ -192,7 +215,7 @@ def row(session: Path, label: str, folder: Path, tables: list[Path]) -> dict[str
               **viewer_times(session, folder)}  # fmt: skip
     print(f"  {label}: floor {floor:.2f} s, check {check:.2f} s ({check / floor:.1f}×), report {report:.2f} s, "
           f"guard {result['guard']:.2f} s (busy worst {result['guard_busy_worst']:.2f} s, after PreCompact "
-          f"{result['guard_warm']:.2f} s)", flush=True)  # fmt: skip
+          f"{result['guard_warm']:.2f} s, busy worst {result['guard_warm_busy_worst']:.2f} s)", flush=True)  # fmt: skip
     return result
 
 
@@ -221,17 +244,19 @@ def markdown(found: list[dict[str, Any]]) -> str:
              "kept: a first look). The guard also worst of three, and worst of three beside a CPU-bound process "
              "(both cores busy); then, as it runs once installed, after its PreCompact hook read the log just before "
              "the summary was written (the shell lines it parsed kept, and for a log of 16 MB or more where its "
-             "reading stopped). Ratios are to the parse floor as a process.", "",
+             "reading stopped), best, worst, and worst beside the CPU-bound process. Ratios are to the parse floor "
+             "as a process.", "",
              "| session | MB | summaries | floor s | check s | check / floor | report s | scan s | guard s | "
-             "guard worst s | guard worst, busy s | guard after PreCompact s (worst) | claude-code-log s | "
-             "claude-code-transcripts s |",
-             "| --- |" + " ---: |" * 13]  # fmt: skip
+             "guard worst s | guard worst, busy s | guard after PreCompact s (worst) | guard after PreCompact, worst "
+             "busy s | claude-code-log s | claude-code-transcripts s |",
+             "| --- |" + " ---: |" * 14]  # fmt: skip
     for r in found:
         busy = f"{r['guard_busy_worst']:.2f}" + (" (cut short)" if r["cut_short"] else "")
         lines.append(f"| {r['label']} | {r['mb']:.1f} | {r['summaries']} | {r['floor']:.3f} | {r['check']:.2f} | "
                      f"{r['check'] / r['floor']:.1f}× | {r['report']:.2f} | {r['scan']:.2f} | {r['guard']:.2f} | "
                      f"{r['guard_worst']:.2f} | {busy} | {r['guard_warm']:.2f} ({r['guard_warm_worst']:.2f}) | "
-                     f"{seconds(r['claude_code_log'])} | {seconds(r['claude_code_transcripts'])} |")  # fmt: skip
+                     f"{r['guard_warm_busy_worst']:.2f} | {seconds(r['claude_code_log'])} | "
+                     f"{seconds(r['claude_code_transcripts'])} |")  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
