@@ -189,15 +189,10 @@ def stopped_call(facts: TraceFacts, source_key: str | None) -> ShellRun | None:
         if record.namespace != TRANSCRIPT:
             continue
         if record.kind in ("tool_result", "tool_error"):
-            return _run(facts, record.key) if record.extra.get("slip") in _USER_STOPS else None
+            return facts.run_of(record.key) if record.extra.get("slip") in _USER_STOPS else None
         if record.authority != "user":
             return None
     return None
-
-
-def _run(facts: TraceFacts, key: str | None) -> ShellRun | None:
-    """The shell run a tool result recorded, by the result's key."""
-    return next((run for run in facts.shell_runs if run.key == key), None)
 
 
 _QUESTION_TOOL = "AskUserQuestion"
@@ -223,7 +218,7 @@ def _retried(facts: TraceFacts, track: InvariantTrack, window: _Window, k: int,
     (`Config.retried_similarity`): the next agent did not know it had failed. A slip counts when the lost item was
     one (`./benchmark.sh: No such file or directory`, run again from the same wrong folder): the same mistake made
     twice is what the summary should have prevented, though a slip alone is no failure of the work."""
-    first = _run(facts, track.invariant.source_key)
+    first = facts.run_of(track.invariant.source_key)
     if first is None:
         return None
     line = failure_line(first)

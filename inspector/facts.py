@@ -405,6 +405,17 @@ class TraceFacts:
         return log_failures(self.shell_runs)
 
     @cached_property
+    def _runs_by_key(self) -> dict[str, ShellRun]:
+        found: dict[str, ShellRun] = {}
+        for run in self.shell_runs:
+            found.setdefault(run.key, run)
+        return found
+
+    def run_of(self, key: str | None) -> ShellRun | None:
+        """The shell run a tool result recorded, by the result's key (None: that record is no run)."""
+        return self._runs_by_key.get(key) if key is not None else None
+
+    @cached_property
     def log_cuts(self) -> dict[int, Any]:
         """Each summary's cut of the log (`claim_evidence.split_at`), made once for every rule that asks."""
         return {}

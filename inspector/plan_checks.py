@@ -16,7 +16,7 @@ program to try has no pass to owe, and a summary need not carry it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import takewhile
@@ -132,16 +132,16 @@ def runs_check(record: SourceRecord, check: Check, seen: dict[str, list[set[str]
 
 def plan_check_items(records: Sequence[SourceRecord], config: Config = DEFAULT_CONFIG) -> list[Invariant]:
     """Each check of an approved plan, owed from the plan on until a run makes it (`plan_steps.owed_plan_items`)."""
-    asked: dict[str, Check] = {}
     seen: dict[str, list[set[str]]] = {}
 
     def owed(plan: str) -> dict[str, Step]:
-        found = checks(plan)
-        asked.update((check.command, check) for check, _ in found)
-        return {check.command: Step(check.command, clip(line, config.criterion_chars)) for check, line in found}
+        return {check.command: Step(check.command, clip(line, config.criterion_chars)) for check, line in checks(plan)}
 
-    return owed_plan_items(records, owed, lambda step: partial(runs_check, check=asked[step.name], seen=seen),
-                           CHECK_PREFIX)  # fmt: skip
+    def made_by(step: Step) -> Callable[[SourceRecord], bool]:
+        check = check_of(step.name)  # a step is named by its check's command (`checks`): read again once per step
+        return partial(runs_check, check=check, seen=seen) if check is not None else lambda _: False
+
+    return owed_plan_items(records, owed, made_by, CHECK_PREFIX)
 
 
 def check_named(item_id: str) -> Check | None:

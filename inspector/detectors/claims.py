@@ -59,7 +59,8 @@ def _evidence(claim: Claim, why: str) -> dict[str, object]:
 def _checked_the_work(facts: TraceFacts, key: str | None) -> bool:
     """Was the run of this key a check of the work (`shell_runs.VERIFYING`)? Asked only of a failure a summary
     calls fixed, which most summaries hold none of."""
-    return any(run.key == key and VERIFYING.search(run.ran) for run in facts.shell_runs)
+    run = facts.run_of(key)
+    return run is not None and VERIFYING.search(run.ran) is not None
 
 
 def _said(claim: Claim) -> str:
