@@ -83,13 +83,27 @@ forbids nothing; "don't touch staging", "I don't want a migration", "I don't thi
 _FORBIDDING = tuple(word for word in PROHIBITING if word != "may not")
 """The words that forbid, for the miner of every sentence a user wrote: all but "may not", which in prose is as
 often what might be ("which may not match the intended semantics", entirecli_6113e919) as what is not allowed."""
+_DISCOURSE = "ok okay yes yeah yep sure great cool perfect good alright right now then so and also please pls just"
+"""Words a user opens a message with before what they ask ("ok, skip 5", "yes please go ahead")."""
+_AVOIDING = (r"(?:(?:let's|lets|let us|please|always|should|must|try to|needs? to|ha(?:ve|s) to|we|you|but|so)\s+|"
+             r"[,;:–—]\s*(?:(?:and|but|so|then|just|please)\s+)*|"
+             rf"^(?:(?:{_alternatives(_DISCOURSE.split())})[,!.]?\s+)*)avoid")
+""""Avoid" as a rule said to the agent: at the head of the clause or of a clause joined to it ("avoid force pushes",
+"that didn't work, so avoid that approach"), or after a word that makes it one ("let's avoid code duplication", "we
+should avoid tight coupling"). Not what something does ("using UTC would be
+more consistent … and avoid timezone-related issues", a pasted review comment) nor why ("rebuild the WASM on start
+to avoid these issues": the purpose of a request that is one by its own words)."""
+_PLEASE_DO = rf"\bplease\s+(?:(?:still|also|just|now|then|kindly|do)\s+)?(?:{_alternatives(_IMPERATIVE_VERBS)})\b"
+"""A request anywhere in the clause, "please" then a work verb ("if so please still use 2 agents for different
+purposes"): a request at its head is the imperative (`_IMPERATIVE`); after the preference words, so "please use uv"
+stays a preference, and before the decision words, which `statement_kind` reads last."""
 _KIND_RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
         (InvariantKind.CORRECTION,
          r"\b(?:instead of|rather than|you (?:are|were) wrong)\b|,\s*not\s+(?:the|a|an)\b"),
         (InvariantKind.USER_CONSTRAINT,
-         rf"\b(?:{_NOT_AN_OBSERVATION}(?:{'|'.join(_FORBIDDING)}|dont|can't|cannot)|shouldn't|should not|avoid|"
+         rf"\b(?:{_NOT_AN_OBSERVATION}(?:{'|'.join(_FORBIDDING)}|dont|can't|cannot)|shouldn't|should not|{_AVOIDING}|"
          rf"{LEAVE_AS_IS.pattern}|do nothing|no more|without|not (?:really )?(?:feasible|possible|an option|safe)|"
          r"(?:we|you) (?:aren't|are not|'re not) (?:going )?to)\b"),
         (InvariantKind.USER_REQUIREMENT,
@@ -97,6 +111,7 @@ _KIND_RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
          r"should|it would be good|the most important)\b"),
         (InvariantKind.USER_PREFERENCE,
          r"\b(?:prefer|please use|i like|too much|keep it simple|ideally|i'd rather|i would rather)\b"),
+        (InvariantKind.USER_REQUIREMENT, _PLEASE_DO),
         (InvariantKind.USER_DECISION,
          r"\b(?:let's|lets|let us|go with|we'll|we will|decided|"
          r"for now|is fine|sounds good)\b"),
@@ -132,7 +147,6 @@ _GET_GOING = re.compile(
 the words, carries on."""
 
 
-_DISCOURSE = "ok okay yes yeah yep sure great cool perfect good alright right now then so and also please pls just"
 _OBJECT = (r"(?:the|a|an|all|it|them|this|that|these|those|my|our|your|its|every|each|both|any|some|ahead|up|out|"
            r"back)\b|\d|[`\"'(]")
 _IMPERATIVE = re.compile(

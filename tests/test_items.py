@@ -86,6 +86,33 @@ def test_may_not_is_what_might_be_and_no_constraint() -> None:
                 if kind is InvariantKind.USER_CONSTRAINT]  # fmt: skip
 
 
+PASTED_REVIEW = ("The CalculatedAt timestamp uses time.Now() which includes the local timezone. While this is "
+                 "consistent with the existing CreatedAt field in CommittedMetadata (line 329), using UTC would be "
+                 "more consistent with incremental checkpoint timestamps and avoid timezone-related issues when "
+                 "comparing timestamps across systems.\n\nCan we do this, but can you first check if we really use UTC "
+                 "consistently?")
+"""A review comment the user pasted, then asked about (a real session's): "avoid" in it is what UTC would do."""
+
+
+@pytest.mark.parametrize("rule", ["let's avoid code duplication", "Avoid force pushes to main",
+                                  "ideally we should avoid tight coupling between the button and the panel"])
+def test_avoid_said_to_the_agent_is_a_constraint(rule: str) -> None:
+    assert items_of(rule) == [(InvariantKind.USER_CONSTRAINT, rule)]
+
+
+def test_avoid_as_what_something_does_or_why_is_no_constraint() -> None:
+    assert not [kind for kind, _ in items_of(PASTED_REVIEW) if kind is InvariantKind.USER_CONSTRAINT]
+    assert statement_kind("we should rebuild the WASM on npm run start to avoid these issues") is (
+        InvariantKind.USER_REQUIREMENT)
+
+
+def test_please_and_a_work_verb_anywhere_is_a_request() -> None:
+    request = ("maybe you are correct, if so please still use 2 agents for different purposes, but the UI please help "
+               "to optimize as well to avoid the confusion.")
+    assert statement_kind(request) is InvariantKind.USER_REQUIREMENT
+    assert statement_kind("could you please run the tests") is None  # a question, however it ends
+
+
 def test_a_choice_is_a_decision_without_the_question_riding_on_it() -> None:
     [item] = user_items(user(MANUAL_COMMIT))
     assert (item.kind, item.text) == (InvariantKind.USER_DECISION, "just manual commit for now")
