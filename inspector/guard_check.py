@@ -37,6 +37,7 @@ from inspector.guard import (
 )
 from inspector.inert import visible
 from inspector.model import Finding, Generation, Invariant, InvariantKind, Severity, SourceRecord, Trace
+from inspector.prompt_commands import is_command
 from inspector.text import clip
 
 if TYPE_CHECKING:
@@ -176,7 +177,8 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: b
                    ) -> tuple[int, list[Restored]]:  # fmt: skip
     """The newest summary's index and what it lost that the guard gives back: errors, and what the user typed
     at warning severity too (a wish the user voiced is theirs to have back as much as a rule), except a request
-    ("create a draft PR please"): it may be done already, and given back it would be done twice. Notes are never
+    ("create a draft PR please"): it may be done already, and given back it would be done twice; but a command whose
+    turn had not ended (`prompt_commands`) is not done, and a summary that lost it is serious. Notes are never
     given back: among them a decision an earlier summary carried and a later one dropped ("Yes — apply all
     auto-fixes.", most often carried out). The `owed` rules' findings, and work set aside, are taken whatever their
     warning or error severity.
@@ -205,8 +207,9 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: b
             continue
         if finding.rule not in RESTORED_RULES:
             continue
-        if finding.severity is not Severity.ERROR and (not finding.rule.startswith("user-statement")
-                                                       or finding.evidence.get("kind") == "user-requirement"):
+        in_flight = is_command(invariants.get(str(finding.evidence.get("invariant"))))
+        if finding.severity is not Severity.ERROR and not in_flight and (
+                not finding.rule.startswith("user-statement") or finding.evidence.get("kind") == "user-requirement"):
             continue  # fmt: skip
         restored = _restored(finding, trace.sources, positions, invariants)
         if finding.rule.startswith("user-statement") and not restored.by_user:
@@ -216,7 +219,7 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: b
         if vetoed:  # said on stopping a call: that call is what it answers
             restored = replace(restored, context=f"the agent's `{clip(stopped.command, 120)}`, which the user stopped")
         found.append(restored)
-        serious = serious or finding.severity is Severity.ERROR or vetoed
+        serious = serious or finding.severity is Severity.ERROR or vetoed or in_flight
     return newest, found if serious or not gated else []
 
 
@@ -271,16 +274,22 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
     elif (check := check_named(invariant.id)) is not None:  # the plan's line, and the command no run has made
         text = invariant.text
         kind = f"a check of the plan the user approved; no run has made `{check.command}`"
+    elif is_command(invariant):  # typed by the user, in the harness's tags
+        text, kind = invariant.text, IN_FLIGHT
     else:
         text = finding.source.quote if finding.source is not None else invariant.quote or invariant.text
         kind = invariant.kind.value
     order = 0 if finding.rule in LOST_RULES else 1 if finding.rule in WEAKENED_RULES else 2
     when = record.timestamp if record is not None else None
-    by_user = record is not None and said_by_user(record, text)
+    by_user = record is not None and (kind == IN_FLIGHT or said_by_user(record, text))
     context = reply_to(invariant, record) if invariant is not None and finding.rule != "claim-contradicted" else None
     instead = finding.excerpt if finding.rule in WEAKENED_RULES else None
     return Restored(finding.rule, kind, text, key, when, order, positions.get(key, -1) if key else -1, by_user,
                     context, instead)  # fmt: skip
+
+
+IN_FLIGHT = "command, the agent's turn answering it not ended"
+"""The kind a guard line gives a command the user ran whose turn had not ended at the compaction (`prompt_commands`)."""
 
 
 UPCOMING_HEAD = ("Compaction Inspector read this session's log: what follows still stands as far as the log shows "

@@ -21,6 +21,7 @@ from inspector.model import Invariant, InvariantKind
 from inspector.plan_checks import Check, check_named
 from inspector.plan_steps import PLAN_PREFIX, made_name
 from inspector.presence import Presence, described_as_fixed, item_terms_text, presence, topic_terms
+from inspector.prompt_commands import is_command
 from inspector.shell_runs import about_subject
 from inspector.statement_force import NEGATING, PROHIBITING, forbidding
 from inspector.statements import USER_KINDS
@@ -36,6 +37,8 @@ def _located(status: InvariantStatus, found: Presence, reason: str = "") -> Inva
 
 
 def match_user_item(item: Invariant, indexed: IndexedText, config: Config = DEFAULT_CONFIG) -> InvariantMatch:
+    if is_command(item):
+        return match_command(item, indexed)
     if not same_language(item.text, indexed.language):
         return InvariantMatch(InvariantStatus.UNKNOWN, reason="the summary is in another language than the statement")
     if len(item.text.split()) >= config.verbatim_min_words:
@@ -66,6 +69,17 @@ def match_user_item(item: Invariant, indexed: IndexedText, config: Config = DEFA
         return InvariantMatch(InvariantStatus.LOST, reason="no passage carries its terms")
     # Partly there: a paraphrase we cannot confirm. Never reported as a loss (precision first).
     return _located(InvariantStatus.PARAPHRASED, found, f"only {found.coverage:.0%} of its terms in one passage")
+
+
+def match_command(item: Invariant, indexed: IndexedText) -> InvariantMatch:
+    """A command the user ran (`prompt_commands`) is known by its name: a summary that carries it names it, with or
+    without its slash ("The `/simplify` skill was invoked"); the work it asks for is its prompt's, which no summary
+    repeats."""
+    name = item.text.split()[0].lstrip("/")
+    found = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", indexed.text, re.IGNORECASE)
+    if found is None:
+        return InvariantMatch(InvariantStatus.LOST, reason="the summary does not name the command")
+    return InvariantMatch(InvariantStatus.VERBATIM, found.start(), found.end(), found.group(0))
 
 
 def _quoted_in_part(statement: str, indexed: IndexedText, config: Config) -> tuple[int, int] | None:

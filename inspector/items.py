@@ -37,6 +37,7 @@ from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
 from inspector.plan_checks import plan_check_items
 from inspector.plan_steps import plan_step_items
 from inspector.presence import item_terms_text, topic_terms
+from inspector.prompt_commands import command_items, is_command
 from inspector.set_aside import set_aside_items
 from inspector.shell_runs import failure_items, log_runs
 from inspector.statements import last_question, user_items
@@ -132,7 +133,8 @@ def _said_in(records: tuple[SourceRecord, ...], config: Config) -> tuple[tuple[I
             before = None
     actions = list(action_items(records))
     found = list(done_by_commits(list(done_by_edits(found, records, order)), actions, order))
-    return tuple(lifted(found, records, order, config)), tuple(actions)
+    # A command's own request ends with its turn (`prompt_commands`), neither done by an edit nor lifted.
+    return (*lifted(found, records, order, config), *command_items(records)), tuple(actions)
 
 
 def _mined(records: tuple[SourceRecord, ...], order: dict[str, int], config: Config) -> list[Invariant]:
@@ -152,12 +154,13 @@ def _mined(records: tuple[SourceRecord, ...], order: dict[str, int], config: Con
 
 
 def _first_of_each(found: list[Invariant], order: dict[str, int]) -> list[Invariant]:
-    """The items in log order, each wording once: the same topic twice is one item, the first."""
+    """The items in log order, each wording once: the same topic twice is one item, the first. A command run twice is
+    two requests, each owed for its own turn."""
     found = sorted(found, key=lambda item: order.get(item.source_key or "", 0))
     seen: set[str] = set()
     unique = []
     for item in found:
-        wording = " ".join(sorted(topic_terms(item_terms_text(item)))) or item.text
+        wording = item.id if is_command(item) else " ".join(sorted(topic_terms(item_terms_text(item)))) or item.text
         if wording not in seen:
             seen.add(wording)
             unique.append(item)

@@ -18,6 +18,7 @@ from inspector.list_selection import ENTRY_PREFIX
 from inspector.model import Invariant, InvariantKind, Severity
 from inspector.plan_checks import check_named
 from inspector.plan_steps import PLAN_PREFIX, made_name
+from inspector.prompt_commands import is_command
 from inspector.rule_registry import Hit, rule
 from inspector.statement_force import binding, standing
 from inspector.statements import USER_KINDS, reply_to
@@ -82,6 +83,8 @@ def user_statement_lost(facts: TraceFacts) -> Iterator[Hit]:
             item = track.invariant
             replied = reply_to(item, facts.trace.source(item.source_key or ""))
             answering = f" (in reply to {quoted(replied, 100)})" if replied else ""
+            if is_command(item):
+                answering = " (a command: the compaction came before the agent's turn answering it ended)"
             carrier = _dropped_by_choice(facts, tracks, track, k, chose_nothing)
             carried = (f" ({facts.generations[carrier].generation.label} carried it; {CARRIED_THEN_DROPPED[item.kind]})"
                        if carrier is not None else "")  # fmt: skip

@@ -530,6 +530,8 @@ class _Reader:
         results = [b for b in blocks if type_of(b) == "tool_result"]
         text = _prompt_text(content)
         if text:
+            if data.isMeta is True:
+                self._mark_command(text)
             plan = {"plan": "approved"} if _approved_plan(data) else {}
             self._user_turn(node.uuid, _author(data, text), text, timestamp, fields=fields, **plan)
         for block in results:
@@ -556,6 +558,22 @@ class _Reader:
                 self.transcript.turn(node.uuid, "user", "user", said, timestamp, via=via,
                                      asked=questions_answered(body) if via == "question-tool" else None)
         return bool(text or results)
+
+    def _mark_command(self, prompt: str) -> None:
+        """The user's turn just before this harness record ran a prompt command, when it invoked one: its record says
+        `extra["command"]`, the command as typed ("/review-diff use a subagent"). Claude Code writes the invocation
+        as tags (`<command-name>/review-diff</command-name>`, the user's words in `<command-args>`) and the command's
+        prompt as the next user record, with `isMeta`; a command the harness runs itself (/clear, /model, /compact)
+        prints `<local-command-stdout>` instead and asks the agent nothing (`inspector.prompt_commands`)."""
+        last = self.transcript.timeline[-1] if self.transcript.timeline else None
+        if not isinstance(last, Turn) or last.kind != "user" or last.authority != "user" or "command" in last.extra:
+            return
+        name = _COMMAND_NAME.search(last.text)
+        if name is None or not prompt.strip():
+            return
+        args = _COMMAND_ARGS.search(last.text)
+        words = " ".join(args.group(1).split()) if args else ""
+        last.extra["command"] = f"{name.group(1)} {words}".strip()
 
     def _assistant(self, node: Node, data: Record) -> bool:
         """Add a piece of a streamed message; whether it held anything the pieces before it did not."""
@@ -755,6 +773,11 @@ def _fingerprint(block: dict[str, Any]) -> Any:
     if block.get("type") == "text" and isinstance(block.get("text"), str):
         return ("text", block["text"])
     return orjson.dumps(block, option=orjson.OPT_SORT_KEYS)
+
+
+_COMMAND_NAME = re.compile(r"<command-name>\s*(/[^\s<]+)\s*</command-name>")
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+"""A slash command's invocation as Claude Code writes it into the user's record (`_mark_command`)."""
 
 
 def _prompt_text(content: Any) -> str:
