@@ -73,10 +73,13 @@ def match_user_item(item: Invariant, indexed: IndexedText, config: Config = DEFA
 
 def match_command(item: Invariant, indexed: IndexedText) -> InvariantMatch:
     """A command the user ran (`prompt_commands`) is known by its name: a summary that carries it names it, with or
-    without its slash ("The `/simplify` skill was invoked"); the work it asks for is its prompt's, which no summary
-    repeats."""
+    without its slash ("The `/simplify` skill was invoked"), a plugin's command with or without the plugin's name
+    (`/superpowers:brainstorming` is `/brainstorming` where no other plugin has one); the work it asks for is its
+    prompt's, which no summary repeats."""
     name = item.text.split()[0].lstrip("/")
-    found = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", indexed.text, re.IGNORECASE)
+    names = (name, name.split(":", 1)[1]) if ":" in name else (name,)
+    spelled = "|".join(re.escape(n) for n in names)
+    found = re.search(rf"(?<![\w:-])(?:{spelled})(?![\w-])", indexed.text, re.IGNORECASE)
     if found is None:
         return InvariantMatch(InvariantStatus.LOST, reason="the summary does not name the command")
     return InvariantMatch(InvariantStatus.VERBATIM, found.start(), found.end(), found.group(0))

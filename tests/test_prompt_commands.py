@@ -14,6 +14,10 @@ from typing import Any
 
 import inspector.guard as guard
 from inspector.analysis import analyze
+from inspector.invariants import IndexedText, InvariantStatus
+from inspector.item_matching import match_command
+from inspector.model import Invariant, InvariantKind
+from inspector.prompt_commands import COMMAND_SUFFIX
 from inspector.readers.registry import load_trace
 from tests.test_guard_authorship import call, line, result, user
 from tests.test_guard_precompact import said, typed
@@ -106,3 +110,15 @@ def test_the_guard_is_quiet_about_a_command_the_agent_had_answered(tmp_path, mon
     monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
     assert "/diff-description" not in hook(_log(tmp_path, ANSWERED, None), tmp_path, guard.BEFORE)
     assert hook(_log(tmp_path, ANSWERED, LOST), tmp_path, guard.AFTER) == ""
+
+
+def test_a_plugins_command_is_named_with_or_without_the_plugins_name() -> None:
+    def status(command: str, summary: str) -> InvariantStatus:
+        return match_command(Invariant(f"x{COMMAND_SUFFIX}", InvariantKind.USER_REQUIREMENT, command),
+                             IndexedText(summary)).status  # fmt: skip
+
+    assert status("/superpowers:brainstorming design it", "8. Current Work: the brainstorming skill") is (
+        InvariantStatus.VERBATIM)
+    work = "/compound-engineering:workflows:work"
+    assert status(work, "ran `/workflows:work` on the plan") is InvariantStatus.VERBATIM
+    assert status(work, "work continues on the plan") is InvariantStatus.LOST
