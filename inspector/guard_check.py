@@ -253,6 +253,7 @@ def standing_items(trace: Trace) -> tuple[int, list[Restored]]:
 def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict[str, int],
               invariants: dict[str, Invariant]) -> Restored:  # fmt: skip
     """The item a finding is about, in the words it was stated in (the record's sentence), never the rule's."""
+    from inspector.lead_rules import LEAD_PREFIX
     from inspector.list_selection import ENTRY_PREFIX  # here: only a check that ran has findings to restore
     from inspector.plan_checks import check_named
     from inspector.plan_steps import PLAN_PREFIX, made_name
@@ -276,6 +277,8 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
         kind = f"a check of the plan the user approved; no run has made `{check.command}`"
     elif is_command(invariant):  # typed by the user, in the harness's tags
         text, kind = invariant.text, IN_FLIGHT
+    elif invariant.id.startswith(LEAD_PREFIX):  # the lead's brief, for this teammate to keep to
+        text, kind = invariant.text, "a rule the team lead set"
     else:
         text = finding.source.quote if finding.source is not None else invariant.quote or invariant.text
         kind = invariant.kind.value

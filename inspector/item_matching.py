@@ -299,4 +299,5 @@ ITEM_MATCHERS: dict[InvariantKind, ItemMatcher] = {
 """The matcher for each kind of item mined from a session log (native traces keep `match_invariant`)."""
 
 
-__all__ = ["ITEM_MATCHERS", "match_action", "match_criterion", "match_failure", "match_set_aside", "match_user_item"]
+__all__ = ["ITEM_MATCHERS", "match_action", "match_command", "match_criterion", "match_failure", "match_set_aside",
+           "match_user_item"]

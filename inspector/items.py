@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from inspector.actions import action_items, done_by_commits, done_by_edits
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.last_answer import for_the_same
+from inspector.lead_rules import lead_rule_items
 from inspector.lifted import lifted
 from inspector.list_selection import chosen_entries
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
@@ -147,6 +148,7 @@ def _mined(records: tuple[SourceRecord, ...], order: dict[str, int], config: Con
     found.extend(failure_items(runs))
     found.extend(set_aside_items(runs))
     found.extend(criterion_items(records, runs))
+    found.extend(lead_rule_items(records, config))
     found.extend(plan_step_items(records, config))
     found.extend(plan_check_items(records, config))
     found.extend(actions)

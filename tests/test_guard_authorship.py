@@ -45,6 +45,13 @@ def result(uuid: str, parent: str, body: Any, tool_use_result: Any, *, is_error:
     return user(uuid, parent, [block], toolUseResult=tool_use_result)
 
 
+def compacted(parent: str, summary: str) -> list[dict[str, Any]]:
+    """An automatic compaction after the record `parent`: its boundary, then its summary."""
+    return [line("b1", None, "system", subtype="compact_boundary", logicalParentUuid=parent,
+                 compactMetadata={"trigger": "auto", "preTokens": 160000}),
+            user("s1", "b1", summary, isCompactSummary=True)]  # fmt: skip
+
+
 def session(folder: Path, middle: list[dict[str, Any]], *, typed: str = TYPED,
             summary: str = "Summary: the user set up the project and the tests pass.") -> Path:  # fmt: skip
     """What the user `typed` (a constraint), then `middle` (ending with its last uuid "m"), then a compaction with
@@ -56,9 +63,7 @@ def session(folder: Path, middle: list[dict[str, Any]], *, typed: str = TYPED,
         *middle,
         line("a9", "m", "assistant", message={"id": "msg_a9", "role": "assistant",
                                               "content": [{"type": "text", "text": "Done for now."}]}),
-        line("b1", None, "system", subtype="compact_boundary", logicalParentUuid="a9",
-             compactMetadata={"trigger": "auto", "preTokens": 160000}),
-        user("s1", "b1", summary, isCompactSummary=True),
+        *compacted("a9", summary),
     ]  # fmt: skip
     path = folder / "guarded.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))

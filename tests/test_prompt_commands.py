@@ -19,7 +19,7 @@ from inspector.item_matching import match_command
 from inspector.model import Invariant, InvariantKind
 from inspector.prompt_commands import COMMAND_SUFFIX
 from inspector.readers.registry import load_trace
-from tests.test_guard_authorship import call, line, result, user
+from tests.test_guard_authorship import call, compacted, result, user
 from tests.test_guard_precompact import said, typed
 
 INVOKED = "<command-message>diff-description</command-message>\n<command-name>/diff-description</command-name>"
@@ -42,9 +42,7 @@ def _log(folder: Path, turn: list[dict[str, Any]], summary: str | None, *, comma
         *turn,
     ]
     if summary is not None:
-        records += [line("b1", None, "system", subtype="compact_boundary", logicalParentUuid="t",
-                         compactMetadata={"trigger": "auto", "preTokens": 160000}),
-                    user("s1", "b1", summary, isCompactSummary=True)]  # fmt: skip
+        records += compacted("t", summary)
     path = folder / "guarded.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     return path

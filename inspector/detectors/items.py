@@ -14,6 +14,7 @@ from dataclasses import replace
 from inspector.config import Config
 from inspector.facts import InvariantTrack, TraceFacts
 from inspector.invariants import PRESENT, InvariantStatus
+from inspector.lead_rules import LEAD_PREFIX
 from inspector.list_selection import ENTRY_PREFIX
 from inspector.model import Invariant, InvariantKind, Severity
 from inspector.plan_checks import check_named
@@ -225,7 +226,8 @@ def _not_in(facts: TraceFacts, kinds: tuple[InvariantKind, ...], named: Callable
 @rule(
     "task-criterion-lost",
     Severity.WARNING,
-    "An acceptance criterion of the issue the user set the agent on, a step or check of the plan the user approved "
+    "An acceptance criterion of the issue the user set the agent on, a rule an agent team's lead set it, a step or "
+    "check of the plan the user approved "
     "that nothing has made yet, or an entry the user chose from the agent's list and no tool call has acted on, is in "
     "no summary that covers it, neither by its label, name or command nor by what it asks: the next agent may call "
     "the task done without it.",
@@ -240,6 +242,8 @@ def task_criterion_lost(facts: TraceFacts) -> Iterator[Hit]:
         check = check_named(track.invariant.id)
         if check is not None:
             return f"the check `{check.command}` of the plan the user approved, which no run has made yet,"
+        if track.invariant.id.startswith(LEAD_PREFIX):
+            return f"the rule {quoted(track.invariant.text, 160)} the team lead set this agent"
         return f"acceptance criterion {quoted(track.invariant.text, 160)} of the issue the user set the agent on"
 
     for hit in _not_in(facts, (InvariantKind.TASK_CRITERION,), named):

@@ -533,7 +533,7 @@ class _Reader:
             if data.isMeta is True:
                 self._mark_command(text)
             plan = {"plan": "approved"} if _approved_plan(data) else {}
-            self._user_turn(node.uuid, _author(data, text), text, timestamp, fields=fields, **plan)
+            self._user_turn(node.uuid, _author(data, text), text, timestamp, fields=fields, **plan, **_lead_said(text))
         for block in results:
             call_id = as_str(block.get("tool_use_id"))
             body = blocks_text(block.get("content")) or blocks_text(block.get("text"))
@@ -778,6 +778,21 @@ def _fingerprint(block: dict[str, Any]) -> Any:
 _COMMAND_NAME = re.compile(r"<command-name>\s*(/[^\s<]+)\s*</command-name>")
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 """A slash command's invocation as Claude Code writes it into the user's record (`_mark_command`)."""
+
+
+_LEAD_MESSAGE = re.compile(r'<teammate-message\s+teammate_id="team-lead"[^>]*>(.*?)</teammate-message>', re.DOTALL)
+"""A message from an agent team's lead, as Claude Code delivers it in a teammate's own log (the lead's session is
+named "team-lead"; in the lead's log the messages come from the teammates, by their names)."""
+
+
+def _lead_said(text: str) -> dict[str, list[str]]:
+    """`extra["lead_said"]`: what the team lead wrote to this teammate in the record, in its words: the brief the
+    teammate works from (`inspector.lead_rules`). A task assignment the lead's tools send as a JSON object is left out:
+    it names the task, and its rules are in the brief."""
+    if _TEAMMATE not in text:
+        return {}
+    said = [body.strip() for body in _LEAD_MESSAGE.findall(text) if not body.strip().startswith("{")]
+    return {"lead_said": said} if said else {}
 
 
 def _prompt_text(content: Any) -> str:
