@@ -17,7 +17,7 @@ from inspector.config import DEFAULT_CONFIG, Config
 from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.languages import same_language
 from inspector.model import Invariant
-from inspector.summary_claims import says_fixed
+from inspector.summary_claims import says_fixed, steps_heading
 from inspector.text import content_terms, stem, words
 
 GENERIC_TERMS = frozenset(
@@ -104,6 +104,9 @@ def described_as_fixed(text: str, start: int, passage: str, item_text: str = "")
     is read by its clause that carries most of the item's terms: that clause says what became of the item, and
     a clause that says neither leaves the item's status unsaid, which is no fix.
     """
+    heading = _heading_above(text, start)
+    if steps_heading(heading):
+        return False  # a line of what is left to do ("Run `task ci` to verify full CI passes") tells no outcome
     fixed, still_open = says_fixed(passage), _STILL_OPEN.search(passage)
     if still_open and not fixed:
         return False
@@ -113,14 +116,20 @@ def described_as_fixed(text: str, start: int, passage: str, item_text: str = "")
         terms = topic_terms(item_text)
         clause = max(_CLAUSE.split(passage), key=lambda c: len(terms & topic_terms(c)))
         return says_fixed(clause) and not _STILL_OPEN.search(clause)
+    return heading is not None and says_fixed(heading)
+
+
+def _heading_above(text: str, start: int) -> str | None:
+    """The title of the nearest heading above `start` (a line ending in a colon, a markdown heading, a bold or numbered
+    line), past the list items between; None when none is within 40 lines."""
     for line in reversed(text[:start].splitlines()[-40:]):
         stripped = line.strip()
         if not stripped or stripped.startswith(("-", "*", "•")) and not stripped.startswith("**"):
             continue
         heading = _HEADING.match(stripped)
         if heading and (stripped.endswith(":") or stripped.startswith(("#", "**")) or stripped[0].isdigit()):
-            return says_fixed(heading.group("title"))
-    return False
+            return heading.group("title")
+    return None
 
 
 __all__ = ["GENERIC_TERMS", "Presence", "described_as_fixed", "item_terms_text", "presence", "topic_terms"]

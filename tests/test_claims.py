@@ -382,6 +382,17 @@ def test_a_line_that_leaves_the_failure_pending_does_not_present_it_as_fixed() -
     assert "404 Route not found" in hit.message
 
 
+def test_a_line_of_what_is_left_to_do_does_not_present_the_failure_as_fixed() -> None:
+    """hetznerblack_6f42db94 (fresh set 38): `task ci` had failed, and S1's pending tasks say to run it "to verify full
+    CI passes": the goal of a step still to take, not its outcome. Under a heading of what was done, it is one."""
+    records = [ran("r1", "task ci", "task: Failed to run task \"ci\": task: Failed to run task \"fmt\": exit status 1",
+                   failed=True)]  # fmt: skip
+    line = "   - Run `task ci` to verify full CI passes (fmt + lint + test + build)\n"
+    assert found(session(records, (1, f"7. Pending Tasks:\n{line}")), "claim-contradicted") == []
+    [hit] = found(session(records, (1, f"5. Problem Solving:\n{line}")), "claim-contradicted")
+    assert hit.source.key == "r1"  # type: ignore[union-attr]
+
+
 def contradicting_go_test(line: str) -> list[str | None]:
     """The records a `claim-contradicted` finding cites against `line`, said in S1 of a log whose one run, of
     `go test ./cmd/entire/cli/summarise`, failed."""
