@@ -7,8 +7,9 @@ Each session of ../shared/real_traces/labelled and wider is cut twice at each co
   error items that compaction lost or weakened the list named, and how many lines the list held;
 - just AFTER its summary, and fed the `SessionStart` input with source "compact": how many of those items were
   given back, whether anything was printed at a faithful compaction (one the labeller called faithful, or with no
-  error-severity loss: the scorer's rule), how many lines were about an item the gold calls kept or retired there,
-  and how many decision lines carry what they answered.
+  error-severity loss: the scorer's rule) and how many of its lines there were about an item the gold calls lost or
+  weakened at warning severity (a loss, if not one the scorer counts), how many lines were about an item the gold
+  calls kept or retired there, and how many decision lines carry what they answered.
 
 An item is named by a line holding one of its gold keywords (the scorer's match, `score.py`, whose gold reading
 this reuses; the format is GOLD-FORMAT.md). One line per compaction, then a TOTAL line.
@@ -87,6 +88,7 @@ class Tally:
     given_after: int = 0
     faithful: int = 0
     printed_at_faithful: int = 0
+    warned_at_faithful: int = 0
     settled_given: int = 0
     decisions: int = 0
     decisions_answered: int = 0
@@ -94,7 +96,7 @@ class Tally:
 
     def add(self, other: Tally) -> None:
         for name in ("owed", "named_before", "lines_before", "given_after", "faithful", "printed_at_faithful",
-                     "settled_given", "decisions", "decisions_answered"):  # fmt: skip
+                     "warned_at_faithful", "settled_given", "decisions", "decisions_answered"):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
@@ -122,6 +124,9 @@ def measure(session: Path, gold: dict, score: ModuleType, scratch: Path) -> Tall
         row.given_after = sum(any(named(line, e["keywords"]) for line in given) for e in lost)
         row.faithful = int(k in faithful)
         row.printed_at_faithful = int(k in faithful and bool(given))
+        warned = [e for e in entries_gold if e["gen"] == k and e["severity"] == "warning" and e["id"][:6] != "claim-"]
+        row.warned_at_faithful = sum(1 for line in given if any(named(line, e["keywords"]) for e in warned)) if (
+            k in faithful) else 0  # fmt: skip
         row.settled_given = sum(1 for line in given if (about := [i for i in gold["items"] if named(line, [
             w.lower() for w in i.get("keywords", [])])]) and all(i in settled for i in about))  # fmt: skip
         decisions = [line for line in given if "(decision, " in line]
@@ -130,7 +135,8 @@ def measure(session: Path, gold: dict, score: ModuleType, scratch: Path) -> Tall
         tally.rows.append(
             f"{session.stem} S{k}: PreCompact named {row.named_before}/{row.owed} lost error items "
             f"({row.lines_before} lines); SessionStart gave back {row.given_after}/{row.owed}, {quiet}"
-            f"{' at a faithful compaction' if row.faithful else ''}, {row.settled_given} lines about kept/retired "
+            f"{f' at a faithful compaction ({row.warned_at_faithful} on warning losses)' if row.faithful else ''}, "
+            f"{row.settled_given} lines about kept/retired "
             f"items, decisions with what they answered {row.decisions_answered}/{row.decisions}")
         tally.add(row)
     return tally
@@ -165,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
             total.add(tally)
     print(f"TOTAL: PreCompact named {total.named_before}/{total.owed} lost error items ({total.lines_before} lines); "
           f"SessionStart gave back {total.given_after}/{total.owed}, printed at {total.printed_at_faithful} of "
-          f"{total.faithful} faithful compactions, {total.settled_given} lines about kept/retired items, decisions "
+          f"{total.faithful} faithful compactions ({total.warned_at_faithful} lines there about items the labels call "
+          f"lost or weakened at warning severity), {total.settled_given} lines about kept/retired items, decisions "
           f"with what they answered {total.decisions_answered}/{total.decisions}")  # fmt: skip
     return 0
 
