@@ -84,15 +84,17 @@ _FORBIDDING = tuple(word for word in PROHIBITING if word != "may not")
 """The words that forbid, for the miner of every sentence a user wrote: all but "may not", which in prose is as
 often what might be ("which may not match the intended semantics", entirecli_6113e919) as what is not allowed."""
 _DISCOURSE = "ok okay yes yeah yep sure great cool perfect good alright right now then so and also please pls just"
-"""Words a user opens a message with before what they ask ("ok, skip 5", "yes please go ahead")."""
+_OPENING = rf"^(?:(?:{_alternatives(_DISCOURSE.split())})[,!.]?\s+)*"
+"""The words a user opens a message with before what they ask ("ok, skip 5", "yes please go ahead"): a clause's head
+past them is where an imperative (`_IMPERATIVE`) or an "avoid" said to the agent (`_AVOIDING`) begins."""
 _AVOIDING = (r"(?:(?:let's|lets|let us|please|always|should|must|try to|needs? to|ha(?:ve|s) to|we|you|but|so)\s+|"
              r"[,;:–—]\s*(?:(?:and|but|so|then|just|please)\s+)*|"
-             rf"^(?:(?:{_alternatives(_DISCOURSE.split())})[,!.]?\s+)*)avoid")
+             rf"{_OPENING})avoid")
 """"Avoid" as a rule said to the agent: at the head of the clause or of a clause joined to it ("avoid force pushes",
 "that didn't work, so avoid that approach"), or after a word that makes it one ("let's avoid code duplication", "we
-should avoid tight coupling"). Not what something does ("using UTC would be
-more consistent … and avoid timezone-related issues", a pasted review comment) nor why ("rebuild the WASM on start
-to avoid these issues": the purpose of a request that is one by its own words)."""
+should avoid tight coupling"). Not what something does ("using UTC would be more consistent … and avoid
+timezone-related issues", a pasted review comment) nor why ("rebuild the WASM on start to avoid these issues": the
+purpose of a request that is one by its own words)."""
 _PLEASE_DO = rf"\bplease\s+(?:(?:still|also|just|now|then|kindly|do)\s+)?(?:{_alternatives(_IMPERATIVE_VERBS)})\b"
 """A request anywhere in the clause, "please" then a work verb ("if so please still use 2 agents for different
 purposes"): a request at its head is the imperative (`_IMPERATIVE`); after the preference words, so "please use uv"
@@ -150,7 +152,7 @@ the words, carries on."""
 _OBJECT = (r"(?:the|a|an|all|it|them|this|that|these|those|my|our|your|its|every|each|both|any|some|ahead|up|out|"
            r"back)\b|\d|[`\"'(]")
 _IMPERATIVE = re.compile(
-    rf"^(?:(?:{_alternatives(_DISCOURSE.split())})[,!.]?\s+)*(?:{_alternatives(_IMPERATIVE_VERBS)})\s+(?:{_OBJECT})",
+    rf"{_OPENING}(?:{_alternatives(_IMPERATIVE_VERBS)})\s+(?:{_OBJECT})",
     re.IGNORECASE,
 )
 """A request in the imperative: a work verb first, then what it acts on ("Fix the issues and bugs and push them",
