@@ -83,10 +83,11 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
                         lambda r: f"{quoted_name(r.anchor.key)} resolves to no source record", weak)  # fmt: skip
 
 
-_CUT_AFTER = re.compile(r"\.\.\.|…")
+_CUT_AFTER = re.compile(r"/?(?:\.\.\.|…)")
 """What a summary writes right after a key it cut short (`https://linear.app/entirehq/issue/ENT-250/...`,
 cli_1284c080's S1 quoting the user), or at its end when the key's pattern takes it in (a URI takes `…`): the key as
-written is a head of the one the log holds."""
+written is a head of the one the log holds. A folder followed by `/...` names some path under it, not itself
+(`/var/folders/...`, what a temporary folder on macOS starts with)."""
 _ELIDED = re.compile(r"(?:^|/)\.\.\./")
 """A path's segments left out, as summaries shorten long paths: in its middle (`/tmp/.../scratchpad/argenv.Dockerfile`)
 or at its head (`.../docker.service.drv` of `/nix/store/jpc8…-docker.service.drv`)."""
