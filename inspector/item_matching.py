@@ -61,6 +61,11 @@ def match_user_item(item: Invariant, indexed: IndexedText, config: Config = DEFA
         beside = _beside_question(item, indexed, config)
         if beside is not None:
             return _located(InvariantStatus.PARAPHRASED, beside, "kept in part, beside the question it answers")
+        listed = _under_its_label(item, indexed)
+        if listed is not None:
+            start, end = listed
+            return InvariantMatch(InvariantStatus.PARAPHRASED, start, end, indexed.text[start:end],
+                                  "listed under the label its question was shown with")  # fmt: skip
         named = _names_its_subject(item, indexed)
         if named is not None:
             start, end = named
@@ -109,6 +114,24 @@ def _beside_question(item: Invariant, indexed: IndexedText, config: Config) -> P
     found = presence(f"{item.text} {item.asked}", indexed, config=config)
     own = topic_terms(item.text) & topic_terms(found.passage or "")
     return found if found.coverage >= config.kept_coverage and own else None
+
+
+def _under_its_label(item: Invariant, indexed: IndexedText) -> tuple[int, int] | None:
+    """The line of the summary that lists a question-tool answer under the label its question was shown with
+    (`Invariant.label`): a line naming the label that holds one of the answer's own terms ("Finding 5 (second ask):
+    "Skip"" for "Skip." to a question shown as "Finding 5"). The label is the agent's own handle for the question,
+    the one a summary reaches for when it lists many answers, so the question's words need not be there."""
+    own = topic_terms(item.text) if item.label else set()
+    if not own or item.label is None:
+        return None
+    lowered = indexed.lowered
+    for found in re.finditer(rf"(?<!\w){re.escape(item.label.lower())}(?!\w)", lowered):
+        start = lowered.rfind("\n", 0, found.start()) + 1
+        end = lowered.find("\n", found.end())
+        end = len(lowered) if end < 0 else end
+        if own & topic_terms(indexed.text[start:end]):
+            return start, end
+    return None
 
 
 _NAME = re.compile(r"(?<![\w./-])(?:\.[A-Za-z][\w-]+|[\w-]{2,}(?:[./][\w-]+)*\.[A-Za-z][\w-]+)(?![\w/-])")

@@ -198,6 +198,9 @@ class Invariant:
     """The question-tool question an answer that says enough alone replies to (so no `context`): a summary may keep
     such an answer in part, beside the question's topic ("localStorage persistence" for "Browser localStorage
     only.", asked "Should the cart persist data, and if so, how?")."""
+    label: str | None = None
+    """The short label the question tool showed that question under ("Finding 5", "Auth method"), when it had one: a
+    summary may list the answer by it alone ("Finding 5: Skip")."""
     distinct: str | None = None
     """For an entry of a list (`inspector.list_selection`), the words of it no other entry of the list has: the
     entries of one list share the words of their one file or feature, so these are what tell a summary's passage

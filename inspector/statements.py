@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from inspector.authorship import spans_for
 from inspector.config import DEFAULT_CONFIG, Config
@@ -310,6 +311,7 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
             if answered and _GO_AHEAD.fullmatch(clause):
                 continue
             tool_question = question_answered(record, sentence.text) if answered else None
+            shown_as = question_label(record, sentence.text) if answered else None
             if context is None and len(topic_terms(clause)) < config.min_terms:
                 question = tool_question if answered else asked
                 context = question if question and len(topic_terms(f"{clause} {question}")) >= config.min_terms + 1 \
@@ -323,21 +325,35 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
                 if len(whole) <= config.statement_chars:
                     clause, quote = whole, None
             yield Invariant(f"{kind.value}:{record.key}#{number}", kind, clause, record.key, replaces=replaces,
-                            quote=quote, context=context, asked=tool_question if context is None else None)  # fmt: skip
+                            quote=quote, context=context, asked=tool_question if context is None else None,
+                            label=shown_as)  # fmt: skip
 
 
 def question_answered(record: SourceRecord | None, said: str) -> str | None:
     """The question a question tool put, when `said` is (in) the user's answer to it: "Yes, fixed control view."
     tells the next agent nothing without "Should we drop the first-person walking entirely?". It is shown with the
     answer; it is matched only with an answer too short to be found by its own words ("3 conditions."), as a typed
-    reply borrows the agent's question (`user_items`). From the reader's `extra["asked"]`: each answer's
-    [start, end, question] in the record's text."""
+    reply borrows the agent's question (`user_items`)."""
+    stretch = _answer_stretch(record, said)
+    return (str(stretch[2]) or None) if stretch else None
+
+
+def question_label(record: SourceRecord | None, said: str) -> str | None:
+    """The short label the question tool showed the question under ("Finding 5"), when `said` is (in) the answer
+    to one that had a label: a summary may list the answer by it alone ("Finding 5: Skip")."""
+    stretch = _answer_stretch(record, said)
+    return (str(stretch[3]) or None) if stretch and len(stretch) == 4 else None
+
+
+def _answer_stretch(record: SourceRecord | None, said: str) -> list[Any] | tuple[Any, ...] | None:
+    """The reader's `extra["asked"]` entry of the answer `said` is (in): [start, end, question] in the record's text,
+    and the question's label when it had one."""
     at = record.text.find(said) if record is not None else -1
     if record is None or at < 0:
         return None
     for stretch in record.extra.get("asked") or ():
-        if isinstance(stretch, list | tuple) and len(stretch) == 3 and stretch[0] <= at < stretch[1]:
-            return str(stretch[2]) or None
+        if isinstance(stretch, list | tuple) and len(stretch) in (3, 4) and stretch[0] <= at < stretch[1]:
+            return stretch
     return None
 
 
@@ -348,4 +364,5 @@ def reply_to(item: Invariant, record: SourceRecord | None) -> str | None:
 
 
 __all__ = ["QUESTION_TAIL_CHARS", "USER_KINDS", "last_question", "offered_options", "picked_label", "picked_option",
-           "question_answered", "reply_to", "statement_kind", "statement_sentences", "user_items"]  # fmt: skip
+           "question_answered", "question_label", "reply_to", "statement_kind", "statement_sentences",
+           "user_items"]  # fmt: skip

@@ -555,8 +555,8 @@ class _Reader:
             if said and via == _answer_kind(tool, block, data):
                 # The user's own words, typed into a rejection or a question tool: a user statement, each answer
                 # with the question it answers.
-                self.transcript.turn(node.uuid, "user", "user", said, timestamp, via=via,
-                                     asked=questions_answered(body) if via == "question-tool" else None)
+                asked = questions_answered(body, question_labels(data.questions)) if via == "question-tool" else None
+                self.transcript.turn(node.uuid, "user", "user", said, timestamp, via=via, asked=asked)
         return bool(text or results)
 
     def _mark_command(self, prompt: str) -> None:
@@ -683,16 +683,31 @@ def user_words_in_result(body: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def questions_answered(body: str) -> list[list[int | str]]:
+def questions_answered(body: str, labels: dict[str, str] | None = None) -> list[list[int | str]]:
     """Where each answer of a question tool's result stands in the words `user_words_in_result` gives, with the
-    question it answers: [start, end, question]. "Yes, fixed control view." tells the next agent nothing without
-    "Should we drop the first-person walking entirely?"."""
+    question it answers: [start, end, question], and the question's label when `labels` gives it one
+    (`question_labels`). "Yes, fixed control view." tells the next agent nothing without "Should we drop the
+    first-person walking entirely?"."""
     stretches: list[list[int | str]] = []
     start = 0
     for question, answer in _answers(body) or []:
-        stretches.append([start, start + len(answer), question])
+        label = (labels or {}).get(question)
+        stretches.append([start, start + len(answer), question, *([label] if label else [])])
         start += len(answer) + 1
     return stretches
+
+
+def question_labels(questions: Any) -> dict[str, str]:
+    """Each question a question tool asked, by its text, with the short label it was shown under (`header`,
+    "Finding 5", "Auth method"): what a summary lists the answer by. From the result's own `toolUseResult`, so the
+    answer's record says it alone."""
+    labels: dict[str, str] = {}
+    for asked in questions if isinstance(questions, list) else ():
+        question = asked.get("question") if isinstance(asked, dict) else None
+        label = asked.get("header") if isinstance(asked, dict) else None
+        if isinstance(question, str) and isinstance(label, str) and label.strip():
+            labels[question.strip()] = label.strip()
+    return labels
 
 
 def _answers(body: str) -> list[tuple[str, str]] | None:
@@ -864,5 +879,5 @@ def _is_agent_log(path: Path) -> bool:
     return path.is_file() and path.name.startswith("agent-") and path.name.endswith((".jsonl", ".jsonl.zst"))
 
 
-__all__ = ["harness_slip", "questions_answered", "read", "read_resuming", "sidechain_paths", "sniff",
+__all__ = ["harness_slip", "question_labels", "questions_answered", "read", "read_resuming", "sidechain_paths", "sniff",
            "user_words_in_result"]

@@ -91,6 +91,9 @@ class Record(msgspec.Struct, gc=False):
     """`toolUseResult.backgroundTaskId`: the call's command went on in the background, as this task."""
     task: Any = None
     """`toolUseResult.task`: a task the result reports on (a background command's status, exit code, output)."""
+    questions: Any = None
+    """`toolUseResult.questions`: what a question tool asked, each question with the short label (`header`) it was
+    shown under, the handle a summary lists its answer by ("Finding 5: Skip")."""
     fields: dict[str, Any] | None = None
     """Fields the reader does not know (slow path only), kept with the turn so nothing is lost."""
 
@@ -114,6 +117,7 @@ class _ErrorFlag(msgspec.Struct, gc=False):
     returnCodeInterpretation: Any = None
     backgroundTaskId: Any = None
     task: Any = None
+    questions: Any = None
 
 
 _ERROR_FLAG = msgspec.json.Decoder(_ErrorFlag)
@@ -137,7 +141,7 @@ def slim(fast: Any) -> Record:
     return Record(*_USED_VALUES(fast), tool_error=_raw_tool_error(result) if flags is None else flags.is_error is True,
                   exit_meaning=_exit_meaning(flags.returnCodeInterpretation if flags else None),
                   harness_error=harness, background_task=flags.backgroundTaskId if flags else None,
-                  task=flags.task if flags else None)  # fmt: skip
+                  task=flags.task if flags else None, questions=flags.questions if flags else None)  # fmt: skip
 
 
 def from_dict(data: dict[str, Any]) -> Record:
@@ -154,7 +158,7 @@ def from_dict(data: dict[str, Any]) -> Record:
     structured = result if isinstance(result, dict) else {}
     return Record(**known, tool_error=_tool_error(result), exit_meaning=meaning, harness_error=isinstance(result, str)
                   and result.startswith("Error:"), background_task=structured.get("backgroundTaskId"),
-                  task=structured.get("task"), fields=unknown)  # fmt: skip
+                  task=structured.get("task"), questions=structured.get("questions"), fields=unknown)  # fmt: skip
 
 
 def _exit_meaning(value: Any) -> str | None:

@@ -1,0 +1,79 @@
+"""A question-tool answer is kept where a summary lists it under the label its question was shown with.
+
+Claude Code's question tool shows each question under a short label (`header`: "Finding 5", "Auth method") that
+the agent chose. Asked through a review's findings one by one, mementor_063071b3 (fresh39, labelled blind: S1
+faithful) answered "Skip" to "The three copies differ only in relative path prefix. No clean unification is
+possible. Add sync comments, or skip entirely?", shown as "Finding 5"; S1 lists `Finding 5 (second ask): "Skip"`,
+and the answer was called lost, because "Skip." is too short to be found alone and none of the question's words
+are on that line. The label comes from the answer's own record (`toolUseResult.questions`), so the reading needs
+nothing from the call's record.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from inspector.analysis import analyze
+from inspector.readers.claude_code import question_labels, questions_answered
+from inspector.readers.registry import load_trace
+from tests.test_guard_authorship import call, compacted, line, result, user
+
+QUESTION = ("The three copies differ only in relative path prefix. No clean unification is possible. Add sync "
+            "comments, or skip entirely?")  # fmt: skip
+BODY = (f'User has answered your questions: "{QUESTION}"="Skip". You can now continue with the user\'s answers in '
+        "mind.")  # fmt: skip
+ASKED = {"questions": [{"question": QUESTION, "header": "Finding 5", "multiSelect": False,
+                        "options": [{"label": "Skip", "description": "the duplication is inherent"},
+                                    {"label": "Address", "description": "add comments linking the three sites"}]}]}
+LISTED = "6. All user messages:\n   - Finding 4: \"Address\"\n   - Finding 5 (second ask): \"Skip\"\n"
+
+
+def _asked_log(folder: Path, summary: str, *, labelled: bool = True) -> Path:
+    result_fields = {**ASKED, "answers": {QUESTION: "Skip"}} if labelled else {"answers": {QUESTION: "Skip"}}
+    records = [
+        user("u1", None, "Review the crate and ask me about each finding.", origin={"kind": "human"}),
+        call("c1", "u1", "AskUserQuestion", ASKED),
+        result("r1", "c1", BODY, result_fields),
+        line("a9", "r1", "assistant", message={"id": "msg_a9", "role": "assistant",
+                                               "content": [{"type": "text", "text": "Finding 5 skipped."}]}),
+        *compacted("a9", summary),
+    ]  # fmt: skip
+    path = folder / "asked.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def _lost(path: Path) -> list[str]:
+    """What the summary is said to have lost of the user's answers (the typed request before them aside)."""
+    return [f.message for f in analyze(load_trace(path)).findings
+            if f.rule == "user-statement-lost" and "Review the crate" not in f.message]  # fmt: skip
+
+
+def test_an_answer_listed_under_its_questions_label_is_kept(tmp_path: Path) -> None:
+    assert _lost(_asked_log(tmp_path, LISTED)) == []
+
+
+def test_without_the_label_or_the_answer_on_its_line_the_answer_is_lost(tmp_path: Path) -> None:
+    """The label alone says nothing of what was chosen, and a log whose result does not say the label has none
+    to look for."""
+    apart = "6. All user messages:\n   - Finding 5: see below\n   - We skip Finding 4\n"
+    [unlisted] = _lost(_asked_log(tmp_path, apart))
+    assert "“Skip.”" in unlisted
+    [unlabelled] = _lost(_asked_log(tmp_path, LISTED, labelled=False))
+    assert "“Skip.”" in unlabelled
+
+
+def test_the_reader_keeps_each_questions_label_from_the_answers_own_record() -> None:
+    """Each answer's stretch carries its question's label when the result says one; a blank label, or an entry that
+    is no question, gives none."""
+    stretches = questions_answered(BODY, question_labels(ASKED["questions"]))
+    assert stretches == [[0, 5, QUESTION, "Finding 5"]]
+    assert questions_answered(BODY) == [[0, 5, QUESTION]]
+    assert question_labels([{"question": QUESTION, "header": "  "}, "not a question", {"header": "x"}]) == {}
+
+
+def test_finding_50_does_not_list_the_answer_to_finding_5(tmp_path: Path) -> None:
+    """A label is a whole phrase: it ends where a word does."""
+    [lost] = _lost(_asked_log(tmp_path, "6. All user messages:\n   - Finding 50: \"Skip\"\n"))
+    assert "“Skip.”" in lost
