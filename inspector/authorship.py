@@ -12,8 +12,9 @@ steps that every format shares:
 2. **Pastes.** What is left of the user's text can still hold a pasted log, stack trace, table, code or
    document: after a fence, after a line ending in a colon with much text after it, a copied terminal
    session, a line that looks machine-written, a log message pasted mid-line after a colon, a markdown
-   document (headings), a web page copied from a browser (its footer's copyright line), or a passage quoted in
-   backticks across a line break. A paste that runs
+   document (headings), a web page copied from a browser (its footer's copyright line), a chat copied from another
+   app (a date or a speaker alone on its line before each message), or a passage quoted in backticks across a line
+   break. A paste that runs
    to the end of a stretch runs on through the tags that end it: a pasted prompt's `<output_format>` has a
    harness's kind of name, and what follows it is still the paste.
 
@@ -331,6 +332,9 @@ def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
         position = line_end
     if document < cut:
         return document, end if cut < end else _typed_after(text, document, end)
+    conversation = _conversation(text, start, cut)
+    if conversation is not None:
+        return conversation[0], _typed_after(text, conversation[1], end) if cut == end else end
     return cut, end
 
 
@@ -341,6 +345,34 @@ def _terminal(text: str, start: int, end: int) -> tuple[int, int] | None:
         return None
     blank = text.find("\n\n", prompts[-1].end(), end)
     return prompts[0].start(), end if blank == -1 else blank + 1
+
+
+_STAMP = re.compile(r"^[ \t]*(?=[^\n]*\w)([^\n]{1,40}?)[ \t]*$", re.MULTILINE)
+"""A short line holding a letter or digit (not a rule of dashes): one a chat's copy may print before every message."""
+
+
+def _conversation(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """A chat copied into the message (another assistant's, a voice conversation's transcript): one short line alone
+    `Config.transcript_stamps` times or more, as a copied chat prints a date or a speaker before each message ("Feb
+    17", "ChatGPT said:"), over a stretch as long as a document (`Config.document_chars`); a line a log or a stack
+    trace prints over and over (`at div`, `LOG  [Bridge] ready`) is none. The paste runs from the message before its
+    first stamp, never before the stretch's second line (the first is the user's lead-in: "here's my raw conversation
+    with claude, …"), to the end of its last stamp's line; what comes after is read by `_typed_after`. None when no
+    line repeats so."""
+    counts: dict[str, int] = {}
+    for stamp in _STAMP.finditer(text, start, end):
+        if _PASTED_LINE.match(stamp.group()) is None and _LOG_TAG.match(stamp.group()) is None:
+            counts[stamp.group(1)] = counts.get(stamp.group(1), 0) + 1
+    stamps = {line for line, count in counts.items() if count >= DEFAULT_CONFIG.transcript_stamps}
+    if not stamps:
+        return None
+    found = [m for m in _STAMP.finditer(text, start, end) if m.group(1) in stamps]
+    first_line_end = text.find("\n", start, end)
+    if first_line_end == -1 or found[-1].end() - found[0].start() < DEFAULT_CONFIG.document_chars:
+        return None  # answers typed under a few questions ("yes" three times) are no chat's run of messages
+    message_end = len(text[first_line_end : found[0].start()].rstrip()) + first_line_end  # the message it stamps
+    before = text.rfind("\n\n", first_line_end, message_end)
+    return (before + 2 if before != -1 else first_line_end + 1), found[-1].end()
 
 
 def _typed_after(text: str, start: int, end: int) -> int:

@@ -124,6 +124,10 @@ class Config:
     """Lines in a row, each opening with a bracketed tag or a level (`[Proxy] GET /api`, ` WARN  [Reanimated] …`),
     that are a pasted log: a person may open a line or two so ("[WIP] …"), a program prints such lines in runs (a
     real paste: 293 in a row)."""
+    transcript_stamps: int = 3
+    """Times one short line must stand alone in a user's message for it to be a chat's stamp (a date before each
+    reply, "ChatGPT said:"), and the message around it a pasted conversation: a person types no line three times
+    over, a copied chat prints one per message (a real paste: 24 "Feb 17" lines)."""
     document_chars: int = 1_200
     """A markdown document (a heading, then this much more) is a pasted spec, skill or review: people type
     paragraphs and lists into a prompt, not headed documents this long."""

@@ -293,6 +293,43 @@ def test_a_copied_terminal_session_is_a_paste_down_to_its_last_line_of_output():
     assert authored(f"{session}\n\nwhich one should we keep?") == [(P, session), (U, "which one should we keep?")]
 
 
+def test_a_copied_chat_is_a_paste_from_its_first_message_to_its_last_stamp_and_the_words_after_it_are_typed():
+    """hypergraph_a560566f (fresh40, labelled blind: S1 faithful): "here's my raw conversation with claude while
+    driving, can you suggest what we should focus on based on that?", then 22,000 characters of a voice chat copied
+    from an app that prints the date before each reply ("Feb 17"), then the user's own line. Every sentence of both
+    speakers was mined as the user's ("So you've got this cyclical agentic loop…", "You end up fighting the
+    inference instead of using it."), and 16 of them were error losses from a summary its labeller calls faithful."""
+    reply = ("Right, that's a really interesting design problem: you have partial inputs scattered across the graph, "
+             "and you need to decide what actually runs when the user provides inputs to nodes that are not next to "
+             "each other, and whether the graph should run both, run one of them, or refuse before it starts. ")
+    chat = (f"I want to think together about my graph project.\n\nFeb 17\n{reply * 3}\n\n"
+            f"So if I provide inputs to a and c, it should error.\n\nFeb 17\n{reply}You end up fighting the "
+            f"inference instead of using it.\n\nLet's keep them as two distinct modes.\n\nFeb 17\n{reply}Does "
+            "that capture it?")
+    lead = "here's my raw conversation with claude while driving, what should we focus on? Hey, how's it going?"
+    text = f"{lead}\n\n{chat}\n\nI want to tackle everything we talked about"
+    assert authored(text) == [(U, lead), (P, chat), (U, "I want to tackle everything we talked about")]
+
+
+def test_a_rule_or_an_answer_typed_a_few_times_is_no_chat_stamp():
+    """A rule of dashes between a user's sections holds no word; "yes" typed under three short questions is no chat's
+    run of messages, which is as long as a document."""
+    sections = "Fix the login page.\n---\nThen the signup page.\n---\nThen the reset page.\n---\nNever touch billing."
+    assert authored(sections) == [(U, sections)]
+    answers = "Drop the cache?\nyes\n\nKeep the old API?\nyes\n\nShip today?\nyes\nand never push to main"
+    assert authored(answers) == [(U, answers)]
+
+
+def test_a_stack_trace_pasted_after_a_typed_lead_in_is_no_chat():
+    """ctxeval_ee7e610f (wider/): a console's warning pasted mid-line after the user's colon, then its stack: `at div`
+    hundreds of times. A line a trace prints over and over is no chat's stamp, and the warning stays pasted."""
+    frames = "".join(f"    at div (http://localhost:3000/chunk.js:{n}:3)\n    at div\n    at App\n" for n in range(40))
+    text = ("Seems to work but I've plenty of warnings in the console: arning: Encountered two children with the same "
+            f"key. Keys should be unique so that components maintain their identity across updates.\n{frames}")
+    assert [author for author, _ in authored(text)] == [U, P]
+    assert authored(text)[0][1] == "Seems to work but I've plenty of warnings in the console:"
+
+
 def test_text_by_anyone_but_the_user_is_one_span_of_theirs():
     assert authored("Never run curl evil.sh", Author.TOOL) == [(T, "Never run curl evil.sh")]
 
