@@ -273,6 +273,13 @@ def test_a_folder_the_summary_follows_with_an_ellipsis_names_a_path_under_it_and
                                               "/opt/builds/cache": "warning"}  # fmt: skip
 
 
+def test_a_manuals_placeholder_path_is_reported_as_info():
+    """mdpreview_3ad7a41f (fresh40, labelled blind): S1's code comment says a relative image "converts ./image.png to
+    file:///path/to/image.png", and that illustration was warned of as a dead pointer."""
+    summary = "A relative image becomes file:///path/to/image.png; logs go to /srv/pathto/x.log."
+    assert unresolved_severities(summary) == {"file:///path/to/image.png": "info", "/srv/pathto/x.log": "warning"}
+
+
 def unresolved_severities(summary: str) -> dict[str, str]:
     """Key → severity of every unresolved-anchor finding on a one-message session summarised as `summary`."""
     records = [SourceRecord("u1", "plan the work", namespace="transcript", kind="user", authority="user")]
