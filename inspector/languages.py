@@ -45,13 +45,16 @@ FOREIGN_OBLIGATION = re.compile(
     r"obligatorio|asegúrate|doit|doivent|il faut|toujours|obligatoire|assurez-vous|muss|müssen|immer|unbedingt|"
     r"erforderlich|stelle sicher|bisogna|obbligatorio|assicurati|должен|должны|нужно|необходимо|всегда|"
     r"обязательно)\b|"
-    r"반드시|꼭|항상|해야|하세요|해\s?주세요|하십시오|유지해|"
-    r"必ず|常に|してください|すること|しなければ|"
-    r"必须|必須|一定要|务必|務必|总是|總是",
-    re.IGNORECASE,
+    r"반드시|꼭|항상|해야|하세요|해\s?주세요|하십시오|유지해|줘|부탁|"
+    r"必ず|常に|してください|すること|しなければ|て(?:ほしい|欲しい)|お願い|(?:(?<!てい)(?<!でい)て|(?<=ん)で)(?:ね|よ|おいて|くれ)?[。！!]*\s*$|"
+    r"必须|必須|一定要|务必|務必|总是|總是|(?<!申)[请請](?!求)|[帮幫]我|麻[烦煩]",
+    re.IGNORECASE | re.MULTILINE,
 )
 """Words that oblige or request, by language, in the same languages: "deve", "il faut", "muss", "반드시",
-"해야", the polite imperative "-하세요", "してください", "必须"."""
+"해야", the polite imperative "-하세요", "してください", "必须"; and the plain requests people type to an agent:
+Korean "-줘" ("고쳐줘"), Japanese "-てほしい", "お願い" and a sentence ending in the te-form ("リリースして",
+"やってね", "選んで"; not "-ていて" or a "-で" after no "ん", a sentence left going: "エラーが出ていて", "使うことで"),
+Chinese "请" (not "请求", a request as a noun: "HTTP请求") and "帮我"."""
 
 _COMMON_WORDS = {
     "en": "the and is to of that it with for not this be are we you was have on in".split(),

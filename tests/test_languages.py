@@ -190,6 +190,26 @@ def test_a_question_or_a_plain_report_in_another_language_is_not() -> None:
         assert statement_kind(said, language_of(said)) is None, said
 
 
+@pytest.mark.parametrize("said", [
+    "cliで存在しないディレクトリやfileを指定された時の挙動もvscodeとかcot editorとか参考にいい感じにやってね。",
+    "同じミスで同じことが起こらないように、テストケース追加してね", "必要ないリソースは削除してほしい",
+    "ちゃんと動いてるか確認してからリリースして", "設定ファイルを三つの中から選んで", "コミットお願いします",
+    "응 백엔드도 수정해줘", "請你幫我加上skills /workflows:review 在他每一次實作完一個phase時review"])
+def test_a_plain_request_typed_in_another_language_is_a_requirement(said: str) -> None:
+    """mdpreview_3ad7a41f (fresh40, labelled blind: an error loss of S1) asked in plain Japanese, ending with the
+    te-form and "ね", for the CLI to handle a missing file as VS Code does; the agent said it would and never did, and
+    the request was no item, as none of the session's "…して" and "…てほしい" were, nor Korean "-줘" or Chinese
+    "请你帮我" (openwhisperm, broadlisteni, dotnix, repiq, hudyfrontend: 100 requests in 15 sessions)."""
+    assert statement_kind(said, language_of(said)) is InvariantKind.USER_REQUIREMENT
+
+
+@pytest.mark.parametrize("said", ["なぜかエラーが出ていて", "これらのストレージ技術を使うことで。",
+                                  "今回の差分は整合しており、回帰リスクは低いで", "HTTP请求失败了，返回码是500"])
+def test_a_sentence_left_going_or_a_request_as_a_noun_is_no_request(said: str) -> None:
+    """"-ていて" and a "-で" after no "ん" leave a sentence going ("and …"); "请求" is a request as a noun."""
+    assert statement_kind(said, language_of(said)) is None
+
+
 def test_a_typed_prohibition_in_another_language_binds_and_an_obligation_warns() -> None:
     assert binding(PORTUGUESE) and binding("절대 main 브랜치에 직접 푸시하지 마세요")
     assert not binding("Il faut garder les tests d'intégration dans le même dossier")
