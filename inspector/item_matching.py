@@ -241,7 +241,7 @@ def match_criterion(item: Invariant, indexed: IndexedText, config: Config = DEFA
         return _match_plan_step(item, indexed)
     check = check_named(item.id)
     if check is not None:
-        return _match_plan_check(check, indexed)
+        return _match_plan_check(check, item, indexed)
     labelled = LABELLED.match(item.text)
     if labelled is None:
         return match_user_item(item, indexed, config)
@@ -276,14 +276,21 @@ def _match_plan_step(item: Invariant, indexed: IndexedText) -> InvariantMatch:
     return InvariantMatch(InvariantStatus.LOST, reason=f"it does not name `{name}`")
 
 
-def _match_plan_check(check: Check, indexed: IndexedText) -> InvariantMatch:
+def _match_plan_check(check: Check, item: Invariant, indexed: IndexedText) -> InvariantMatch:
     """A plan's check not yet run is kept by its command, or by the words any run of it carries, in order ("run
-    `lint` before calling it done" keeps `npm run lint`): the next agent then knows it is still to run."""
+    `lint` before calling it done" keeps `npm run lint`): the next agent then knows it is still to run. Or by the
+    plan's file (`Invariant.reference`), which holds the check: a summary that sends the next agent to the plan
+    ("the approved plan at ~/.claude/plans/zazzy-bouncing-sonnet.md", hypergraph_a560566f's S1, mid-way through its
+    steps) has it read there what to run before calling the work done."""
     for said in (check.command.split(), check.defining):
         found = re.search(r"(?<![\w-])" + r"\s+".join(map(re.escape, said)) + r"(?![\w-])", indexed.text,
                           re.IGNORECASE)  # fmt: skip
         if found is not None:
             return InvariantMatch(InvariantStatus.VERBATIM, found.start(), found.end(), found.group(0))
+    name = item.reference.rsplit("/", 1)[-1] if item.reference else None
+    at = indexed.text.find(name) if name else -1
+    if name and at >= 0:
+        return InvariantMatch(InvariantStatus.PARAPHRASED, at, at + len(name), name, "it names the plan's file")
     return InvariantMatch(InvariantStatus.LOST, reason=f"it does not name `{check.command}`")
 
 

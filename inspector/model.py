@@ -201,6 +201,9 @@ class Invariant:
     label: str | None = None
     """The short label the question tool showed that question under ("Finding 5", "Auth method"), when it had one: a
     summary may list the answer by it alone ("Finding 5: Skip")."""
+    reference: str | None = None
+    """The file that holds the item, which a summary may point to instead of repeating it: the approved plan's file
+    (`.claude/plans/<slug>.md`), for the checks its verification section asks to run."""
     distinct: str | None = None
     """For an entry of a list (`inspector.list_selection`), the words of it no other entry of the list has: the
     entries of one list share the words of their one file or feature, so these are what tell a summary's passage

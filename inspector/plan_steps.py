@@ -129,8 +129,10 @@ def owed_plan_items(records: Sequence[SourceRecord], owed: Callable[[str], dict[
             done = next((r.key for r in islice(records, position + 1, replaced)
                          if r.namespace == TRANSCRIPT and (made(r) or _writing_agent(r))),
                         records[replaced].key if replaced < len(records) else None)  # fmt: skip
+            plan_file = plan.extra.get("plan_file")
             items[step.name] = Invariant(f"{prefix}{plan.key}#{step.name}", InvariantKind.TASK_CRITERION,
-                                         step.line, plan.key, retired_by=done, quote=step.line)  # fmt: skip
+                                         step.line, plan.key, retired_by=done, quote=step.line,
+                                         reference=plan_file if isinstance(plan_file, str) else None)  # fmt: skip
     return list(items.values())
 
 

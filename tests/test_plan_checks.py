@@ -81,6 +81,22 @@ def test_the_guard_gives_the_unrun_check_back_with_the_plan_line(tmp_path: Path,
     assert "Rust tests pass" in back and "crypto package tests pass" not in back
 
 
+@pytest.mark.parametrize(("named", "lost"), [("~/.claude/plans/zazzy-bouncing-sonnet.md", 0),
+                                              ("docs/plans/zazzy-bouncing-sonnet-notes.md", 1)])
+def test_a_summary_naming_the_plans_file_keeps_its_checks(tmp_path: Path, named: str, lost: int) -> None:
+    """hypergraph_a560566f (fresh40, labelled blind: S1 faithful) is mid-way through a plan the user approved in plan
+    mode, and S1 sends the next agent to it ("the approved plan at …/.claude/plans/zazzy-bouncing-sonnet.md") with its
+    remaining steps; the plan's two pytest checks, not yet due, were warned of as lost. Plan mode writes the plan to a
+    file named for the session's slug: a summary naming that file keeps what the plan asks to run. Another file's
+    name keeps nothing."""
+    asked = [user("u0", None, "Plan the switch to random IPNS keys.", origin={"kind": "human"},
+                  slug="zazzy-bouncing-sonnet"),
+             call("x1", "u0", "ExitPlanMode", {"plan": PLAN}),
+             result("p0", "x1", "User has approved your plan. You can now start coding.", {"plan": PLAN})]  # fmt: skip
+    summary = f"{SUMMARY}\n- Continue with step 2 of the approved plan at {named}"
+    assert len(_lost(planned_session(tmp_path, summary, BUILT, head=asked))) == lost
+
+
 def test_a_run_in_another_form_makes_the_check_and_so_does_a_failed_one(tmp_path: Path) -> None:
     """`cargo test` with no features run from the folder by its full path; then a failing run: its failure is
     what the next agent must know, through the failure lifecycle, not an unrun check."""

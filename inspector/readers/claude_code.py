@@ -42,6 +42,7 @@ from inspector.readers.timeline import Compaction, Turn
 from inspector.readers.transcript import NATIVE_TAG, Transcript
 from inspector.readers.values import as_int, as_str, blocks_text, session_stem, type_of
 from inspector.text import counted
+from inspector.tool_names import is_plan_tool
 
 NAME = "claude-code"
 
@@ -611,7 +612,8 @@ class _Reader:
             elif kind == "tool_use":
                 call_id = block.get("id") if isinstance(block.get("id"), str) else node.uuid
                 name = block.get("name") if isinstance(block.get("name"), str) else "tool"
-                self.transcript.tool_call(call_id, name, block.get("input"), timestamp)
+                plan = {"plan_file": PLAN_FILE.format(slug=self.slug)} if is_plan_tool(name) and self.slug else {}
+                self.transcript.tool_call(call_id, name, block.get("input"), timestamp, **plan)
                 added = True
             elif kind not in ("thinking", "redacted_thinking"):
                 self.transcript.unknown_types[f"assistant block {kind}"] += 1
