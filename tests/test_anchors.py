@@ -273,11 +273,14 @@ def test_a_folder_the_summary_follows_with_an_ellipsis_names_a_path_under_it_and
                                               "/opt/builds/cache": "warning"}  # fmt: skip
 
 
-def test_a_manuals_placeholder_path_is_reported_as_info():
+def test_a_placeholder_path_is_reported_as_info():
     """mdpreview_3ad7a41f (fresh40, labelled blind): S1's code comment says a relative image "converts ./image.png to
-    file:///path/to/image.png", and that illustration was warned of as a dead pointer."""
+    file:///path/to/image.png", and that illustration was warned of as a dead pointer; portcli_d0dbaa44 (fresh38,
+    labelled blind: S1 faithful) was, of the file name a skill says to save a plan under, its date left to fill."""
     summary = "A relative image becomes file:///path/to/image.png; logs go to /srv/pathto/x.log."
     assert unresolved_severities(summary) == {"file:///path/to/image.png": "info", "/srv/pathto/x.log": "warning"}
+    planned = "The plan is to be saved to `docs/superpowers/plans/YYYY-MM-DD-skip-system-blueprints.md`."
+    assert unresolved_severities(planned) == {"docs/superpowers/plans/YYYY-MM-DD-skip-system-blueprints.md": "info"}
 
 
 def unresolved_severities(summary: str) -> dict[str, str]:

@@ -52,7 +52,7 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     """On a session log, a key that is a path only by an underscore or a digit is reported as info: unresolved,
     it is as likely a list of words joined by slashes as a dead path (`anchors.weakly_a_path`). So is a path the
     summary names as one to make ("(e) create `registry/cursor/block.json`"): a plan's file does not exist yet.
-    And a manual's placeholder path (`/path/to/image.png`, `_PLACEHOLDER`).
+    And a placeholder path (`/path/to/image.png`, `plans/YYYY-MM-DD-x.md`: `_PLACEHOLDER`).
     And a path with its middle or head left out (`windows-scout-scope/.../spec.md`, `.../docker.service.drv`): the
     summary says it abbreviated it, so no record bears it as written. And an agent's instruction file
     (`/Users/…/wakil/CLAUDE.md`): the harness loads it into the context at the start, and a log need not record that
@@ -93,9 +93,11 @@ written is a head of the one the log holds. A folder followed by `/...` names so
 _ELIDED = re.compile(r"(?:^|/)\.\.\./")
 """A path's segments left out, as summaries shorten long paths: in its middle (`/tmp/.../scratchpad/argenv.Dockerfile`)
 or at its head (`.../docker.service.drv` of `/nix/store/jpc8…-docker.service.drv`)."""
-_PLACEHOLDER = re.compile(r"(?:^|/)path/to/")
-"""The placeholder folders of every manual's example (`/path/to/file`, `file:///path/to/image.png` in a comment of
-the summary's code): an illustration, not a path anything read or wrote."""
+_PLACEHOLDER = re.compile(r"(?:^|/)path/to/|YYYY-?MM-?DD")
+"""The placeholders of a manual's example or a naming rule: its folders (`/path/to/file`,
+`file:///path/to/image.png` in a comment of the summary's code) and a date to fill in
+(`docs/superpowers/plans/YYYY-MM-DD-skip-system-blueprints.md`, where a skill says a plan is to be saved): an
+illustration or a template, not a path anything read or wrote."""
 _TO_MAKE = re.compile(
     r"\b(?:create|add|write|scaffold|generate|introduce|new)\s+(?:(?:a|an|the)\s+)?(?:new\s+)?(?:file\s+)?[`'\"(]*$",
     re.IGNORECASE,
