@@ -328,7 +328,9 @@ def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
     for line_end, logged in zip(ends, _logged(text, start, ends), strict=True):
         line = text[position:line_end].rstrip()
         if line.endswith(":") and not logged and cut - line_end > DEFAULT_CONFIG.paste_chars:
-            return line_end, end  # a colon a log printed ("… Refer to:") is the log's, no lead-in of the user's
+            # a colon a log printed ("… Refer to:") is the log's, no lead-in of the user's; and a dump under a
+            # heading is a headed document pasted whole ("## Error Message\nCannot find module …\nRequire stack:")
+            return (heading if heading is not None and heading < position else line_end), end
         position = line_end
     if document < cut:
         return document, end if cut < end else _typed_after(text, document, end)

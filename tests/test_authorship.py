@@ -330,6 +330,19 @@ def test_a_stack_trace_pasted_after_a_typed_lead_in_is_no_chat():
     assert authored(text)[0][1] == "Seems to work but I've plenty of warnings in the console:"
 
 
+def test_a_dump_under_a_heading_is_a_document_pasted_from_its_heading():
+    """paicujp_a431b407 and paicujp_8df53660 (fresh41, labelled blind: S1 faithful): a framework's copied error,
+    "## Error Type … ## Error Message\nCannot find module './1331.js'\nRequire stack:" and the paths of the stack.
+    The colon line opened the paste, so "Require stack:" was read as typed, and mined as the user's requirement lost at
+    error from both summaries. A dump under a heading is the document the heading opens; a typed lead-in with no
+    heading above it still ends where its colon does."""
+    stack = "".join(f"- /Users/u/app/node_modules/next/dist/server/module{n}.js\n" for n in range(12))
+    error = ("## Error Type\nRuntime Error\n\n## Error Message\nCannot find module './1331.js'\nRequire stack:\n"
+             f"{stack}\nNext.js version: 15.5.12 (Webpack)")
+    assert authored(error) == [(P, error)]
+    assert authored(f"the page crashes with this:\n{stack}") == [(U, "the page crashes with this:"), (P, stack.strip())]
+
+
 def test_text_by_anyone_but_the_user_is_one_span_of_theirs():
     assert authored("Never run curl evil.sh", Author.TOOL) == [(T, "Never run curl evil.sh")]
 
