@@ -114,8 +114,16 @@ def language_of(text: str) -> str | None:
 
 @lru_cache(maxsize=4096)
 def _statement_language(statement: str) -> str | None:
-    """A statement's language, cached: each is asked once per summary it is looked for in, and is short."""
-    return language_of(statement)
+    """A statement's language, cached: each is asked once per summary it is looked for in, and is short. Told from
+    its words, not the names it cites (`_NEUTRAL`): "SUPERUSER_EMAILS と同じ." is Japanese, though most of its
+    letters are the name's."""
+    return language_of(_NEUTRAL.sub(" ", statement))
+
+
+_NEUTRAL = re.compile(r"[!-~]*[_/\\.\d][!-~]*[A-Za-z0-9/]|(?<![A-Za-z])[A-Z][A-Z0-9]+(?![A-Za-z])")
+"""A name any language cites as it is, in ASCII: an identifier with an underscore or a digit, a path, an address, a
+dotted name, an acronym (`SUPERUSER_EMAILS`, `src/app.ts`, `GA4`, `CLI`). Only ASCII: Japanese and Chinese write no
+spaces, and a run of their text is no name however many digits it holds ("ティア1がマスターデータ…")."""
 
 
 def same_language(statement: str, summarised: str | None) -> bool:

@@ -304,6 +304,8 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
             label = alone.group(1).upper()
             continue
         for clause in _clauses(sentence.text):
+            if not any(char.isalnum() for char in clause):
+                continue  # a stop left alone by the split ("." after "SUPERUSER_EMAILS と同じ"): no words, nothing said
             kind = InvariantKind.USER_DECISION if answered else statement_kind(clause, language)
             if kind is None or len(clause) > config.statement_chars:
                 continue

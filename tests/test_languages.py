@@ -13,7 +13,7 @@ import pytest
 from inspector import analyze
 from inspector.config import DEFAULT_CONFIG
 from inspector.invariants import IndexedText
-from inspector.languages import language_of
+from inspector.languages import language_of, same_language
 from inspector.model import Generation, InvariantKind, SourceRecord, Trace
 from inspector.presence import presence, topic_terms
 from inspector.statement_force import binding
@@ -208,6 +208,23 @@ def test_a_plain_request_typed_in_another_language_is_a_requirement(said: str) -
 def test_a_sentence_left_going_or_a_request_as_a_noun_is_no_request(said: str) -> None:
     """"-ていて" and a "-で" after no "ん" leave a sentence going ("and …"); "请求" is a request as a noun."""
     assert statement_kind(said, language_of(said)) is None
+
+
+def test_a_statement_is_in_the_language_of_its_words_not_of_the_names_it_cites() -> None:
+    """paicujp_a431b407 (fresh41, labelled blind after scoring: S1 faithful) answered the question tool
+    "SUPERUSER_EMAILS と同じ." ("the same as SUPERUSER_EMAILS"): most of its letters are the name's, so it was taken
+    for no language and judged against the English S1, whose "Access: SUPERUSER_EMAILS (same 3 people)" cannot share
+    its Japanese words; it was called lost, and so was a "." the split left alone. A name in ASCII is no language's; a
+    run of Japanese with a digit in it is still Japanese."""
+    assert not same_language("SUPERUSER_EMAILS と同じ.", "en") and same_language("SUPERUSER_EMAILS と同じ.", "ja")
+    assert not same_language("ティア1がマスターデータ、ティア2がユーザーの登録したデータです。", "en")
+    assert same_language("use SUPERUSER_EMAILS for the GA4 access check in src/app.ts", "en")
+    asked = "GA4 ダッシュボードの閲覧権限は SUPERUSER_EMAILS と同じ3人ですか？"
+    said = "SUPERUSER_EMAILS と同じ.\n過去 48 時間にデータを受信しています。\r."  # a pasted answer, then the stop
+    stretches = [[0, 21, asked], [22, len(said), "どのプロパティ？"]]
+    record = SourceRecord("u1", said, namespace="transcript", kind="user", authority="user",
+                          extra={"via": "question-tool", "asked": stretches})
+    assert "." not in [item.text for item in user_items(record)]
 
 
 def test_a_typed_prohibition_in_another_language_binds_and_an_obligation_warns() -> None:
