@@ -348,6 +348,19 @@ def test_a_step_whose_check_leads_into_work_still_to_do_is_not_stale() -> None:
     assert hit.rule == "stale-next-step"
 
 
+def test_a_run_of_one_file_does_not_finish_a_step_that_asks_for_its_whole_folder() -> None:
+    """sandcastle_ad79e67c (fresh41, labelled blind: S1 faithful) S1: "Verify the full test suite passes: `bin/rails
+    test test/controllers/api/` all 8 files together": each file had run clean alone, and run together they hung, so
+    the step was what was left. A clean run of one of its files was called a finished step. A run of the folder, or
+    of a folder above it, or of the whole suite still finishes it."""
+    one = ran("r1", "bin/rails test test/controllers/api/sandboxes_controller_test.rb", "12 runs, 0 failures")
+    step = "Pending Tasks:\n- Verify the full test suite passes: `bin/rails test test/controllers/api/`\n"
+    assert found(session([one], (1, step))) == []
+    for wider in ("bin/rails test test/controllers/api/", "bin/rails test test/", "bin/rails test"):
+        [hit] = found(session([ran("r1", wider, "68 runs, 0 failures")], (1, step)))
+        assert hit.rule == "stale-next-step", wider
+
+
 @needs_real
 @pytest.mark.parametrize("path", shared_files(LABELLED, "*.jsonl"), ids=lambda p: p.name[:32])
 def test_no_stale_step_in_the_labelled_sessions(path) -> None:
