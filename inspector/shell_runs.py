@@ -780,6 +780,21 @@ def _retried_in_another_form(failed: Failure, later: ShellRun) -> bool:
     return any(step_signature(s)[0] == failed.signature[0] for s in proven_steps(later.steps))
 
 
+def _inlined(failed: Failure, later: ShellRun) -> bool:
+    """A script failed, and the same interpreter then ran clean code written into the line that names every word of
+    the script's name: the script's work, done inline instead (paicujp_a431b407: `node scripts/import-r2511.mjs`
+    could not load a package, and `node --input-type=module -e "…"` importing the R2511 responses ran clean). A
+    script of one word needs its whole name there, with its extension."""
+    if not later.clean or len(failed.signature) != 2 or "." not in failed.signature[1]:
+        return False
+    parts, extension = _name_parts(failed.signature[1])
+    words = parts if len(parts) > 1 else [f"{parts[0]}.{extension}"] if parts else []
+    lowered = later.command.lower()
+    return bool(words) and all(word in lowered for word in words) and any(
+        step_signature(step)[0] == failed.signature[0] and inline_code(step, later.command)
+        for step in proven_steps(later.steps))  # fmt: skip
+
+
 def _name_parts(script: str) -> tuple[list[str], str]:
     name = script.rsplit("/", 1)[-1]
     stem, _, extension = name.rpartition(".")
@@ -864,6 +879,7 @@ RETIREMENTS: tuple[tuple[str, Callable[[Failure, ShellRun], bool]], ...] = (
     ("its tests passed, read through a filter", _passed_through_a_filter),
     ("the whole suite passed", _suite_passed),
     ("retried in another form", _retried_in_another_form),
+    ("done inline instead", _inlined),
     ("replaced by a sibling script", _replaced_by_a_sibling),
     ("its file was removed", _file_removed),
     ("concluded by a commit", _concluded_by_a_commit),

@@ -149,6 +149,19 @@ def test_a_script_given_up_for_a_sibling_that_ran_clean_is_retired() -> None:
         assert fates(crashed, ran("t2", other, "ok")) == [("t1", None, None)], other
 
 
+def test_a_script_whose_work_was_then_done_inline_is_retired() -> None:
+    """paicujp_a431b407 (fresh41, labelled blind: S1 faithful, this failure a non-issue "already fixed"): the import
+    script could not load `dotenv`, and the agent ran the same import as code on the line, which ran clean; S1's
+    account of the fix was called a failure presented as fixed. Inline code of another interpreter, or one that does
+    not name the script's words, retires nothing."""
+    crashed = ran("t1", "node scripts/import-r2511.mjs --dry-run 2>&1",
+                  "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'dotenv'", failed=True)  # fmt: skip
+    inline = "node --input-type=module -e \"import { createClient } from '@supabase/supabase-js'; /* R2511 */\""
+    assert fates(crashed, ran("t2", inline, "Imported 53 R2511 responses")) == [("t1", "t2", "done inline instead")]
+    for other in ("node -e \"console.log(1)\"", "python3 -c \"import r2511\""):
+        assert fates(crashed, ran("t2", other, "ok")) == [("t1", None, None)], other
+
+
 def test_inline_code_retried_as_a_script_retires_the_failure() -> None:
     assert command_signature(CUPY) == ("python", "-")  # no file names inline code
     records = (ran("t1", CUPY, NO_CUPY, failed=True), ran("t2", "python3 bench/check_cupy.py", "CuPy 13.2.0"))
