@@ -121,8 +121,8 @@ def _under_its_label(item: Invariant, indexed: IndexedText) -> tuple[int, int] |
     (`Invariant.label`): a line naming the label that holds one of the answer's own terms ("Finding 5 (second ask):
     "Skip"" for "Skip." to a question shown as "Finding 5"). The label is the agent's own handle for the question,
     the one a summary reaches for when it lists many answers, so the question's words need not be there."""
-    own = topic_terms(item.text) if item.label else set()
-    if not own or item.label is None:
+    own = topic_terms(item.text)
+    if item.label is None or not own:
         return None
     lowered = indexed.lowered
     for found in re.finditer(rf"(?<!\w){re.escape(item.label.lower())}(?!\w)", lowered):

@@ -11,13 +11,12 @@ nothing from the call's record.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from inspector.analysis import analyze
 from inspector.readers.claude_code import question_labels, questions_answered
 from inspector.readers.registry import load_trace
-from tests.test_guard_authorship import call, compacted, line, result, user
+from tests.test_guard_authorship import call, result, session
 
 QUESTION = ("The three copies differ only in relative path prefix. No clean unification is possible. Add sync "
             "comments, or skip entirely?")  # fmt: skip
@@ -31,17 +30,8 @@ LISTED = "6. All user messages:\n   - Finding 4: \"Address\"\n   - Finding 5 (se
 
 def _asked_log(folder: Path, summary: str, *, labelled: bool = True) -> Path:
     result_fields = {**ASKED, "answers": {QUESTION: "Skip"}} if labelled else {"answers": {QUESTION: "Skip"}}
-    records = [
-        user("u1", None, "Review the crate and ask me about each finding.", origin={"kind": "human"}),
-        call("c1", "u1", "AskUserQuestion", ASKED),
-        result("r1", "c1", BODY, result_fields),
-        line("a9", "r1", "assistant", message={"id": "msg_a9", "role": "assistant",
-                                               "content": [{"type": "text", "text": "Finding 5 skipped."}]}),
-        *compacted("a9", summary),
-    ]  # fmt: skip
-    path = folder / "asked.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
+    asked = [call("c1", "a1", "AskUserQuestion", ASKED), result("m", "c1", BODY, result_fields)]
+    return session(folder, asked, typed="Review the crate and ask me about each finding.", summary=summary)
 
 
 def _lost(path: Path) -> list[str]:
