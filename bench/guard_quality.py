@@ -142,6 +142,16 @@ def measure(session: Path, gold: dict, score: ModuleType, scratch: Path) -> Tall
     return tally
 
 
+def own_tree() -> None:
+    """Measure this repository's code, not the installed copy: from a second checkout (a worktree) `import inspector`
+    and the guard's child (`python -P -c …`, which reads `PYTHONPATH`) would both find the package installed from
+    another tree, and the bench would report that tree's guard under this one's name."""
+    sys.path.insert(0, str(REPO))
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+    for name in [m for m in sys.modules if m == "inspector" or m.startswith("inspector.")]:
+        del sys.modules[name]
+
+
 def main(argv: list[str] | None = None) -> int:
     """`bench/guard_quality.py [GOLD_DIR …]`: the folders to measure (default: labelled/ and wider/), so the same
     measurement is taken on sessions outside ../shared that were labelled blind."""
@@ -156,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     score = scorer()
     total = Tally()
+    own_tree()
     with tempfile.TemporaryDirectory() as folder:
         scratch = Path(folder)
         os.environ["INSPECTOR_DATA_DIR"] = str(scratch / "data")  # the guard's store and log stay in the scratch
