@@ -113,7 +113,7 @@ def language_of(text: str) -> str | None:
 
 
 @lru_cache(maxsize=4096)
-def _statement_language(statement: str) -> str | None:
+def statement_language(statement: str) -> str | None:
     """A statement's language, cached: each is asked once per summary it is looked for in, and is short. Told from
     its words, not the names it cites (`_NEUTRAL`): "SUPERUSER_EMAILS と同じ." is Japanese, though most of its
     letters are the name's."""
@@ -129,8 +129,8 @@ spaces, and a run of their text is no name however many digits it holds ("ティ
 def same_language(statement: str, summarised: str | None) -> bool:
     """Can a summary written in `summarised` (its `language_of`) be judged for `statement`: both in one
     language, or either's language unknown?"""
-    said = _statement_language(statement)
+    said = statement_language(statement)
     return said is None or summarised is None or said == summarised
 
 
-__all__ = ["FOREIGN_OBLIGATION", "FOREIGN_PROHIBITION", "language_of", "same_language"]
+__all__ = ["FOREIGN_OBLIGATION", "FOREIGN_PROHIBITION", "language_of", "same_language", "statement_language"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from inspector.languages import FOREIGN_PROHIBITION
+from inspector.languages import FOREIGN_PROHIBITION, statement_language
 
 PROHIBITING = ("never", "don't", "do not", "must not", "mustn't", "shall not", "may not", "not allowed", "forbidden",
                "prohibited", "read-only", "readonly", "off-limits", "off limits")  # fmt: skip
@@ -82,11 +82,14 @@ def standing(correction: str) -> bool:
 
 def binding(text: str, correction: bool = False) -> bool:
     """Does the statement bind the next agent (a rule), rather than suggest (a wish)? A correction binds by
-    what it is: the agent was wrong, and the summary that drops it lets the next agent be wrong again."""
+    what it is: the agent was wrong, and the summary that drops it lets the next agent be wrong again. A statement
+    in another language binds by its own language's words, never by an English word it borrows ("기존 only 유료
+    플랜" is "the existing paid-only plan", no "only" of a rule)."""
     if _HEDGE.search(text):
         return False
     text = without_waivers(text)
-    english = PROHIBITION.search(text) or _OBLIGATION.search(text) or LEAVE_AS_IS.search(text)
+    read_in_english = statement_language(text) in (None, "en")
+    english = read_in_english and (PROHIBITION.search(text) or _OBLIGATION.search(text) or LEAVE_AS_IS.search(text))
     return correction or bool(english or FOREIGN_PROHIBITION.search(text))
 
 

@@ -227,6 +227,16 @@ def test_a_statement_is_in_the_language_of_its_words_not_of_the_names_it_cites()
     assert "." not in [item.text for item in user_items(record)]
 
 
+def test_an_english_word_borrowed_by_another_language_gives_no_force() -> None:
+    """hudyfrontend_436ac5a4 (u63, labelled blind: S1 faithful): "그리고 기존 기존 only 유료 플랜으로 동작하던 방식도
+    … 대응해줘" borrows "only" for "the paid-only plan"; read by English's rules it was a binding rule, and the guard
+    listed it before the compaction. Its force is its own language's: a request. English keeps its own."""
+    borrowed = "그리고 기존 only 유료 플랜으로 동작하던 방식도 무료플랜도 생기니까 그에맞게 대응해줘"
+    assert statement_kind(borrowed, language_of(borrowed)) is InvariantKind.USER_REQUIREMENT
+    assert not binding(borrowed)
+    assert binding("only use uv to run the tests") and binding("절대 main 브랜치에 직접 푸시하지 마세요")
+
+
 def test_a_typed_prohibition_in_another_language_binds_and_an_obligation_warns() -> None:
     assert binding(PORTUGUESE) and binding("절대 main 브랜치에 직접 푸시하지 마세요")
     assert not binding("Il faut garder les tests d'intégration dans le même dossier")
