@@ -27,6 +27,7 @@ from inspector.shell_runs import (
     VERIFYING,
     Failure,
     ShellRun,
+    Step,
     about_subject,
     attempted,
     command_signature,
@@ -226,8 +227,8 @@ def finished_step(step: str, split: Split) -> ShellRun | None:
     wanted = command_signature(command)
     if not wanted:
         return None
-    last = next((run for run in reversed(split.runs) if run.signature == wanted and _covers(run.command, command)),
-                None)  # fmt: skip
+    paths = _targets(parse_steps(command))
+    last = next((run for run in reversed(split.runs) if run.signature == wanted and _covers(run, paths)), None)
     if last is None or not last.clean or found_nothing(last):
         return None
     keys = [r.key for r in split.before]
@@ -237,19 +238,19 @@ def finished_step(step: str, split: Split) -> ShellRun | None:
     return last
 
 
-def _covers(ran: str, step: str) -> bool:
-    """Did a run of the step's command reach all it names (`_targets`): each path the step gives, or a folder above
-    it, or the whole (no path)? `bin/rails test test/controllers/api/sandboxes_controller_test.rb` ran one file of
-    the folder the step asks for ("Verify the full test suite passes: `bin/rails test test/controllers/api/` all 8
-    files together", sandcastle_ad79e67c's S1, where running them together was what hung)."""
-    wanted, reached = _targets(step), _targets(ran)
+def _covers(run: ShellRun, wanted: list[str]) -> bool:
+    """Did the run reach all the step's paths (`wanted`, `_targets`): each of them, or a folder above it, or the whole
+    (no path)? `bin/rails test test/controllers/api/sandboxes_controller_test.rb` ran one file of the folder the step
+    asks for ("Verify the full test suite passes: `bin/rails test test/controllers/api/` all 8 files together",
+    sandcastle_ad79e67c's S1, where running them together was what hung)."""
+    reached = _targets(run.steps)
     return not reached or all(any(path == at or path.startswith(at.rstrip("/") + "/") for at in reached)
                               for path in wanted)  # fmt: skip
 
 
-def _targets(command: str) -> list[str]:
-    """The paths a command's attempted step is given: its words with a slash or a file's extension, not options."""
-    step = attempted(parse_steps(command))
+def _targets(steps: Sequence[Step]) -> list[str]:
+    """The paths a line's attempted step is given: its words with a slash or a file's extension, not options."""
+    step = attempted(steps)
     words = step.words[1:] if step is not None else ()
     return [w for w in words if not w.startswith("-") and ("/" in w or _EXTENSION.search(w))]
 
