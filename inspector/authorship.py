@@ -46,6 +46,10 @@ _ENVELOPE_AUTHORS = {
 """Tags whose content someone other than the harness wrote; every other joined-word tag is the harness's."""
 _HARNESS_LINE = re.compile(r"^\s*\[Request interrupted by user[^\]\n]*\]\s*$|^Caveat: The messages below", re.MULTILINE)
 """Fixed notes the harness writes into a user record without a tag."""
+_HARNESS_MARK = re.compile(r"\[Image #\d+\]|\(Image attached\)|\[Pasted text #\d+(?: \+\d+ lines)?\]")
+"""The harness's placeholder for what came with the user's words (Claude Code's `[Image #1]` in a prompt, `(Image
+attached)` after an answer to its question tool, `[Pasted text #2 +40 lines]`), wherever it stands: no words of
+theirs, so nothing they said."""
 
 AUTHORS = "authors"
 """A raw generation's extra key: [start, end, author] of every stretch of it that no person typed to the agent
@@ -169,7 +173,8 @@ def _envelopes(text: str) -> list[Envelope]:
         author = _ENVELOPE_AUTHORS.get(opened.group("tag"), Author.HARNESS)
         found.append((opened.start(), end, author, (opened.end(), inner_end)))
         position = end
-    found += [(m.start(), m.end(), Author.HARNESS, (m.start(), m.end())) for m in _HARNESS_LINE.finditer(text)]
+    found += [(m.start(), m.end(), Author.HARNESS, (m.start(), m.end()))
+              for pattern in (_HARNESS_LINE, _HARNESS_MARK) for m in pattern.finditer(text)]  # fmt: skip
     found.sort()
     kept: list[Envelope] = []
     for envelope in found:

@@ -62,6 +62,17 @@ def test_harness_tags_are_the_harness_and_a_slash_commands_arguments_the_users()
         (T, "<local-command-stdout>Compacted</local-command-stdout>")]
 
 
+def test_the_harnesss_placeholder_for_an_attachment_is_no_words_of_the_users():
+    """paicujp_e1f8dfff (fresh43, labelled blind) answered a question-tool question with an image: Claude Code ended
+    the answer with "(Image attached)", mined as the user's decision "(Image attached)." and called lost from S1."""
+    answer = "この画像のタイプで薄くならない表記。グラフは中央に置いて。 (Image attached)"
+    said = [s.text for s in statement_sentences(answer)]
+    assert said == ["この画像のタイプで薄くならない表記。", "グラフは中央に置いて。"]
+    prompt = "[Image #1] make the header match this, and [Pasted text #2 +40 lines] keep the footer"
+    assert [a for a, _ in authored(prompt)] == [H, U, H, U]
+    assert [s.text for s in statement_sentences(prompt)] == ["make the header match this, and", "keep the footer"]
+
+
 def test_an_unclosed_harness_tag_runs_to_the_end():
     assert authored("Keep it small.\n<system-reminder>Todo list is empty") == [
         (U, "Keep it small."), (H, "<system-reminder>Todo list is empty")]  # fmt: skip
@@ -118,7 +129,8 @@ def test_a_log_of_tagged_lines_pasted_after_a_colon_is_a_paste_with_its_untagged
     """ctxeval_c8946606 (wider): 'I've run a remediation and now got these logs ending with a git clone issue:
     [ProviderRoutes] Cursor Agent: ✓ Available' and 300 more lines of a dev server's log, each opening with a
     bracketed tag. Its line "Run 'copilot update' to check for updates." (the second line of one message) was the
-    user's requirement. Lines the user opens with a tag now and then, and the harness's `[Image #1]`, stay typed."""
+    user's requirement. Lines the user opens with a tag now and then stay typed; the harness's `[Image #1]` is its
+    own."""
     log = ("[ProviderRoutes] Cursor Agent: ✓ Available\n"
            "[CLI Check] GitHub Copilot: stdout: GitHub Copilot CLI 0.0.406.\n"
            "Run 'copilot update' to check for updates.\n[ProviderRegistry] Testing CLI: OpenCode (opencode)...\n"
@@ -126,8 +138,8 @@ def test_a_log_of_tagged_lines_pasted_after_a_colon_is_a_paste_with_its_untagged
     lead = "I've run a remediation and now got these logs ending with a git clone issue:"
     assert authored(f"{lead} {log}\nplease fix the clone") == [(U, lead), (P, log), (U, "please fix the clone")]
     assert [s.text for s in statement_sentences(f"{lead} {log}")] == [lead]
-    typed = "[Image #1] the header must stay sticky\n[WIP] never merge this branch yet"
-    assert authored(typed) == [(U, typed)]
+    typed = "the header must stay sticky\n[WIP] never merge this branch yet"
+    assert authored(f"[Image #1] {typed}") == [(H, "[Image #1]"), (U, typed)]
 
 
 def test_a_log_whose_lines_open_with_a_level_is_a_paste_with_the_message_lines_it_repeats():
