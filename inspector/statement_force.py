@@ -35,12 +35,14 @@ LEAVE_AS_IS = re.compile(r"(?<!\bwe )(?<!\bi )(?<!\byou )(?<!\bthey )\b(?:keep|l
 """An imperative to leave something as it is ("keep it local", "leave them alone"), not a report of what
 someone keeps ("we keep it in the cache")."""
 _HEDGE = re.compile(
-    r"\b(?:maybe|perhaps|probably|possibly|i think|i guess|i suppose|might|could|would be (?:good|nice|great|better)|"
+    r"\b(?:maybe|perhaps|probably|possibly|i think|i guess|i suppose|i (?:don't|dont|do not) (?:think|believe|suppose)|"
+    r"might|could|would be (?:good|nice|great|better)|"
     r"consider|let's|lets|let us|seems?|sounds?|ideally|if (?:possible|needed|you can)|"
     r"for (?:now|the moment|the time being))\b",
     re.IGNORECASE,
 )
-"""What makes a statement a suggestion: doubt, a proposal ("let's"), a judgement that invites another, a rule
+"""What makes a statement a suggestion: doubt ("I think", and its negation: "I don't think the reviewer would have
+been making commits" doubts a cause, it forbids nothing), a proposal ("let's"), a judgement that invites another, a rule
 said to hold only for now ("don't open an upstream PR for now": the user means to revisit it). Hedges
 are read in English only, so in other languages only a prohibition binds (`languages.FOREIGN_PROHIBITION`):
 "nunca", "절대", "不要" leave no doubt to read; an obligation's may be in words not listed."""

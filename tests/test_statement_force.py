@@ -38,6 +38,9 @@ def test_a_prohibition_an_obligation_or_an_order_to_leave_it_be_binds(rule: str)
         "we keep it in the cache between runs",
         "Don't open upstream PR for now.",  # flutterdocker_aba9151e (outside set): its reader weighs it a warning
         "never rebase this branch for the time being",
+        # cli_0cf3db51 (entireio/cli, outside ../shared): the user doubts a cause the agent gave, forbidding nothing
+        "I don't think the reviewer would have been making commits.",
+        "I do not believe we need a migration for this",
     ],
 )
 def test_a_suggestion_a_hedged_rule_or_a_report_does_not(wish: str) -> None:
