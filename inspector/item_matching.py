@@ -27,7 +27,7 @@ from inspector.statement_force import NEGATING, PROHIBITING, forbidding
 from inspector.statements import USER_KINDS
 from inspector.summary_claims import named_subjects
 from inspector.task_spec import LABELLED
-from inspector.text import words
+from inspector.text import LIST_ITEM, words
 
 ItemMatcher = Callable[[Invariant, IndexedText, Config], InvariantMatch]
 
@@ -182,9 +182,6 @@ def match_failure(item: Invariant, indexed: IndexedText, config: Config = DEFAUL
     return _located(InvariantStatus.PARAPHRASED, found, f"only {found.coverage:.0%} of its terms in one passage")
 
 
-_LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s")
-
-
 def _status_line(text: str, found: Presence, item_text: str) -> tuple[int, str]:
     """Where the words that say what became of an item begin, and those words: the passage it was found in, or
     the whole list item (a bullet, a numbered line) the passage sits on, since a bullet's status may be in
@@ -196,9 +193,9 @@ def _status_line(text: str, found: Presence, item_text: str) -> tuple[int, str]:
     first, _, rest = text[head:].partition("\n")
     second = rest.split("\n", 1)[0]
     terms = topic_terms(item_text)
-    if _LIST_ITEM.match(second) and len(terms & topic_terms(second)) > len(terms & topic_terms(first)):
+    if LIST_ITEM.match(second) and len(terms & topic_terms(second)) > len(terms & topic_terms(first)):
         return head + len(first) + 1, second
-    return (head, first) if _LIST_ITEM.match(first) else (start, found.passage or "")
+    return (head, first) if LIST_ITEM.match(first) else (start, found.passage or "")
 
 
 _STASH = re.compile(r"\bstash", re.IGNORECASE)

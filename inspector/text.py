@@ -37,6 +37,29 @@ HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<title>\S.*?)\s*$", re.MULTILINE)
 pasted document has and a typed prompt does not (`authorship`), and what ends a section (`section_end`)."""
 
 
+LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s")
+"""A line that opens a list item: a bullet or a number, after its indent."""
+
+
+def enclosing_item(text: str, start: int) -> str:
+    """The head line of the list item that holds the line at `start` as one of its indented lines (a continuation
+    or a nested item), or "" when that line is indented no deeper than the lines before it. A summary says "All 9
+    tests PASS." under "- `session/phase_test.go`: 9 tests for `ApplyCommonActions`": the sentence's subject is its
+    item's."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line = text[line_start : text.find("\n", start) if "\n" in text[start:] else len(text)]
+    indent = len(line) - len(line.lstrip())
+    position = line_start - 1
+    while position > 0:
+        head_start = text.rfind("\n", 0, position) + 1
+        head = text[head_start:position]
+        position = head_start - 1
+        if not head.strip() or len(head) - len(head.lstrip()) >= indent:
+            continue  # a blank line, or a sibling or a child of the line's own level
+        return head if LIST_ITEM.match(head) else ""
+    return ""
+
+
 def section_end(text: str, start: int, level: int) -> int:
     """Where the section whose body starts at `start`, under a heading of `level` hashes, ends: at the next heading
     of its level or above, else at the end of the text (an issue's acceptance criteria, a plan's verification)."""
@@ -211,6 +234,6 @@ def normalise(text: str) -> str:
     return " ".join(words(text))
 
 
-__all__ = ["HEADING", "Sentence", "section_end", "WORD", "caseless_spans", "clip", "content_terms", "counted",
-           "estimate_tokens", "normalise", "quoted", "quoted_name", "sentence_terms", "sentences", "stem", "word_end",
-           "word_start", "words"]  # fmt: skip
+__all__ = ["HEADING", "LIST_ITEM", "Sentence", "WORD", "caseless_spans", "clip", "content_terms", "counted",
+           "enclosing_item", "estimate_tokens", "normalise", "quoted", "quoted_name", "section_end", "sentence_terms",
+           "sentences", "stem", "word_end", "word_start", "words"]  # fmt: skip

@@ -457,6 +457,26 @@ def test_tests_called_passing_are_judged_by_the_last_run_of_those_tests() -> Non
     assert hit.source.key == "r2"  # type: ignore[union-attr]
 
 
+def test_tests_called_passing_under_a_list_item_are_about_what_the_item_names() -> None:
+    """cli_1a289c77 (entireio/cli, outside ../shared): S1 lists "- `cmd/entire/cli/session/phase_test.go` — 9 tests
+    for `ApplyCommonActions`", then, indented under it, "All 9 tests PASS."; they had passed. The last test run
+    before the compaction, of another package, had failed, and the claim was called contradicted by it. A claim
+    naming nothing is about what its list item names; one at a section's top level is still about the whole run."""
+    records = [ran("r1", "go test ./cmd/entire/cli/checkpoint -run TestCondense", GO_TEST_OK),
+               ran("r2", "go test ./cmd/entire/cli/summarise", GO_TEST_FAIL, failed=True)]  # fmt: skip
+    item = ("Files:\n   - **`cmd/entire/cli/checkpoint/condense_test.go`** — MODIFIED, 9 tests:\n"
+            "     - `TestCondense_Empty`\n     - `TestCondense_Merges`\n     All 9 tests PASS.\n")  # fmt: skip
+    assert found(session(records, (2, item)), "claim-contradicted") == []
+    [hit] = found(session(records, (2, "Files:\n   - condense_test.go, 9 tests\n\nAll 9 tests PASS.\n")),
+                  "claim-contradicted")  # fmt: skip
+    assert hit.source.key == "r2"  # type: ignore[union-attr]
+    package = "Files:\n   - `cmd/entire/cli/checkpoint/`: 9 new tests\n     All 9 tests PASS.\n"
+    assert found(session(records, (2, package)), "claim-contradicted") == []
+    failing = [*records, ran("r3", "go test ./cmd/entire/cli/checkpoint -run TestCondense", GO_TEST_FAIL, failed=True)]
+    [hit] = found(session(failing, (3, package)), "claim-contradicted")
+    assert hit.source.key == "r3"  # type: ignore[union-attr]
+
+
 def test_tests_called_passing_are_judged_by_a_run_of_tests_not_by_a_commit_that_names_them() -> None:
     """A commit whose message says "fix all tests" after the failed run is no run of the tests (its prose names them):
     the failed run is still the last one the claim stands on."""

@@ -35,7 +35,7 @@ from inspector.rule_registry import Hit, rule
 from inspector.shell_runs import VERIFYING, failure_line
 from inspector.statements import USER_KINDS
 from inspector.summary_claims import Claim, ClaimKind, named_subjects, nothing_left
-from inspector.text import clip, quoted, sentences
+from inspector.text import clip, enclosing_item, quoted, sentences
 
 CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step")
 """The rules of this module: the app marks their spans as status claims."""
@@ -106,7 +106,7 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
         label = generation.generation.label
         for claim in claims:
             if claim.kind is ClaimKind.PASSING:
-                run = last_verifying_run(split, claim.text)
+                run = last_verifying_run(split, claim.text, enclosing_item(generation.generation.text, claim.start))
                 if run is None or not run.broke or not still_open(run, split):
                     continue
                 line = failure_line(run)
