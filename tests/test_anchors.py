@@ -1,3 +1,5 @@
+from collections.abc import Sequence
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -283,10 +285,24 @@ def test_a_placeholder_path_is_reported_as_info():
     assert unresolved_severities(planned) == {"docs/superpowers/plans/YYYY-MM-DD-skip-system-blueprints.md": "info"}
 
 
-def unresolved_severities(summary: str) -> dict[str, str]:
-    """Key → severity of every unresolved-anchor finding on a one-message session summarised as `summary`."""
-    records = [SourceRecord("u1", "plan the work", namespace="transcript", kind="user", authority="user")]
-    return {f.evidence["key"]: f.severity.value for f in analyze(session_log(records, (1, summary))).findings
+def test_a_shorthand_for_names_the_summary_prints_in_full_is_reported_as_info():
+    """cybervpn_74a46b67 (fresh42, labelled blind: S1 faithful) and cybervpn_319947db (fresh38): "the AGENT_TEAM prompt
+    files (GAPS, MVP, PHASE3-8)" is a range of the files AGENT_TEAM_PHASE3_PROMPT.md to …PHASE8…, and "Read
+    AGENT_TEAM_PHASE8_PROMPT.md and PHASE7_PROMPT.md" names the second without the head of the first; both were warned
+    of as dead pointers. A shorthand whose full form the summary does not print, resolved, is still one."""
+    read = [SourceRecord(f"TEAM_PLAN_STAGE{n}_NOTES.md", "notes", namespace="file", kind="file", authority="tool")
+            for n in (2, 3, 4)]  # fmt: skip
+    summary = ("- Review the TEAM_PLAN notes (INTRO, STAGE2-4)\n- Read TEAM_PLAN_STAGE4_NOTES.md and STAGE3_NOTES.md\n"
+               "- Also TEAM_PLAN_STAGE2_NOTES.md and TEAM_PLAN_STAGE3_NOTES.md\n- Then STAGE5_NOTES.md, STAGE7-9\n")
+    assert unresolved_severities(summary, read) == {"STAGE2-4": "info", "STAGE3_NOTES.md": "info",
+                                                    "STAGE5_NOTES.md": "warning", "STAGE7-9": "warning"}  # fmt: skip
+
+
+def unresolved_severities(summary: str, read: Sequence[SourceRecord] = ()) -> dict[str, str]:
+    """Key → severity of every unresolved-anchor finding on a one-message session, with the files it `read`,
+    summarised as `summary`."""
+    records = [SourceRecord("u1", "plan the work", namespace="transcript", kind="user", authority="user"), *read]
+    return {f.evidence["key"]: f.severity.value for f in analyze(session_log(records, (len(records), summary))).findings
             if f.rule == "unresolved-anchor"}  # fmt: skip
 
 

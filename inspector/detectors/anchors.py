@@ -64,7 +64,8 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     summary), so no key of it can be checked here; and so is every key of a log that holds no start of its session
     (`Trace.begins_mid_session`: an Entire checkpoint's transcript from the checkpoint on, cli_0cf3db51's S1 naming
     the ticket `ENT-112` its branch was named for, in the part of the session before the file). And a key the summary
-    cut short, its text going on with an ellipsis (`_CUT_AFTER`)."""
+    cut short, its text going on with an ellipsis (`_CUT_AFTER`). And a shorthand whose full form the summary prints
+    and resolves (`_shorthand`): a range of names, or a name written without the head of the one beside it."""
     partial = facts.session_log and facts.trace.begins_mid_session
 
     def weak(resolved: ResolvedAnchor, generation: GenerationFacts) -> Severity | None:
@@ -72,7 +73,8 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
         text = generation.generation.text or ""
         cut = _CUT_AFTER.match(text, anchor.end) or anchor.key.endswith(("...", "…"))
         placeholder = _PLACEHOLDER.search(anchor.key) is not None
-        if facts.session_log and (not generation.generation.covers or partial or cut or placeholder):
+        if facts.session_log and (not generation.generation.covers or partial or cut or placeholder
+                                  or _shorthand(anchor, generation)):  # fmt: skip
             return Severity.INFO
         if not facts.session_log or anchor.pattern != "path":
             return None
@@ -83,6 +85,34 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
 
     return _anchor_hits(facts, AnchorStatus.UNRESOLVED,
                         lambda r: f"{quoted_name(r.anchor.key)} resolves to no source record", weak)  # fmt: skip
+
+
+_RANGE = re.compile(r"(?P<stem>[A-Za-z][\w.]*?)(?P<low>\d+)-(?P<high>\d+)")
+"""A run of numbered names written as one (`PHASE3-8`: PHASE3 to PHASE8), read as a ticket's key."""
+_HEAD_END = re.compile(r"[_-]")
+"""Where the head of a name ends, that a list of its siblings leaves out after the first (`AGENT_TEAM_`)."""
+
+
+def _shorthand(anchor: Anchor, generation: GenerationFacts) -> bool:
+    """A key the summary writes as shorthand for names it prints in full and that resolve: a range (cybervpn's "the
+    AGENT_TEAM prompt files (GAPS, MVP, PHASE3-8)", beside AGENT_TEAM_PHASE3_PROMPT.md and …PHASE8…), both of whose
+    ends are in such names; or a name written without the head of the name before it on its line ("Read
+    AGENT_TEAM_PHASE8_PROMPT.md and PHASE7_PROMPT.md"), which with that head is such a name."""
+    resolved = [a.anchor.key for a in generation.anchors if a.status is not AnchorStatus.UNRESOLVED]
+    ranged = _RANGE.fullmatch(anchor.key)
+    if ranged is not None and int(ranged["low"]) < int(ranged["high"]):
+        ends = [re.compile(rf"(?<![A-Za-z]){re.escape(ranged['stem'] + ranged[end])}(?!\d)") for end in ("low", "high")]
+        if all(any(end.search(key) for key in resolved) for end in ends):
+            return True
+    text = generation.generation.text or ""
+    line_start = text.rfind("\n", 0, anchor.start) + 1
+    names = {key.rsplit("/", 1)[-1] for key in resolved}
+    for other in generation.printed:
+        if line_start <= other.start < anchor.start:
+            base = other.key.rsplit("/", 1)[-1]
+            if any(base[: m.end()] + anchor.key in names for m in _HEAD_END.finditer(base)):
+                return True
+    return False
 
 
 _CUT_AFTER = re.compile(r"/?(?:\.\.\.|…)")
