@@ -478,5 +478,6 @@ def test_a_call_cut_off_by_a_compaction_says_so(tmp_path: Path) -> None:
         assistant("a2", "s1", [text("I'll investigate GetSummariseOptions.")]),
     ])  # fmt: skip
     [said] = notices(load_trace(path), "tool-result-missing")
-    assert said.endswith("1 tool call has no result in the log: t1 (Grep): a compaction came before its result")
+    assert said.endswith("1 tool call has no result in the log: t1 (Grep): a compaction came next, with no result "
+                         "logged for it: the summary may report one the log does not hold")
 

@@ -62,6 +62,14 @@ session, the lead's task assignment and briefing in a teammate's, each in a user
 agent wrote it, never the person."""
 _BOUNDARIES = ("compact_boundary", "microcompact_boundary")
 
+_COMPACTED_AFTER = ("a compaction came next, with no result logged for it: the summary may report one the log does not "
+                    "hold")
+"""What a call the compaction came straight after tells a reviewer. life_9457d5a1, medgemma_7d735052 and pupmcp_311dfedb
+(fresh sets, labelled blind) each end their pre-compaction log on such a call, and each summary reports what it
+returned (pupmcp's "76 passed, 2 failed", which only the result could tell and the next run bore out). Two logs show
+the call finished 74 and 90 s before the compaction (a PostToolUse hook, an MCP "completed" record): Claude Code
+compacted with the result in context and never logged it, so a summary's account of it is no fabrication for want
+of a result here."""
 _IDLE = {"attachment": fate.ATTACHMENT, "system": fate.SYSTEM, "progress": fate.PROGRESS, "user": fate.NO_CONTENT,
          "assistant": fate.NO_CONTENT}  # fmt: skip
 """The fate of a chain record of each type that gave the trace nothing."""
@@ -483,7 +491,7 @@ class _Reader:
                                    "(Claude Code re-appends history on a resume or a second /compact): each read once")
         for call, following in self.transcript.unanswered_calls():  # the shared tool-result-missing notice says
             self.transcript.no_result(call.call_id or "", "the log ends before its result" if following is None else
-                                      "a compaction came before its result" if isinstance(following, Compaction) else
+                                      _COMPACTED_AFTER if isinstance(following, Compaction) else
                                       "the conversation went on without its result")  # fmt: skip
 
     def _map(self, node: Node) -> str | None:
