@@ -51,6 +51,12 @@ _STILL_OPEN = re.compile(
     r"investigat\w*|blocked|fails?|failing|crash(?:es|ing)?)\b",
     re.IGNORECASE,
 )
+_COUNT = r"\b\d[\d,]*\s+(?:\w+\s+){0,2}"
+_FAILED = r"(?<!fixed )(?<!fixes )(?<!fix )\b[1-9][\d,]*\s+(?:\w+\s+){0,2}fail(?:ed|ing)\b"
+_FAILURES_TALLIED = re.compile(rf"{_COUNT}pass(?:ed|ing)\b[^\n]{{0,60}}?{_FAILED}|"
+                               rf"{_FAILED}[^\n]{{0,60}}?{_COUNT}pass(?:ed|ing)\b", re.IGNORECASE)  # fmt: skip
+"""A run's tally that counts failures beside passes, either way round ("1447 tests passed, 1 failed", "Test Files 1
+failed | 54 passed"): sequant_170a6d5b's S2 told its one failure so, and "passed" read as the failure fixed."""
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s+|\d+\.\s+|\*\*)?(?P<title>[^\n]{3,80}?)(?:\*\*)?:?\s*$")
 
 
@@ -107,6 +113,8 @@ def described_as_fixed(text: str, start: int, passage: str, item_text: str = "")
     heading = _heading_above(text, start)
     if steps_heading(heading):
         return False  # a line of what is left to do ("Run `task ci` to verify full CI passes") tells no outcome
+    if _FAILURES_TALLIED.search(passage):
+        return False  # "1447 tests passed, 1 failed": a run's tally that still counts failures fixed nothing
     fixed, still_open = says_fixed(passage), _STILL_OPEN.search(passage)
     if still_open and not fixed:
         return False

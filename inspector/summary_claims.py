@@ -21,7 +21,8 @@ from functools import lru_cache
 from inspector.anchors import extract_anchors
 from inspector.config import MAX_SENTENCE_CHARS
 from inspector.shell_runs import is_subject, subject_stem
-from inspector.text import sentences
+from inspector.task_spec import CRITERION_LABEL
+from inspector.text import enclosing_item, sentences
 
 
 class ClaimKind(StrEnum):
@@ -243,9 +244,28 @@ def claims_in(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Claim]:
             continue
         if in_code:
             continue
-        for sentence in sentences(line):
-            found.extend(_sentence_claims(sentence.text, start + sentence.start, section))
+        claimed = [c for sentence in sentences(line) for c in _sentence_claims(sentence.text, start + sentence.start,
+                                                                               section)]  # fmt: skip
+        if claimed and not _criterion(text, start + lead, stripped, section):
+            found.extend(claimed)
     return found
+
+
+_CRITERIA = re.compile(r"\b(?:criteria|criterion|requirements?|definition of done|goals?|objectives?)\b", re.IGNORECASE)
+"""A heading over what must hold: "Acceptance Criteria", "Requirements", "Definition of done"."""
+_STATUS_MARK = re.compile(r"[✅✓✔☑]|\[x\]|\b(?:done|met|verified|passed|completed?|satisfied)\b", re.IGNORECASE)
+"""What says a criterion now holds: a tick, or a word of its status ("AC-4: All tests pass ✅ (1447 passed)")."""
+
+
+def _criterion(text: str, start: int, line: str, section: str | None) -> bool:
+    """Is the line a criterion: what must hold, not what holds? One with a criterion's label at its head ("- AC-4: All
+    tests pass", an issue's criteria quoted in sequant_170a6d5b's S1, called an unsupported claim that tests passed),
+    or under a heading or a list item over criteria, that says no status of its own."""
+    if _STATUS_MARK.search(line):
+        return False
+    item = line.lstrip("-*• ").lstrip("0123456789.) ")
+    return bool(CRITERION_LABEL.match(item) or section and _CRITERIA.search(section)
+                or _CRITERIA.search(enclosing_item(text, start)))
 
 
 def _sentence_claims(sentence: str, start: int, section: str | None) -> Iterator[Claim]:

@@ -30,7 +30,7 @@ _FETCH = re.compile(r"\bgh\s+(?:issue\s+view\s+(?:\S*/issues/)?#?(?P<view>\d+)|a
 _CRITERIA_HEADING = re.compile(r"^(?P<level>#{1,6})\s*\**acceptance criteria\b.*$|^\**acceptance criteria\**:?\s*$",
                                re.IGNORECASE | re.MULTILINE)  # fmt: skip
 _CHECK_ITEM = re.compile(r"^\s*[-*]\s+\[[ xX]\]\s+(?P<text>.+?)\s*$", re.MULTILINE)
-_LABEL = re.compile(r"^\**(?P<label>[A-Z]{1,4}-?\d{1,3})\**\s*[:.)–—-]\s*(?P<title>.*)$")
+CRITERION_LABEL = re.compile(r"^\**(?P<label>[A-Z]{1,4}-?\d{1,3})\**\s*[:.)–—-]\s*(?P<title>.*)$")
 """A criterion's label at the head of its title: "AC-7: Benchmark baseline", "R2. Exit codes"."""
 LABELLED = re.compile(r"^#\d+ (?P<label>(?P<prefix>[A-Z]{1,4})-?(?P<number>\d{1,3})): ")
 """How an item's text begins when its criterion has a label: "#313 AC-7: …"."""
@@ -72,7 +72,7 @@ def criteria(body: str) -> list[Criterion]:
     for number, sub in enumerate(subs):
         part = section[sub.end() : subs[number + 1].start() if number + 1 < len(subs) else len(section)]
         title = sub.group("title").strip("* ")
-        labelled = _LABEL.match(title)
+        labelled = CRITERION_LABEL.match(title)
         label, title = (labelled.group("label"), labelled.group("title")) if labelled else (None, title)
         lines = "; ".join(item.group("text") for item in _CHECK_ITEM.finditer(part))
         found.append(Criterion(label, clip(f"{title}: {lines}" if lines else title, DEFAULT_CONFIG.criterion_chars)))
@@ -114,4 +114,4 @@ def criterion_items(records: Sequence[SourceRecord], runs: Sequence[ShellRun]) -
                             f"#{number} {name}: {criterion.text}", run.key)  # fmt: skip
 
 
-__all__ = ["LABELLED", "Criterion", "criteria", "criterion_items", "task_issues"]
+__all__ = ["CRITERION_LABEL", "LABELLED", "Criterion", "criteria", "criterion_items", "task_issues"]

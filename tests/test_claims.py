@@ -92,6 +92,19 @@ def test_a_status_a_step_sets_out_to_check_is_not_a_claim() -> None:
         assert [c.kind for c in claims_in(found_)] == [ClaimKind.PASSING], found_
 
 
+def test_a_criterion_is_what_must_hold_not_a_claim_that_it_holds() -> None:
+    """sequant_170a6d5b (admarble/sequant, outside ../shared): S1 quotes the issue's criteria, "- Acceptance Criteria:"
+    then "- AC-4: All tests pass", and that was called an unsupported claim that tests passed (an error, as S2 carried
+    it on). A line with a criterion's label, or under a heading or a list item over criteria, states what must hold,
+    unless it says its own status ("AC-4: All tests pass ✅ (1447 passed)")."""
+    for wanted in ("3. Context:\n   - Acceptance Criteria:\n     - AC-4: All tests pass\n     - Lint passes\n",
+                   "## Requirements\n- The build succeeds on Windows\n", "- R2. All tests pass in CI\n"):  # fmt: skip
+        assert claims_in(wanted) == [], wanted
+    for held in ("## Acceptance Criteria Status\n- AC-4: All tests pass ✅ (1447 passed)\n",
+                 "- Acceptance Criteria:\n  - all tests pass (verified: 54 passed)\n", "- Ran it: all tests pass\n"):
+        assert [c.kind for c in claims_in(held)] == [ClaimKind.PASSING], held
+
+
 # --- claim-contradicted -----------------------------------------------------------------------------
 
 
@@ -411,6 +424,20 @@ def contradicting_go_test(line: str) -> list[str | None]:
     `go test ./cmd/entire/cli/summarise`, failed."""
     records = [ran("r1", "go test ./cmd/entire/cli/summarise", GO_TEST_FAIL, failed=True)]
     return [hit.source.key if hit.source else None for hit in found(session(records, (1, line)), "claim-contradicted")]
+
+
+def test_a_tally_that_still_counts_a_failure_does_not_present_it_as_fixed() -> None:
+    """sequant_170a6d5b (admarble/sequant, outside ../shared): `npm test` failed one file ("Test Files 1 failed | 54
+    passed (55)", a timeout) and S2's "Test Results" told it so, "1447 tests passed, 1 failed (timeout on pre-existing
+    flaky test)"; its "passed" read as the failure fixed, an error."""
+    output = (" FAIL  src/lib/state.test.ts > discovers worktrees\nError: Test timed out in 5000ms.\n"
+              " Test Files  1 failed | 54 passed (55)")
+    records = [ran("r1", "npm test 2>&1 | tail -100", output, failed=True)]
+    told = "5. **Test Results**:\n   - `npm test`: 1447 test files passed, 1 failed (a flaky timeout)\n"
+    assert found(session(records, (1, told)), "claim-contradicted") == []
+    fixed = "5. **Test Results**:\n   - `npm test`: all 55 test files passed, 0 failed (the timeout is fixed)\n"
+    [hit] = found(session(records, (1, fixed)), "claim-contradicted")
+    assert hit.source.key == "r1"  # type: ignore[union-attr]
 
 
 def test_a_failure_told_beside_a_fixed_measure_is_not_presented_as_fixed() -> None:
