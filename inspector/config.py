@@ -144,6 +144,15 @@ class Config:
     """Summary sentences sharing the most terms with an invariant that are judged for it: the best few, since
     the one that carries it shares the most, and judging every sentence of a long summary costs its length."""
 
+    quoted_back_chars: int = 30
+    """The shortest sentence of a user's message that, found word for word in the agent's latest words, is the
+    agent's words quoted back to answer them (duet_cd680c64: "Close the frontend-design open thread.", 38 characters,
+    copied above "yes, retire old frontend-design"), not the user's: shorter ones ("Fix the tests.", "yes, go with A")
+    are said again by chance."""
+    quoted_back_window: int = 20_000
+    """How much of the agent's latest words a user's sentence is looked for in as a copy (`quoted_back_chars`): a few
+    long turns, what is still on the user's screen. duet_cd680c64's user copied an item of a "what's next" list two
+    turns and one message of their own later."""
     statement_chars: int = 400
     """The longest sentence or clause read as one statement: a rule or a request fits in two lines; past that
     it is a paragraph of narrative or a pasted block, whose force words belong to no single item."""

@@ -123,14 +123,16 @@ def _said_in(records: tuple[SourceRecord, ...], config: Config) -> tuple[tuple[I
     # The agent's last turn before a user statement, read for its question only when a statement follows:
     # most agent turns are followed by tool calls, and splitting each into sentences was most of this pass.
     before: str | None = None
+    shown = ""  # the agent's latest words, up to `Config.quoted_back_window`: what a user may copy to answer
     for record in records:
         if record.namespace != TRANSCRIPT:
             continue
         if record.kind == "assistant":
             before = record.text
+            shown = f"{shown}\n{record.text}"[-config.quoted_back_window :]
         elif record.kind == "user" and record.authority == "user":
             asked = last_question(before, config=config) if before is not None else None
-            found.extend(user_items(record, asked, before, config=config))
+            found.extend(user_items(record, asked, before, shown=shown, config=config))
             before = None
     actions = list(action_items(records))
     found = list(done_by_commits(list(done_by_edits(found, records, order)), actions, order))

@@ -284,7 +284,7 @@ def picked_option(label: str | None, turn: str | None) -> str | None:
     return f"option {label}: {text}" if text else None
 
 
-def user_items(record: SourceRecord, asked: str | None = None, turn: str | None = None, *,
+def user_items(record: SourceRecord, asked: str | None = None, turn: str | None = None, *, shown: str = "",
                config: Config = DEFAULT_CONFIG) -> Iterator[Invariant]:  # fmt: skip
     """Typed items from one user statement (a prompt, a question-tool answer, rejection feedback).
 
@@ -292,10 +292,16 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
     own: it borrows the topic of `asked`, the question the agent had just put (for a question-tool answer, the
     tool's question), to be found again. A question-tool answer that only says go ("Yes, proceed.") is no item. A reply
     that picks an option by its label ("let's go with A") means nothing to the next agent without what A
-    was: it carries the option's text from `turn`, the agent's turn before it.
+    was: it carries the option's text from `turn`, the agent's turn before it. A sentence copied from the agent's
+    latest words (`shown`) is the agent's, not the user's (`_plain`).
     """
     answered = record.extra.get("via") == "question-tool"
     said = list(statement_sentences(record.text, record.author))
+    if shown:  # the agent's words copied to answer them are the agent's; a copy alone may be the choice it names
+        spoken = _plain(shown)
+        unseen = [_plain(s.text) not in spoken for s in said]
+        if any(new and any(c.isalpha() for c in s.text) for s, new in zip(said, unseen, strict=True)):
+            said = [s for s, new in zip(said, unseen, strict=True) if new or len(s.text) < config.quoted_back_chars]
     language = language_of(" ".join(sentence.text for sentence in said))  # of the words typed, not of a paste
     label: str | None = None  # "A." alone is a sentence of its own; the one after it says what of A
     for number, sentence in enumerate(said):
@@ -357,6 +363,18 @@ def _answer_stretch(record: SourceRecord | None, said: str) -> list[Any] | tuple
         if isinstance(stretch, list | tuple) and len(stretch) in (3, 4) and stretch[0] <= at < stretch[1]:
             return stretch
     return None
+
+
+_MARKUP = re.compile(r"[*_`]+")
+
+
+def _plain(text: str) -> str:
+    """Text without markdown's emphasis and code marks, its blanks made one, in lower case: the agent's list item as
+    the user copied it from the rendered page ("either remove it from `enabledPlugins`" → "…from enabledPlugins").
+    A sentence of the user's found so in the agent's latest words is the agent's words quoted back (duet_cd680c64:
+    "Make the call and either remove it from enabledPlugins or document the boundary.", pasted above the user's
+    answer "yes, retire old frontend-design"), as long as it is `Config.quoted_back_chars` or more."""
+    return " ".join(_MARKUP.sub("", text).split()).lower()
 
 
 def reply_to(item: Invariant, record: SourceRecord | None) -> str | None:

@@ -464,6 +464,26 @@ def test_a_pull_request_is_an_action_with_its_number() -> None:
     assert item.text == "pull request #133 opened"
 
 
+def test_the_agents_words_the_user_copies_to_answer_them_are_the_agents() -> None:
+    """duet_cd680c64 (fresh45, labelled blind): the user copied an item of the agent's "what's next" list, "1. Close
+    the frontend-design open thread. … Make the call and either remove it from `enabledPlugins` or document the
+    boundary.", a turn and a message of their own later, and answered under it "yes, retire old frontend-design". The
+    copy was mined as the user's requirement, and called lost from S1 and S2. A message that is all a copy of one
+    option ("1. Fix the ingest — only update timestamps when node data actually changes.") is the user choosing it."""
+    listed = ("### Polish\n1. **Drop the `legacy-theme` stylesheet.** Nothing imports it since the redesign. Make the "
+              "call and either delete it from `styles/` or document why it stays.\n2. **Fix the ingest** — only "
+              "write the index when an entry actually changes.")  # fmt: skip
+    records = [user("what's next?", "u1"), assistant(listed, "a1"), user("explain the index", "u2"),
+               assistant("The index maps entries to files.", "a2"),
+               user("  1. Drop the legacy-theme stylesheet. Nothing imports it since the redesign. Make the call and "
+                    "either delete it from styles/ or document why it stays.\n\nyes, never keep the legacy theme",
+                    "u3"),
+               user("2. Fix the ingest — only write the index when an entry actually changes.", "u4")]  # fmt: skip
+    said = [item.text for item in session_items(records) if item.source_key in ("u3", "u4")]
+    assert said == ["yes, never keep the legacy theme",
+                    "Fix the ingest — only write the index when an entry actually changes."]  # fmt: skip
+
+
 def test_session_items_keep_log_order_across_kinds() -> None:
     records = [
         user(KEEP_LOCAL, "u1"),
