@@ -149,6 +149,9 @@ class Config:
     agent's words quoted back to answer them (duet_cd680c64: "Close the frontend-design open thread.", 38 characters,
     copied above "yes, retire old frontend-design"), not the user's: shorter ones ("Fix the tests.", "yes, go with A")
     are said again by chance."""
+    copy_places: int = 8
+    """How many places of a sentence's longest word are each read for a copy of it before the agent's latest words
+    are read whole without markup, once for the message: a bound on time only, the answer is the same."""
     quoted_back_window: int = 20_000
     """How much of the agent's latest words a user's sentence is looked for in as a copy (`quoted_back_chars`): a few
     long turns, what is still on the user's screen. duet_cd680c64's user copied an item of a "what's next" list two

@@ -26,6 +26,7 @@ gathers them into one list per session; whether a summary carries one is `inspec
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Sequence
 
 from inspector.actions import action_items, done_by_commits, done_by_edits
@@ -123,16 +124,21 @@ def _said_in(records: tuple[SourceRecord, ...], config: Config) -> tuple[tuple[I
     # The agent's last turn before a user statement, read for its question only when a statement follows:
     # most agent turns are followed by tool calls, and splitting each into sentences was most of this pass.
     before: str | None = None
-    shown = ""  # the agent's latest words, up to `Config.quoted_back_window`: what a user may copy to answer
+    shown: deque[str] = deque()  # the agent's latest turns, `Config.quoted_back_window` characters of them at least:
+    held = 0  # what a user may copy to answer them, joined only when a user speaks
     for record in records:
         if record.namespace != TRANSCRIPT:
             continue
         if record.kind == "assistant":
             before = record.text
-            shown = f"{shown}\n{record.text}"[-config.quoted_back_window :]
+            shown.append(record.text)
+            held += len(record.text)
+            while held - len(shown[0]) >= config.quoted_back_window:
+                held -= len(shown.popleft())
         elif record.kind == "user" and record.authority == "user":
             asked = last_question(before, config=config) if before is not None else None
-            found.extend(user_items(record, asked, before, shown=shown, config=config))
+            latest = "\n".join(shown)[-config.quoted_back_window :]
+            found.extend(user_items(record, asked, before, shown=latest, config=config))
             before = None
     actions = list(action_items(records))
     found = list(done_by_commits(list(done_by_edits(found, records, order)), actions, order))

@@ -11,7 +11,8 @@ carries what A was: alone, neither means anything to the next agent.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from functools import cache
 from typing import Any
 
 from inspector.authorship import spans_for
@@ -298,8 +299,9 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
     answered = record.extra.get("via") == "question-tool"
     said = list(statement_sentences(record.text, record.author))
     if shown:  # the agent's words copied to answer them are the agent's; a copy alone may be the choice it names
-        spoken = _plain(shown)
-        unseen = [_plain(s.text) not in spoken for s in said]
+        lowered = shown.lower()
+        whole = cache(lambda: _plain(lowered))
+        unseen = [not _copied(s.text, lowered, whole, config) for s in said]
         if any(new and any(c.isalpha() for c in s.text) for s, new in zip(said, unseen, strict=True)):
             said = [s for s, new in zip(said, unseen, strict=True) if new or len(s.text) < config.quoted_back_chars]
     language = language_of(" ".join(sentence.text for sentence in said))  # of the words typed, not of a paste
@@ -366,6 +368,27 @@ def _answer_stretch(record: SourceRecord | None, said: str) -> list[Any] | tuple
 
 
 _MARKUP = re.compile(r"[*_`]+")
+_WORD_RUN = re.compile(r"[^\W_]+")
+
+
+def _copied(sentence: str, lowered: str, whole: Callable[[], str], config: Config = DEFAULT_CONFIG) -> bool:
+    """Is the sentence, without markup (`_plain`), in the agent's words (`lowered`, in lower case; `whole`, those
+    words without markup, worked out once if asked)? Looked for around each place its longest word is, so a message is
+    not paid for by the whole of the agent's latest words, unless that word is in many places."""
+    plain = _plain(sentence)
+    words = _WORD_RUN.findall(plain)
+    if not words:
+        return False
+    word = max(words, key=len)
+    if lowered.count(word) > config.copy_places:
+        return plain in whole()
+    reach = 3 * len(sentence)  # markup only shortens: the copy, marked up, lies within this of its longest word
+    at = lowered.find(word)
+    while at >= 0:
+        if plain in _plain(lowered[max(0, at - reach) : at + reach]):
+            return True
+        at = lowered.find(word, at + 1)
+    return False
 
 
 def _plain(text: str) -> str:
