@@ -74,12 +74,18 @@ _DECLINING = re.compile(r"^\W*no\b.*?\b(?:is|are|looks?|seems?)\s+(?:fine|ok|oka
 positive."."""
 
 
-def standing(correction: str) -> bool:
-    """Does a correction hold past the work that carried it out? One that asks for a change ("instead it should
-    say `git add`") is done once made, and the code shows it made; one that takes something out, forbids, declines a
-    change or keeps something as it is leaves nothing in the code to say so, and the next agent may undo it."""
-    return bool(_TAKING_OUT.search(correction) or forbidding(correction) or _DECLINING.search(correction)
-                or LEAVE_AS_IS.search(correction))
+_NOT_DOING = re.compile(r"\b(?:let'?s|let us)\s+not\b", re.IGNORECASE)
+"""A decision not to do something: "let's not archive mirror - still useful"."""
+
+
+def standing(statement: str) -> bool:
+    """Does a correction or a decision hold past the work that carried it out? One that asks for a change ("instead it
+    should say `git add`") is done once made, and the code shows it made; one that takes something out, forbids,
+    declines a change, decides against one ("let's not archive mirror", duet_cd680c64, kept by S1 and dropped by S2,
+    whose labels call that a loss) or keeps something as it is leaves nothing in the code to say so, and the next
+    agent may undo it."""
+    return bool(_TAKING_OUT.search(statement) or forbidding(statement) or _DECLINING.search(statement)
+                or LEAVE_AS_IS.search(statement) or _NOT_DOING.search(statement))
 
 
 def binding(text: str, correction: bool = False) -> bool:

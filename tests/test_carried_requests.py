@@ -117,6 +117,18 @@ def test_a_correction_that_declines_a_change_keeps_its_severity() -> None:
     assert severity == "warning"  # "I think": a hedged correction is a warning, carried or not
 
 
+def test_a_decision_against_a_change_keeps_its_severity() -> None:
+    """duet_cd680c64 (fresh45, labelled blind): "let's not archive mirror - still useful", carried by S1 and dropped
+    by S2, whose labels call it lost: a decision not to do something is never done, so its drop is no sign it was; a
+    decision to do something ("let's kill ralph", below) still is."""
+    kept = "let's not archive the mirror repo - still useful"
+    trace = chain([kept], "Decided: the mirror repo is not archived, it is still useful.",
+                  "The trailer work is merged; the pull request for develop is open.")  # fmt: skip
+    [(severity, message)] = lost_at_two(trace)
+    assert message.startswith("the user's decision") and "carried" not in message
+    assert severity == "warning"
+
+
 def test_a_request_dropped_by_a_summary_that_collapsed_stays_an_error() -> None:
     said = ["must be controlled by configuration, default to 'off'", "never commit the docs/plans folder",
             "please use the british spelling", "avoid code duplication with the explain command",

@@ -114,8 +114,10 @@ CARRIED_THEN_DROPPED = {
     InvariantKind.CORRECTION: "a correction that asks for a change is most often made when a summary drops it",
 }
 """The kinds a summary that carried them may drop by choice (`_carrier`), and what the finding says of it. A
-correction only when it asks for a change: one that takes something out, forbids, declines a change or keeps
-something as it is stands after it was carried out (`statement_force.standing`)."""
+correction or a decision only when it asks for a change: one that takes something out, forbids, declines a change,
+decides against one or keeps something as it is stands after it was carried out (`statement_force.standing`)."""
+_STANDS_WHEN_SO = frozenset({InvariantKind.CORRECTION, InvariantKind.USER_DECISION})
+"""The kinds `statement_force.standing` is read for."""
 
 
 def _dropped_by_choice(facts: TraceFacts, tracks: list[InvariantTrack], track: InvariantTrack, k: int,
@@ -126,7 +128,7 @@ def _dropped_by_choice(facts: TraceFacts, tracks: list[InvariantTrack], track: I
     still lacks them. The guard's list before a compaction (`guard_check.standing_items`) judges an empty summary not
     yet written: what the last summary carried still stands there."""
     item = track.invariant
-    if item.kind not in CARRIED_THEN_DROPPED or item.kind is InvariantKind.CORRECTION and standing(item.text):
+    if item.kind not in CARRIED_THEN_DROPPED or item.kind in _STANDS_WHEN_SO and standing(item.text):
         return None  # before the chain is walked: most lost items are neither, and a long chain is long
     ancestors = _ancestors(facts, k)
     carrier = _carrier(track, ancestors)
