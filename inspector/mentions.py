@@ -66,6 +66,9 @@ class Mentions:
         self._timestamps = timestamps
         self._turn_keys = turn_keys
         self._found: dict[str, dict[Mention, int]] = {}
+        self._words: dict[str, list[Mention]] = {}
+        """The mentions each word a search hit holds, kept for the next search: the summaries' keys and the raw
+        log's are sought in separate passes, which hit many of the same words."""
 
     def __len__(self) -> int:
         return len(self._texts)
@@ -98,7 +101,7 @@ class Mentions:
         database.compile(expressions=needles, ids=list(range(len(needles))), elements=len(needles),
                          flags=0, literal=True)  # fmt: skip
         found: dict[str, dict[Mention, int]] = {n: {} for n in missing}
-        words: dict[str, list[Mention]] = {}
+        words = self._words
         repeated: set[tuple[bytes, int, int]] = set()
         for batch, first, starts in _batches(self._texts):
             hits: list[tuple[int, int]] = []
