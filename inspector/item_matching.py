@@ -20,9 +20,9 @@ from inspector.list_selection import ENTRY_PREFIX, entry_ids
 from inspector.model import Invariant, InvariantKind
 from inspector.plan_checks import Check, check_named
 from inspector.plan_steps import PLAN_PREFIX, made_name
-from inspector.presence import Presence, described_as_fixed, item_terms_text, presence, topic_terms
+from inspector.presence import Presence, described_as_fixed, item_terms_text, presence, told_open, topic_terms
 from inspector.prompt_commands import is_command
-from inspector.shell_runs import about_subject
+from inspector.shell_runs import about_subject, failure_subjects
 from inspector.statement_force import NEGATING, PROHIBITING, forbidding
 from inspector.statements import USER_KINDS
 from inspector.summary_claims import named_subjects
@@ -174,8 +174,8 @@ def match_failure(item: Invariant, indexed: IndexedText, config: Config = DEFAUL
     if found.start is not None and found.passage is not None and found.coverage >= config.kept_coverage:
         at, line = _status_line(indexed.text, found, item.text)
         # Only a line about what failed calls it fixed: one naming another program, test or file is about that.
-        if about_subject(item.text, named_subjects(line)) and described_as_fixed(
-                indexed.text, at, line, item.text):  # fmt: skip
+        if (about_subject(item.text, named_subjects(line)) and described_as_fixed(indexed.text, at, line, item.text)
+                and not told_open(indexed.text, failure_subjects(item.text))):  # fmt: skip
             return _located(InvariantStatus.WEAKENED, found,
                             "presented as fixed, but no later run of it succeeded")  # fmt: skip
         return _located(InvariantStatus.PARAPHRASED, found)

@@ -17,7 +17,7 @@ from inspector.config import DEFAULT_CONFIG, Config
 from inspector.invariants import IndexedText, fuzzy_terms
 from inspector.languages import same_language
 from inspector.model import Invariant
-from inspector.summary_claims import says_fixed, steps_heading
+from inspector.summary_claims import named_subjects, says_fixed, steps_heading
 from inspector.text import content_terms, stem, words
 
 GENERIC_TERMS = frozenset(
@@ -48,9 +48,13 @@ def item_terms_text(item: Invariant, summarised: str | None = None) -> str:
 _STILL_OPEN = re.compile(
     r"\b(?:still|not (?:yet )?(?:fixed|resolved|solved|addressed)|unresolved|unfixed|unaddressed|outstanding|deferred|"
     r"to be (?:fixed|addressed|resolved)|remains?|pending|open|todo|known issue|"
-    r"investigat\w*|blocked|fails?|failing|crash(?:es|ing)?)\b",
+    r"investigat\w*|blocked|fails?|failing|crash(?:es|ing)?|in progress|in the middle of)\b",
     re.IGNORECASE,
 )
+_SAID_OPEN = re.compile(r"\b(?:(?:fix|work) in progress|in the middle of fixing|not (?:yet )?(?:fixed|resolved)|"
+                        r"still (?:fails|failing|broken|open|unresolved)|unresolved)\b", re.IGNORECASE)  # fmt: skip
+"""What says outright that a failure is still open, whatever else the line says of a fix ("Fix in progress: change
+`condenseAndUpdateState` …", "I was in the middle of fixing the integration test failure")."""
 _COUNT = r"\b\d[\d,]*\s+(?:\w+\s+){0,2}"
 _FAILED = r"(?<!fixed )(?<!fixes )(?<!fix )\b[1-9][\d,]*\s+(?:\w+\s+){0,2}fail(?:ed|ing)\b"
 _FAILURES_TALLIED = re.compile(rf"{_COUNT}pass(?:ed|ing)\b[^\n]{{0,60}}?{_FAILED}|"
@@ -127,6 +131,15 @@ def described_as_fixed(text: str, start: int, passage: str, item_text: str = "")
     return heading is not None and says_fixed(heading)
 
 
+def told_open(text: str, names: frozenset[str]) -> bool:
+    """Does a line of the summary that names what failed (one of `names`, its programs, tests and files by stem:
+    `shell_runs.failure_subjects`) say outright that it is still open (`_SAID_OPEN`)? Then the summary does not
+    present it as fixed, whatever another of its lines says: cli_9e2434f3's S1 told the failing integration test
+    "failed. The issue: after Bug 3 fix …" in its account of the work, and "Fix in progress" under "Errors and fixes",
+    and the first line's "fix" of another bug read as this one fixed."""
+    return any(_SAID_OPEN.search(line) and named_subjects(line) & names for line in text.splitlines())
+
+
 def _heading_above(text: str, start: int) -> str | None:
     """The title of the nearest heading above `start` (a line ending in a colon, a markdown heading, a bold or numbered
     line), past the list items between; None when none is within 40 lines."""
@@ -140,4 +153,4 @@ def _heading_above(text: str, start: int) -> str | None:
     return None
 
 
-__all__ = ["GENERIC_TERMS", "Presence", "described_as_fixed", "item_terms_text", "presence", "topic_terms"]
+__all__ = ["GENERIC_TERMS", "Presence", "described_as_fixed", "item_terms_text", "presence", "told_open", "topic_terms"]

@@ -426,6 +426,21 @@ def contradicting_go_test(line: str) -> list[str | None]:
     return [hit.source.key if hit.source else None for hit in found(session(records, (1, line)), "claim-contradicted")]
 
 
+def test_a_failure_another_line_says_is_still_being_fixed_is_not_presented_as_fixed() -> None:
+    """cli_9e2434f3 (entireio/cli, outside ../shared): S1 told its failing integration test "10. Integration test `X`
+    failed. The issue: after Bug 3 fix (…)" in its account of the work, and "Fix in progress: …" under "Errors and
+    fixes"; the first line's "fix" of another bug read as this failure fixed, twice an error."""
+    records = [ran("r1", "go test ./integration_test/ -run TestShadow_CondenseTwice 2>&1 | tail -40",
+                   "=== RUN   TestShadow_CondenseTwice\n--- FAIL: TestShadow_CondenseTwice (6.84s)\nFAIL")]  # fmt: skip
+    told = ("1. Chronology:\n   10. Integration test `TestShadow_CondenseTwice` failed. The issue: after the Bug 3 "
+            "fix the checkpoint id persists.\n\n2. Errors and fixes:\n   - **`TestShadow_CondenseTwice` failure:** "
+            "the checkpoint id is reused. Fix in progress: clear it after condensation.\n")  # fmt: skip
+    assert found(session(records, (1, told)), "claim-contradicted") == []
+    fixed = told.replace("Fix in progress: clear", "Fixed: cleared")
+    [hit] = found(session(records, (1, fixed)), "claim-contradicted")
+    assert hit.source.key == "r1"  # type: ignore[union-attr]
+
+
 def test_a_tally_that_still_counts_a_failure_does_not_present_it_as_fixed() -> None:
     """sequant_170a6d5b (admarble/sequant, outside ../shared): `npm test` failed one file ("Test Files 1 failed | 54
     passed (55)", a timeout) and S2's "Test Results" told it so, "1447 tests passed, 1 failed (timeout on pre-existing
