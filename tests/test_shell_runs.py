@@ -348,6 +348,21 @@ def test_a_test_run_read_through_a_filter_that_shows_a_pass_and_no_failure_retir
         assert fates(failed, ran("t2", command, output)) == [("t1", None, None)], command
 
 
+def test_a_step_chained_by_and_before_a_test_run_whose_rows_show_it_ran_succeeded() -> None:
+    """cli_79e9becd (entireio/cli, outside ../shared): `mise run lint` failed; later `mise run lint && mise run test
+    2>&1 | tail -20` printed go's `ok` rows. Its status is tail's, but the test ran, which `&&` allows only after the
+    lint succeeded: the lint failure is retired, and was called lost from S1. Rows that show no run, or a step joined
+    by `;`, prove nothing of the lint."""
+    failed = ran("t1", "mise run lint 2>&1", "[lint] cmd/x.go:12: unused variable\n[lint] ERROR task failed",
+                 failed=True)  # fmt: skip
+    rows = "ok  \tentire.io/cli/cmd/entire/cli\t3.5s"
+    assert fates(failed, ran("t2", "mise run lint && mise run test 2>&1 | tail -20", rows)) == [
+        ("t1", "t2", "ran clean")]  # fmt: skip
+    for command, output in (("mise run lint; mise run test 2>&1 | tail -20", rows),
+                            ("mise run lint && mise run test 2>&1 | tail -20", "no test files")):
+        assert fates(failed, ran("t2", command, output)) == [("t1", None, None)], command
+
+
 def test_a_pull_request_whose_body_names_the_tests_is_no_run_of_them() -> None:
     """me_e9167529 (outside ../shared, read after its first look): `pnpm test:run` exited 1; the pull request opened
     later, its body's test plan reading "`pnpm test:run` ユニットテスト通過確認", was taken for a clean run of the
