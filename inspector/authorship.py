@@ -46,6 +46,10 @@ _ENVELOPE_AUTHORS = {
 """Tags whose content someone other than the harness wrote; every other joined-word tag is the harness's."""
 _HARNESS_LINE = re.compile(r"^\s*\[Request interrupted by user[^\]\n]*\]\s*$|^Caveat: The messages below", re.MULTILINE)
 """Fixed notes the harness writes into a user record without a tag."""
+_HOOK_STOPPED = re.compile(r"\A\s*Operation stopped by hook:.*", re.DOTALL)
+"""What Claude Code writes in a user record in place of a prompt a hook blocked: the hook's message, to the end
+(cli_4b3ddf27: "Operation stopped by hook: Warning: Shadow branch conflict detected! … Options: … 3. Continue the
+previous session from the original worktree: …", whose option was mined as the user's requirement)."""
 _HARNESS_MARK = re.compile(r"\[Image #\d+\]|\(Image attached\)|\[Pasted text #\d+(?: \+\d+ lines)?\]")
 """The harness's placeholder for what came with the user's words (Claude Code's `[Image #1]` in a prompt, `(Image
 attached)` after an answer to its question tool, `[Pasted text #2 +40 lines]`), wherever it stands: no words of
@@ -174,7 +178,7 @@ def _envelopes(text: str) -> list[Envelope]:
         found.append((opened.start(), end, author, (opened.end(), inner_end)))
         position = end
     found += [(m.start(), m.end(), Author.HARNESS, (m.start(), m.end()))
-              for pattern in (_HARNESS_LINE, _HARNESS_MARK) for m in pattern.finditer(text)]  # fmt: skip
+              for pattern in (_HARNESS_LINE, _HARNESS_MARK, _HOOK_STOPPED) for m in pattern.finditer(text)]  # fmt: skip
     found.sort()
     kept: list[Envelope] = []
     for envelope in found:

@@ -73,6 +73,20 @@ def test_the_harnesss_placeholder_for_an_attachment_is_no_words_of_the_users():
     assert [s.text for s in statement_sentences(prompt)] == ["make the header match this, and", "keep the footer"]
 
 
+def test_a_prompt_a_hook_blocked_is_the_hooks_message():
+    """cli_4b3ddf27 (entireio/cli, outside ../shared): Claude Code wrote "Operation stopped by hook: Warning: Shadow
+    branch conflict detected! … 3. Continue the previous session from the original worktree: …" in a user record,
+    and the hook's third option was mined as the user's requirement, called lost from S1. The same words typed
+    after a prompt of the user's own are theirs."""
+    stopped = ("Operation stopped by hook: Warning: Shadow branch conflict detected!\n\nOptions:\n"
+               "1. Commit your changes (git commit) to create a new base commit\n"
+               "2. Continue the previous session from the original worktree: /work/.worktrees/test-123")  # fmt: skip
+    assert authored(stopped) == [(H, stopped)]
+    assert list(statement_sentences(stopped)) == []
+    typed = "Please stop the hook. Operation stopped by hook: was the message, ensure it never blocks again"
+    assert [a for a, _ in authored(typed)] == [U]
+
+
 def test_an_unclosed_harness_tag_runs_to_the_end():
     assert authored("Keep it small.\n<system-reminder>Todo list is empty") == [
         (U, "Keep it small."), (H, "<system-reminder>Todo list is empty")]  # fmt: skip
