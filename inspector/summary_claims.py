@@ -175,6 +175,10 @@ whole of a plan carried out ("All 6 steps completed", "implemented the entire Ph
 _NEGATED = re.compile(r"\b(?:not|n't|never|no longer|fail(?:s|ed|ing)?|until|once|after|if|when|should|will|"
                       r"need(?:s|ed)? to|to be)\b", re.IGNORECASE)  # fmt: skip
 """Words that turn a status into something else: 'tests do not pass yet', 'once the build succeeds'."""
+_SUBORDINATE = re.compile(r"\b(?:after|once|when|until|before|if|unless)\s+$", re.IGNORECASE)
+"""A clause's head right before "all tasks completed" that makes it a time or a condition, not the state at the
+compaction: "After all tasks completed and review passed, user selected option 2: Push and create a Pull Request"
+(portcli_bf44fc35's S1, narrating, was called a claim that nothing was left while a failure was open)."""
 _SOUGHT = re.compile(r"\b(?:verify|ensure|confirm|check|make sure|see)\s+(?:that\s+|if\s+|whether\s+)?(?:the\s+)?$",
                      re.IGNORECASE)  # fmt: skip
 """Words before a status that make it what a step sets out to check, not what it found: 'the next step would be to run
@@ -280,7 +284,9 @@ def _claim_kinds(sentence: str) -> tuple[ClaimKind, ...]:
     kinds = []
     if BRIEF.search(sentence):
         kinds.append(ClaimKind.BRIEF)
-    if NOTHING_PENDING.search(sentence) and not sentence.lstrip(" -*•").lower().startswith(("none", "nothing")):
+    pending = NOTHING_PENDING.search(sentence)
+    if (pending and not sentence.lstrip(" -*•").lower().startswith(("none", "nothing"))
+            and not _SUBORDINATE.search(sentence, 0, pending.start())):  # fmt: skip
         kinds.append(ClaimKind.NOTHING_PENDING)  # "None" alone says nothing outside a pending section
     if NO_ERRORS.search(sentence):
         kinds.append(ClaimKind.NO_ERRORS)

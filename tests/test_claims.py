@@ -80,6 +80,17 @@ def test_a_status_that_is_conditional_or_negated_is_not_a_claim() -> None:
     assert [c.kind for c in claims_in(text)] == [ClaimKind.PUSHED]  # the user's push: judged, then excused
 
 
+def test_nothing_left_told_as_a_time_or_a_condition_is_not_a_claim() -> None:
+    """portcli_bf44fc35 (port-experimental/port-cli, outside ../shared): S1 narrated "After all tasks completed and
+    review passed, user selected option 2: Push and create a Pull Request", and it was called a claim that nothing was
+    left while a failure was open."""
+    for told in ("- After all tasks completed and review passed, user selected option 2: Push and create a PR",
+                 "Once all tasks are done we merge.", "If all steps are complete, tag the release."):  # fmt: skip
+        assert claims_in(told) == [], told
+    for said in ("All tasks completed.", "- All 6 steps completed and committed; user selected option 2"):
+        assert [c.kind for c in claims_in(said)] == [ClaimKind.NOTHING_PENDING], said
+
+
 def test_a_status_a_step_sets_out_to_check_is_not_a_claim() -> None:
     """dual_d1c82db5 (outside ../shared, read after its first look): S1's "The next step would be to run `cargo test`
     again to verify all tests pass" was called contradicted, at error, by the failed run before it; the summary says
