@@ -529,14 +529,17 @@ class ShellRun:
         """The steps this run shows succeeded: those its success proves (`proven_steps`); or, when it failed in a
         step its own output shows ran (`_shown_running`), the steps chained before that one by `&&`, which had to
         succeed for it to run (`curl … -o schema.json && python3 -c …` that raised got the file; `git stash && git
-        pull --rebase && git stash pop` whose pop met a conflict pulled)."""
+        pull --rebase && git stash pop` whose pop met a conflict pulled). A clean line whose status is a filter's
+        proves so too what `&&` chained to a test run its pass rows show ran (`mise run lint && mise run test 2>&1 |
+        tail -20` printing go's `ok` rows: the lint, cli_79e9becd)."""
         if self.clean:
             proven = proven_steps(self.steps)
             step = attempted(self.steps)
             if step is not None and step not in proven and piped_test_run(self) and _PASSED_ROW.search(self.output):
-                at = self.steps.index(step)  # a test run read through a filter, whose rows show it ran: what it was
-                if at and step.after == "&&":  # chained to by `&&` succeeded (`mise run lint && mise
-                    proven += proven_steps(self.steps[:at])  # run test 2>&1 | tail -20` printing `ok` rows: the lint)
+                # A test run read through a filter, whose pass rows show it ran: what `&&` chained it to succeeded.
+                at = self.steps.index(step)
+                if at and step.after == "&&":
+                    proven += proven_steps(self.steps[:at])
             return tuple(proven)
         if not self.failed:
             return ()
