@@ -47,8 +47,11 @@ def enclosing_item(text: str, start: int) -> str:
     tests PASS." under "- `session/phase_test.go`: 9 tests for `ApplyCommonActions`": the sentence's subject is its
     item's."""
     line_start = text.rfind("\n", 0, start) + 1
-    line = text[line_start : text.find("\n", start) if "\n" in text[start:] else len(text)]
+    line_end = text.find("\n", start)
+    line = text[line_start : line_end if line_end >= 0 else len(text)]
     indent = len(line) - len(line.lstrip())
+    if not indent:
+        return ""  # nothing holds a line at the margin
     position = line_start - 1
     while position > 0:
         head_start = text.rfind("\n", 0, position) + 1
