@@ -12,6 +12,7 @@ of the work), the yardstick for a summary's own counts of them.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -19,6 +20,7 @@ from functools import cached_property
 from inspector.actions import edit_written, edited_path
 from inspector.anchors import extract_anchors
 from inspector.facts import TraceFacts
+from inspector.last_answer import for_the_same
 from inspector.model import TRANSCRIPT, Generation, SourceRecord
 from inspector.presence import topic_terms
 from inspector.printed_figures import PrintedFigures
@@ -119,9 +121,26 @@ def last_verifying_run(split: Split, claim: str = "", item: str = "") -> ShellRu
     A claim naming nothing, in no item that names anything, is about the whole run."""
     subjects = named_subjects(claim) or named_subjects(item)
     tests = bool(_TESTS_CLAIMED.search(claim))
-    return next((run for run in reversed(split.runs) if VERIFYING.search(run.ran) and run.signature
-                 and (not tests or TEST_RUN.search(run.ran))
-                 and about_subject(run.command, subjects)), None)  # fmt: skip
+    index, limit = _checks_by_subject(split.facts.shell_runs), len(split.runs)
+    found = [positions[at - 1] for key in ([(s, tests) for s in subjects] if subjects else [(None, tests)])
+             if (at := bisect_left(positions := index.get(key, ()), limit))]  # fmt: skip
+    return split.runs[max(found)] if found else None
+
+
+@for_the_same
+def _checks_by_subject(runs: Sequence[ShellRun]) -> dict[tuple[str | None, bool], tuple[int, ...]]:
+    """Where the log's checks are (a test, build or lint run, `VERIFYING`), by each thing they are about
+    (`ShellRun.subjects`; None: any) and whether only test runs are asked for: the last before a cut about what a claim
+    names is then found by bisection, not by reading back through every run for each claim of each summary."""
+    found: dict[tuple[str | None, bool], list[int]] = {}
+    for position, run in enumerate(runs):
+        if not (VERIFYING.search(run.ran) and run.signature):
+            continue
+        kinds = (False, True) if TEST_RUN.search(run.ran) else (False,)
+        for subject in (None, *run.subjects):
+            for tests in kinds:
+                found.setdefault((subject, tests), []).append(position)
+    return {key: tuple(positions) for key, positions in found.items()}
 
 
 def still_open(run: ShellRun, split: Split) -> bool:

@@ -502,6 +502,11 @@ class ShellRun:
         return ran(self.command)
 
     @cached_property
+    def subjects(self) -> frozenset[str]:
+        """`failure_subjects(self.command)`: what the line is about, asked of each run by every claim judged."""
+        return failure_subjects(self.command)
+
+    @cached_property
     def test_failure_row(self) -> str | None:
         """A failed test's row in the output of a test run whose exit status is not the runner's own."""
         if not piped_test_run(self):

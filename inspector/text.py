@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -43,24 +44,34 @@ LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s")
 
 def enclosing_item(text: str, start: int) -> str:
     """The head line of the list item that holds the line at `start` as one of its indented lines (a continuation
-    or a nested item), or "" when that line is indented no deeper than the lines before it. A summary says "All 9
-    tests PASS." under "- `session/phase_test.go`: 9 tests for `ApplyCommonActions`": the sentence's subject is its
-    item's."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", start)
-    line = text[line_start : line_end if line_end >= 0 else len(text)]
-    indent = len(line) - len(line.lstrip())
-    if not indent:
-        return ""  # nothing holds a line at the margin
-    position = line_start - 1
-    while position > 0:
-        head_start = text.rfind("\n", 0, position) + 1
-        head = text[head_start:position]
-        position = head_start - 1
-        if not head.strip() or len(head) - len(head.lstrip()) >= indent:
-            continue  # a blank line, or a sibling or a child of the line's own level
-        return head if LIST_ITEM.match(head) else ""
-    return ""
+    or a nested item), or "" when no line before it is indented less, or the nearest that is opens no item. A summary
+    says "All 9 tests PASS." under "- `session/phase_test.go`: 9 tests for `ApplyCommonActions`": the sentence's
+    subject is its item's."""
+    starts, heads = _enclosing_items(text)
+    return heads[bisect_right(starts, start) - 1]
+
+
+@lru_cache(maxsize=8)
+def _enclosing_items(text: str) -> tuple[list[int], list[str]]:
+    """Where each line of `text` starts, and its enclosing item (`enclosing_item`), in one pass: the nearest line
+    before it indented less is the top of a stack of lines of rising indent. Kept for the few texts in hand: a
+    summary's claims ask it line after line (a string's hash is kept with it, so asking again costs no reading)."""
+    starts: list[int] = []
+    heads: list[str] = []
+    above: list[tuple[int, str]] = []  # earlier lines of rising indent, each the latest at its indent
+    position = 0
+    for line in text.split("\n"):
+        starts.append(position)
+        position += len(line) + 1
+        if not line.strip():
+            heads.append("")
+            continue
+        indent = len(line) - len(line.lstrip())
+        while above and above[-1][0] >= indent:
+            above.pop()
+        heads.append(above[-1][1] if above and LIST_ITEM.match(above[-1][1]) else "")
+        above.append((indent, line))
+    return starts, heads
 
 
 def section_end(text: str, start: int, level: int) -> int:

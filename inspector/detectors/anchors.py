@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from inspector.anchors import Anchor, AnchorStatus, ResolvedAnchor, weakly_a_path
 from inspector.facts import GenerationFacts, TraceFacts
@@ -67,6 +69,13 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     cut short, its text going on with an ellipsis (`_CUT_AFTER`). And a shorthand whose full form the summary prints
     and resolves (`_shorthand`): a range of names, or a name written without the head of the one beside it."""
     partial = facts.session_log and facts.trace.begins_mid_session
+    full_forms: dict[int, _FullForms] = {}  # by summary, worked out at its first unresolved key
+
+    def shorthand(anchor: Anchor, generation: GenerationFacts) -> bool:
+        forms = full_forms.get(generation.generation.index)
+        if forms is None:
+            forms = full_forms[generation.generation.index] = _FullForms.of(generation)
+        return _shorthand(anchor, generation, forms)
 
     def weak(resolved: ResolvedAnchor, generation: GenerationFacts) -> Severity | None:
         anchor = resolved.anchor
@@ -74,7 +83,7 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
         cut = _CUT_AFTER.match(text, anchor.end) or anchor.key.endswith(("...", "…"))
         placeholder = _PLACEHOLDER.search(anchor.key) is not None
         if facts.session_log and (not generation.generation.covers or partial or cut or placeholder
-                                  or _shorthand(anchor, generation)):  # fmt: skip
+                                  or shorthand(anchor, generation)):  # fmt: skip
             return Severity.INFO
         if not facts.session_log or anchor.pattern != "path":
             return None
@@ -93,25 +102,39 @@ _HEAD_END = re.compile(r"[_-]")
 """Where the head of a name ends, that a list of its siblings leaves out after the first (`AGENT_TEAM_`)."""
 
 
-def _shorthand(anchor: Anchor, generation: GenerationFacts) -> bool:
+@dataclass(frozen=True, slots=True)
+class _FullForms:
+    """What a summary prints in full and resolves: its keys, their names (a path's last part), and where each key it
+    prints starts (`_shorthand`)."""
+
+    keys: tuple[str, ...]
+    names: frozenset[str]
+    printed: tuple[Anchor, ...]
+    starts: tuple[int, ...]
+
+    @classmethod
+    def of(cls, generation: GenerationFacts) -> _FullForms:
+        keys = tuple(a.anchor.key for a in generation.anchors if a.status is not AnchorStatus.UNRESOLVED)
+        printed = generation.printed
+        return cls(keys, frozenset(key.rsplit("/", 1)[-1] for key in keys), printed, tuple(a.start for a in printed))
+
+
+def _shorthand(anchor: Anchor, generation: GenerationFacts, forms: _FullForms) -> bool:
     """A key the summary writes as shorthand for names it prints in full and that resolve: a range (cybervpn's "the
     AGENT_TEAM prompt files (GAPS, MVP, PHASE3-8)", beside AGENT_TEAM_PHASE3_PROMPT.md and …PHASE8…), both of whose
     ends are in such names; or a name written without the head of the name before it on its line ("Read
     AGENT_TEAM_PHASE8_PROMPT.md and PHASE7_PROMPT.md"), which with that head is such a name."""
-    resolved = [a.anchor.key for a in generation.anchors if a.status is not AnchorStatus.UNRESOLVED]
     ranged = _RANGE.fullmatch(anchor.key)
     if ranged is not None and int(ranged["low"]) < int(ranged["high"]):
         ends = [re.compile(rf"(?<![A-Za-z]){re.escape(ranged['stem'] + ranged[end])}(?!\d)") for end in ("low", "high")]
-        if all(any(end.search(key) for key in resolved) for end in ends):
+        if all(any(end.search(key) for key in forms.keys) for end in ends):
             return True
     text = generation.generation.text or ""
     line_start = text.rfind("\n", 0, anchor.start) + 1
-    names = {key.rsplit("/", 1)[-1] for key in resolved}
-    for other in generation.printed:
-        if line_start <= other.start < anchor.start:
-            base = other.key.rsplit("/", 1)[-1]
-            if any(base[: m.end()] + anchor.key in names for m in _HEAD_END.finditer(base)):
-                return True
+    for other in forms.printed[bisect_left(forms.starts, line_start) : bisect_left(forms.starts, anchor.start)]:
+        base = other.key.rsplit("/", 1)[-1]
+        if any(base[: m.end()] + anchor.key in forms.names for m in _HEAD_END.finditer(base)):
+            return True
     return False
 
 
