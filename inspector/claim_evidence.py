@@ -114,12 +114,12 @@ def _cut(facts: TraceFacts, state: Generation) -> Split:
 _TESTS_CLAIMED = re.compile(r"\btests?\b|\btest suite\b", re.IGNORECASE)
 
 
-def last_verifying_run(split: Split, claim: str = "", item: str = "") -> ShellRun | None:
+def last_verifying_run(split: Split, claim: str = "", subjects: frozenset[str] | None = None) -> ShellRun | None:
     """The last run of a test, build or lint command before the compaction; with a claim, the last one about its
     subject: a test run for a claim about tests, and a run of what it names (`go test ./cmd/x` passes is not
-    judged by a build of another package), else of what the list item it sits in names (`text.enclosing_item`).
-    A claim naming nothing, in no item that names anything, is about the whole run."""
-    subjects = named_subjects(claim) or named_subjects(item)
+    judged by a build of another package; `subjects`, when the caller knows better: what the list item it sits in
+    names, `text.enclosing_item`). A claim naming nothing is about the whole run."""
+    subjects = named_subjects(claim) if subjects is None else subjects
     tests = bool(_TESTS_CLAIMED.search(claim))
     index, limit = _checks_by_subject(split.facts.shell_runs), len(split.runs)
     found = [positions[at - 1] for key in ([(s, tests) for s in subjects] if subjects else [(None, tests)])

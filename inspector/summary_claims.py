@@ -250,7 +250,7 @@ def claims_in(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Claim]:
             continue
         claimed = [c for sentence in sentences(line) for c in _sentence_claims(sentence.text, start + sentence.start,
                                                                                section)]  # fmt: skip
-        if claimed and not _criterion(text, start + lead, stripped, section):
+        if claimed and not _criterion(text, start + lead, stripped, section, lead > 0):
             found.extend(claimed)
     return found
 
@@ -261,15 +261,15 @@ _STATUS_MARK = re.compile(r"[✅✓✔☑]|\[x\]|\b(?:done|met|verified|passed|c
 """What says a criterion now holds: a tick, or a word of its status ("AC-4: All tests pass ✅ (1447 passed)")."""
 
 
-def _criterion(text: str, start: int, line: str, section: str | None) -> bool:
+def _criterion(text: str, start: int, line: str, section: str | None, indented: bool) -> bool:
     """Is the line a criterion: what must hold, not what holds? One with a criterion's label at its head ("- AC-4: All
     tests pass", an issue's criteria quoted in sequant_170a6d5b's S1, called an unsupported claim that tests passed),
-    or under a heading or a list item over criteria, that says no status of its own."""
+    or under a heading or (when `indented`) a list item over criteria, that says no status of its own."""
     if _STATUS_MARK.search(line):
         return False
     item = line.lstrip("-*• ").lstrip("0123456789.) ")
     return bool(CRITERION_LABEL.match(item) or section and _CRITERIA.search(section)
-                or _CRITERIA.search(enclosing_item(text, start)))
+                or indented and _CRITERIA.search(enclosing_item(text, start)))
 
 
 def _sentence_claims(sentence: str, start: int, section: str | None) -> Iterator[Claim]:

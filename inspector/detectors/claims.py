@@ -103,10 +103,11 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
             )
     for generation, claims in _claiming(facts, ClaimKind.PASSING, ClaimKind.PUSHED):
         split = split_at(facts, generation.generation)
-        label = generation.generation.label
+        label, text = generation.generation.label, generation.generation.text or ""
         for claim in claims:
             if claim.kind is ClaimKind.PASSING:
-                run = last_verifying_run(split, claim.text, enclosing_item(generation.generation.text, claim.start))
+                named = named_subjects(claim.text) or named_subjects(enclosing_item(text, claim.start))
+                run = last_verifying_run(split, claim.text, named)
                 if run is None or not run.broke or not still_open(run, split):
                     continue
                 line = failure_line(run)
