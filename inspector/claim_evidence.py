@@ -240,8 +240,21 @@ def unprinted_figures(claim: str, split: Split) -> list[str]:
 
 def finished_step(step: str, split: Split) -> ShellRun | None:
     """The run that already did a step naming a command: its last run before the compaction succeeded and
-    nothing was edited after it. None when the step names no command, or the command still needs running."""
-    command = None if _reports_done(step) or _SCHEDULED.search(step) else _command_of(step)
+    nothing was edited after it. None when the step names no command, or the command still needs running, or a
+    command it names after "then" does ("`git push -u origin feat/x` from the worktree, then `gh pr create`":
+    portcli_bf44fc35's S1, pushed and not yet opened, was called a step already run)."""
+    first, *then = _THEN.split(step)
+    if any(_BACKTICKED.search(part) and _finished(part, split) is None for part in then):
+        return None
+    return None if _SCHEDULED.search(step) else _finished(first, split)
+
+
+_THEN = re.compile(r"\bthen\b", re.IGNORECASE)
+
+
+def _finished(step: str, split: Split) -> ShellRun | None:
+    """`finished_step` of a step that names one command."""
+    command = None if _reports_done(step) else _command_of(step)
     if command is None:
         return None
     wanted = command_signature(command)

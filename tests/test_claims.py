@@ -372,6 +372,19 @@ def test_a_step_whose_check_leads_into_work_still_to_do_is_not_stale() -> None:
     assert hit.rule == "stale-next-step"
 
 
+def test_a_step_is_not_done_until_the_command_it_names_after_then_has_run() -> None:
+    """portcli_bf44fc35 (port-experimental/port-cli, outside ../shared) S1: "Next action: `git push -u origin
+    feat/api-command-coverage` from the worktree, then `gh pr create` …": the push had run clean, the pull request
+    was opened only after the compaction, and the step was called one already run. Once both have run, it is."""
+    push = ran("r1", "git -C .worktrees/feat push -u origin feat/api 2>&1",
+               "To github.com:o/r.git\n * [new branch]      feat/api -> feat/api")  # fmt: skip
+    step = "Pending Tasks:\n- Next action: `git push -u origin feat/api` from the worktree, then `gh pr create`\n"
+    assert found(session([push], (1, step))) == []
+    opened = ran("r2", 'gh pr create --title "feat: api" --body "x"', "https://github.com/o/r/pull/12")
+    [hit] = found(session([push, opened], (2, step)))
+    assert hit.rule == "stale-next-step"
+
+
 def test_a_run_of_one_file_does_not_finish_a_step_that_asks_for_its_whole_folder() -> None:
     """sandcastle_ad79e67c (fresh41, labelled blind: S1 faithful) S1: "Verify the full test suite passes: `bin/rails
     test test/controllers/api/` all 8 files together": each file had run clean alone, and run together they hung, so
