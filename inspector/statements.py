@@ -144,11 +144,13 @@ _GET_GOING = re.compile(
     r"\b(?:let's|lets|let us)\s+(?:now\s+|just\s+)?(?:proceed|implement|start|begin|continue|try|do it|get|look|"
     r"(?:take|have) a (?:quick |closer )?look|see|"
     r"check|fix|review|examine|run|write|create|add|build|work|dig|figure|move on|commit|push|update|make|mark|"
+    r"discuss|talk|think|brainstorm|"
     r"go\b(?!\s+with))",
     re.IGNORECASE,
 )
 """"Let's proceed", "let's fix the rest", "let's take a look at level 2": the user sets the agent going; the work, not
-the words, carries on."""
+the words, carries on. So with a conversation: "wait, let's discuss first" (cli_4b3ddf27, answered at once with "Sure,
+let's discuss", then called a decision lost from S1), "let's think deeply about this"."""
 
 
 _OBJECT = (r"(?:the|a|an|all|it|them|this|that|these|those|my|our|your|its|every|each|both|any|some|ahead|up|out|"

@@ -239,7 +239,9 @@ def test_a_work_noun_heading_a_report_is_no_request(report: str) -> None:
 
 
 @pytest.mark.parametrize("going", ["let's proceed with implementation", "lets take a look at level 2.",
-                                   "let's have a closer look at the parser"])
+                                   "let's have a closer look at the parser",
+                                   "wait, let's discuss first",  # cli_4b3ddf27 (outside ../shared), answered at once
+                                   "Lets think deeply about this and how to properly implement it"])
 def test_setting_the_agent_going_is_not_an_item(going: str) -> None:
     # planetfall (outside ../shared, labelled blind): "lets take a look at level 2." was a decision S2 was faulted
     # for dropping; it is "let's look", which sets the agent going and binds nothing after.
