@@ -89,6 +89,10 @@ def test_nothing_left_told_as_a_time_or_a_condition_is_not_a_claim() -> None:
         assert claims_in(told) == [], told
     for said in ("All tasks completed.", "- All 6 steps completed and committed; user selected option 2"):
         assert [c.kind for c in claims_in(said)] == [ClaimKind.NOTHING_PENDING], said
+    # sequant_170a6d5b S2: what is left named right after it, under a todo heading or not
+    for left in ('- All items completed except "Run tests and verify all pass" which was in_progress',
+                 "## Current Todo Status\n- All items completed except the test run, which is in progress\n"):
+        assert ClaimKind.NOTHING_PENDING not in [c.kind for c in claims_in(left)], left
 
 
 def test_a_status_a_step_sets_out_to_check_is_not_a_claim() -> None:
