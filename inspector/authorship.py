@@ -24,6 +24,7 @@ Only `Author.USER` spans are statements; the detectors never read the others as 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 
 from inspector.config import DEFAULT_CONFIG
@@ -370,14 +371,12 @@ def _conversation(text: str, start: int, end: int) -> tuple[int, int] | None:
     first stamp, never before the stretch's second line (the first is the user's lead-in: "here's my raw conversation
     with claude, …"), to the end of its last stamp's line; what comes after is read by `_typed_after`. None when no
     line repeats so."""
-    counts: dict[str, int] = {}
-    for stamp in _STAMP.finditer(text, start, end):
-        if _PASTED_LINE.match(stamp.group()) is None and _LOG_TAG.match(stamp.group()) is None:
-            counts[stamp.group(1)] = counts.get(stamp.group(1), 0) + 1
-    stamps = {line for line, count in counts.items() if count >= DEFAULT_CONFIG.transcript_stamps}
-    if not stamps:
+    lines = list(_STAMP.finditer(text, start, end))
+    counts = Counter(m.group(1) for m in lines if _PASTED_LINE.match(m.group()) is None
+                     and _LOG_TAG.match(m.group()) is None)  # fmt: skip
+    found = [m for m in lines if counts[m.group(1)] >= DEFAULT_CONFIG.transcript_stamps]
+    if not found:
         return None
-    found = [m for m in _STAMP.finditer(text, start, end) if m.group(1) in stamps]
     first_line_end = text.find("\n", start, end)
     if first_line_end == -1 or found[-1].end() - found[0].start() < DEFAULT_CONFIG.document_chars:
         return None  # answers typed under a few questions ("yes" three times) are no chat's run of messages

@@ -243,10 +243,12 @@ def finished_step(step: str, split: Split) -> ShellRun | None:
     nothing was edited after it. None when the step names no command, or the command still needs running, or a
     command it names after "then" does ("`git push -u origin feat/x` from the worktree, then `gh pr create`":
     portcli_bf44fc35's S1, pushed and not yet opened, was called a step already run)."""
+    if _SCHEDULED.search(step):
+        return None
     first, *then = _THEN.split(step)
     if any(_BACKTICKED.search(part) and _finished(part, split) is None for part in then):
         return None
-    return None if _SCHEDULED.search(step) else _finished(first, split)
+    return _finished(first, split)
 
 
 _THEN = re.compile(r"\bthen\b", re.IGNORECASE)
