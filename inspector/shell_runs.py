@@ -34,6 +34,7 @@ from inspector.last_answer import for_the_same
 from inspector.literals import Literals
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
 from inspector.shell_parse_cache import KeptParses
+from inspector.shell_tree import tree_steps
 from inspector.text import clip
 
 # --- what a line runs ------------------------------------------------------------------------------
@@ -214,6 +215,9 @@ def parse_steps(command: str) -> tuple[Step, ...]:
     """
     steps = _plain_steps(command)
     if steps is None:
+        tree = tree_steps(command)
+        steps = [Step(*raw) for raw in tree] if tree is not None else None
+    if steps is None:  # a line tree-sitter does not read whole: bashlex, as before it
         kept = KEPT.get(command)
         steps = [Step(*raw) for raw in kept] if kept is not None else _grammar_steps(command)
         if kept is None:

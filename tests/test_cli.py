@@ -249,8 +249,8 @@ def test_checking_a_claude_code_log_loads_only_the_readers_detection_asks():
 def test_keeping_a_logs_shell_lines_does_not_load_package_metadata(tmp_path):
     """The kept parses are named for the bashlex installed without asking importlib.metadata its version: that
     brings email, zipfile and csv with it, 18 ms of every check and guard run (`shell_grammar.installed_bashlex`)."""
-    log = tmp_path / "session.jsonl"  # a line with a variable: one for the shell grammar, whose parses are kept
-    log.write_text(SESSION.read_text().replace("pytest tests/test_fees.py -q", "pytest $TESTS/test_fees.py -q"))
+    log = tmp_path / "session.jsonl"  # a line no grammar reads whole: bashlex's reading of it is kept
+    log.write_text(SESSION.read_text().replace("pytest tests/test_fees.py -q", "pytest tests/test_fees.py -q $(( 1 +"))
     cache = tmp_path / "cache"
     result = subprocess.run([sys.executable, "-c", _IMPORTED_MODULES, "check", "--json", str(log)],
                             capture_output=True, text=True, cwd=REPO, timeout=120,

@@ -1,7 +1,8 @@
 """The shell parser's tables, kept between processes: a later process parses exactly as one that built them.
 
 Each case runs the parser in a fresh Python process (bashlex builds or reads its tables once, on import),
-with its own cache folder, and compares what `parse_steps` gives for real command lines from sessions.
+with its own cache folder, and compares the steps bashlex gives real command lines from sessions (the lines
+tree-sitter does not read whole reach it: `shell_tree`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ COMMANDS = [
 
 _PARSE = """
 import json, sys
-from inspector.shell_runs import parse_steps
-print(json.dumps([[list(s.words), s.after, s.piped_on] for c in json.loads(sys.argv[1]) for s in parse_steps(c)]))
+from inspector.shell_runs import _grammar_steps
+print(json.dumps([[list(s.words), s.after, s.piped_on] for c in json.loads(sys.argv[1]) for s in _grammar_steps(c)]))
 """
 
 

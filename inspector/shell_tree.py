@@ -1,0 +1,199 @@
+"""The steps of a shell line read from tree-sitter's bash grammar: a parser in C, trusted only where its tree is whole.
+
+bashlex, pure Python, took about 2 ms a line, and a real 4 MB session holds a hundred lines too rich for the plain
+reading (`shell_runs._plain_steps`: loops, substitutions, heredocs): 0.2 s of a first `check` of it, most of its
+analysis. tree-sitter-bash parses such a line in about 20 µs, and reads quoting as the shell does where bashlex
+does not (`"Won't fix"` lost its apostrophe, `-F'\\t'` became `-Ft`, `if ! a; then` made `a` a pipeline's second
+stage). The tree is read into the steps bashlex's gave (`shell_runs._walk`): the simple commands of its lists and
+pipelines in the order they run, each with the connector it follows by; the words of a command unquoted, with
+expansions and substitutions kept as written; assignments, redirections and comments left out.
+
+tree-sitter recovers from what it cannot parse instead of refusing it, and tree-sitter-bash 0.25 also builds
+whole-looking trees that are wrong: on real lines it left the `-` of `python3 - <<PY` out of every node, and ran a
+command across a line break into the next line's words. So a tree is trusted only when it has no error node, every
+character of the line outside its leaves is blank, and no command's words sit on two lines; otherwise the caller
+parses the line as before. The one skip seen on real lines, a word between a command and its heredoc, is mended:
+it is the command's argument.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from functools import cache
+from typing import TYPE_CHECKING
+
+from inspector.shell_parse_cache import RawStep
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+_STATEMENTS = frozenset((
+    "command", "pipeline", "list", "redirected_statement", "negated_command", "test_command", "subshell",
+    "compound_statement", "if_statement", "elif_clause", "else_clause", "while_statement", "for_statement",
+    "c_style_for_statement", "case_statement", "case_item", "do_group", "function_definition",
+    "variable_assignment", "variable_assignments", "declaration_command", "unset_command",
+))  # fmt: skip
+"""The nodes that run something or hold what does: a compound's other children (a loop's variable and values, a
+case's patterns, a heredoc's body) are data."""
+_NOT_WORDS = frozenset(("variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect", "comment"))
+"""A command's children that are not its words: the shell applies them around the program it runs."""
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""What the shell takes as a variable's name: the grammar also calls `?format=png` an assignment."""
+_CONTINUED = b"\\\n"
+
+
+def tree_steps(command: str) -> list[RawStep] | None:
+    """The steps of a shell line as (words, connector, piped on), or None when the tree is not whole (see above)."""
+    source = command.encode("utf-8", "surrogatepass")
+    root = _parser().parse(source).root_node
+    if root.has_error or _broken(root, source):
+        return None
+    steps: list[RawStep] = []
+    _walk(root, "", steps, source)
+    return steps
+
+
+@cache
+def _parser() -> tree_sitter.Parser:
+    """The parser, made on first use: a command that parses no shell line (`rules`, `--help`, a scan of native
+    traces) does not import it (tree_sitter_bash brings importlib.resources, 5 ms)."""
+    import tree_sitter
+    import tree_sitter_bash
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+def _walk(node: tree_sitter.Node, after: str, steps: list[RawStep], source: bytes) -> None:
+    """Append the steps under a node in the order they run; `after` is the connector its first step follows by."""
+    kind = node.type
+    if kind == "command":
+        words = [_word(child, source) for child in node.named_children if child.type not in _NOT_WORDS]
+        steps.append((tuple(words), after, False))
+    elif kind in ("variable_assignment", "variable_assignments"):
+        steps.append(((), after, False))  # as bashlex: a step with no program, which the caller drops
+    elif kind in ("declaration_command", "unset_command"):  # `export A=1`: the builtin runs, with its words
+        steps.append((tuple(_text(c, source) if not c.is_named else _word(c, source) for c in node.children
+                            if c.type != "comment"), after, False))  # fmt: skip
+    elif kind == "test_command":  # `[ -f "$x" ]`: the test's words, unquoted
+        text = _text(node, source)
+        try:
+            words = shlex.split(text)
+        except ValueError:
+            words = text.split()
+        steps.append((tuple(words), after, False))
+    elif kind == "pipeline":
+        stages = [child for child in node.named_children if child.type != "comment"]
+        for number, stage in enumerate(stages):
+            start = len(steps)
+            _walk(stage, after if number == 0 else "|", steps, source)
+            if number < len(stages) - 1 and len(steps) > start:
+                words, connector, _ = steps[-1]
+                steps[-1] = (words, connector, True)
+    elif kind == "list":  # `a && b || c`, nested to the left
+        connector, first = ";", True
+        for child in node.children:
+            if not child.is_named:
+                connector = child.type if child.type in ("&&", "||") else ";"
+            elif child.type != "comment":
+                _walk(child, after if first else connector, steps, source)
+                first = False
+    elif kind == "redirected_statement":
+        body = node.child_by_field_name("body")
+        if body is not None:
+            start = len(steps)
+            _walk(body, after, steps, source)
+            skipped = list(_heredoc_words(node, source))
+            if skipped and body.type == "command" and len(steps) == start + 1:
+                words, connector, piped = steps[-1]
+                steps[-1] = ((*words, *skipped), connector, piped)
+    else:  # a program, a compound, a loop, a branch: its statements in order, each after the one before
+        first = True
+        for child in node.named_children:
+            if child.type in _STATEMENTS:
+                _walk(child, after if first else ";", steps, source)
+                first = False
+
+
+def _word(node: tree_sitter.Node, source: bytes) -> str:
+    """A word as the program receives it: quotes removed, escapes applied, expansions as written."""
+    kind = node.type
+    if kind == "raw_string":  # '…': every character as it stands
+        return _text(node, source)[1:-1]
+    if kind == "string":
+        return _double_quoted(node, source)
+    if kind in ("word", "number"):
+        return _ESCAPE.sub(r"\1", _text(node, source))
+    if kind in ("concatenation", "command_name"):
+        return "".join(_word(child, source) for child in node.children)
+    if kind == "variable_assignment":  # an `export`'s argument: its value unquoted
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        return f"{_text(name, source) if name else ''}={_word(value, source) if value else ''}"
+    return _text(node, source)  # $x, ${x}, $(…), `…`, $'…', <(…): as written, as bashlex kept them
+
+
+def _double_quoted(node: tree_sitter.Node, source: bytes) -> str:
+    """"…" unquoted: its literal text with escapes applied, as the plain reading does (`shell_runs._unquoted`), and
+    its expansions as written. The grammar leaves blanks beside an expansion in no node, or in the closing quote's."""
+    parts: list[str] = []
+    children = node.children
+    position = node.start_byte + 1
+    for number, child in enumerate(children):
+        if number == 0 and child.type == '"':
+            continue
+        if child.start_byte > position:
+            parts.append(_ESCAPE.sub(r"\1", source[position:child.start_byte].decode("utf-8", "surrogatepass")))
+        position = child.end_byte
+        text = _text(child, source)
+        if child.is_named and child.type != "string_content":
+            parts.append(text)
+        else:
+            parts.append(_ESCAPE.sub(r"\1", text[:-1] if number == len(children) - 1 and child.type == '"' else text))
+    return "".join(parts)
+
+
+def _heredoc_words(node: tree_sitter.Node, source: bytes) -> Iterator[str]:
+    """Words the grammar left out between a command and its heredoc (`python3 - <<PY` loses its `-`)."""
+    children = node.children
+    for before, child in zip(children, children[1:], strict=False):
+        if child.type == "heredoc_redirect":
+            gap = source[before.end_byte:child.start_byte].decode("utf-8", "surrogatepass")
+            if gap.strip():
+                try:
+                    yield from shlex.split(gap)
+                except ValueError:
+                    yield from gap.split()
+
+
+def _broken(root: tree_sitter.Node, source: bytes) -> bool:
+    """The tree leaves text of the line outside every leaf (but the mended heredoc words), runs a command's words
+    across a line break, or names a variable no shell would: it is not the line."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        name = node.child_by_field_name("name") if node.type == "variable_assignment" else None
+        if name is not None and name.type == "variable_name" and not _NAME.fullmatch(_text(name, source)):
+            return True
+        children = node.children
+        if not children:
+            continue
+        edges = [node.start_byte, *(edge for child in children for edge in (child.start_byte, child.end_byte)),
+                 node.end_byte]  # fmt: skip
+        for number, (start, end) in enumerate(zip(edges[0::2], edges[1::2], strict=True)):
+            gap = source[start:end].replace(_CONTINUED, b"")
+            heredoc_next = number < len(children) and children[number].type == "heredoc_redirect"
+            if gap.strip() and not (node.type == "redirected_statement" and heredoc_next and number == 1):
+                return True
+            if node.type == "command" and 0 < number < len(children) and b"\n" in gap:
+                return True
+        stack.extend(children)
+    return False
+
+
+def _text(node: tree_sitter.Node, source: bytes) -> str:
+    return source[node.start_byte:node.end_byte].decode("utf-8", "surrogatepass")
+
+
+__all__ = ["tree_steps"]

@@ -1,0 +1,76 @@
+"""Shell lines read by tree-sitter: the steps a user sees a failure named by, each from a real session's line shape.
+
+The lines are cut short from sessions of JanDeDobbeleer/oh-my-posh, entireio/cli, port-experimental/port-cli and
+roo-oliv/monodreams (../shared and sessions outside it); names and paths are changed.
+"""
+
+from __future__ import annotations
+
+from inspector.model import SourceRecord
+from inspector.shell_runs import command_signature, failures, inline_code, parse_steps, shell_runs
+from inspector.shell_tree import tree_steps
+
+
+def ran(key: str, command: str, output: str, failed: bool = False) -> SourceRecord:
+    return SourceRecord(key=key, text=output, namespace="transcript", kind="tool_error" if failed else "tool_result",
+                        authority="tool", extra={"command": command})  # fmt: skip
+
+
+def words(command: str) -> list[tuple[str, ...]]:
+    return [step.words for step in parse_steps(command)]
+
+
+def test_a_test_run_after_a_heredoc_that_appends_a_test_is_named_by_the_test_run() -> None:
+    # bashlex refused the line, and the lexer it fell back to ran the Go code into the failure's name
+    # ("config.Config{ Blocks:: --- FAIL …"); the heredoc is data, the run is `go test`.
+    command = ("cat >> prompt/runs_test.go <<'EOF'\n\nfunc TestRoom(t *testing.T) {\n\tcfg := &config.Config{\n"
+               "\t\tBlocks: []*config.Block{},\n\t}\n\tassert.NotNil(t, cfg)\n}\nEOF\n"
+               "go test ./prompt/ -run TestRoom 2>&1 | tail -20")  # fmt: skip
+    assert command_signature(command) == ("go", "test", "./prompt/")
+    [failure] = failures(shell_runs([ran("r1", command, "--- FAIL: TestRoom (0.00s)\nFAIL", failed=True)]))
+    assert failure.text.startswith("go test ./prompt/: --- FAIL: TestRoom")
+
+
+def test_quotes_are_read_as_the_shell_reads_them() -> None:
+    # An apostrophe inside double quotes is a character (bashlex dropped it: "Wont fix"), a backslash inside single
+    # quotes stays (bashlex made -F'\t' into -Ft), and "…" and '…' glued to each other are one word.
+    reply = 'gh api repos/o/r/pulls/112/comments/7/replies -f body="Won\'t fix - it doesn\'t add value." && echo ok'
+    assert words(reply)[0][-1] == "body=Won't fix - it doesn't add value."
+    assert words("awk -F'\\t' '{print $2}' out.tsv | sort -rn | head -5")[0][:2] == ("awk", "-F\\t")
+    glued = "log '{\"event\":\"done\",\"session\":\"'\"$$-$(date +%s)\"'\"}' 2>/dev/null || true"
+    assert words(glued)[0] == ("log", '{"event":"done","session":"$$-$(date +%s)"}')
+
+
+def test_the_word_before_a_heredoc_is_the_commands_argument() -> None:
+    # tree-sitter-bash leaves the `-` of `python3 - <<PY` out of every node: code given on standard input is inline.
+    command = "uv run python3 - <<'PY'\nimport json\nprint(json.dumps({}))\nPY"
+    [step] = parse_steps(command)
+    assert step.words == ("python3", "-")
+    assert inline_code(step) and command_signature(command) == ("python", "-")
+    assert command_signature("python3 <<'PYEOF'\nimport json, os\nfor p in sorted(os.listdir('.')):\n  print(p)\nPYEOF"
+                             ) == ("python",)  # fmt: skip
+
+
+def test_loops_branches_and_negation_give_their_commands_in_order() -> None:
+    loop = 'cd web/build && for p in docs/a.html docs/b.html; do [ -f "$p" ] && echo "ok $p" || echo "missing $p"; done'
+    assert [(step.words, step.after) for step in parse_steps(loop)] == [
+        (("cd", "web/build"), ""), (("[", "-f", "$p", "]"), "&&"), (("echo", "ok $p"), "&&"),
+        (("echo", "missing $p"), "||")]  # fmt: skip
+    branch = "if ! git cherry-pick -n $c >/dev/null 2>&1; then\n  echo \"CONFLICT at $c\"\n  exit 1\nfi"
+    assert [(step.words[0], step.after) for step in parse_steps(branch)] == [("git", ""), ("echo", ";"), ("exit", ";")]
+
+
+def test_a_tree_that_runs_a_command_across_a_line_break_is_not_trusted() -> None:
+    # On this line tree-sitter-bash 0.25 ran `head -5` on into the next lines' words, with no error in its tree.
+    command = ('$B text 2>&1 | grep -E "GET /v1|POST /v1" | head -5\necho "---"\n'
+               '$B text 2>&1 | grep -E "GET /v1|POST /v1|PATCH /v1" | head -3')  # fmt: skip
+    assert tree_steps(command) is None
+    assert words(command) == [("$B", "text"), ("grep", "-E", "GET /v1|POST /v1"), ("head", "-5"), ("echo", "---"),
+                              ("$B", "text"), ("grep", "-E", "GET /v1|POST /v1|PATCH /v1"), ("head", "-3")]  # fmt: skip
+
+
+def test_a_line_with_a_syntax_error_is_left_to_the_parser_before() -> None:
+    assert tree_steps("echo $(( 1 +") is None
+    assert tree_steps("?format=png") is None  # no variable is named so: a word, which bashlex reads as one
+    assert words("?format=png") == [("?format=png",)]
+    assert words("echo $(( 1 +")[0][0] == "echo"
