@@ -43,17 +43,54 @@ _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 """What the shell takes as a variable's name: the grammar also calls `?format=png` an assignment."""
 _CONTINUED = b"\\\n"
+_READINGS = 4
+"""Readings of a line at most, each after putting `;` where the one before ran a command across a line break
+(`_breaks_inside_commands`): real lines needed two; one that still runs on after four is left to bashlex."""
 
 
 def tree_steps(command: str) -> list[RawStep] | None:
     """The steps of a shell line as (words, connector, piped on), or None when the tree is not whole (see above)."""
     source = command.encode("utf-8", "surrogatepass")
-    root = _parser().parse(source).root_node
-    if root.has_error or _broken(root, source):
+    for _ in range(_READINGS):
+        root = _parser().parse(source).root_node
+        breaks = _breaks_inside_commands(root, source)
+        if not breaks:
+            break
+        mended = bytearray(source)
+        for at in breaks:
+            mended[at] = ord(";")
+        source = bytes(mended)
+    else:
+        return None
+    if breaks is None or root.has_error or _broken(root, source):
         return None
     steps: list[RawStep] = []
     _walk(root, "", steps, source)
     return steps
+
+
+def _breaks_inside_commands(root: tree_sitter.Node, source: bytes) -> list[int] | None:
+    """Where the tree runs a command on across a line break: the break's place, for each (None if one follows a
+    comment, which runs to the end of its line). tree-sitter-bash 0.25 does so after a number on real lines
+    (`… | head -3⏎cp /tmp/s.bak x.go`); the break lies between two words, in no word or string, so it ends the
+    command as the shell reads it, and the line is read again with `;` in its place (one byte for one)."""
+    found: list[int] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        children = node.children
+        if node.type == "command":
+            for before, after in zip(children, children[1:], strict=False):
+                gap = source[before.end_byte:after.start_byte]
+                at = gap.find(b"\n")
+                while at >= 0:
+                    if not gap[:at].endswith(b"\\"):  # a continued line is one line
+                        if before.type == "comment":
+                            return None
+                        found.append(before.end_byte + at)
+                    at = gap.find(b"\n", at + 1)
+        stack.extend(children)
+    return found
 
 
 @cache
@@ -168,8 +205,8 @@ def _heredoc_words(node: tree_sitter.Node, source: bytes) -> Iterator[str]:
 
 
 def _broken(root: tree_sitter.Node, source: bytes) -> bool:
-    """The tree leaves text of the line outside every leaf (but the mended heredoc words), runs a command's words
-    across a line break, or names a variable no shell would: it is not the line."""
+    """The tree leaves text of the line outside every leaf (but the mended heredoc words), or names a variable no
+    shell would: it is not the line."""
     stack = [root]
     while stack:
         node = stack.pop()
@@ -185,8 +222,6 @@ def _broken(root: tree_sitter.Node, source: bytes) -> bool:
             gap = source[start:end].replace(_CONTINUED, b"")
             heredoc_next = number < len(children) and children[number].type == "heredoc_redirect"
             if gap.strip() and not (node.type == "redirected_statement" and heredoc_next and number == 1):
-                return True
-            if node.type == "command" and 0 < number < len(children) and b"\n" in gap:
                 return True
         stack.extend(children)
     return False
