@@ -49,6 +49,9 @@ def test_the_word_before_a_heredoc_is_the_commands_argument() -> None:
     assert inline_code(step) and command_signature(command) == ("python", "-")
     assert command_signature("python3 <<'PYEOF'\nimport json, os\nfor p in sorted(os.listdir('.')):\n  print(p)\nPYEOF"
                              ) == ("python",)  # fmt: skip
+    # An unquoted heredoc's text lies between its expansions, in no node of the tree: it is the body, no gap.
+    unquoted = 'SP="/tmp/scratch"\npython3 - <<PY\nimport glob\nbase=r"$SP"; rows=[]\nprint(glob.glob(base))\nPY'
+    assert [words for words, _, _ in tree_steps(unquoted)] == [(), ("python3", "-")]
 
 
 def test_loops_branches_and_negation_give_their_commands_in_order() -> None:
