@@ -41,7 +41,7 @@ _NOT_WORDS = frozenset(("variable_assignment", "file_redirect", "heredoc_redirec
 """A command's children that are not its words: the shell applies them around the program it runs."""
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-"""What the shell takes as a variable's name: the grammar also calls `?format=png` an assignment."""
+"""What the shell takes as a variable's name (`_assigns`)."""
 _CONTINUED = b"\\\n"
 _READINGS = 4
 """Readings of a line at most, each after putting `;` where the one before ran a command across a line break
@@ -109,6 +109,8 @@ def _walk(node: tree_sitter.Node, after: str, steps: list[RawStep], source: byte
     if kind == "command":
         words = [_word(child, source) for child in node.named_children if child.type not in _NOT_WORDS]
         steps.append((tuple(words), after, False))
+    elif kind == "variable_assignment" and not _assigns(node, source):  # `?format=png` alone: a word, run
+        steps.append(((_ESCAPE.sub(r"\1", _text(node, source)),), after, False))
     elif kind in ("variable_assignment", "variable_assignments"):
         steps.append(((), after, False))  # as bashlex: a step with no program, which the caller drops
     elif kind in ("declaration_command", "unset_command"):  # `export A=1`: the builtin runs, with its words
@@ -205,14 +207,14 @@ def _heredoc_words(node: tree_sitter.Node, source: bytes) -> Iterator[str]:
 
 
 def _broken(root: tree_sitter.Node, source: bytes) -> bool:
-    """The tree leaves text of the line outside every leaf (but the mended heredoc words), or names a variable no
-    shell would: it is not the line."""
+    """The tree leaves text of the line outside every leaf (but the mended heredoc words), or takes a command's
+    program for an assignment: it is not the line."""
     stack = [root]
     while stack:
         node = stack.pop()
-        name = node.child_by_field_name("name") if node.type == "variable_assignment" else None
-        if name is not None and name.type == "variable_name" and not _NAME.fullmatch(_text(name, source)):
-            return True
+        if node.type == "command" and any(child.type == "variable_assignment" and not _assigns(child, source)
+                                          for child in node.children):  # fmt: skip
+            return True  # `?x=1 make`: the first word is the program, which the tree took for an assignment
         children = node.children
         if not children or node.type == "heredoc_body":  # a heredoc's text lies between its expansions
             continue
@@ -225,6 +227,12 @@ def _broken(root: tree_sitter.Node, source: bytes) -> bool:
                 return True
         stack.extend(children)
     return False
+
+
+def _assigns(node: tree_sitter.Node, source: bytes) -> bool:
+    """An assignment the shell makes: the grammar also takes `?format=png` for one, whose name no shell allows."""
+    name = node.child_by_field_name("name")
+    return name is None or name.type != "variable_name" or bool(_NAME.fullmatch(_text(name, source)))
 
 
 def _text(node: tree_sitter.Node, source: bytes) -> str:

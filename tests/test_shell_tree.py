@@ -83,6 +83,7 @@ def test_a_command_the_tree_runs_across_a_line_break_ends_at_the_break() -> None
 
 def test_a_line_with_a_syntax_error_is_left_to_the_parser_before() -> None:
     assert tree_steps("echo $(( 1 +") is None
-    assert tree_steps("?format=png") is None  # no variable is named so: a word, which bashlex reads as one
-    assert words("?format=png") == [("?format=png",)]
+    # No variable is named `?format`: the grammar's assignment is a word the shell runs, as bashlex read it.
+    assert tree_steps("?format=png") == [(("?format=png",), "", False)]
+    assert tree_steps("?x=1 make") is None and words("?x=1 make")[0][0] == "?x=1"
     assert words("echo $(( 1 +")[0][0] == "echo"
