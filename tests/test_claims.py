@@ -547,6 +547,24 @@ def test_tests_called_passing_under_a_list_item_are_about_what_the_item_names() 
     assert hit.source.key == "r3"  # type: ignore[union-attr]
 
 
+def test_tests_called_passing_beside_a_line_telling_the_failure_open_are_about_the_rest() -> None:
+    """cli_9e2434f3 (entireio/cli, outside ../shared): S1's numbered account says "All three new tests passed.", and
+    its next item that the integration test run after them failed; its current work says the agent was "in the
+    middle of fixing" that test. The claim, naming nothing, was called contradicted by that failure (an error). A
+    summary that tells the failing check open in a line of its own does not claim it passed; a summary that does
+    not still does."""
+    records = [ran("r1", "go test ./cmd/app/hooks -run TestHooks", GO_TEST_OK),
+               ran("r2", 'go test ./cmd/app/integration_test/ -run "TestShadow_TwoCommits"',
+                   "--- FAIL: TestShadow_TwoCommits (7.11s)\nFAIL", failed=True)]  # fmt: skip
+    told = ("4. Wrote three failing tests in `hooks_test.go`.\n\n9. All three new tests passed. fmt and lint passed "
+            "clean.\n\n10. Integration test `TestShadow_TwoCommits` failed: the pending id persists.\n\n"
+            "Current Work:\n   I was in the middle of fixing the integration test failure `TestShadow_TwoCommits`.\n")
+    assert found(session(records, (2, told)), "claim-contradicted") == []
+    silent = "4. Wrote three failing tests in `hooks_test.go`.\n\n9. All three new tests passed.\n"
+    [hit] = found(session(records, (2, silent)), "claim-contradicted")
+    assert hit.source.key == "r2"  # type: ignore[union-attr]
+
+
 def test_tests_called_passing_are_judged_by_a_run_of_tests_not_by_a_commit_that_names_them() -> None:
     """A commit whose message says "fix all tests" after the failed run is no run of the tests (its prose names them):
     the failed run is still the last one the claim stands on."""

@@ -30,9 +30,9 @@ from inspector.detectors.items import FAILURES, STANDING, collapse, owed, sessio
 from inspector.facts import GenerationFacts, TraceFacts, new_keys
 from inspector.invariants import InvariantStatus
 from inspector.model import InvariantKind, Severity, SourceQuote, SourceRecord
-from inspector.presence import topic_terms
+from inspector.presence import told_open, topic_terms
 from inspector.rule_registry import Hit, rule
-from inspector.shell_runs import VERIFYING, failure_line
+from inspector.shell_runs import VERIFYING, failure_line, failure_subjects
 from inspector.statements import USER_KINDS
 from inspector.summary_claims import Claim, ClaimKind, named_subjects, nothing_left
 from inspector.text import clip, enclosing_item, quoted, sentences
@@ -84,7 +84,11 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
     trusts a result nobody saw (vsla_f67ab274's `./tests/vsla_tests` crash, called handled by skipping the test). A
     failed operation is most often got round rather than run again (repiq_43511c41's S1: "`pre-commit install -f`
     failed due to `core.hooksPath`. Fixed by using `git commit --no-verify`"; sequant_bf976109's `tsx bin/cli.ts
-    merge`, whose labels call its claim a warning), so no later success of it is weaker evidence: a warning."""
+    merge`, whose labels call its claim a warning), so no later success of it is weaker evidence: a warning.
+
+    A passing claim that names nothing is about the whole run, unless the summary itself tells the failing check as
+    open in a line of its own (`presence.told_open`): cli_9e2434f3's S1 says "All three new tests passed." and, in
+    the next item, that the integration test run after them failed, with its fix in progress."""
     for track in session_tracks(facts, FAILURES):
         stash = track.invariant.kind is InvariantKind.SET_ASIDE
         why = "nothing later popped or applied it" if stash else "no later run of it succeeded"
@@ -111,6 +115,8 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
                 if run is None or not run.broke or not still_open(run, split):
                     continue
                 line = failure_line(run)
+                if not named and told_open(text, failure_subjects(f"{run.ran} {line}")):
+                    continue  # the summary tells that failure open in a line of its own: this claim is of the rest
                 said = f"the last check before it, `{clip(run.command, 80)}`, failed: {line}"
                 source = _record_quote(run.key, line)
             else:
