@@ -404,7 +404,8 @@ def _report(args: argparse.Namespace) -> int:
 
     empty = args.db is None and default_store_is_empty()  # nothing to show: the store is not loaded, nor created
     store = None if args.no_store or empty else open_store(args.db)
-    text = share_report(_analyze(trace), store, trace_hash(args.trace), args.format)
+    digest = trace_hash(args.trace) if store is not None else ""  # the store's key: no store, nothing to look up
+    text = share_report(_analyze(trace), store, digest, args.format)
     write_output(args.output, text.encode())
     return EXIT_PASS
 
