@@ -164,6 +164,11 @@ _IMPERATIVE = re.compile(
 verb's noun at the head of a report ("Build failed", "Review looks good") is followed by a verb instead."""
 
 
+_CONDITION = re.compile(r"\b(?:if|unless|in case)\b[^,;:.!?—–\n]*[,;:—–]", re.IGNORECASE)
+"""A condition, up to the comma that ends it: the case a statement applies to, whose words state nothing the user
+asks ("if you're running yarn or pnpm instead of npm, swap those in" asks a swap, and corrects nothing)."""
+
+
 def statement_kind(clause: str, language: str | None = None) -> InvariantKind | None:
     """The kind of item a user's clause states, or None for a question, request or narrative. `language` is
     the message's (`languages.language_of`): in one that is not English, English's rules are not read ("No
@@ -174,7 +179,7 @@ def statement_kind(clause: str, language: str | None = None) -> InvariantKind | 
         return InvariantKind.CORRECTION  # "what do you mean there's no …?" corrects, question mark or not
     if clause.endswith(("?", "？")) or _QUESTION_START.match(clause):
         return None
-    stated = without_waivers(clause)  # "we don't need to mention X" neither forbids nor obliges
+    stated = _CONDITION.sub(lambda condition: " " * len(condition.group()), without_waivers(clause))
     kind = next((kind for kind, rule in _KIND_RULES if rule.search(stated)), None)
     if kind is None:
         kind = _foreign_kind(clause)

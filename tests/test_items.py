@@ -136,6 +136,18 @@ def test_no_then_a_clause_corrects_and_no_before_a_noun_reports() -> None:
         assert statement_kind(report) is not InvariantKind.CORRECTION, report
 
 
+def test_the_words_of_a_condition_state_nothing_the_user_asks() -> None:
+    """localroots_47432d30 (paretoimproved/local-roots, outside ../shared): a pasted answer's "Trim or add to it
+    based on what you actually use — if you're running yarn or pnpm instead of npm, swap those in." was mined as the
+    user's correction by its "instead of", inside the condition, and its loss called an error in faithful
+    summaries. A condition says the case a statement applies to; what it asks is after it."""
+    assert statement_kind("if you're using bun rather than node, switch those over") is not InvariantKind.CORRECTION
+    assert statement_kind("If the build is green instead of red, tag it") is not InvariantKind.CORRECTION
+    assert statement_kind("if possible, use pnpm instead of npm") is InvariantKind.CORRECTION  # asked after it
+    assert statement_kind("if the tests fail, don't push") is InvariantKind.USER_CONSTRAINT
+    assert statement_kind("use pnpm instead of npm") is InvariantKind.CORRECTION
+
+
 def test_actually_starts_a_correction() -> None:
     assert statement_kind("actually maybe let's test this first") is InvariantKind.CORRECTION
 
