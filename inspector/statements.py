@@ -164,9 +164,10 @@ _IMPERATIVE = re.compile(
 verb's noun at the head of a report ("Build failed", "Review looks good") is followed by a verb instead."""
 
 
-_CONDITION = re.compile(r"\b(?:if|unless|in case)\b[^,;:.!?—–\n]*[,;:—–]", re.IGNORECASE)
+_CONDITION = re.compile(r"\b(?:if|unless|in case)\b(?:(?!\s(?:please|then)\b)[^,;:.!?—–\n])*[,;:—–]", re.IGNORECASE)
 """A condition, up to the comma that ends it: the case a statement applies to, whose words state nothing the user
-asks ("if you're running yarn or pnpm instead of npm, swap those in" asks a swap, and corrects nothing)."""
+asks ("if you're running yarn or pnpm instead of npm, swap those in" asks a swap, and corrects nothing). One with no
+comma ends where a "please" or a "then" opens what is asked ("if so please still use 2 agents …, but …")."""
 
 
 def statement_kind(clause: str, language: str | None = None) -> InvariantKind | None:
