@@ -314,6 +314,11 @@ class ChainEvent:
     timestamp: str | None = None
 
 
+REDACTED_PATH = "redacted_path"
+"""A tool call record's `extra` key: the suffix of the path in its input that the log's exporter replaced with a
+placeholder (`.json` for Entire's `REDACTED.json`). Its reader knows the placeholder; a summary, written from the
+context the agent had, names the path the log no longer shows."""
+
 BEGINS_MID_SESSION = "begins_mid_session"
 """A trace's `extra` key: True when its reader found the log to be a slice of a longer session
 (`Trace.begins_mid_session`)."""
@@ -408,6 +413,6 @@ def finding_id(finding: Finding) -> str:
     return hashlib.sha1(basis.encode()).hexdigest()[:12]
 
 
-__all__ = ["BEGINS_MID_SESSION", "Author", "AuthoredSpan", "ChainEvent", "Consequence", "ConsequenceKind", "Finding",
-           "Generation", "Invariant", "InvariantKind", "KeyPrefix", "MentionIndex", "Severity", "SourceQuote",
-           "SourceRecord", "TRANSCRIPT", "Trace", "author_of", "finding_id"]  # fmt: skip
+__all__ = ["BEGINS_MID_SESSION", "REDACTED_PATH", "TRANSCRIPT", "Author", "AuthoredSpan", "ChainEvent", "Consequence",
+           "ConsequenceKind", "Finding", "Generation", "Invariant", "InvariantKind", "KeyPrefix", "MentionIndex",
+           "Severity", "SourceQuote", "SourceRecord", "Trace", "author_of", "finding_id"]  # fmt: skip

@@ -306,6 +306,30 @@ def test_streamed_pieces_of_one_message_are_one_record(tmp_path: Path) -> None:
     assert trace.source("r1") is not None and trace.source("r1").kind == "tool_result"
 
 
+def test_a_path_the_exporter_redacted_is_no_evidence_against_the_summary_that_names_it(tmp_path: Path) -> None:
+    """zodiacid_8f51d2b8 (zodiacid/zodiacid.com, outside ../shared): Entire exported the log with the Read calls' paths
+    replaced by `REDACTED.json` and `REDACTED.md`; S1, written from what the agent read, names the files, and each
+    was warned as a dead pointer. The reader marks a call whose path was redacted (`model.REDACTED_PATH`), and a
+    summary's unresolved path of a kind redacted before it is a note; one of another kind is still a warning."""
+    calls = [{"type": "tool_use", "id": f"toolu_{n}", "name": "Read", "input": {"file_path": path}}
+             for n, path in enumerate(("REDACTED.json", "/home/me/.REDACTED.md"))]  # fmt: skip
+    path = write(tmp_path / "redacted.jsonl", [
+        user("u1", None, "Validate the reports against the posts."),
+        assistant("a1", "u1", [text("Reading the report data."), calls[0]]),
+        user("r1", "a1", [{"type": "tool_result", "tool_use_id": "toolu_0", "content": '{"report_id": "N_20"}'}]),
+        assistant("a2", "r1", [calls[1]]),
+        user("r2", "a2", [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "# Natal report"}]),
+        record("b1", None, "system", subtype="compact_boundary", logicalParentUuid="r2"),
+        user("s1", "b1", "Summary:\n- Read reports/N_20/report_data.json and reports/N_20/report_en.md.\n"
+                         "- Next: update reports/N_20/chart.svg.", isCompactSummary=True),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [s.extra.get("redacted_path") for s in trace.sources if s.kind == "tool_call"] == [".json", ".md"]
+    found = {f.evidence["key"]: f.severity for f in analyze(trace).findings if f.rule == "unresolved-anchor"}
+    assert found == {"reports/N_20/report_data.json": Severity.INFO, "reports/N_20/report_en.md": Severity.INFO,
+                     "reports/N_20/chart.svg": Severity.WARNING}  # fmt: skip
+
+
 def test_boundary_without_summary_still_makes_a_generation(tmp_path: Path) -> None:
     path = write(tmp_path / "bare.jsonl", [
         user("u1", None, "Hello."),

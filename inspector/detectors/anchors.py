@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from inspector.anchors import Anchor, AnchorStatus, ResolvedAnchor, weakly_a_path
 from inspector.facts import GenerationFacts, TraceFacts
-from inspector.model import Severity
+from inspector.model import REDACTED_PATH, Severity
 from inspector.rule_registry import Hit, rule
 from inspector.text import Sentence, content_terms, quoted_name
 from inspector.tool_names import INSTRUCTION_FILES
@@ -67,9 +67,24 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     (`Trace.begins_mid_session`: an Entire checkpoint's transcript from the checkpoint on, cli_0cf3db51's S1 naming
     the ticket `ENT-112` its branch was named for, in the part of the session before the file). And a key the summary
     cut short, its text going on with an ellipsis (`_CUT_AFTER`). And a shorthand whose full form the summary prints
-    and resolves (`_shorthand`): a range of names, or a name written without the head of the one beside it."""
+    and resolves (`_shorthand`): a range of names, or a name written without the head of the one beside it. And a
+    path whose kind of file the log's exporter redacted in a call before the compaction (`model.REDACTED_PATH`:
+    zodiacid_8f51d2b8's S1 names four `report_data.json` and `report_en.md` files its calls read as `REDACTED.json`
+    and `REDACTED.md`): the log no longer shows the name, so its absence there is no evidence."""
     partial = facts.session_log and facts.trace.begins_mid_session
     full_forms: dict[int, _FullForms] = {}  # by summary, worked out at its first unresolved key
+    redactions = [(r.key, r.extra[REDACTED_PATH]) for r in facts.trace.sources if REDACTED_PATH in r.extra]
+    redacted_by: dict[int, frozenset[str]] = {}  # by summary: the suffixes of the paths redacted before it
+
+    def redacted(anchor: Anchor, generation: GenerationFacts) -> bool:
+        if not redactions:
+            return False
+        k = generation.generation.index
+        if k not in redacted_by:
+            covered = set(generation.generation.covers)
+            redacted_by[k] = frozenset(suffix for key, suffix in redactions if key in covered)
+        name = anchor.key.rsplit("/", 1)[-1]
+        return "." in name and name[name.rindex(".") :] in redacted_by[k]
 
     def shorthand(anchor: Anchor, generation: GenerationFacts) -> bool:
         forms = full_forms.get(generation.generation.index)
@@ -90,7 +105,7 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
         elided = _ELIDED.search(anchor.key) is not None
         loaded = anchor.key.rsplit("/", 1)[-1] in INSTRUCTION_FILES
         return (Severity.INFO if elided or loaded or weakly_a_path(anchor.key) or _to_make(text, anchor.start)
-                or generation.bound_later(anchor) else None)  # fmt: skip
+                or generation.bound_later(anchor) or redacted(anchor, generation) else None)  # fmt: skip
 
     return _anchor_hits(facts, AnchorStatus.UNRESOLVED,
                         lambda r: f"{quoted_name(r.anchor.key)} resolves to no source record", weak)  # fmt: skip

@@ -21,7 +21,7 @@ import orjson
 
 from inspector.bounded_io import read_head
 from inspector.errors import TraceReadError
-from inspector.model import BEGINS_MID_SESSION, Severity, Trace
+from inspector.model import BEGINS_MID_SESSION, REDACTED_PATH, Severity, Trace
 from inspector.readers import claude_code_fates as fate
 from inspector.readers.claude_code_background import BackgroundRuns
 from inspector.readers.claude_code_chain import Dag, Node, Survival
@@ -621,11 +621,32 @@ class _Reader:
                 call_id = block.get("id") if isinstance(block.get("id"), str) else node.uuid
                 name = block.get("name") if isinstance(block.get("name"), str) else "tool"
                 plan = {"plan_file": PLAN_FILE.format(slug=self.slug)} if is_plan_tool(name) and self.slug else {}
-                self.transcript.tool_call(call_id, name, block.get("input"), timestamp, **plan)
+                suffix = _redacted_suffix(block.get("input"))
+                redacted = {REDACTED_PATH: suffix} if suffix is not None else {}
+                self.transcript.tool_call(call_id, name, block.get("input"), timestamp, **plan, **redacted)
                 added = True
             elif kind not in ("thinking", "redacted_thinking"):
                 self.transcript.unknown_types[f"assistant block {kind}"] += 1
         return added
+
+
+_REDACTED = re.compile(r"(?:^|/)\.?REDACTED(?P<suffix>\.[A-Za-z0-9]+)$")
+"""The placeholder Entire, exporting a Claude Code log, writes for a path whose name it redacts (`REDACTED.json`,
+`/home/me/.REDACTED.txt`): the name gone, its suffix kept."""
+_PATH_FIELDS = ("file_path", "notebook_path", "path")
+"""The fields of Claude Code's file tools (Read, Edit, Write, NotebookEdit, Glob, Grep) that hold a path."""
+
+
+def _redacted_suffix(tool_input: Any) -> str | None:
+    """The suffix of the path a call's input names, when its exporter redacted the path (`REDACTED_PATH`)."""
+    if not isinstance(tool_input, dict):
+        return None
+    for name in _PATH_FIELDS:
+        value = tool_input.get(name)
+        found = _REDACTED.search(value) if isinstance(value, str) else None
+        if found is not None:
+            return found.group("suffix")
+    return None
 
 
 QUESTION_TOOL = "AskUserQuestion"
