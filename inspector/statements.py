@@ -180,6 +180,7 @@ def statement_kind(clause: str, language: str | None = None) -> InvariantKind | 
         return InvariantKind.CORRECTION  # "what do you mean there's no …?" corrects, question mark or not
     if clause.endswith(("?", "？")) or _QUESTION_START.match(clause):
         return None
+    # "we don't need to mention X" neither forbids nor obliges, and a condition's words ask nothing
     stated = _CONDITION.sub(lambda condition: " " * len(condition.group()), without_waivers(clause))
     kind = next((kind for kind, rule in _KIND_RULES if rule.search(stated)), None)
     if kind is None:
