@@ -257,6 +257,8 @@ def test_a_folder_file_past_the_read_bound_is_one_line_exit_2(tmp_path: Path) ->
     copy = tmp_path / "conv"
     shutil.copytree(CONVERSATION, copy)
     (copy / "notes.bin").write_bytes(b"x" * 200_000)  # no event: only the hash reads it, within the same bound
-    done = _user("report", str(copy), "--max-file-mb", "0.1", "--no-store", data=tmp_path)
+    done = _user("annotations", "report", str(copy), "--max-file-mb", "0.1", data=tmp_path)  # keyed by the hash
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert f"{copy / 'notes.bin'}: is larger than 0.1 MB, the per-file limit" in done.stderr
+    report = _user("report", str(copy), "--max-file-mb", "0.1", "--no-store", data=tmp_path)
+    assert report.returncode == 0, report.stderr  # no store to key: the report does not read the folder's other files
