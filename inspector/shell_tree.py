@@ -65,7 +65,10 @@ def tree_steps(command: str) -> list[RawStep] | None:
     if breaks is None or root.has_error or _broken(root, source):
         return None
     steps: list[RawStep] = []
-    _walk(root, "", steps, source)
+    try:
+        _walk(root, "", steps, source)
+    except RecursionError:  # a list or nesting deeper than Python's stack (`a && $(b) && …` a thousand times)
+        return None
     return steps
 
 

@@ -87,3 +87,11 @@ def test_a_line_with_a_syntax_error_is_left_to_the_parser_before() -> None:
     assert tree_steps("?format=png") == [(("?format=png",), "", False)]
     assert tree_steps("?x=1 make") is None and words("?x=1 make")[0][0] == "?x=1"
     assert words("echo $(( 1 +")[0][0] == "echo"
+
+
+def test_a_line_deeper_than_the_stack_is_left_to_the_parser_before() -> None:
+    """Trace text is untrusted: a list of a thousand `&&`, nested in the tree a thousand deep, must cost a fallback,
+    never a crash of `check`."""
+    deep = "x=$(a) && " * 1500 + "b"
+    assert tree_steps(deep) is None
+    assert words(deep)[-1] == ("b",)
