@@ -9,11 +9,12 @@ pipelines in the order they run, each with the connector it follows by; the word
 expansions and substitutions kept as written; assignments, redirections and comments left out.
 
 tree-sitter recovers from what it cannot parse instead of refusing it, and tree-sitter-bash 0.25 also builds
-whole-looking trees that are wrong: on real lines it left the `-` of `python3 - <<PY` out of every node, and ran a
-command across a line break into the next line's words. So a tree is trusted only when it has no error node, every
-character of the line outside its leaves is blank, and no command's words sit on two lines; otherwise the caller
-parses the line as before. The one skip seen on real lines, a word between a command and its heredoc, is mended:
-it is the command's argument.
+whole-looking trees that are wrong: on real lines it left the `-` of `python3 - <<PY` out of every node, ran a
+command across a line break into the next line's words, and took `?format=png` for an assignment. So a tree is
+trusted only when it has no error node and every character of the line outside its leaves is blank; otherwise the
+caller parses the line as before. What real lines showed is mended: a word between a command and its heredoc is the
+command's argument; a line break between a command's words ends it (`_breaks_inside_commands`); an "assignment" to a
+name no shell allows is a word the shell runs.
 """
 
 from __future__ import annotations
