@@ -58,12 +58,13 @@ def tree_steps(command: str) -> list[RawStep] | None:
         if not breaks:
             break
         mended = bytearray(source)
-        for at in breaks:
-            mended[at] = ord(";")
+        for start, end in sorted(breaks):
+            ended = mended[:start].rstrip().endswith(b";")  # a comment on a line of its own: the break before it
+            mended[start:end] = b" " * (end - start - 1) + (b" " if ended else b";")  # ended the command already
         source = bytes(mended)
     else:
         return None
-    if breaks is None or root.has_error or _broken(root, source):
+    if root.has_error or _broken(root, source):
         return None
     steps: list[RawStep] = []
     try:
@@ -73,12 +74,13 @@ def tree_steps(command: str) -> list[RawStep] | None:
     return steps
 
 
-def _breaks_inside_commands(root: tree_sitter.Node, source: bytes) -> list[int] | None:
-    """Where the tree runs a command on across a line break: the break's place, for each (None if one follows a
-    comment, which runs to the end of its line). tree-sitter-bash 0.25 does so after a number on real lines
-    (`… | head -3⏎cp /tmp/s.bak x.go`); the break lies between two words, in no word or string, so it ends the
-    command as the shell reads it, and the line is read again with `;` in its place (one byte for one)."""
-    found: list[int] = []
+def _breaks_inside_commands(root: tree_sitter.Node, source: bytes) -> list[tuple[int, int]]:
+    """Where the tree runs a command on across a line break: for each, the span to blank up to the break, whose
+    place then holds `;`. tree-sitter-bash 0.25 does so after a number on real lines (`… | head -3⏎cp /tmp/s.bak
+    x.go`); the break lies between two words, in no word or string, so it ends the command as the shell reads it,
+    and the line is read again with `;` in its place (one byte for one). A comment the command ran into runs to the
+    break and holds no step: it is blanked with it, as the `;` would otherwise be part of it."""
+    found: list[tuple[int, int]] = []
     stack = [root]
     while stack:
         node = stack.pop()
@@ -89,9 +91,8 @@ def _breaks_inside_commands(root: tree_sitter.Node, source: bytes) -> list[int] 
                 at = gap.find(b"\n")
                 while at >= 0:
                     if not gap[:at].endswith(b"\\"):  # a continued line is one line
-                        if before.type == "comment":
-                            return None
-                        found.append(before.end_byte + at)
+                        start = before.start_byte if before.type == "comment" else before.end_byte + at
+                        found.append((start, before.end_byte + at + 1))
                     at = gap.find(b"\n", at + 1)
         stack.extend(children)
     return found

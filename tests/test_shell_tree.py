@@ -75,10 +75,13 @@ def test_a_command_the_tree_runs_across_a_line_break_ends_at_the_break() -> None
                "| head -3\ncp /tmp/s.bak config/segment.go")  # fmt: skip
     assert [(step.words[0], step.after) for step in parse_steps(restore)] == [
         ("cd", ""), ("cp", "&&"), ("go", ";"), ("grep", "|"), ("head", "|"), ("cp", ";")]  # fmt: skip
-    # A break after a comment is the comment's end, which a `;` would move: such a line is left to bashlex.
-    assert tree_steps("$B text 2>&1 | grep -E \"a|b\" | head -5 # first\necho \"---\"") in (None, [
-        (("$B", "text"), "", True), (("grep", "-E", "a|b"), "|", True), (("head", "-5"), "|", False),
-        (("echo", "---"), ";", False)])  # fmt: skip
+    # A comment on a line of its own that the command ran into is blanked with it (a `;` after it would be part of
+    # the comment), and the break before it already ends the command (port-cli's gstack browse lines).
+    commented = ('B="$HOME/x/browse"\n# Get webhooks path\n$B goto "https://docs.example.io/hooks" 2>&1 | grep -v x\n'
+                 '$B text 2>&1 | grep -oE "(GET|POST) /v1[^ ]*" | head -3\necho "---"\n# Check the runs sidebar\n'
+                 '$B goto "https://docs.example.io/runs" 2>&1 | grep -v x\n$B text 2>&1 | grep -E "run" | head -20')
+    assert [words[0] for words, _, _ in tree_steps(commented) if words] == [
+        "$B", "grep", "$B", "grep", "head", "echo", "$B", "grep", "$B", "grep", "head"]  # fmt: skip
 
 
 def test_a_line_with_a_syntax_error_is_left_to_the_parser_before() -> None:
