@@ -112,7 +112,7 @@ def _walk(node: tree_sitter.Node, after: str, steps: list[RawStep], source: byte
     """Append the steps under a node in the order they run; `after` is the connector its first step follows by."""
     kind = node.type
     if kind == "command":
-        words = [_word(child, source) for child in node.named_children if child.type not in _NOT_WORDS]
+        words = [word for child in node.named_children for word in _words_of(child, source)]
         steps.append((tuple(words), after, False))
     elif kind == "variable_assignment" and not _assigns(node, source):  # `?format=png` alone: a word, run
         steps.append(((_ESCAPE.sub(r"\1", _text(node, source)),), after, False))
@@ -149,8 +149,10 @@ def _walk(node: tree_sitter.Node, after: str, steps: list[RawStep], source: byte
         if body is not None:
             start = len(steps)
             _walk(body, after, steps, source)
-            skipped = list(_heredoc_words(node, source))
-            if skipped and body.type == "command" and len(steps) == start + 1:
+            skipped = [*_heredoc_words(node, source),
+                       *(word for child in node.named_children if child.type == "file_redirect"
+                         for word in _words_of(child, source))]  # fmt: skip
+            if skipped and len(steps) > start:  # the words follow the body's last command, whatever holds it
                 words, connector, piped = steps[-1]
                 steps[-1] = ((*words, *skipped), connector, piped)
     else:  # a program, a compound, a loop, a branch: its statements in order, each after the one before
@@ -159,6 +161,15 @@ def _walk(node: tree_sitter.Node, after: str, steps: list[RawStep], source: byte
             if child.type in _STATEMENTS:
                 _walk(child, after if first else ";", steps, source)
                 first = False
+
+
+def _words_of(node: tree_sitter.Node, source: bytes) -> list[str]:
+    """A command's words in one of its children: none in an assignment, a comment or a redirection, but those after
+    a redirection's target (`ls 2>/dev/null src/`: tree-sitter-bash makes `src/` a second target; the shell passes
+    it to `ls`)."""
+    if node.type == "file_redirect":
+        return [_word(extra, source) for extra in node.children_by_field_name("destination")[1:]]
+    return [] if node.type in _NOT_WORDS else [_word(node, source)]
 
 
 def _word(node: tree_sitter.Node, source: bytes) -> str:

@@ -98,3 +98,13 @@ def test_a_line_deeper_than_the_stack_is_left_to_the_parser_before() -> None:
     deep = "x=$(a) && " * 1500 + "b"
     assert tree_steps(deep) is None
     assert words(deep)[-1] == ("b",)
+
+
+def test_the_words_after_a_redirections_target_are_the_commands() -> None:
+    """tree-sitter-bash makes every word after a redirection's target a further target (`ls 2>/dev/null src/` has two
+    destinations); the shell takes the first and passes the rest to the command, as the plain reading does. After a
+    list the grammar hangs the redirection on, they are its last command's."""
+    assert tree_steps("for f in *.py; do grep -n TODO 2>/dev/null $f src/; done") == [
+        (("grep", "-n", "TODO", "$f", "src/"), "", False)]  # fmt: skip
+    assert [words for words, _, _ in tree_steps("a || b > out.txt 'x | y'")] == [("a",), ("b", "x | y")]
+    assert words("ls 2>/dev/null src/ | head") == [("ls", "src/"), ("head",)]
