@@ -122,12 +122,7 @@ def _walk(node: tree_sitter.Node, after: str, steps: list[RawStep], source: byte
         steps.append((tuple(_text(c, source) if not c.is_named else _word(c, source) for c in node.children
                             if c.type != "comment"), after, False))  # fmt: skip
     elif kind == "test_command":  # `[ -f "$x" ]`: the test's words, unquoted
-        text = _text(node, source)
-        try:
-            words = shlex.split(text)
-        except ValueError:
-            words = text.split()
-        steps.append((tuple(words), after, False))
+        steps.append((tuple(_split(_text(node, source))), after, False))
     elif kind == "pipeline":
         stages = [child for child in node.named_children if child.type != "comment"]
         for number, stage in enumerate(stages):
@@ -214,12 +209,15 @@ def _heredoc_words(node: tree_sitter.Node, source: bytes) -> Iterator[str]:
     children = node.children
     for before, child in zip(children, children[1:], strict=False):
         if child.type == "heredoc_redirect":
-            gap = source[before.end_byte:child.start_byte].decode("utf-8", "surrogatepass")
-            if gap.strip():
-                try:
-                    yield from shlex.split(gap)
-                except ValueError:
-                    yield from gap.split()
+            yield from _split(source[before.end_byte:child.start_byte].decode("utf-8", "surrogatepass"))
+
+
+def _split(text: str) -> list[str]:
+    """Words as the shell splits them, unquoted; by blanks when a quote is left open."""
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
 
 
 def _broken(root: tree_sitter.Node, source: bytes) -> bool:
