@@ -9,14 +9,13 @@ of three fresh processes (interpreter start and imports in):
 
 * floor: start Python, `orjson.loads` every line, keep nothing;
 * `check --json`, `report -o FILE.html --no-store`, `scan FILE --out FILE.json --workers 1 --no-cache`, each with
-  a cache folder of its own holding only the shell grammar's tables: a first look at the session, no line of it
-  parsed before (`shell_parse_cache`);
+  an empty cache folder of its own: a first look at the session;
 * `guard` as Claude Code runs it after the last compaction (the session cut just after its last summary, the
   hook's JSON on stdin), first with a cache folder of its own each run, as at a session's first compaction: best
   and worst of three, then worst of three again beside a CPU-bound process, so that both cores are busy; then as at
-  a later compaction, after the guard ran at the compaction before (its shell lines kept), best and worst of three,
-  and worst of three beside the CPU-bound process; each run's copy that keeps its reading of a large log is waited
-  for before the next run starts;
+  a later compaction, after the guard ran at the compaction before (for a large log, its reading kept), best and
+  worst of three, and worst of three beside the CPU-bound process; each run's copy that keeps its reading of a
+  large log is waited for before the next run starts;
 
 The package is byte-compiled first, as installing it does: a clone's editable install writes its `.pyc` files on
 first import, unless `PYTHONDONTWRITEBYTECODE` is set (it is on this project's machines), and then every process
@@ -70,30 +69,20 @@ def byte_compile() -> None:
     compileall.compile_dir(REPO / "inspector", quiet=1)
 
 
-def grammar_tables() -> list[Path]:
-    """The shell grammar's tables, built once here: every timed process gets them, as any run after the first."""
-    from inspector import shell_grammar
-
-    shell_grammar.bashlex()
-    return sorted(shell_grammar.cache_folder().glob("bashlex-*.json"))
-
-
-def fresh_cache(folder: Path, tables: list[Path], kept: Path | None = None) -> str:
-    """A new cache folder holding the grammar's tables, and a copy of what `kept` holds (lines kept by an earlier
-    run, and where its reading of a large log stopped: `kept_readings`), else no shell line and no reading."""
+def fresh_cache(folder: Path, kept: Path | None = None) -> str:
+    """A new cache folder holding a copy of what `kept` holds (where an earlier run's reading of a large log stopped:
+    `kept_readings`), else nothing."""
     cache = Path(tempfile.mkdtemp(prefix="cache-", dir=folder))
-    for source in [*tables, *(sorted(kept.glob("shell-steps-*")) if kept else [])]:
-        shutil.copy(source, cache / source.name)
     if kept is not None and (kept / "readings").is_dir():
         shutil.copytree(kept / "readings", cache / "readings")
     return str(cache)
 
 
 def timed(command: list[str], stdin: str | None = None, env: dict[str, str] | None = None, runs: int = 3,
-          fresh: tuple[Path, list[Path], Path | None] | None = None, log: Path | None = None
+          fresh: tuple[Path, Path | None] | None = None, log: Path | None = None
           ) -> list[float]:  # fmt: skip
-    """Wall-clock seconds of `runs` fresh processes of `command`; with `fresh` (a folder, the grammar's tables and
-    a cache folder to copy, or None), each in a cache folder of its own (`fresh_cache`). With the guard's `log`,
+    """Wall-clock seconds of `runs` fresh processes of `command`; with `fresh` (a folder and a cache folder to copy,
+    or None), each in a cache folder of its own (`fresh_cache`). With the guard's `log`,
     each run's copy that keeps its reading of a large log is waited for, untimed, before the next run starts: it
     runs after the hook's process ends, and would otherwise share the machine with the next run."""
     times = []
@@ -131,29 +120,28 @@ def _hook(cut: Path, event: str) -> str:
     return json.dumps({"session_id": "bench", "transcript_path": str(cut), "hook_event_name": event, **extra})
 
 
-def guard_times(session: Path, folder: Path, tables: list[Path]) -> dict[str, float]:
+def guard_times(session: Path, folder: Path) -> dict[str, float]:
     before, after = cuts(session, folder)
     stdin = _hook(after, "SessionStart")
     data = folder / f"guard-data-{session.stem}"  # its own log: whether this session's check was cut short
     env = {**os.environ, "INSPECTOR_DATA_DIR": str(data)}
     command = [str(INSPECTOR), "guard"]
-    quiet = timed(command, stdin, env, fresh=(folder, tables, None), log=after)
+    quiet = timed(command, stdin, env, fresh=(folder, None), log=after)
     with _busy():
-        loaded = timed(command, stdin, env, fresh=(folder, tables, None), log=after)
+        loaded = timed(command, stdin, env, fresh=(folder, None), log=after)
     # As the guard runs once installed: its PreCompact hook read the log just before the summary was written, and
-    # kept the shell lines it parsed and, for a large log, where its reading stopped; each timed run starts from a
-    # copy of what that run kept.
+    # for a large log, kept where its reading stopped; each timed run starts from a copy of what that run kept.
     # One file that grows, as the session's log does: what a reading kept holds for that file alone.
-    warmed, growing = Path(fresh_cache(folder, tables)), folder / f"{session.stem}.growing.jsonl"
+    warmed, growing = Path(fresh_cache(folder)), folder / f"{session.stem}.growing.jsonl"
     growing.write_bytes(before.read_bytes())
     subprocess.run(command, input=_hook(growing, "PreCompact"), text=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, env={**env, "INSPECTOR_CACHE_DIR": str(warmed)}, check=False)  # fmt: skip
     _await_reading(warmed, growing)
     with growing.open("ab") as out:
         out.write(after.read_bytes()[growing.stat().st_size :])
-    warm = timed(command, _hook(growing, "SessionStart"), env, fresh=(folder, tables, warmed), log=growing)
+    warm = timed(command, _hook(growing, "SessionStart"), env, fresh=(folder, warmed), log=growing)
     with _busy():
-        warm_loaded = timed(command, _hook(growing, "SessionStart"), env, fresh=(folder, tables, warmed), log=growing)
+        warm_loaded = timed(command, _hook(growing, "SessionStart"), env, fresh=(folder, warmed), log=growing)
     log = data / "guard.log"
     cut_short = log.is_file() and "cut short" in log.read_text()
     return {"guard": min(quiet), "guard_worst": max(quiet), "guard_busy_worst": max(loaded), "guard_warm": min(warm),
@@ -200,8 +188,8 @@ def viewer_times(session: Path, folder: Path) -> dict[str, float | None]:
     return found
 
 
-def row(session: Path, label: str, folder: Path, tables: list[Path]) -> dict[str, Any]:
-    first = (folder, tables, None)  # a first look at the session: no shell line of it kept
+def row(session: Path, label: str, folder: Path) -> dict[str, Any]:
+    first = (folder, None)  # a first look at the session: nothing of it kept
     floor = min(timed([sys.executable, "-c", _FLOOR, str(session)]))
     check = min(timed([str(INSPECTOR), "check", "--json", str(session)], fresh=first))
     report = min(timed([str(INSPECTOR), "report", str(session), "-o", str(folder / "report.html"), "--no-store"],
@@ -211,7 +199,7 @@ def row(session: Path, label: str, folder: Path, tables: list[Path]) -> dict[str
     summaries = sum(1 for line in session.open("rb") if b'"isCompactSummary":true' in line
                     or b'"isCompactSummary": true' in line)  # fmt: skip
     result = {"label": label, "mb": session.stat().st_size / 1e6, "summaries": summaries, "floor": floor,
-              "check": check, "report": report, "scan": scan, **guard_times(session, folder, tables),
+              "check": check, "report": report, "scan": scan, **guard_times(session, folder),
               **viewer_times(session, folder)}  # fmt: skip
     print(f"  {label}: floor {floor:.2f} s, check {check:.2f} s ({check / floor:.1f}×), report {report:.2f} s, "
           f"guard {result['guard']:.2f} s (busy worst {result['guard_busy_worst']:.2f} s, after PreCompact "
@@ -221,15 +209,14 @@ def row(session: Path, label: str, folder: Path, tables: list[Path]) -> dict[str
 
 def rows(shapes: list[tuple[float, int]], folder: Path) -> list[dict[str, Any]]:
     byte_compile()
-    tables = grammar_tables()
     found = []
     for path in REAL:
         if path.is_file():
-            found.append(row(path, f"real {path.stem.rsplit('_', 2)[-2]}", folder, tables))
+            found.append(row(path, f"real {path.stem.rsplit('_', 2)[-2]}", folder))
     for megabytes, summaries in shapes:
         session = folder / f"claude-code-{megabytes:g}mb-{summaries}s.jsonl"
         claude_code(session, megabytes, summaries + 1)
-        found.append(row(session, f"{megabytes:g} MB × {summaries} summaries", folder, tables))
+        found.append(row(session, f"{megabytes:g} MB × {summaries} summaries", folder))
         session.unlink()
     return found
 
@@ -240,12 +227,11 @@ def markdown(found: list[dict[str, Any]]) -> str:
 
     lines = ["## every command as a whole process, on real shapes (`bench/shapes.py`)", "",
              "Best of three fresh processes, the package byte-compiled as an install leaves it; `check`, `report`, "
-             "`scan` and the first guard columns each with a cache folder of its own (no shell line of the session "
-             "kept: a first look). The guard also worst of three, and worst of three beside a CPU-bound process "
-             "(both cores busy); then, as it runs once installed, after its PreCompact hook read the log just before "
-             "the summary was written (the shell lines it parsed kept, and for a log of 16 MB or more where its "
-             "reading stopped), best, worst, and worst beside the CPU-bound process. Ratios are to the parse floor "
-             "as a process.", "",
+             "`scan` and the first guard columns each with an empty cache folder of its own (a first look). The "
+             "guard also worst of three, and worst of three beside a CPU-bound process (both cores busy); then, as "
+             "it runs once installed, after its PreCompact hook read the log just before the summary was written "
+             "(for a log of 16 MB or more, where its reading stopped is kept), best, worst, and worst beside the "
+             "CPU-bound process. Ratios are to the parse floor as a process.", "",
              "| session | MB | summaries | floor s | check s | check / floor | report s | scan s | guard s | "
              "guard worst s | guard worst, busy s | guard after PreCompact s (worst) | guard after PreCompact, worst "
              "busy s | claude-code-log s | claude-code-transcripts s |",

@@ -1,4 +1,5 @@
-"""Where the user's data lives: uploads, the review store, the guard's log and what it has yet to record.
+"""Where the user's data lives (uploads, the review store, the guard's log and what it has yet to record), and the
+cache of what is derived from it.
 
 A module of its own, with nothing but the standard library, because the guard's hook process needs the folder
 and must start in milliseconds: `library`, which also names it, loads the trace model."""
@@ -15,6 +16,20 @@ def data_dir() -> Path:
     if configured:
         return Path(configured)
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "compaction-inspector"
+
+
+CACHE_SETTING = "INSPECTOR_CACHE_DIR"
+"""The cache folder, when set; else `$XDG_CACHE_HOME/compaction-inspector`."""
+
+
+def cache_folder() -> Path:
+    """Where derived state is kept between runs (`kept_readings`): rebuilt from the logs if lost, so not the data
+    folder, which holds what only the user can give back."""
+    override = os.environ.get(CACHE_SETTING)
+    if override:
+        return Path(override).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "compaction-inspector"
 
 
@@ -38,4 +53,5 @@ def default_store_is_empty() -> bool:
         pending.is_dir() and any(pending.iterdir()))
 
 
-__all__ = ["GUARD_PENDING", "OLD_LEDGER", "STORE_FILE", "data_dir", "default_store_is_empty"]
+__all__ = ["CACHE_SETTING", "GUARD_PENDING", "OLD_LEDGER", "STORE_FILE", "cache_folder", "data_dir",
+           "default_store_is_empty"]

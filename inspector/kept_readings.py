@@ -3,7 +3,7 @@
 The guard reads a session's log at every compaction, and a Claude Code log only grows: at the tenth compaction of a
 100 MB session it would parse again the 90 MB it parsed at the ninth. The reader can hand back the state its pass
 over the lines reached (`claude_code_resume`); this keeps that state, one file per log, in the cache folder
-(`shell_grammar.cache_folder`, under `readings/`): it is derived from the log and rebuilt by a full reading if it
+(`data_folder.cache_folder`, under `readings/`): it is derived from the log and rebuilt by a full reading if it
 is lost, so it is cache, not the user's data. Whether a kept state is certainly its log's the reader decides;
 this only files it under a digest of the log's path.
 
@@ -21,9 +21,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from inspector.data_folder import cache_folder
 from inspector.model import Trace
 from inspector.readers import load_resuming, load_trace
-from inspector.shell_grammar import cache_folder
 
 KEPT_FROM_BYTES = 16 * 1024 * 1024
 """Logs smaller than this are read whole each time: a real 4 MB session's pass over its lines takes 0.03 s, less

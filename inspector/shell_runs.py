@@ -1,10 +1,10 @@
 """Shell runs and failures: what each shell command attempted, how it ended, and the life of each failure.
 
-A shell line is parsed by a shell parser (`bashlex`) into its steps: the simple commands of its lists and
-pipelines, without the assignments, redirections and wrappers (`timeout 30`, `uv run`, `npx`) around them.
-What a line *attempted* is its last step that does work, not one that looks (`ls`, `grep`, `git status`) or
-prepares (`cd`, `export`, `rm -rf build`, `mkdir`): `make clean && make` attempts `make`. Its exit status is
-the last pipeline's last stage's, so a run that pipes its output into a filter (`pip list | grep cupy`,
+A shell line is read into its steps (`_plain_steps` for a plain line, else tree-sitter's bash grammar): the simple
+commands of its lists and pipelines, without the assignments, redirections and wrappers (`timeout 30`, `uv run`,
+`npx`) around them. What a line *attempted* is its last step that does work, not one that looks (`ls`, `grep`,
+`git status`) or prepares (`cd`, `export`, `rm -rf build`, `mkdir`): `make clean && make` attempts `make`. Its exit
+status is the last pipeline's last stage's, so a run that pipes its output into a filter (`pip list | grep cupy`,
 `go test | tail`) or ends in `|| true` says nothing by its status about what it attempted; its output still
 does (a crash, test-failure rows).
 
@@ -28,12 +28,10 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from itertools import groupby
 
-from inspector import shell_grammar
 from inspector.config import DEFAULT_CONFIG
 from inspector.last_answer import for_the_same
 from inspector.literals import Literals
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
-from inspector.shell_parse_cache import KeptParses
 from inspector.shell_tree import tree_steps
 from inspector.text import clip
 
@@ -87,47 +85,15 @@ class Step:
     """A later pipeline stage reads its output."""
 
 
-def _words_of(node: object) -> list[str]:
-    return [part.word for part in getattr(node, "parts", []) if part.kind == "word"]
-
-
-def _walk(node: object, after: str, steps: list[Step]) -> str:
-    """Append the steps under a node in the order they run; the connector the next step follows by."""
-    kind = getattr(node, "kind", "")
-    if kind == "command":
-        steps.append(Step(tuple(_words_of(node)), after))
-        return ""
-    if kind == "pipeline":
-        stages = [p for p in node.parts if p.kind != "pipe"]  # type: ignore[attr-defined]
-        for number, stage in enumerate(stages):
-            start = len(steps)
-            _walk(stage, after if number == 0 else "|", steps)
-            if number < len(stages) - 1 and len(steps) > start:
-                steps[-1] = Step(steps[-1].words, steps[-1].after, piped_on=True)
-        return ""
-    if kind == "list":
-        for part in node.parts:  # type: ignore[attr-defined]
-            if part.kind == "operator":
-                after = part.op if part.op in ("&&", "||") else ";"
-            else:
-                _walk(part, after, steps)
-                after = ";"
-        return ""
-    for part in getattr(node, "list", None) or getattr(node, "parts", None) or ():  # for, while, if, ( ), { }
-        if getattr(part, "kind", "") in ("command", "pipeline", "list", "compound", "for", "while", "if", "until"):
-            _walk(part, after, steps)
-            after = ";"
-    return ""
-
-
 _CONTINUED = re.compile(r"\\\n")
 """A backslash before a line break: the shell joins the lines and drops both, where the standard library's lexer
 keeps the break as a character of the next word (a line `&& \\` then `bash x.sh` ran a program named "\\nbash")."""
 
 
-def _fallback_steps(command: str) -> list[Step]:
-    """What a line runs when the shell parser refuses it (a heredoc inside `$(…)`, syntax it does not cover):
-    the standard library's shell lexer, which keeps quotes whole and gives the operators as tokens."""
+def _lexed_steps(command: str) -> list[Step]:
+    """What a line runs when the shell grammar does not read it whole (`shell_tree`: an unclosed quote or `$((`,
+    a tree that runs on across line breaks): the standard library's shell lexer, which keeps quotes whole and gives
+    the operators as tokens."""
     lexer = shlex.shlex(_CONTINUED.sub("", command), posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     steps: list[Step] = []
@@ -149,9 +115,9 @@ def _fallback_steps(command: str) -> list[Step]:
 
 _LITERAL = r"""'[^'"\\]*'|"(?:[^"$`\\!']|\\[^\n'!])*"|[A-Za-z0-9_./:@%+,=~*?^-]"""
 """A stretch of a word the shell takes as it stands: a quoted string with nothing to expand and no quote of the other
-kind inside (bashlex strips those wrongly: `"Won't fix"` became `Wont fix`), or a plain character. A backslash in
-double quotes escapes the character after it, which stays (`"a\\|b"` is `a|b` to bashlex, and a grep pattern's
-alternation is how agents write one); none in single quotes, where bashlex reads it otherwise."""
+kind inside (those are left to the grammar), or a plain character. A backslash in double quotes escapes the
+character after it, which stays (`"a\\|b"` is `a\\|b`, and a grep pattern's alternation is how agents write one); none
+in single quotes."""
 _PLAIN_TOKEN = re.compile(
     rf"""[ \t]+|(?P<join>&&|\|\||;|\n|\|(?![|&]))|\d*(?:>>|>&|<&|&>|>|<)(?![<>&|])[ \t]*(?:{_LITERAL})+"""
     rf"""|(?P<word>(?:{_LITERAL}|[\[\]{{}}])(?:{_LITERAL}|[\[\]{{}}#])*)"""
@@ -170,9 +136,10 @@ parser, which reads one after a command's first word as grammar too (`make { a=b
 def _plain_steps(command: str) -> list[Step] | None:
     """The steps of a plain line, as the shell parser gives them, without it: words, quoted strings with nothing to
     expand, redirections, joined by `&&`, `||`, `;`, `|` and line breaks (no variable, substitution, heredoc,
-    grouping, comment, background job or continued line). bashlex, pure Python, was half of the analysis of a real
-    4 MB session; a real session's lines are mostly `cd src && go test ./... 2>&1 | tail -20` and `grep -n "x" f`, and
-    an agent's scripts of several lines are as plain line by line. None for any other line, and for one whose steps
+    grouping, comment, background job or continued line). Parsing each line was half of the analysis of a real 4 MB
+    session when the parser was pure Python, and a call into tree-sitter still costs more than this; a real session's
+    lines are mostly `cd src && go test ./... 2>&1 | tail -20` and `grep -n "x" f`, and an agent's scripts of several
+    lines are as plain line by line. None for any other line, and for one whose steps
     would be empty or start with a reserved word or an assignment."""
     steps: list[Step] = []
     words: list[str] = []
@@ -215,31 +182,14 @@ def parse_steps(command: str) -> tuple[Step, ...]:
     """
     steps = _plain_steps(command)
     if steps is None:
-        tree = tree_steps(command)
-        steps = [Step(*raw) for raw in tree] if tree is not None else None
-    if steps is None:  # a line tree-sitter does not read whole: bashlex, as before it
-        kept = KEPT.get(command)
-        steps = [Step(*raw) for raw in kept] if kept is not None else _grammar_steps(command)
-        if kept is None:
-            KEPT.put(command, [(step.words, step.after, step.piped_on) for step in steps])
+        steps = _parsed_steps(command)
     return tuple(Step(_unwrapped(step.words), step.after, step.piped_on) for step in steps if _unwrapped(step.words))
 
 
-def _grammar_steps(command: str) -> list[Step]:
-    """The steps the shell grammar gives a line, or the shell lexer's when the grammar refuses it."""
-    bashlex = shell_grammar.bashlex()  # here, not at the top: a command that parses no shell line (`rules`,
-    # `--help`, a scan of native traces) should not pay for importing the parser
-    steps: list[Step] = []
-    try:
-        for node in bashlex.parse(command):
-            _walk(node, ";" if steps else "", steps)
-    except Exception:  # bashlex raises its own and a few builtin errors on syntax it does not cover
-        steps = _fallback_steps(command)
-    return steps
-
-
-KEPT = KeptParses((_grammar_steps, _walk, _words_of, _fallback_steps))
-"""The grammar's steps of lines earlier processes parsed (`shell_parse_cache`): its file is named for this code."""
+def _parsed_steps(command: str) -> list[Step]:
+    """The steps the shell grammar gives a line (`shell_tree`), or the shell lexer's when it does not read it whole."""
+    tree = tree_steps(command)
+    return [Step(*raw) for raw in tree] if tree is not None else _lexed_steps(command)
 
 
 def _unwrapped(words: tuple[str, ...]) -> tuple[str, ...]:
@@ -580,7 +530,6 @@ def shell_runs(records: Sequence[SourceRecord]) -> list[ShellRun]:
                              crash.group(0).strip() if crash else None, output,
                              isinstance(record.extra.get("exit_meaning"), str),
                              isinstance(record.extra.get("slip"), str)))  # fmt: skip
-    KEPT.save()  # the lines parsed here, for the next process that reads this log
     return runs
 
 

@@ -1,22 +1,21 @@
 """The steps of a shell line read from tree-sitter's bash grammar: a parser in C, trusted only where its tree is whole.
 
-bashlex, pure Python, took about 2 ms a line, and a real 4 MB session holds a hundred lines too rich for the plain
-reading (`shell_runs._plain_steps`: loops, substitutions, heredocs): 0.2 s of a first `check` of it, most of its
-analysis. tree-sitter-bash parses such a line in about 20 µs, and reads quoting as the shell does where bashlex
-does not (`"Won't fix"` lost its apostrophe, `-F'\\t'` became `-Ft`, `if ! a; then` made `a` a pipeline's second
-stage). The tree is read into the steps bashlex's gave (`shell_runs._walk`): the simple commands of its lists and
-pipelines in the order they run, each with the connector it follows by; the words of a command unquoted, with
-expansions and substitutions kept as written; assignments, redirections and comments left out.
+A real 4 MB session holds a hundred lines too rich for the plain reading (`shell_runs._plain_steps`: loops,
+substitutions, heredocs). bashlex, the pure-Python parser that read them before, at about 2 ms a line (0.2 s of a first
+`check`, most of its analysis), and misread quoting (`"Won't fix"` lost its apostrophe, `-F'\\t'` became `-Ft`, `if !
+a; then` made `a` a pipeline's second stage). tree-sitter-bash parses such a line in about 20 µs and reads quoting as
+the shell does. The tree is read into steps: the simple commands of its lists and pipelines in the order they run,
+each with the connector it follows by; the words of a command unquoted, with expansions and substitutions kept as
+written; assignments, redirections and comments left out.
 
 tree-sitter recovers from what it cannot parse instead of refusing it, and tree-sitter-bash 0.25 also builds
 whole-looking trees that are wrong: on real lines it left the `-` of `python3 - <<PY` out of every node, ran a
 command across a line break into the next line's words, and took `?format=png` for an assignment. So a tree is
 trusted only when it has no error node and every character of the line outside its leaves is blank; otherwise the
-caller parses the line as before. What real lines showed is mended: a word between a command and its heredoc is the
-command's argument; a line break between a command's words ends it (`_breaks_inside_commands`); an "assignment" to a
-name no shell allows is a word the shell runs.
+caller reads the line with the shell lexer (`shell_runs._lexed_steps`). What real lines showed is mended: a word
+between a command and its heredoc is the command's argument; a line break between a command's words ends it
+(`_breaks_inside_commands`); an "assignment" to a name no shell allows is a word the shell runs.
 """
-
 from __future__ import annotations
 
 import re
@@ -25,10 +24,12 @@ from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING
 
-from inspector.shell_parse_cache import RawStep
-
 if TYPE_CHECKING:
     import tree_sitter
+
+RawStep = tuple[tuple[str, ...], str, bool]
+"""A step as (its words, the connector it follows by, whether a later pipeline stage reads its output):
+`shell_runs.Step`'s fields, which that module builds from these."""
 
 _STATEMENTS = frozenset((
     "command", "pipeline", "list", "redirected_statement", "negated_command", "test_command", "subshell",
@@ -44,9 +45,11 @@ _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 """What the shell takes as a variable's name (`_assigns`)."""
 _CONTINUED = b"\\\n"
+_BLANK = re.compile(rb"(?<!\\)[ \t\n]")
+"""A blank no backslash escapes: it ends a word, so a word node holding one is two words run together."""
 _READINGS = 4
 """Readings of a line at most, each after putting `;` where the one before ran a command across a line break
-(`_breaks_inside_commands`): real lines needed two; one that still runs on after four is left to bashlex."""
+(`_breaks_inside_commands`): real lines needed two; one that still runs on after four is left to the shell lexer."""
 
 
 def tree_steps(command: str) -> list[RawStep] | None:
@@ -117,7 +120,7 @@ def _walk(node: tree_sitter.Node, after: str, steps: list[RawStep], source: byte
     elif kind == "variable_assignment" and not _assigns(node, source):  # `?format=png` alone: a word, run
         steps.append(((_ESCAPE.sub(r"\1", _text(node, source)),), after, False))
     elif kind in ("variable_assignment", "variable_assignments"):
-        steps.append(((), after, False))  # as bashlex: a step with no program, which the caller drops
+        steps.append(((), after, False))  # a step with no program, which the caller drops
     elif kind in ("declaration_command", "unset_command"):  # `export A=1`: the builtin runs, with its words
         steps.append((tuple(_text(c, source) if not c.is_named else _word(c, source) for c in node.children
                             if c.type != "comment"), after, False))  # fmt: skip
@@ -181,7 +184,7 @@ def _word(node: tree_sitter.Node, source: bytes) -> str:
     if kind == "variable_assignment":  # an `export`'s argument: its value unquoted
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
         return f"{_text(name, source) if name else ''}={_word(value, source) if value else ''}"
-    return _text(node, source)  # $x, ${x}, $(…), `…`, $'…', <(…): as written, as bashlex kept them
+    return _text(node, source)  # $x, ${x}, $(…), `…`, $'…', <(…): as written
 
 
 def _double_quoted(node: tree_sitter.Node, source: bytes) -> str:
@@ -221,11 +224,16 @@ def _split(text: str) -> list[str]:
 
 
 def _broken(root: tree_sitter.Node, source: bytes) -> bool:
-    """The tree leaves text of the line outside every leaf (but the mended heredoc words), or takes a command's
-    program for an assignment: it is not the line."""
+    """The tree leaves text of the line outside every leaf (but the mended heredoc words), runs words into one, or
+    takes a command's program for an assignment: it is not the line."""
+    outside = source[:root.start_byte] + source[root.end_byte:]  # the root itself can leave out a leading `-`
+    if outside.replace(_CONTINUED, b"").strip():
+        return True
     stack = [root]
     while stack:
         node = stack.pop()
+        if node.type == "word" and _BLANK.search(source, node.start_byte, node.end_byte):
+            return True  # `cd ] ]`: the grammar ran two words the shell splits into one
         if node.type == "command" and any(child.type == "variable_assignment" and not _assigns(child, source)
                                           for child in node.children):  # fmt: skip
             return True  # `?x=1 make`: the first word is the program, which the tree took for an assignment

@@ -309,7 +309,7 @@ BOUNDS = {"QUESTION_TAIL_CHARS", "TYPED_CHARS", "BATCH_CHARS", "_LOOK_BACK", "_S
 """Module numbers that bound work or what a message shows, never what is found: how far back a question is
 looked for, how much of a turn is read, a search's batch, the fast path for a short text, how many code points
 a message names, how much of a JSON text is scanned at once, how often a shell line is parsed again before the
-parser before it takes it. Each says so where it is defined."""
+shell lexer takes it. Each says so where it is defined."""
 
 
 def test_no_detection_module_holds_a_number_of_its_own() -> None:
@@ -319,7 +319,7 @@ def test_no_detection_module_holds_a_number_of_its_own() -> None:
     for path in modules:
         if path.name in ("config.py", "bounded_io.py", "bounded_sqlite.py", "guard.py", "guard_install.py", "views.py",
                          "render.py", "library.py", "sized_cache.py", "cli_scan.py",
-                         "shell_parse_cache.py", "kept_readings.py"):  # resources and display
+                         "kept_readings.py"):  # resources and display
             continue
         for node in ast.parse(path.read_text()).body:
             value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None

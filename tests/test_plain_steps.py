@@ -1,6 +1,6 @@
 """A plain shell line (words, quoted strings with nothing to expand and redirections, joined by `&&`, `||`, `;` and
-`|`) is split into its steps without the shell parser, and the steps are the parser's: checked on every such line of
-the real sessions in ../shared and the bundled fixtures, and on thousands of generated ones."""
+`|`) is split into its steps without the shell grammar, and the steps are the grammar's: checked on every such line
+of the real sessions in ../shared and the bundled fixtures, and on thousands of generated ones."""
 
 from __future__ import annotations
 
@@ -10,12 +10,17 @@ import pytest
 
 from inspector import shell_runs
 from inspector.readers.registry import load_trace
+from inspector.shell_tree import tree_steps
 from tests.helpers import REAL_TRACES, REPO, needs_shared
 
 
-def parsed(command: str) -> tuple[shell_runs.Step, ...]:
-    """What the shell parser (bashlex) gives, as `parse_steps` gave it before plain lines skipped it."""
-    steps = shell_runs._grammar_steps(command)  # noqa: SLF001
+def parsed(command: str) -> tuple[shell_runs.Step, ...] | None:
+    """What the shell grammar (tree-sitter's) gives, as `parse_steps` would without the plain reading; None where it
+    does not read the line whole (`shell_tree`), and there is no grammar's reading to hold the plain one to."""
+    tree = tree_steps(command)
+    if tree is None:
+        return None
+    steps = [shell_runs.Step(*raw) for raw in tree]
     return tuple(shell_runs.Step(shell_runs._unwrapped(s.words), s.after, s.piped_on)  # noqa: SLF001
                  for s in steps if shell_runs._unwrapped(s.words))  # noqa: SLF001  # fmt: skip
 
@@ -39,18 +44,19 @@ def test_a_plain_line_is_split_as_the_parser_splits_it():
              '"\\`x"', '"a\\!"', '"it\\\'s"', '"\\n"']  # fmt: skip
     joins = [" && ", " || ", "; ", " | ", "&&", "|", ";", " ; ", "||", "\n", " \n ", "\n\n", " &&\n", "|\n", ";\n"]
     checked = plain = 0
-    for _ in range(4000):
+    for _ in range(6000):
         parts = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 4)))]
         for _ in range(rng.randint(0, 3)):
             parts += [rng.choice(joins), " ".join(rng.choice(words) for _ in range(rng.randint(0, 4)))]
         command = "".join(parts)
         fast = shell_runs._plain_steps(command)  # noqa: SLF001
-        if fast is not None:
+        grammar = parsed(command)
+        if fast is not None and grammar is not None:
             plain += 1
             assert tuple(shell_runs.Step(shell_runs._unwrapped(s.words), s.after, s.piped_on)  # noqa: SLF001
-                         for s in fast if shell_runs._unwrapped(s.words)) == parsed(command), command  # noqa: SLF001  # fmt: skip
+                         for s in fast if shell_runs._unwrapped(s.words)) == grammar, command  # noqa: SLF001  # fmt: skip
         checked += 1
-    assert plain > checked // 5  # a good share of generated lines were plain ones
+    assert plain > checked // 6  # a good share of generated lines were plain ones, and read whole by the grammar
 
 
 @needs_shared(REAL_TRACES)

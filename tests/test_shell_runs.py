@@ -14,6 +14,7 @@ from inspector.model import SourceRecord
 from inspector.readers.registry import load_trace
 from inspector.shell_runs import command_signature, failure_line, failures, inline_code, parse_steps, shell_runs
 from inspector.shell_runs import ran as what_ran
+from inspector.shell_tree import tree_steps
 
 
 def ran(key: str, command: str, output: str, failed: bool = False, **extra: object) -> SourceRecord:
@@ -121,16 +122,19 @@ def test_an_installed_program_named_from_the_home_folder_is_the_program_itself()
     assert fixed == [("r1", "r2", "ran clean")]
 
 
-def test_a_line_the_parser_refuses_is_read_by_the_shell_lexer() -> None:
-    # bashlex does not take a heredoc inside $(…): the fallback keeps the quoted body whole.
+def test_a_heredoc_inside_a_substitution_and_a_continued_line_are_read() -> None:
+    # bashlex did not take a heredoc inside $(…); tree-sitter's grammar does, and keeps the quoted body one word.
     command = "cd /w/313 && gh issue comment 313 --body \"$(cat <<'END'\n## QA\nready\nEND\n)\" 2>&1"
     assert [step.words[0] for step in parse_steps(command)] == ["cd", "gh"]
     assert command_signature(command) == ("gh", "issue")
     # A line continued with a backslash joins the next line to it, as the shell does (wfc_e2e7a891: the lexer had
-    # made the program of `&& \⏎bash scripts/housekeeping-git.sh commit "$(cat <<'EOF' …` a "⏎bash").
+    # made the program of `&& \⏎bash scripts/housekeeping-git.sh commit "$(cat <<'EOF' …` a "⏎bash"). The lexer
+    # still reads a line the grammar does not read whole: here one that ends in an unclosed `$((`.
     continued = "bash scripts/h.sh add x && \\\nbash scripts/h.sh commit \"$(cat <<'EOF'\nmsg\nEOF\n)\""
-    assert [step.words[:3] for step in parse_steps(continued)] == [
-        ("bash", "scripts/h.sh", "add"), ("bash", "scripts/h.sh", "commit")]  # fmt: skip
+    for line in (continued, continued + " $(( 1 +"):
+        assert [step.words[:3] for step in parse_steps(line)] == [
+            ("bash", "scripts/h.sh", "add"), ("bash", "scripts/h.sh", "commit")], line  # fmt: skip
+    assert tree_steps(continued + " $(( 1 +") is None
 
 
 # --- the life of a failure ---------------------------------------------------------------------------
