@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from inspector.config import DEFAULT_CONFIG, Config
 from inspector.invariants import IndexedText, fuzzy_terms
@@ -137,7 +138,15 @@ def told_open(text: str, names: frozenset[str]) -> bool:
     present it as fixed, whatever another of its lines says: cli_9e2434f3's S1 told the failing integration test
     "failed. The issue: after Bug 3 fix …" in its account of the work, and "Fix in progress" under "Errors and fixes",
     and the first line's "fix" of another bug read as this one fixed."""
-    return any(_SAID_OPEN.search(line) and named_subjects(line) & names for line in text.splitlines())
+    return any(subjects & names for subjects in _told_open_subjects(text))
+
+
+@lru_cache(maxsize=8)
+def _told_open_subjects(text: str) -> tuple[frozenset[str], ...]:
+    """What each line of a summary that says a failure is still open names: read once per summary, where each of its
+    passing claims asks (243 times over 109 summaries of 22 KB, 5% of a report of them, line by line each time). The
+    bound holds the summaries a rule walks at once: one, and its parent."""
+    return tuple(named_subjects(line) for line in text.splitlines() if _SAID_OPEN.search(line))
 
 
 def _heading_above(text: str, start: int) -> str | None:
