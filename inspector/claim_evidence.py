@@ -12,7 +12,7 @@ of the work), the yardstick for a summary's own counts of them.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -106,8 +106,9 @@ def _cut(facts: TraceFacts, state: Generation) -> Split:
     transcript, counted = facts.transcript
     split = counted[cut + 1]
     before, after = transcript[:split], transcript[split:]
-    runs = facts.shell_runs
-    first_after = next((i for i, run in enumerate(runs) if positions.get(run.key, -1) > cut), len(runs))
+    runs, places = facts.shell_runs, facts.run_places
+    first_after = (bisect_right(places, cut) if places is not None
+                   else next((i for i, run in enumerate(runs) if positions.get(run.key, -1) > cut), len(runs)))
     return Split(before, after, runs[:first_after], runs[first_after:], cut, facts)
 
 
