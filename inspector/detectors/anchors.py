@@ -6,6 +6,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from inspector.anchors import Anchor, AnchorStatus, ResolvedAnchor, weakly_a_path
 from inspector.facts import GenerationFacts, TraceFacts
@@ -314,7 +315,7 @@ def _still_described(
     position = parent.indexed.sentence_at(occurrence.start)
     if position is None:
         return None
-    terms = parent.indexed.terms[position] - content_terms(key)  # the sentence's terms, indexed once, less the key's
+    terms = parent.indexed.terms[position] - _key_terms(key)  # the sentence's terms, indexed once, less the key's
     if len(terms) < 2:
         return None
     # The sentence sharing the most terms wins, the earliest among equals.
@@ -324,6 +325,13 @@ def _still_described(
         return None
     position = min(position for position, shared in counts.items() if shared == most)
     return child.indexed.sentences[position], most / len(terms)
+
+
+@lru_cache(maxsize=1 << 12)
+def _key_terms(key: str) -> frozenset[str]:
+    """`content_terms` of a dropped key, kept: in a long chain the same keys drop from summary to summary again and
+    again (49,000 times over 364 summaries of the 100 MB bench session), each time stemmed anew."""
+    return frozenset(content_terms(key))
 
 
 __all__: list[str] = []  # importing this module registers its rules; they are reached through the registry
