@@ -169,7 +169,9 @@ def content_terms(text: str) -> set[str]:
     is "that is", "we'll" "we will" (`_CLITIC`). Kept whole, they were terms of their own, and a summary that
     says "do not" or nothing of the kind missed them.
     """
-    found = [_CLITIC.sub("", part) for w in words(_BRACKET_ANCHOR.sub(" ", text)) if not w.endswith("n't")
+    # Each pattern only where its first characters are: most sentences hold no `[[key]]`, most words no apostrophe.
+    bare = _BRACKET_ANCHOR.sub(" ", text) if "[[" in text else text
+    found = [_CLITIC.sub("", part) if "'" in part else part for w in words(bare) if not w.endswith("n't")
              for part in (w.split("/") if "/" in w and _JOINED_WORDS.fullmatch(w) else (w,))]  # fmt: skip
     found += [named.group(1) for w in found if "." in w and (named := _FILE_WORD.fullmatch(w))]
     if text.isascii():
