@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from inspector.anchors import extract_anchors
 from inspector.config import MAX_SENTENCE_CHARS
+from inspector.guarded_regex import guarded
 from inspector.shell_runs import is_subject, subject_stem
 from inspector.task_spec import CRITERION_LABEL
 from inspector.text import enclosing_item, sentences
@@ -62,8 +63,8 @@ _HEADING = re.compile(
 )
 """A section heading of a summary template: '## Pending', '7. **Pending Tasks**:', '9. Optional Next Step:'.
 A numbered line without bold or a colon ('1. Run the tests') is an item, not a heading."""
-_STEP_SECTION = re.compile(r"\b(?:pending|next steps?|to ?do|remaining (?:work|tasks?)|follow[- ]ups?)\b", re.I)
-_NOT_STEPS = re.compile(r"\b(?:completed?|done|finished)\b", re.I)
+_STEP_SECTION = guarded(r"\b(?:pending|next steps?|to ?do|remaining (?:work|tasks?)|follow[- ]ups?)\b", re.I)
+_NOT_STEPS = guarded(r"\b(?:completed?|done|finished)\b", re.I)
 """'Completed tasks' is not a list of steps to take, whatever else its heading says."""
 
 
@@ -79,7 +80,7 @@ def steps_heading(section: str | None) -> bool:
     return bool(section and _STEP_SECTION.search(section) and not _NOT_STEPS.search(section))
 
 
-PASSING = re.compile(
+PASSING = guarded(
     r"\b(?:all\s+(?:\d+\s+)?(?:unit\s+|integration\s+)?tests?\s+(?:now\s+)?pass(?:es|ed|ing)?|"
     r"(?:test suite|tests|build|ci)\s+(?:now\s+|are\s+|is\s+)?(?:pass(?:es|ed|ing)?|green|succeed(?:s|ed)?)|"
     r"(?:compiles|builds)\s+(?:successfully|cleanly|without errors))\b",
@@ -92,15 +93,15 @@ _FIXED_CLAIMED = ("fixed", "resolved", "solved")
 """The few of `FIXED_WORDS` a fix claim is made in: a fix named as done. 'Passes' and 'succeeds' are what a
 `PASSING` claim says, and 'fix' alone is as often the plan as the deed."""
 assert set(_FIXED_CLAIMED) <= set(FIXED_WORDS)
-FIXED = re.compile(rf"\b(?:{'|'.join(map(re.escape, FIXED_WORDS))})\b", re.IGNORECASE)
+FIXED = guarded(rf"\b(?:{'|'.join(map(re.escape, FIXED_WORDS))})\b", re.IGNORECASE)
 """A passage that says something is fixed, in any of `FIXED_WORDS` (`presence.described_as_fixed`)."""
-_FIXED = re.compile(rf"\b(?:{'|'.join(_FIXED_CLAIMED)})\b", re.IGNORECASE)
+_FIXED = guarded(rf"\b(?:{'|'.join(_FIXED_CLAIMED)})\b", re.IGNORECASE)
 _CONSTANT_MEASURE = re.compile(r"\s+`?(?:height|width|size|length|number|count|limit|interval|rate|position|"
                                r"capacity|seed|timeout|delay|offset|amount|template|layout|header|footer|sidebar|"
                                r"columns?|rows?|window|budget|schedule|price|cost|view|camera|point|sensors?)\b",
                                re.IGNORECASE)  # fmt: skip
 """What "fixed" qualifies when it means constant: a measure, a place on a page, a setting held the same."""
-_ATTRIBUTIVE = re.compile(r"\b(?:a|an|the|from|to|with|use|using|uses|of|in|by|at)\s+$", re.IGNORECASE)
+_ATTRIBUTIVE = guarded(r"\b(?:a|an|the|from|to|with|use|using|uses|of|in|by|at)\s+$", re.IGNORECASE)
 """Before "fixed", a word that makes it qualify the noun after it: "from fixed `height: 120px` to flex-1", "a fixed
 number like 8", "with fixed template + dynamic sections" say constant, and nothing was repaired."""
 
@@ -125,40 +126,40 @@ def says_fixed(text: str, words: re.Pattern[str] = FIXED) -> bool:
 
 NAMED = re.compile(r"`([^`\s]{4,120})`")
 """What a fix claim names in backticks: the identifier, file or value the change introduced."""
-_PUSHED = re.compile(r"\b(?:pushed|force-pushed)\b(?!\s+back)", re.IGNORECASE)
-_GIT_OBJECT = re.compile(
+_PUSHED = guarded(r"\b(?:pushed|force-pushed)\b(?!\s+back)", re.IGNORECASE)
+_GIT_OBJECT = guarded(
     r"\b(?:commit(?:s|ted)?|branch(?:es)?|remote|origin|upstream|fork|PR|pull request|repo(?:sitory)?|github|"
     r"gitlab|main|master|tags?|changes|[0-9a-f]{7,40})\b|#\d+|\bpushed (?:\w+ ){0,3}to `?[\w.]+[/-]",
     re.IGNORECASE,
 )
 """What a git push pushes or pushes to: a sentence saying "pushed" without one is another push ("routes pushed
 outside the shell", a navigator's)."""
-_VERIFIED = re.compile(
+_VERIFIED = guarded(
     r"\b(?:web\s+search|search(?:ing)?|documentation|docs)\s+(?:results?\s+)?(?:confirmed|showed|shows|revealed|"
     r"found|verified)\b|\bconfirmed\s+(?:via|by|through|with)\s+(?:a\s+|the\s+)?(?:web\s+)?search\b|"
     r"\bweb\s*(?:search|fetch)`?\s+(?:tool\s+|call\s+)?(?:results?\s+)?(?:confirmed|showed|shows|revealed|found|"
     r"verified)\b",
     re.IGNORECASE,
 )
-_RESULT_WORDS = re.compile(
+_RESULT_WORDS = guarded(
     r"\b(?:speed-?ups?|faster|slower|improvements?|savings?|reductions?|throughput|latency|overhead|"
     r"performance|benchmarks?)\b",
     re.IGNORECASE,
 )
-FIGURE = re.compile(r"(?<![\w.])(?P<low>\d+(?:\.\d+)?)(?:\s*[-–]\s*(?P<high>\d+(?:\.\d+)?))?\s*(?P<unit>[x×%])(?!\w)")
+FIGURE = guarded(r"(?<![\w.])(?P<low>\d+(?:\.\d+)?)(?:\s*[-–]\s*(?P<high>\d+(?:\.\d+)?))?\s*(?P<unit>[x×%])(?!\w)")
 """A figure with its unit: '2.46×', '21-26×', '50-80%', '3x'. Times and sizes are left out: a summary
 restates configured values ('timeout 30s', '512 MB') far more often than it invents them."""
-BRIEF = re.compile(
+BRIEF = guarded(
     r"\b(?:the|this) (?:conversation|session|exchange) was (?:very |quite |fairly |relatively )?(?:short|brief)\b|"
     r"\b(?:just|only) one (?:question|message|user message|request|exchange)\b",
     re.IGNORECASE,
 )
-NO_ERRORS = re.compile(
+NO_ERRORS = guarded(
     r"\bno errors? (?:were |was |have been |has been )?(?:encountered|occurred|found|hit|seen)\b|"
     r"\bthere were no errors\b|\bwithout (?:any )?errors\b",
     re.IGNORECASE,
 )
-NOTHING_PENDING = re.compile(
+NOTHING_PENDING = guarded(
     r"^[-*•\s]*(?:none\b(?! of)|nothing\b)|"
     r"\bno (?:explicitly |other |further |more |remaining |outstanding |open )*(?:pending )?(?:tasks?|work|items?|"
     r"todos?|steps?) (?:remain\w*|left|pending|outstanding)\b|"
@@ -172,10 +173,10 @@ NOTHING_PENDING = re.compile(
 )
 """A summary saying nothing is left to do: in prose, or as the line under its pending heading ("- None"), or as the
 whole of a plan carried out ("All 6 steps completed", "implemented the entire Phase 4 plan")."""
-_NEGATED = re.compile(r"\b(?:not|n't|never|no longer|fail(?:s|ed|ing)?|until|once|after|if|when|should|will|"
+_NEGATED = guarded(r"\b(?:not|n't|never|no longer|fail(?:s|ed|ing)?|until|once|after|if|when|should|will|"
                       r"need(?:s|ed)? to|to be)\b", re.IGNORECASE)  # fmt: skip
 """Words that turn a status into something else: 'tests do not pass yet', 'once the build succeeds'."""
-_SUBORDINATE = re.compile(r"\b(?:after|once|when|until|before|if|unless)\s+$", re.IGNORECASE)
+_SUBORDINATE = guarded(r"\b(?:after|once|when|until|before|if|unless)\s+$", re.IGNORECASE)
 """A clause's head right before "all tasks completed" that makes it a time or a condition, not the state at the
 compaction: "After all tasks completed and review passed, user selected option 2: Push and create a Pull Request"
 (portcli_bf44fc35's S1, narrating, was called a claim that nothing was left while a failure was open)."""
@@ -183,7 +184,7 @@ _EXCEPTED = re.compile(r"\s*,?\s*(?:except|but|apart from|other than|save for)\b
 """What right after "all items completed" names what is not: "All items completed except "Run tests and verify all
 pass" which was in_progress" (sequant_170a6d5b's S2, its one failing test told as still being verified, was called a
 claim that nothing was left)."""
-_SOUGHT = re.compile(r"\b(?:verify|ensure|confirm|check|make sure|see)\s+(?:that\s+|if\s+|whether\s+)?(?:the\s+)?$",
+_SOUGHT = guarded(r"\b(?:verify|ensure|confirm|check|make sure|see)\s+(?:that\s+|if\s+|whether\s+)?(?:the\s+)?$",
                      re.IGNORECASE)  # fmt: skip
 """Words before a status that make it what a step sets out to check, not what it found: 'the next step would be to run
 `cargo test` again to verify all tests pass', 'then make sure the tests pass'."""
@@ -259,9 +260,9 @@ def claims_in(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Claim]:
     return found
 
 
-_CRITERIA = re.compile(r"\b(?:criteria|criterion|requirements?|definition of done|goals?|objectives?)\b", re.IGNORECASE)
+_CRITERIA = guarded(r"\b(?:criteria|criterion|requirements?|definition of done|goals?|objectives?)\b", re.IGNORECASE)
 """A heading over what must hold: "Acceptance Criteria", "Requirements", "Definition of done"."""
-_STATUS_MARK = re.compile(r"[✅✓✔☑]|\[x\]|\b(?:done|met|verified|passed|completed?|satisfied)\b", re.IGNORECASE)
+_STATUS_MARK = guarded(r"[✅✓✔☑]|\[x\]|\b(?:done|met|verified|passed|completed?|satisfied)\b", re.IGNORECASE)
 """What says a criterion now holds: a tick, or a word of its status ("AC-4: All tests pass ✅ (1447 passed)")."""
 
 

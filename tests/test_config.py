@@ -305,11 +305,11 @@ def test_option_and_criterion_chars_are_how_much_of_an_agent_written_line_an_ite
 
 
 BOUNDS = {"QUESTION_TAIL_CHARS", "TYPED_CHARS", "BATCH_CHARS", "_LOOK_BACK", "_SHORT_TEXT", "_NAMED", "_JSON_PIECE",
-          "_READINGS"}
+          "_READINGS", "_MAX_CLASS"}
 """Module numbers that bound work or what a message shows, never what is found: how far back a question is
 looked for, how much of a turn is read, a search's batch, the fast path for a short text, how many code points
 a message names, how much of a JSON text is scanned at once, how often a shell line is parsed again before the
-shell lexer takes it. Each says so where it is defined."""
+shell lexer takes it, how many characters a regex's look-ahead lists. Each says so where it is defined."""
 
 
 def test_no_detection_module_holds_a_number_of_its_own() -> None:
