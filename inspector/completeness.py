@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from inspector.guarded_regex import guarded
 from inspector.text import caseless_spans
 
-CLAIM = re.compile(
+CLAIM = guarded(
     r"\b(?:fully (?:preserved|captured|retained|intact|complete)|"
     r"(?:all|every) (?:\w+ ){0,3}(?:is|are|was|were|has been|have been) (?:preserved|complete|completed|"
     r"captured|retained|intact|kept|covered|accounted for|included)|"

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from inspector.anchors import Anchor
 from inspector.config import DEFAULT_CONFIG
+from inspector.guarded_regex import guarded
 from inspector.text import Sentence, caseless_spans, sentences
 
 DEFAULT_LEXICON: tuple[str, ...] = (
@@ -48,7 +49,7 @@ def compile_lexicon(lexicon: tuple[str, ...]) -> re.Pattern[str]:
         body = re.escape(phrase).replace(r"\ ", r"\s+")
         tail = "" if not phrase[-1].isalnum() else r"\b"
         parts.append(rf"\b{body}{tail}")
-    return re.compile("|".join(parts))
+    return guarded("|".join(parts))
 
 
 def find_elisions(
