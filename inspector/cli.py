@@ -18,8 +18,6 @@ import orjson
 
 from inspector import cli_otel as otel_command
 from inspector import cli_scan as scan_command
-from inspector import guard as guard_hook
-from inspector import guard_install
 from inspector.bounded_io import FILE_SETTING, LINE_SETTING, ReadLimits
 from inspector.cli_io import (
     BadInput,
@@ -35,6 +33,7 @@ from inspector.cli_options import Parser, add_formats, add_json_flag, count, den
 from inspector.config import Config
 from inspector.data_folder import default_store_is_empty
 from inspector.errors import TraceReadError
+from inspector.guard_options import AGENTS, MAX_TOKENS
 from inspector.inert import json_text, terminal_text
 from inspector.model import Trace
 from inspector.rules import all_rules
@@ -50,8 +49,6 @@ if TYPE_CHECKING:
 # and the analysis load when a command reads a trace: `rules` and `--help` need neither.
 
 EXIT_PASS, EXIT_FAIL, EXIT_UNREADABLE = 0, 1, 2
-GUARD_TOKENS = guard_hook.MAX_TOKENS
-AGENTS = guard_install.AGENTS
 
 
 def _limit_flags() -> argparse.ArgumentParser:
@@ -149,8 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     guard = commands.add_parser("guard", help="the compaction hook: give the agent back what its new summary lost "
                                 "(reads the hook JSON on stdin); install, uninstall or show it")  # fmt: skip
-    guard.add_argument("--max-tokens", type=count, default=GUARD_TOKENS, metavar="N",
-                       help=f"length cap of what is given back (default {GUARD_TOKENS}); the agent's own limit on a "
+    guard.add_argument("--max-tokens", type=count, default=MAX_TOKENS, metavar="N",
+                       help=f"length cap of what is given back (default {MAX_TOKENS}); the agent's own limit on a "
                        "hook's context holds whatever it is")  # fmt: skip
     guard_commands = guard.add_subparsers(dest="action", metavar="{install,uninstall,status}")
     for name, says in (("install", "add the hook to an agent's settings, or opencode's plugin (shows the diff, asks "
@@ -418,7 +415,11 @@ def _ledger(args: argparse.Namespace) -> int:
 def _guard(args: argparse.Namespace) -> int:
     """The hook run (no subcommand: never fails the session), or installing it."""
     if args.action is None:
-        return guard_hook.run_hook(sys.stdin, sys.stdout, max_tokens=args.max_tokens)
+        from inspector.guard import run_hook  # the hook: only `guard` itself runs it
+
+        return run_hook(sys.stdin, sys.stdout, max_tokens=args.max_tokens)
+    from inspector import guard_install  # the installer: only `guard install|uninstall|status` need it
+
     if args.action == "status":
         return guard_install.status(sys.stdout, args.project)
 

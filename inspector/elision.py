@@ -102,4 +102,4 @@ def anchor_density(anchor_count: int, elision_count: int) -> float | None:
     return anchor_count / total if total else None
 
 
-__all__ = ["Elision", "anchor_density", "find_elisions"]
+__all__ = ["DEFAULT_LEXICON", "Elision", "anchor_density", "compile_lexicon", "find_elisions"]

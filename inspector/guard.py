@@ -39,13 +39,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from inspector.env_settings import positive_setting
+from inspector.guard_options import MAX_TOKENS
 from inspector.guard_pending import AFTER, BEFORE
 
-MAX_TOKENS = 1250
-"""Default length cap of what is given back (about four characters a token): half of what either agent shows its
-model whole (Codex about 2,500 tokens a handler, Claude Code 10,000 characters), which leaves the other hooks a
-session runs the rest, and holds what a summary of a long session drops (a dozen lines of about 300 characters:
-entirecli_1e0816ef's S2 dropped eleven of the user's statements and seven commits)."""
 MAX_INPUT = 1 << 20
 """Bytes of hook JSON read from stdin: the payload is a few hundred."""
 # The two hook events (`AFTER`, `BEFORE`): Claude Code reads a SessionStart hook's context from JSON
@@ -302,5 +298,5 @@ def main(max_tokens: int = MAX_TOKENS) -> int:
     return run_hook(sys.stdin, sys.stdout, max_tokens=max_tokens)
 
 
-__all__ = ["AFTER", "BEFORE", "MAX_INPUT", "MAX_TOKENS", "MB", "MEMORY_PER_BYTE", "MEMORY_SETTING", "SESSION_FIELD",
+__all__ = ["AFTER", "BEFORE", "MAX_INPUT", "MB", "MEMORY_PER_BYTE", "MEMORY_SETTING", "SESSION_FIELD",
            "GuardLimits", "guard_limits", "main", "record_pending", "run_hook"]

@@ -28,13 +28,13 @@ from inspector.guard import (
     AFTER,
     BEFORE,
     MAX_INPUT,
-    MAX_TOKENS,
     MB,
     MEMORY_PER_BYTE,
     MEMORY_SETTING,
     SESSION_FIELD,
     record_pending,
 )
+from inspector.guard_options import MAX_TOKENS
 from inspector.inert import visible
 from inspector.model import Finding, Generation, Invariant, InvariantKind, Severity, SourceRecord, Trace
 from inspector.prompt_commands import is_command

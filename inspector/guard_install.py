@@ -45,11 +45,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from inspector.guard import AFTER, BEFORE
+from inspector.guard_options import AGENTS
 from inspector.inert import terminal_text
 from inspector.library import data_dir
 from inspector.settings_text import appended, removed
 
-AGENTS = ("claude-code", "codex", "opencode")
 EVENT = AFTER
 MATCHER = "compact"
 """The SessionStart source of a session that starts again from a compaction summary."""

@@ -25,7 +25,6 @@ from inspector.bounded_io import (
     read_limits,
     settings_limits,
 )
-from inspector.bounded_sqlite import write_ahead_log
 from inspector.data_folder import data_dir
 from inspector.errors import TraceReadError
 from inspector.inert import markdown_text, terminal_text
@@ -273,6 +272,8 @@ def content_hash(path: Path) -> str:
     digest = hashlib.blake2b(digest_size=16)
     for chunk in raw_chunks(path):
         digest.update(chunk)
+    from inspector.bounded_sqlite import write_ahead_log  # SQLite's module: only a hash of a database needs it
+
     log = write_ahead_log(path)
     if log.is_file() and is_sqlite(path):  # its committed rows are the database's too: another log, another trace
         digest.update(_WITH_LOG)

@@ -246,6 +246,16 @@ def test_checking_a_claude_code_log_loads_only_the_readers_detection_asks():
     assert not loaded & OTHER_READERS, loaded & OTHER_READERS
 
 
+def test_checking_loads_neither_the_guard_nor_its_installer_nor_sqlite():
+    """The guard's hook (subprocess, signal), its installer (difflib, tomllib, the settings editors) and SQLite (a
+    database's hash) are for other commands: 10 ms of every `check` of a 4 MB session when the parser loaded them."""
+    result = subprocess.run([sys.executable, "-c", _IMPORTED_MODULES, "check", "--json", str(SESSION)],
+                            capture_output=True, text=True, cwd=REPO, timeout=120)  # fmt: skip
+    loaded = set(result.stderr.strip().splitlines()[-1].split())
+    assert "inspector.guard_options" in loaded  # what the parser offers of the guard
+    assert not loaded & {"inspector.guard", "inspector.guard_install", "sqlite3", "difflib", "tomllib"}
+
+
 def test_a_check_keeps_no_shell_line_of_the_log_on_disk(tmp_path):
     """A log's shell lines are the user's commands: a check reads them and keeps none of them in the cache folder (the
     parser before tree-sitter kept every line it parsed there, in an SQLite file), and loads no package metadata
@@ -270,8 +280,9 @@ from inspector.command import main
 main()
 print(" ".join(sorted(sys.modules)), file=sys.__stderr__)
 """
-HOOK_PROCESS = {"inspector", "inspector.command", "inspector.guard", "inspector.env_settings",
-                "inspector.guard_pending", "inspector.data_folder", "inspector.inert"}  # fmt: skip
+HOOK_PROCESS = {"inspector", "inspector.command", "inspector.guard", "inspector.guard_options",
+                "inspector.env_settings", "inspector.guard_pending", "inspector.data_folder",
+                "inspector.inert"}  # fmt: skip
 """What the guard's own process may load of ours: it reads the hook's JSON, starts the check's child and passes on what
 it printed. An agent waits on it at every compaction, and the CLI's parser and modules cost it 0.27 s of imports."""
 
