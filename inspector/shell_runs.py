@@ -115,9 +115,10 @@ def _lexed_steps(command: str) -> list[Step]:
 
 _LITERAL = r"""'[^'"\\]*'|"(?:[^"$`\\!']|\\[^\n'!])*"|[A-Za-z0-9_./:@%+,=~*?^-]"""
 """A stretch of a word the shell takes as it stands: a quoted string with nothing to expand and no quote of the other
-kind inside (those are left to the grammar), or a plain character. A backslash in double quotes escapes the
-character after it, which stays (`"a\\|b"` is `a\\|b`, and a grep pattern's alternation is how agents write one); none
-in single quotes."""
+kind inside (those are left to the grammar), or a plain character. A backslash in double quotes is dropped and the
+character after it stays (`"a\\|b"` is `a|b`, a grep pattern's alternation as agents write one), as tree-sitter's
+reading has it too; the shell would keep that backslash, and no step's signature depends on it. None in single
+quotes."""
 _PLAIN_TOKEN = re.compile(
     rf"""[ \t]+|(?P<join>&&|\|\||;|\n|\|(?![|&]))|\d*(?:>>|>&|<&|&>|>|<)(?![<>&|])[ \t]*(?:{_LITERAL})+"""
     rf"""|(?P<word>(?:{_LITERAL}|[\[\]{{}}])(?:{_LITERAL}|[\[\]{{}}#])*)"""

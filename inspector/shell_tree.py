@@ -1,12 +1,12 @@
 """The steps of a shell line read from tree-sitter's bash grammar: a parser in C, trusted only where its tree is whole.
 
 A real 4 MB session holds a hundred lines too rich for the plain reading (`shell_runs._plain_steps`: loops,
-substitutions, heredocs). bashlex, the pure-Python parser that read them before, at about 2 ms a line (0.2 s of a first
-`check`, most of its analysis), and misread quoting (`"Won't fix"` lost its apostrophe, `-F'\\t'` became `-Ft`, `if !
-a; then` made `a` a pipeline's second stage). tree-sitter-bash parses such a line in about 20 µs and reads quoting as
-the shell does. The tree is read into steps: the simple commands of its lists and pipelines in the order they run,
-each with the connector it follows by; the words of a command unquoted, with expansions and substitutions kept as
-written; assignments, redirections and comments left out.
+substitutions, heredocs). bashlex, the pure-Python parser that read them before, took about 2 ms a line (0.2 s of a
+first `check`, most of its analysis) and misread quoting (`"Won't fix"` lost its apostrophe, `-F'\\t'` became `-Ft`,
+`if ! a; then` made `a` a pipeline's second stage). tree-sitter-bash parses such a line in about 20 µs and reads
+quoting as the shell does. The tree is read into steps: the simple commands of its lists and pipelines in the order
+they run, each with the connector it follows by; the words of a command unquoted, with expansions and substitutions
+kept as written; assignments, redirections and comments left out.
 
 tree-sitter recovers from what it cannot parse instead of refusing it, and tree-sitter-bash 0.25 also builds
 whole-looking trees that are wrong: on real lines it left the `-` of `python3 - <<PY` out of every node, ran a
@@ -16,6 +16,7 @@ caller reads the line with the shell lexer (`shell_runs._lexed_steps`). What rea
 between a command and its heredoc is the command's argument; a line break between a command's words ends it
 (`_breaks_inside_commands`); an "assignment" to a name no shell allows is a word the shell runs.
 """
+
 from __future__ import annotations
 
 import re
