@@ -66,6 +66,9 @@ def review_queue(
 
 def annotation_highlights(analysis: Analysis, annotations: Iterable[Annotation], generation: int) -> list[Highlight]:
     """Marks for the annotations that point into a generation's text (spans, and findings with spans)."""
+    annotations = tuple(annotations)
+    if not annotations:  # a report with no reviews: every generation's findings were keyed for nothing
+        return []
     text = analysis.trace.generations[generation].text or ""
     spans = {finding_id(f): (f.start, f.end) for f in analysis.findings_for(generation) if f.start is not None}
     marks = []

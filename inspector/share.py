@@ -116,7 +116,7 @@ def html_report(
         ["generation", "severity", "rule", "finding", "review"],
         [
             [f"S{f.generation}" if f.generation is not None else "-", f.severity.value, f.rule, f.message,
-             _review(by_finding.get(finding_id(f)))]
+             _review(by_finding.get(finding_id(f))) if by_finding else ""]  # no review: no id to look up
             for f in analysis.findings
         ],
     )  # fmt: skip
