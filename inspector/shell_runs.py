@@ -32,7 +32,7 @@ from inspector.config import DEFAULT_CONFIG
 from inspector.last_answer import for_the_same
 from inspector.literals import Literals
 from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
-from inspector.shell_tree import tree_steps
+from inspector.shell_tree import tree_steps, unescaped
 from inspector.text import clip
 
 # --- what a line runs ------------------------------------------------------------------------------
@@ -126,7 +126,6 @@ _PLAIN_TOKEN = re.compile(
 """One token of a plain line: blanks, a join (a line break ends a command as `;` does), a redirection (dropped, as
 the parser drops it), or a word."""
 _QUOTED = re.compile(r"'([^']*)'|\"((?:[^\"\\]|\\.)*)\"")
-_ESCAPED = re.compile(r"\\(.)")
 _RESERVED = frozenset("if then else elif fi for while until do done case esac in function select time coproc { } ! "
                       "[[ ]]".split())  # fmt: skip
 """Words the shell reads as its grammar where a command starts: a plain line holding one anywhere is left to the
@@ -172,7 +171,7 @@ def _plain_steps(command: str) -> list[Step] | None:
 
 def _unquoted(quoted: re.Match[str]) -> str:
     single, double = quoted.groups()
-    return single if single is not None else _ESCAPED.sub(r"\1", double)
+    return single if single is not None else unescaped(double)
 
 
 @lru_cache(maxsize=1 << 12)

@@ -119,7 +119,7 @@ def _walk(node: tree_sitter.Node, after: str, steps: list[RawStep], source: byte
         words = [word for child in node.named_children for word in _words_of(child, source)]
         steps.append((tuple(words), after, False))
     elif kind == "variable_assignment" and not _assigns(node, source):  # `?format=png` alone: a word, run
-        steps.append(((_ESCAPE.sub(r"\1", _text(node, source)),), after, False))
+        steps.append(((unescaped(_text(node, source)),), after, False))
     elif kind in ("variable_assignment", "variable_assignments"):
         steps.append(((), after, False))  # a step with no program, which the caller drops
     elif kind in ("declaration_command", "unset_command"):  # `export A=1`: the builtin runs, with its words
@@ -179,7 +179,7 @@ def _word(node: tree_sitter.Node, source: bytes) -> str:
     if kind == "string":
         return _double_quoted(node, source)
     if kind in ("word", "number"):
-        return _ESCAPE.sub(r"\1", _text(node, source))
+        return unescaped(_text(node, source))
     if kind in ("concatenation", "command_name"):
         return "".join(_word(child, source) for child in node.children)
     if kind == "variable_assignment":  # an `export`'s argument: its value unquoted
@@ -198,13 +198,13 @@ def _double_quoted(node: tree_sitter.Node, source: bytes) -> str:
         if number == 0 and child.type == '"':
             continue
         if child.start_byte > position:
-            parts.append(_ESCAPE.sub(r"\1", source[position:child.start_byte].decode("utf-8", "surrogatepass")))
+            parts.append(unescaped(source[position:child.start_byte].decode("utf-8", "surrogatepass")))
         position = child.end_byte
         text = _text(child, source)
         if child.is_named and child.type != "string_content":
             parts.append(text)
         else:
-            parts.append(_ESCAPE.sub(r"\1", text[:-1] if number == len(children) - 1 and child.type == '"' else text))
+            parts.append(unescaped(text[:-1] if number == len(children) - 1 and child.type == '"' else text))
     return "".join(parts)
 
 
@@ -214,6 +214,12 @@ def _heredoc_words(node: tree_sitter.Node, source: bytes) -> Iterator[str]:
     for before, child in zip(children, children[1:], strict=False):
         if child.type == "heredoc_redirect":
             yield from _split(source[before.end_byte:child.start_byte].decode("utf-8", "surrogatepass"))
+
+
+def unescaped(text: str) -> str:
+    """`text` with each backslash dropped and the character after it kept: how the shell reads an unquoted word and
+    the literal text of a double-quoted string (`shell_runs` reads a plain line's quoted strings the same way)."""
+    return _ESCAPE.sub(r"\1", text)
 
 
 def _split(text: str) -> list[str]:
@@ -262,4 +268,4 @@ def _text(node: tree_sitter.Node, source: bytes) -> str:
     return source[node.start_byte:node.end_byte].decode("utf-8", "surrogatepass")
 
 
-__all__ = ["tree_steps"]
+__all__ = ["tree_steps", "unescaped"]

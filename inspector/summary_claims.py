@@ -174,7 +174,7 @@ NOTHING_PENDING = guarded(
 """A summary saying nothing is left to do: in prose, or as the line under its pending heading ("- None"), or as the
 whole of a plan carried out ("All 6 steps completed", "implemented the entire Phase 4 plan")."""
 _NEGATED = guarded(r"\b(?:not|n't|never|no longer|fail(?:s|ed|ing)?|until|once|after|if|when|should|will|"
-                      r"need(?:s|ed)? to|to be)\b", re.IGNORECASE)  # fmt: skip
+                   r"need(?:s|ed)? to|to be)\b", re.IGNORECASE)  # fmt: skip
 """Words that turn a status into something else: 'tests do not pass yet', 'once the build succeeds'."""
 _SUBORDINATE = guarded(r"\b(?:after|once|when|until|before|if|unless)\s+$", re.IGNORECASE)
 """A clause's head right before "all tasks completed" that makes it a time or a condition, not the state at the
@@ -185,7 +185,7 @@ _EXCEPTED = re.compile(r"\s*,?\s*(?:except|but|apart from|other than|save for)\b
 pass" which was in_progress" (sequant_170a6d5b's S2, its one failing test told as still being verified, was called a
 claim that nothing was left)."""
 _SOUGHT = guarded(r"\b(?:verify|ensure|confirm|check|make sure|see)\s+(?:that\s+|if\s+|whether\s+)?(?:the\s+)?$",
-                     re.IGNORECASE)  # fmt: skip
+                  re.IGNORECASE)  # fmt: skip
 """Words before a status that make it what a step sets out to check, not what it found: 'the next step would be to run
 `cargo test` again to verify all tests pass', 'then make sure the tests pass'."""
 
