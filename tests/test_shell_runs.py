@@ -318,6 +318,34 @@ def test_bun_and_cargo_failure_rows_under_a_filter_are_mined(command: str, outpu
     assert open_failures(ran("t1", command, output)) == [f"{command.split(' 2>&1')[0]}: {row}"]
 
 
+@pytest.mark.parametrize(("output", "row"), [
+    ("ERROR tests/integration/test_narrative_quality.py::TestPsychologicalDepth::test_section_word_count\n"
+     "ERROR tests/integration/test_narrative_quality.py::TestPsychologicalDepth::test_no_refusal_language\n"
+     "274 passed, 10 skipped, 13 warnings, 4 errors in 25.60s",
+     "ERROR tests/integration/test_narrative_quality.py::TestPsychologicalDepth::test_section_word_count"),
+    ("274 passed, 10 skipped, 13 warnings, 4 errors in 25.60s", "274 passed, 10 skipped, 13 warnings, 4 errors in 25.60s"),
+    ("1 failed, 34 passed in 0.06s", "1 failed, 34 passed in 0.06s"),
+    ("========== 1 passed, 1 error in 0.31s ==========", "========== 1 passed, 1 error in 0.31s =========="),
+])  # fmt: skip
+def test_pytest_error_rows_under_a_filter_are_mined(output: str, row: str) -> None:
+    """zodiacid_8f51d2b8 (outside ../shared, its labels call the errored tests lost from S1): `pytest -q --tb=no
+    2>&1 | tail -3` exits 0 printing pytest's rows for tests that errored in their setup and its `-q` summary line,
+    which has no `===` around it."""
+    command = "python -m pytest tests/unit/ tests/integration/ -q --tb=no 2>&1 | tail -3"
+    assert open_failures(ran("t1", command, output)) == [f"python pytest tests/unit/: {row}"]
+
+
+@pytest.mark.parametrize("output", [
+    "274 passed, 10 skipped, 13 warnings in 25.60s",
+    "ERROR: 2 errors found while building the docs\n3 passed in 0.2s",
+    "Found 4 errors in 2 files.\n12 passed in 1.1s",
+])  # fmt: skip
+def test_passes_and_other_programs_errors_under_a_filter_open_no_failure(output: str) -> None:
+    """Only pytest's own rows: a pass line, an error said in another program's words beside it, and tsc's count
+    (`in 2 files`, not a duration) open nothing."""
+    assert open_failures(ran("t1", "python -m pytest -q 2>&1 | tail -3", output)) == []
+
+
 CHAINED = """Exit code 1
 Traceback (most recent call last):
   File "/app/.venv/lib/python3.12/site-packages/sqlalchemy/engine/base.py", line 1967, in _exec_single_context
