@@ -10,13 +10,12 @@ steps that every format shares:
    A tag whose name joins words with `-` or `_` is no HTML element a person types, so such a block is
    the harness's (or, for the few tags below, a sub-agent's or a tool's) wherever it stands.
 2. **Pastes.** What is left of the user's text can still hold a pasted log, stack trace, table, code or
-   document: after a fence, after a line ending in a colon with much text after it, a copied terminal
-   session, a line that looks machine-written, a log message pasted mid-line after a colon, a markdown
-   document (headings), a web page copied from a browser (its footer's copyright line), a chat copied from another
-   app (a date or a speaker alone on its line before each message), or a passage quoted in backticks across a line
-   break. A paste that runs
-   to the end of a stretch runs on through the tags that end it: a pasted prompt's `<output_format>` has a
-   harness's kind of name, and what follows it is still the paste.
+   document: after a fence or a shell line feeding a here-document, after a line ending in a colon with much
+   text after it, a copied terminal session, a line that looks machine-written, a log message pasted mid-line
+   after a colon, a markdown document (headings), a web page copied from a browser (its footer's copyright line),
+   a chat copied from another app (a date or a speaker alone on its line before each message), or a passage quoted
+   in backticks across a line break. A paste that runs to the end of a stretch runs on through the tags that end
+   it: a pasted prompt's `<output_format>` has a harness's kind of name, and what follows it is still the paste.
 
 Only `Author.USER` spans are statements; the detectors never read the others as what the user said.
 """
@@ -313,6 +312,10 @@ def _line(text: str, start: int, ends: list[int], at: int) -> str:
     return text[ends[at - 1] if at else start : ends[at]].strip()
 
 
+_HEREDOC = re.compile(r"""^[^\n]*<<-?[ \t]*(?P<q>['"]?)(?P<word>[A-Za-z_]\w*)(?P=q)[^\n]*$""", re.MULTILINE)
+"""A shell line that feeds a here-document (`cat > f << 'EOF'`): what follows is a script up to its terminator line."""
+
+
 def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
     """The stretch of the user's text that was pasted whole: a markdown document, or a copied web page (from the
     start to its footer), up to a short plain paragraph typed after it; or from a fence, or from a colon line with
@@ -324,6 +327,10 @@ def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
     fence = text.find("```", start, end)
     if fence != -1:
         cut = fence
+    heredoc = _HEREDOC.search(text, start, cut)
+    if heredoc is not None and re.search(rf"^[ \t]*{re.escape(heredoc['word'])}[ \t]*$", text[heredoc.end() : end],
+                                         re.MULTILINE):  # fmt: skip
+        cut = heredoc.start()  # a shell line feeding a here-document, its terminator below: a script pasted, as a fence
     line_start, glued = HEADING.search(text, start, cut), _GLUED_HEADING.search(text, start, cut)
     opening = _OPENING_HEADING.match(text, start, cut)
     heading = min((at for at in (opening and opening.start("hashes"), line_start and line_start.start(),

@@ -290,6 +290,31 @@ def test_fences_and_machine_lines_are_pastes():
     assert [a for a, _ in authored(text)] == [U, P, U]
 
 
+HEREDOC_ANSWER = """mkdir -p .claude && cat > .claude/settings.json << 'EOF'
+{
+  "permissions": {
+    "allow": ["Bash(git:*)", "Bash(npm:*)", "Edit", "Read"]
+  }
+}
+EOF
+Run that from your project root. It covers the standard dev workflow: git, file operations, npm/node.
+After that, commit .claude/settings.json to your repo so it persists and works for any teammates too."""
+
+
+def test_a_here_document_is_a_paste_to_the_end_as_a_fence_is():
+    """localroots_47432d30 (outside ../shared): another assistant's answer pasted whole, a script feeding a
+    here-document and its advice to its reader ("Run that from your project root.") read as the user's requirement."""
+    assert authored(HEREDOC_ANSWER) == [(P, HEREDOC_ANSWER)]
+    typed = "set up permissions like this:\n" + HEREDOC_ANSWER
+    assert authored(typed) == [(U, "set up permissions like this:"), (P, HEREDOC_ANSWER)]
+
+
+@pytest.mark.parametrize("typed", ["never use << in the docs, write a file instead",
+                                   "the EOF handling is wrong: cat << EOF should stop at the marker"])
+def test_here_document_words_with_no_terminator_line_are_typed(typed):
+    assert authored(typed) == [(U, typed)]
+
+
 @pytest.mark.parametrize("typed", ["let's keep it simple for now", "from now on never push to main",
                                    "return to the old design, it was clearer", "class names stay as they are",
                                    "import the CSV into the staging table, not prod"])
