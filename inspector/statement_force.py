@@ -19,7 +19,30 @@ PROHIBITING = ("never", "don't", "do not", "must not", "mustn't", "shall not", "
                "prohibited", "read-only", "readonly", "off-limits", "off limits")  # fmt: skip
 """Words that forbid: the one list the native extractor's prohibition rule (`invariants`), the miner's
 constraint rule (`items`) and the matcher's "its prohibition is gone" (`item_matching`) read."""
-PROHIBITION = re.compile(rf"\b(?:{'|'.join(PROHIBITING)})\b", re.IGNORECASE)
+_IRREGULAR_PASTS = (
+    "was were did had got made ran went saw said told wrote took gave knew thought found came left sent spent built "
+    "brought bought caught taught felt meant heard held stood understood lost paid sold broke chose spoke drove fell "
+    "forgot began drank threw grew drew flew seen done gone given taken written known been gotten broken chosen "
+    "spoken driven fallen forgotten begun thrown grown drawn flown"
+)
+"""English's irregular simple pasts and past participles that differ from the base form (`put`, `set`, `read` do
+not, and stay ambiguous): what "never" before one tells, not forbids."""
+_PAST = rf"(?:{'|'.join(_IRREGULAR_PASTS.split())}|(?!(?:embed|shed|shred|wed)\b)[a-z]*[a-df-z]ed)"
+"""A past form: an irregular one, or a word ending in "ed" not after another "e" ("changed", "asked"; not "need",
+"proceed", "exceed", which are base forms, nor the few base forms that end in "ed" otherwise)."""
+NEVER_FORBIDDING = (r"(?<!\bhave )(?<!\bhas )(?<!\bhad )(?<!'ve )never"
+                    rf"(?!\s+(?:(?:really|actually|even|once|ever|properly|fully)\s+)?{_PAST}\b)")
+""""Never" where it forbids ("never touch staging", "we never push to main"), not where it tells the past: "Auto is
+DNS only i never changed it" (taskai_b74e2201, a correction of what the agent thought, read as a rule the summary
+weakened), "I've never seen this error", "it had never been run"."""
+
+
+def prohibiting_pattern(words: tuple[str, ...] = PROHIBITING) -> str:
+    """`words` as one regex alternation, "never" only where it forbids (`NEVER_FORBIDDING`)."""
+    return "|".join(NEVER_FORBIDDING if word == "never" else re.escape(word) for word in words)
+
+
+PROHIBITION = re.compile(rf"\b(?:{prohibiting_pattern()})\b", re.IGNORECASE)
 """A statement that forbids: one of `PROHIBITING`."""
 NEGATING = frozenset(
     "never not no don't dont cannot can't mustn't shouldn't won't isn't aren't without avoid forbidden prohibited "
@@ -102,4 +125,4 @@ def binding(text: str, correction: bool = False) -> bool:
 
 
 __all__ = ["LEAVE_AS_IS", "NEGATING", "PROHIBITING", "PROHIBITION", "WAIVER", "binding", "forbidding",
-           "standing", "without_waivers"]
+           "prohibiting_pattern", "standing", "without_waivers"]

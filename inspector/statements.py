@@ -20,7 +20,7 @@ from inspector.config import DEFAULT_CONFIG, Config
 from inspector.languages import FOREIGN_OBLIGATION, FOREIGN_PROHIBITION, language_of
 from inspector.model import Author, Invariant, InvariantKind, SourceRecord
 from inspector.presence import topic_terms
-from inspector.statement_force import LEAVE_AS_IS, PROHIBITING, without_waivers
+from inspector.statement_force import LEAVE_AS_IS, PROHIBITING, prohibiting_pattern, without_waivers
 from inspector.text import Sentence, clip, sentences
 
 USER_KINDS = frozenset(
@@ -107,7 +107,8 @@ _KIND_RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
         (InvariantKind.CORRECTION,
          r"\b(?:instead of|rather than|you (?:are|were) wrong)\b|,\s*not\s+(?:the|a|an)\b"),
         (InvariantKind.USER_CONSTRAINT,
-         rf"\b(?:{_NOT_AN_OBSERVATION}(?:{'|'.join(_FORBIDDING)}|dont|can't|cannot)|shouldn't|should not|{_AVOIDING}|"
+         rf"\b(?:{_NOT_AN_OBSERVATION}(?:{prohibiting_pattern(_FORBIDDING)}|dont|can't|cannot)|shouldn't|should not|"
+         rf"{_AVOIDING}|"
          rf"{LEAVE_AS_IS.pattern}|do nothing|no more|without|not (?:really )?(?:feasible|possible|an option|safe)|"
          r"(?:we|you) (?:aren't|are not|'re not) (?:going )?to)\b"),
         (InvariantKind.USER_REQUIREMENT,

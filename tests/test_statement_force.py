@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 
 from inspector.analysis import analyze
-from inspector.model import Generation, SourceRecord, Trace
-from inspector.statement_force import binding
+from inspector.model import Generation, InvariantKind, SourceRecord, Trace
+from inspector.statement_force import binding, forbidding
+from inspector.statements import statement_kind
 
 
 @pytest.mark.parametrize(
@@ -45,6 +46,27 @@ def test_a_prohibition_an_obligation_or_an_order_to_leave_it_be_binds(rule: str)
 )
 def test_a_suggestion_a_hedged_rule_or_a_report_does_not(wish: str) -> None:
     assert not binding(wish)
+
+
+@pytest.mark.parametrize("told", [
+    "Auto is DNS only i never changed it",  # taskai_b74e2201 (outside ../shared): a fact corrected, read as a rule
+    "I've never seen this error before",
+    "it never worked on staging",
+    "we had never run the migration there",
+    "you never actually asked for the logs",
+])  # fmt: skip
+def test_never_telling_the_past_forbids_nothing(told: str) -> None:
+    assert forbidding(told) is None
+    assert statement_kind(told) is None
+
+
+@pytest.mark.parametrize("rule", [
+    "never touch the staging database", "we never push to main", "never proceed without asking",
+    "Never embed secrets in the image", "NEVER use rm -rf",
+])  # fmt: skip
+def test_never_before_a_verbs_base_form_still_forbids(rule: str) -> None:
+    assert forbidding(rule) is not None
+    assert statement_kind(rule) is InvariantKind.USER_CONSTRAINT
 
 
 def test_a_correction_binds_unless_hedged() -> None:
