@@ -335,6 +335,25 @@ def _command_of(step: str) -> str | None:
     return text
 
 
+def open_question(split: Split) -> tuple[SourceRecord, str] | None:
+    """The question the user's last message before the cut asks, when the agent said nothing after it before the cut:
+    it was still looking when the compaction came (lightprotocol_3ad45457's "do we support ata decompression in this
+    workflow?", answered by a sub-agent's report that reached the agent just before S2, and no word of it to the
+    user). The question is the message's last typed sentence that ends with a question mark; a message that asks
+    none, or was answered, leaves None."""
+    for record in reversed(split.before):
+        if record.namespace != TRANSCRIPT:
+            continue
+        if record.kind == "assistant" and record.text.strip():
+            return None
+        if record.kind == "user" and record.authority == "user":
+            typed = [s.text.strip() for s in statement_sentences(record.text, record.author)]
+            if typed:
+                asked = [sentence for sentence in typed if sentence.endswith(("?", "？"))]
+                return (record, asked[-1]) if asked else None
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class SpanCounts:
     """What happened in the records one compaction summarised: the yardstick for a summary's claims about them."""
@@ -355,5 +374,6 @@ def span_counts(records: Sequence[SourceRecord], subjects: frozenset[str] = froz
     return SpanCounts(users, len(failed), first)
 
 
-__all__ = ["SpanCounts", "Split", "commit_made", "finished_step", "found_nothing", "last_verifying_run", "pushes",
-           "searched", "span_counts", "split_at", "still_open", "unchecked_edit", "unprinted_figures"]  # fmt: skip
+__all__ = ["SpanCounts", "Split", "commit_made", "finished_step", "found_nothing", "last_verifying_run",
+           "open_question", "pushes", "searched", "span_counts", "split_at", "still_open", "unchecked_edit",
+           "unprinted_figures"]  # fmt: skip
