@@ -403,6 +403,22 @@ _SELECTOR = re.compile(
     r"\s\S+(?:_test\.go|_test\.py|\.test\.[jt]sx?|\.spec\.[jt]sx?|test_\w+\.py)\b"
 )
 """A run of chosen tests: a name filter, a test id, a single test file."""
+_TARGET = re.compile(r"\s--(?:test|lib|bins?|examples?|doc)\b")
+"""Cargo's choice of test targets (`cargo test -p x --test compress_processor`): some of a package's tests."""
+
+
+def chose_tests(run: ShellRun) -> bool:
+    """The line ran chosen tests (`_SELECTOR`, `_TARGET`), read in the words after the runner's: `python -m pytest`'s
+    `-m` is Python's, `pytest -m slow`'s a choice of tests."""
+    step = attempted(run.steps)
+    if step is None:
+        return False
+    words = step.words
+    runner = next((at for at, word in enumerate(words) if TEST_RUN.fullmatch(_program(word))), None)
+    if runner is None:
+        return False
+    after = " " + " ".join(words[runner + 1 :])
+    return bool(_SELECTOR.search(after) or _TARGET.search(after))
 _TRACERS = frozenset("valgrind strace ltrace gdb lldb perf".split())
 _FAILED_ROW = re.compile(
     r"^(?:--- )?FAIL(?:ED)?\b[^\n]*|^\s*(?:Tests?|Test Files|Test Suites):?\s+[1-9]\d* failed\b[^\n]*|"
@@ -686,7 +702,7 @@ def whole_suite(run: ShellRun) -> bool:
     output must show no failure, as a pipe hides the exit status.
     """
     return (run.clean and bool(run.signature) and run.signature[0] not in _TRACERS
-            and bool(TEST_RUN.search(run.ran)) and not _SELECTOR.search(run.command)
+            and bool(TEST_RUN.search(run.ran)) and not _SELECTOR.search(run.command) and not chose_tests(run)
             and not _FAILED_OUTPUT.search(run.output))  # fmt: skip
 
 
@@ -719,7 +735,15 @@ def _same_attempt(one: tuple[str, ...], other: tuple[str, ...]) -> bool:
 
 
 def _ran_clean(failed: Failure, later: ShellRun) -> bool:
-    return any(_same_attempt(step_signature(s), failed.signature) for s in later.succeeded)
+    return any(_same_attempt(step_signature(s), failed.signature) for s in later.succeeded) and not _narrower(
+        failed, later)  # fmt: skip
+
+
+def _narrower(failed: Failure, later: ShellRun) -> bool:
+    """The later run chose some of the tests the failed run ran all of (`chose_tests`): its pass says nothing of
+    the rest (lightprotocol_3ad45457: `cargo test -p light-sdk-types` failed four address tests, and `… --test
+    compress_processor --test decompress_processor` passing its own seven retired that)."""
+    return chose_tests(later) and not chose_tests(failed.run)
 
 
 def _suite_passed(failed: Failure, later: ShellRun) -> bool:
@@ -732,7 +756,8 @@ def _passed_through_a_filter(failed: Failure, later: ShellRun) -> bool:
     failure: the tests that failed pass now, though no exit status proves the runner's stage."""
     return (later.clean and later.signature == failed.signature and bool(TEST_RUN.search(failed.run.ran))
             and piped_test_run(later) and _PASSED_ROW.search(later.output) is not None
-            and _FAILED_OUTPUT.search(later.output) is None and _FAILED_COUNT.search(later.output) is None)
+            and _FAILED_OUTPUT.search(later.output) is None and _FAILED_COUNT.search(later.output) is None
+            and not _narrower(failed, later))
 
 
 def piped_test_run(run: ShellRun) -> bool:
