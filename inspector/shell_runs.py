@@ -908,8 +908,9 @@ class Failure:
 
 
 def failures(runs: Sequence[ShellRun]) -> Iterator[Failure]:
-    """Each failure of the work in log order, the same attempt failing the same way once (a crash once however
-    it was run), with what superseded or retired it: the first later run a `RETIREMENTS` test shows it gone by,
+    """Each failure of the work in log order, the same attempt failing the same way once while it stands (a crash
+    once however it was run; failing so again after its retirement, it is open again), with what superseded or
+    retired it: the first later run a `RETIREMENTS` test shows it gone by,
     and the first later failure of the same attempt in other words.
 
     Each failure asks only the later runs that could retire it (`_Retirers`) and the later failures of its own
@@ -920,22 +921,24 @@ def failures(runs: Sequence[ShellRun]) -> Iterator[Failure]:
         if failed is not None:
             by_attempt.setdefault(failed[2], []).append((position, failed[1]))
     retirers = _Retirers(runs)
-    seen: set[tuple[tuple[str, ...], str]] = set()
+    retired_at: dict[tuple[tuple[str, ...], str], int | None] = {}
+    """The same failure's last opening: where what retired it is (None: nothing did). Failing again after that, it
+    is open again."""
     for position, failed in enumerate(opened):
         if failed is None:
             continue
         run, line, signature = failed
         failure = Failure(run, line, signature, at=position)
         same = ((), line) if run.crash else (signature, line)
-        if same in seen:
+        if same in retired_at and (retired_at[same] is None or retired_at[same] > position):
             continue
-        seen.add(same)
         retired = next(((at, how) for at in retirers.after(position, signature) for how, shows in RETIREMENTS
                         if shows(failure, runs[at])), None)  # fmt: skip
         superseded = None if run.crash else next(
             (at for at, later_line in by_attempt[signature] if at > position and later_line != line), None)  # fmt: skip
         if superseded is not None and retired is not None and retired[0] < superseded:
             superseded = None
+        retired_at[same] = None if retired is None else retired[0]
         yield replace(failure, superseded_by=None if superseded is None else runs[superseded].key,
                       retired_by=None if retired is None else runs[retired[0]].key,
                       how=None if retired is None else retired[1], superseded_at=superseded,

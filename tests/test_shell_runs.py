@@ -379,6 +379,16 @@ def test_a_pass_of_the_chosen_tests_that_failed_retires_them() -> None:
     assert fates(broken, ran("t2", "pytest tests/test_export.py -k test_csv", "1 passed in 0.1s"))[0][1] == "t2"
 
 
+def test_a_failure_that_comes_back_after_its_retirement_is_open_again() -> None:
+    """A pass retired it, and the same test failed the same way later: the second failure stands on its own, not
+    as a repeat of one that is gone."""
+    broken = "FAILED tests/test_export.py::test_csv - KeyError: 'legacy'\n1 failed, 8 passed in 0.4s"
+    runs = (ran("t1", "pytest", broken, failed=True), ran("t2", "pytest", "9 passed in 0.4s"),
+            ran("t3", "pytest", broken, failed=True))  # fmt: skip
+    assert fates(*runs) == [("t1", "t2", "ran clean"), ("t3", None, None)]
+    assert fates(runs[0], runs[2]) == [("t1", None, None)]  # failing again while it stands repeats it
+
+
 CHAINED = """Exit code 1
 Traceback (most recent call last):
   File "/app/.venv/lib/python3.12/site-packages/sqlalchemy/engine/base.py", line 1967, in _exec_single_context
@@ -526,16 +536,15 @@ def _asked_of_every_later_run(runs):
 
     from inspector.shell_runs import RETIREMENTS, Failure, failing_signature, is_failure
 
-    seen = set()
+    open_until = {}  # each failure's last opening: where it was retired, or None while it stands
     for position, run in enumerate(runs):
         if not is_failure(run):
             continue
         line = failure_line(run)
         failure = Failure(run, line, failing_signature(run, line))
         same = ((), line) if run.crash else (failure.signature, line)
-        if same in seen:
-            continue
-        seen.add(same)
+        if same in open_until and (open_until[same] is None or open_until[same] > position):
+            continue  # the same failure again while it stands; failing again after its retirement, it reopens
         later_runs = list(enumerate(runs))[position + 1 :]
         retired = next(((at, later.key, how) for at, later in later_runs for how, shows in RETIREMENTS
                         if shows(failure, later)), (None, None, None))  # fmt: skip
@@ -544,6 +553,7 @@ def _asked_of_every_later_run(runs):
                            and failing_signature(later, later_line) == failure.signature), (None, None))  # fmt: skip
         if superseded[0] is not None and retired[0] is not None and retired[0] < superseded[0]:
             superseded = (None, None)
+        open_until[same] = retired[0]
         yield replace(failure, superseded_by=superseded[1], retired_by=retired[1], how=retired[2])
 
 
