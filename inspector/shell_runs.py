@@ -407,7 +407,7 @@ _TARGET = re.compile(r"\s--(?:test|lib|bins?|examples?|doc)\b")
 """Cargo's choice of test targets (`cargo test -p x --test compress_processor`): some of a package's tests."""
 
 
-def chose_tests(run: ShellRun) -> bool:
+def _chose_tests(run: ShellRun) -> bool:
     """The line ran chosen tests (`_SELECTOR`, `_TARGET`), read in the words after the runner's: `python -m pytest`'s
     `-m` is Python's, `pytest -m slow`'s a choice of tests."""
     step = attempted(run.steps)
@@ -419,6 +419,8 @@ def chose_tests(run: ShellRun) -> bool:
         return False
     after = " " + " ".join(words[runner + 1 :])
     return bool(_SELECTOR.search(after) or _TARGET.search(after))
+
+
 _TRACERS = frozenset("valgrind strace ltrace gdb lldb perf".split())
 _FAILED_ROW = re.compile(
     r"^(?:--- )?FAIL(?:ED)?\b[^\n]*|^\s*(?:Tests?|Test Files|Test Suites):?\s+[1-9]\d* failed\b[^\n]*|"
@@ -702,7 +704,7 @@ def whole_suite(run: ShellRun) -> bool:
     output must show no failure, as a pipe hides the exit status.
     """
     return (run.clean and bool(run.signature) and run.signature[0] not in _TRACERS
-            and bool(TEST_RUN.search(run.ran)) and not _SELECTOR.search(run.command) and not chose_tests(run)
+            and bool(TEST_RUN.search(run.ran)) and not _SELECTOR.search(run.command) and not _chose_tests(run)
             and not _FAILED_OUTPUT.search(run.output))  # fmt: skip
 
 
@@ -740,10 +742,10 @@ def _ran_clean(failed: Failure, later: ShellRun) -> bool:
 
 
 def _narrower(failed: Failure, later: ShellRun) -> bool:
-    """The later run chose some of the tests the failed run ran all of (`chose_tests`): its pass says nothing of
+    """The later run chose some of the tests the failed run ran all of (`_chose_tests`): its pass says nothing of
     the rest (lightprotocol_3ad45457: `cargo test -p light-sdk-types` failed four address tests, and `… --test
     compress_processor --test decompress_processor` passing its own seven retired that)."""
-    return chose_tests(later) and not chose_tests(failed.run)
+    return _chose_tests(later) and not _chose_tests(failed.run)
 
 
 def _suite_passed(failed: Failure, later: ShellRun) -> bool:

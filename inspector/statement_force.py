@@ -30,7 +30,7 @@ not, and stay ambiguous): what "never" before one tells, not forbids."""
 _PAST = rf"(?:{'|'.join(_IRREGULAR_PASTS.split())}|(?!(?:embed|shed|shred|wed)\b)[a-z]*[a-df-z]ed)"
 """A past form: an irregular one, or a word ending in "ed" not after another "e" ("changed", "asked"; not "need",
 "proceed", "exceed", which are base forms, nor the few base forms that end in "ed" otherwise)."""
-NEVER_FORBIDDING = (r"(?<!\bhave )(?<!\bhas )(?<!\bhad )(?<!'ve )never"
+_NEVER_FORBIDDING = (r"(?<!\bhave )(?<!\bhas )(?<!\bhad )(?<!'ve )never"
                     rf"(?!\s+(?:(?:really|actually|even|once|ever|properly|fully)\s+)?{_PAST}\b)")
 """"Never" where it forbids ("never touch staging", "we never push to main"), not where it tells the past: "Auto is
 DNS only i never changed it" (taskai_b74e2201, a correction of what the agent thought, read as a rule the summary
@@ -38,8 +38,8 @@ weakened), "I've never seen this error", "it had never been run"."""
 
 
 def prohibiting_pattern(words: tuple[str, ...] = PROHIBITING) -> str:
-    """`words` as one regex alternation, "never" only where it forbids (`NEVER_FORBIDDING`)."""
-    return "|".join(NEVER_FORBIDDING if word == "never" else re.escape(word) for word in words)
+    """`words` as one regex alternation, "never" only where it forbids (`_NEVER_FORBIDDING`)."""
+    return "|".join(_NEVER_FORBIDDING if word == "never" else re.escape(word) for word in words)
 
 
 PROHIBITION = re.compile(rf"\b(?:{prohibiting_pattern()})\b", re.IGNORECASE)
