@@ -31,7 +31,7 @@ _PAST = rf"(?:{'|'.join(_IRREGULAR_PASTS.split())}|(?!(?:embed|shed|shred|wed)\b
 """A past form: an irregular one, or a word ending in "ed" not after another "e" ("changed", "asked"; not "need",
 "proceed", "exceed", which are base forms, nor the few base forms that end in "ed" otherwise)."""
 _NEVER_FORBIDDING = (r"(?<!\bhave )(?<!\bhas )(?<!\bhad )(?<!'ve )never"
-                    rf"(?!\s+(?:(?:really|actually|even|once|ever|properly|fully)\s+)?{_PAST}\b)")
+                     rf"(?!\s+(?:(?:really|actually|even|once|ever|properly|fully)\s+)?{_PAST}\b)")
 """"Never" where it forbids ("never touch staging", "we never push to main"), not where it tells the past: "Auto is
 DNS only i never changed it" (taskai_b74e2201, a correction of what the agent thought, read as a rule the summary
 weakened), "I've never seen this error", "it had never been run"."""
