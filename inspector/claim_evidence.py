@@ -41,7 +41,7 @@ from inspector.shell_runs import (
     shell_runs,
 )
 from inspector.statements import statement_sentences
-from inspector.summary_claims import FIGURE, NAMED, confirmed, named_subjects
+from inspector.summary_claims import FIGURE, NAMED, Claim, confirmed, named_subjects, nothing_left
 from inspector.tool_names import is_edit_tool
 
 _PUSH = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?push\b")
@@ -335,7 +335,7 @@ def _command_of(step: str) -> str | None:
     return text
 
 
-def open_question(split: Split) -> tuple[SourceRecord, str] | None:
+def _open_question(split: Split) -> tuple[SourceRecord, str] | None:
     """The question the user's last message before the cut asks, when the agent said nothing after it before the cut:
     it was still looking when the compaction came (lightprotocol_3ad45457's "do we support ata decompression in this
     workflow?", answered by a sub-agent's report that reached the agent just before S2, and no word of it to the
@@ -352,6 +352,17 @@ def open_question(split: Split) -> tuple[SourceRecord, str] | None:
                 asked = [sentence for sentence in typed if sentence.endswith(("?", "？"))]
                 return (record, asked[-1]) if asked else None
     return None
+
+
+def unanswered(facts: TraceFacts, state: Generation) -> tuple[Claim | None, SourceRecord, str] | None:
+    """The user's question left open at the compaction of `state` (`_open_question`), with the summary's word that
+    nothing is left to do: the next agent stops with it dropped. A summary still to be written (no text: the list
+    before a compaction) is owed it as it stands, with no word (None)."""
+    claim = nothing_left(facts.generations[state.index].status_claims) if state.text else None
+    if state.text and claim is None:
+        return None
+    asked = _open_question(split_at(facts, state))
+    return None if asked is None else (claim, *asked)
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,6 +385,6 @@ def span_counts(records: Sequence[SourceRecord], subjects: frozenset[str] = froz
     return SpanCounts(users, len(failed), first)
 
 
-__all__ = ["SpanCounts", "Split", "commit_made", "finished_step", "found_nothing", "last_verifying_run",
-           "open_question", "pushes", "searched", "span_counts", "split_at", "still_open", "unchecked_edit",
+__all__ = ["SpanCounts", "Split", "commit_made", "finished_step", "found_nothing", "last_verifying_run", "pushes",
+           "searched", "span_counts", "split_at", "still_open", "unanswered", "unchecked_edit",
            "unprinted_figures"]  # fmt: skip

@@ -41,6 +41,7 @@ from inspector.prompt_commands import is_command
 from inspector.text import clip
 
 if TYPE_CHECKING:
+    from inspector.facts import TraceFacts
     from inspector.rule_registry import Rule
 
 LOST_RULES = ("user-statement-lost", "invariant-lost")
@@ -220,7 +221,30 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: b
             restored = replace(restored, context=f"the agent's `{clip(stopped.command, 120)}`, which the user stopped")
         found.append(restored)
         serious = serious or finding.severity is Severity.ERROR or vetoed or in_flight
+    question = _question(analysis.facts, trace.generations[newest], positions)
+    if question is not None:
+        found.append(question)
+        serious = True
     return newest, found if serious or not gated else []
+
+
+QUESTION = "question, asked last before the compaction and not answered"
+"""The kind a guard line gives the user's last question when no word of the agent's followed it before the compaction
+(`claim_evidence.unanswered`): after a summary that says nothing is left to do, which would have the next agent stop
+with it dropped, or in the list before a compaction, for the summary to keep."""
+
+
+def _question(facts: TraceFacts, state: Generation, positions: dict[str, int]) -> Restored | None:
+    """The user's unanswered question, in their words, with the summary's word that nothing is left (what the agent
+    read instead)."""
+    from inspector.claim_evidence import unanswered
+
+    asked = unanswered(facts, state)
+    if asked is None:
+        return None
+    claim, record, question = asked
+    return Restored("claim-unsupported", QUESTION, question, record.key, record.timestamp, 0,
+                    positions.get(record.key, -1), True, instead=claim.text if claim is not None else None)  # fmt: skip
 
 
 def guard_rules(owed: tuple[str, ...] = OWED_AFTER) -> list[Rule]:

@@ -385,3 +385,33 @@ def test_a_weakened_rule_comes_back_with_what_the_summary_says_instead() -> None
             ) in text  # fmt: skip
     upcoming, _ = guard_check.manifest(trace, newest, restored, upcoming=True)
     assert "says instead" not in upcoming  # before a compaction there is no summary to quote
+
+
+ATA_QUESTION = "do we support ata decompression in this workflow?"
+
+
+def test_the_users_unanswered_question_comes_back_after_a_summary_that_says_nothing_is_left() -> None:
+    """lightprotocol_3ad45457 (outside ../shared): the user asked, a research sub-agent's report reached the agent,
+    and the compaction came before any word of it reached the user; S2 says nothing is pending and the question
+    answered, and the next agent closed with "All planned work is complete"."""
+    records = [_said("a1", "All 9 tests pass.", "assistant"), _said("u1", f"ok thanks. {ATA_QUESTION}"),
+               SourceRecord("c1", "Research ATA decompression support", namespace="transcript", kind="tool_call",
+                            authority="assistant", extra={"tool": "Task"})]  # fmt: skip
+    nothing_left = ("7. Pending Tasks:\n   - No explicitly pending tasks. The ATA question was answered "
+                    "informationally.\n")
+    trace = session_log(records, (3, nothing_left))
+    newest, restored = guard_check.restored_items(trace)
+    text, _ = guard_check.manifest(trace, newest, restored)
+    assert (f"(question, asked last before the compaction and not answered, lost in the summary, record u1): "
+            f"“{ATA_QUESTION}”; the summary says instead: “- No explicitly pending tasks.") in text  # fmt: skip
+    upcoming, _ = guard_check.manifest(trace, *guard_check.standing_items(session_log(records)), upcoming=True)
+    assert f"(question, asked last before the compaction and not answered, record u1): “{ATA_QUESTION}”" in upcoming
+
+
+def test_a_question_the_summary_keeps_pending_or_the_agent_answered_is_not_given_back() -> None:
+    asked = [_said("u1", ATA_QUESTION)]
+    kept = "7. Pending Tasks:\n   - Answer the user's question on ATA decompression support (research came back).\n"
+    assert guard_check.restored_items(session_log(asked, (1, kept)))[1] == []
+    answered = [*asked, _said("a1", "No: only program-owned PDAs decompress here.", "assistant")]
+    assert guard_check.restored_items(session_log(answered, (2, "7. Pending Tasks:\n   - None.\n")))[1] == []
+    assert guard_check.standing_items(session_log(answered))[1] == []

@@ -102,6 +102,15 @@ def test_nothing_is_printed_when_nothing_stands(tmp_path):
     assert guarded(pre_compact_input(transcript, "manual"), tmp_path) == (0, "", [])
 
 
+def test_the_users_last_question_with_no_answer_yet_is_listed(tmp_path):
+    """The compaction comes while the agent is still looking: the summary is asked to keep the question open."""
+    transcript = before_compaction(tmp_path, [typed("u1", None, "What does the parser module do?")])
+    code, stdout, _ = guarded(pre_compact_input(transcript, "manual"), tmp_path)
+    assert code == 0 and stdout.startswith(HEAD), stdout
+    assert entries(stdout) == ["- The user said, 2026-11-20 10:00 UTC (question, asked last before the compaction and "
+                               "not answered, record u1): “What does the parser module do?”"], stdout  # fmt: skip
+
+
 def test_a_decision_is_listed_with_the_option_it_picked(tmp_path):
     offered = ("Two ways to fix the import cycle:\n\n**A. Delete the unused `GetSummariseOptions()`**\n"
                "**B. Move the options to a shared package**\n\nWhich do you prefer?")
@@ -203,7 +212,8 @@ def test_codex_gets_no_list_its_precompact_takes_no_context(tmp_path):
 
 def with_a_newer_session(folder: Path) -> tuple[Path, str]:
     """The opencode fixture's database (its session said 'never delete files') with a newer session beside it, as
-    a database holds every session of the machine: (the copy, the fixture session's id)."""
+    a database holds every session of the machine, whose one message leaves nothing standing (a question the agent had
+    not answered would stand): (the copy, the fixture session's id)."""
     copy = folder / "opencode.db"
     with sqlite3.connect(f"file:{FIXTURES / 'opencode' / 'opencode.db'}?mode=ro", uri=True) as source, \
             sqlite3.connect(copy) as target:  # fmt: skip
@@ -215,7 +225,7 @@ def with_a_newer_session(folder: Path) -> tuple[Path, str]:
         target.execute("INSERT INTO message VALUES ('msg_newer', 'ses_newer', ?, ?, ?)",
                        (later, later, json.dumps({"role": "user", "time": {"created": later}})))  # fmt: skip
         target.execute("INSERT INTO part VALUES ('prt_newer', 'msg_newer', 'ses_newer', ?, ?, ?)",
-                       (later, later, json.dumps({"type": "text", "text": "What does the parser module do?"})))
+                       (later, later, json.dumps({"type": "text", "text": "Thanks, that's all for today."})))
     return copy, session
 
 

@@ -17,12 +17,12 @@ from inspector.claim_evidence import (
     commit_made,
     finished_step,
     last_verifying_run,
-    open_question,
     pushes,
     searched,
     span_counts,
     split_at,
     still_open,
+    unanswered,
     unchecked_edit,
     unprinted_figures,
 )
@@ -182,7 +182,7 @@ def _unacted_severity(claim: Claim) -> Severity | None:
 
 def _nothing_pending(facts: TraceFacts) -> Iterator[Hit]:
     """A summary that says nothing is left to do while a failure is still open or a stash still holds changes, or
-    while the user's last question waits for its answer (`claim_evidence.open_question`): one finding per summary,
+    while the user's last question waits for its answer (`claim_evidence.unanswered`): one finding per summary,
     naming the first of what is still owed."""
     tracks = session_tracks(facts, FAILURES)
     for generation, claims in _claiming(facts, ClaimKind.NOTHING_PENDING):
@@ -192,11 +192,12 @@ def _nothing_pending(facts: TraceFacts) -> Iterator[Hit]:
             continue
         still_owed = [t for t in tracks if t.statuses[k] in STANDING]
         if not still_owed:
-            asked = open_question(split_at(facts, generation.generation))
+            asked = unanswered(facts, generation.generation)
             if asked is not None:
-                why = f"the user's question {quoted(asked[1], 140)} had no answer before its compaction"
+                _, record, question = asked
+                why = f"the user's question {quoted(question, 140)} had no answer before its compaction"
                 yield Hit(k, f"{label} says {_said(claim)}, but {why}", claim.start, claim.end,
-                          _evidence(claim, why), source=_record_quote(asked[0].key, asked[1]))  # fmt: skip
+                          _evidence(claim, why), source=_record_quote(record.key, question))  # fmt: skip
             continue
         first = still_owed[0]
         more = f" and {len(still_owed) - 1} more" if len(still_owed) > 1 else ""
