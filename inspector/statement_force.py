@@ -31,10 +31,11 @@ _PAST = rf"(?:{'|'.join(_IRREGULAR_PASTS.split())}|(?!(?:embed|shed|shred|wed)\b
 """A past form: an irregular one, or a word ending in "ed" not after another "e" ("changed", "asked"; not "need",
 "proceed", "exceed", which are base forms, nor the few base forms that end in "ed" otherwise)."""
 _NEVER_FORBIDDING = (r"(?<!\bhave )(?<!\bhas )(?<!\bhad )(?<!'ve )never"
-                     rf"(?!\s+(?:(?:really|actually|even|once|ever|properly|fully)\s+)?{_PAST}\b)")
-""""Never" where it forbids ("never touch staging", "we never push to main"), not where it tells the past: "Auto is
-DNS only i never changed it" (taskai_b74e2201, a correction of what the agent thought, read as a rule the summary
-weakened), "I've never seen this error", "it had never been run"."""
+                     rf"(?!\s+(?:(?:really|actually|even|once|ever|properly|fully)\s+)?{_PAST}\b(?!\s+to\b))")
+""""Never" where it forbids ("never touch staging", "we never push to main", "were never meant to run on prod"), not
+where it tells the past: "Auto is DNS only i never changed it" (taskai_b74e2201, a correction of what the agent
+thought, read as a rule the summary weakened), "I've never seen this error", "it had never been run". A past form
+followed by "to" says what was meant or allowed, and forbids ("never meant to", "never supposed to")."""
 
 
 def prohibiting_pattern(words: tuple[str, ...] = PROHIBITING) -> str:
