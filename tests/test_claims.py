@@ -178,19 +178,9 @@ def test_pushed_in_a_summary_but_only_after_the_compaction() -> None:
 @needs_real
 def test_a_fix_never_built_or_tested_is_unsupported_as_a_note() -> None:
     """Most fixes no check ran after are edits that did what they said (11 of 15 against blind labels): a note."""
-    hits = [f for f in found(load_trace(ATTRIBUTION), "claim-unsupported") if f.evidence.get("claim") == "fixed"]
+    hits = found(load_trace(ATTRIBUTION), "claim-unsupported")
     assert [(f.generation, f.severity.value) for f in hits] == [(3, "info")]
     assert "pureHumanRemoved" in hits[0].message and "manual_commit_attribution.go" in hits[0].message
-
-
-@needs_real
-def test_a_real_summary_that_leaves_the_users_last_question_unanswered_says_nothing_is_pending() -> None:
-    """entirecli_6113e919 L516: the user asks whether the numbers should still be correct, the agent is still looking
-    when S2 is written, and S2's pending tasks read "None explicitly requested - user acknowledged the data is off".
-    Its labels say the question went unanswered (the evidence of S2's unsupported claim on the discrepancy's cause)."""
-    [hit] = [f for f in found(load_trace(ATTRIBUTION), "claim-unsupported") if f.evidence.get("claim") != "fixed"]
-    assert (hit.generation, hit.severity.value) == (2, "warning")
-    assert "numbers should be correct?" in hit.message and "None explicitly requested" in hit.message
 
 
 def test_an_unchecked_fix_a_later_summary_carries_on_is_an_error() -> None:
@@ -747,32 +737,3 @@ def test_nothing_left_to_do_while_a_stash_still_holds_changes_is_unsupported() -
     popped = ran("r2", "git stash pop", "On branch feature/fix-import\nDropped refs/stash@{0}")
     assert found(session([user("u1", "rebase onto the fork"), STASHED, popped], (3, NOTHING_LEFT)),
                  "claim-unsupported") == []  # fmt: skip
-
-
-ATA_QUESTION = "do we support ata decompression in this workflow?"
-ATA_NOTHING_LEFT = ("7. Pending Tasks:\n   - No explicitly pending tasks. The ATA question was answered "
-                    "informationally. No code changes were requested as a result.\n")  # fmt: skip
-
-
-def test_nothing_left_to_do_while_the_users_last_question_waits_for_its_answer_is_unsupported() -> None:
-    """lightprotocol_3ad45457 (outside ../shared, its labels call S2's line contradicted, an error): the user asked,
-    the agent sent a research sub-agent, its report came back as the compaction began, and no word of it reached the
-    user; S2 says the question was answered. Its labels weigh the question's loss an error too: a warning says so
-    here, as the claim rule's own."""
-    asked = [said("a0", "All 9 tests pass."), user("u1", f"ok thanks. {ATA_QUESTION}"),
-             called("c1", "Task", "Research ATA decompression support in process_decompress_accounts_idempotent"),
-             returned("t1", "Task", "ATA decompression is not supported: the token path derives only program-owned "
-                      "PDAs.")]  # fmt: skip
-    [hit] = found(session(asked, (4, ATA_NOTHING_LEFT)), "claim-unsupported")
-    assert (hit.generation, hit.severity.value, hit.source.key) == (1, "warning", "u1")  # type: ignore[union-attr]
-    assert ATA_QUESTION in hit.message and "No explicitly pending tasks" in hit.message
-    answered = [*asked, said("a1", "No: only program-owned PDAs decompress here; ATAs are not handled.")]
-    assert found(session(answered, (5, ATA_NOTHING_LEFT)), "claim-unsupported") == []
-
-
-@pytest.mark.parametrize("last", ["thanks, that's all for today",
-                                  "<system-reminder>Is the build green?</system-reminder>"])
-def test_nothing_left_after_a_last_message_that_asks_nothing_is_not_judged_by_it(last: str) -> None:
-    """A statement asks nothing; a question in the harness's words is not the user's."""
-    records = [user("u1", ATA_QUESTION), said("a1", "Not yet; only PDAs."), user("u2", last)]
-    assert found(session(records, (3, ATA_NOTHING_LEFT)), "claim-unsupported") == []

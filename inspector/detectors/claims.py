@@ -22,7 +22,6 @@ from inspector.claim_evidence import (
     span_counts,
     split_at,
     still_open,
-    unanswered,
     unchecked_edit,
     unprinted_figures,
 )
@@ -136,9 +135,9 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
     "claim-unsupported",
     Severity.WARNING,
     "A summary states a verification or a result no record before its compaction supports: a search that "
-    "returned nothing, tests never run, a figure no output printed, nothing left to do while a failure is open, "
-    "a stash unrestored or the user's last question unanswered; a fix no check ran after is a note. An error once a "
-    "later summary carries it on or the next agent repeats it.",
+    "returned nothing, tests never run, a figure no output printed, nothing left to do while a failure is open "
+    "or a stash unrestored; a fix no check ran after is a note. An error once a later summary carries it on or the "
+    "next agent repeats it.",
 )
 def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
     summaries = facts.summaries()
@@ -181,28 +180,19 @@ def _unacted_severity(claim: Claim) -> Severity | None:
 
 
 def _nothing_pending(facts: TraceFacts) -> Iterator[Hit]:
-    """A summary that says nothing is left to do while a failure is still open or a stash still holds changes, or
-    while the user's last question waits for its answer (`claim_evidence.unanswered`): one finding per summary,
-    naming the first of what is still owed."""
+    """A summary that says nothing is left to do while a failure is still open or a stash still holds changes:
+    one finding per summary, naming the first of what is still owed."""
     tracks = session_tracks(facts, FAILURES)
     for generation, claims in _claiming(facts, ClaimKind.NOTHING_PENDING):
-        k, label = generation.generation.index, generation.generation.label
-        claim = nothing_left(claims)
-        if claim is None:
-            continue
+        k = generation.generation.index
         still_owed = [t for t in tracks if t.statuses[k] in STANDING]
-        if not still_owed:
-            asked = unanswered(facts, generation.generation)
-            if asked is not None:
-                _, record, question = asked
-                why = f"the user's question {quoted(question, 140)} had no answer before its compaction"
-                yield Hit(k, f"{label} says {_said(claim)}, but {why}", claim.start, claim.end,
-                          _evidence(claim, why), source=_record_quote(record.key, question))  # fmt: skip
+        claim = nothing_left(claims)
+        if not still_owed or claim is None:
             continue
         first = still_owed[0]
         more = f" and {len(still_owed) - 1} more" if len(still_owed) > 1 else ""
         why = f"{owed(first)}{more} is still owed at it"
-        yield Hit(k, f"{label} says {_said(claim)}, but {why}", claim.start, claim.end,
+        yield Hit(k, f"{generation.generation.label} says {_said(claim)}, but {why}", claim.start, claim.end,
                   _evidence(claim, why) | {"invariants": [t.invariant.id for t in still_owed]},
                   source=first.source_quote)  # fmt: skip
 
