@@ -357,7 +357,8 @@ def _open_question(split: Split) -> tuple[SourceRecord, str] | None:
 def unanswered(facts: TraceFacts, state: Generation) -> tuple[Claim | None, SourceRecord, str] | None:
     """The user's question left open at the compaction of `state` (`_open_question`), with the summary's word that
     nothing is left to do: the next agent stops with it dropped. A summary still to be written (no text: the list
-    before a compaction) is owed it as it stands, with no word (None)."""
+    before a compaction) is owed it as it stands, with no word (None). What the guard gives back
+    (`guard_check.QUESTION`)."""
     claim = nothing_left(facts.generations[state.index].status_claims) if state.text else None
     if state.text and claim is None:
         return None

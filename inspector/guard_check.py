@@ -228,10 +228,12 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: b
     return newest, found if serious or not gated else []
 
 
-QUESTION = "question, asked last before the compaction and not answered"
+QUESTION, QUESTION_LABEL = "question, asked last before the compaction and not answered", "question-unanswered"
 """The kind a guard line gives the user's last question when no word of the agent's followed it before the compaction
 (`claim_evidence.unanswered`): after a summary that says nothing is left to do, which would have the next agent stop
-with it dropped, or in the list before a compaction, for the summary to keep."""
+with it dropped, or in the list before a compaction, for the summary to keep. And the label the store keeps in its
+rule's place: the guard's own reading, which `check` does not report (the labelled contract, tests/test_quality.py,
+has no room for it)."""
 
 
 def _question(facts: TraceFacts, state: Generation, positions: dict[str, int]) -> Restored | None:
@@ -243,7 +245,7 @@ def _question(facts: TraceFacts, state: Generation, positions: dict[str, int]) -
     if asked is None:
         return None
     claim, record, question = asked
-    return Restored("claim-unsupported", QUESTION, question, record.key, record.timestamp, 0,
+    return Restored(QUESTION_LABEL, QUESTION, question, record.key, record.timestamp, 0,
                     positions.get(record.key, -1), True, instead=claim.text if claim is not None else None)  # fmt: skip
 
 
