@@ -304,7 +304,9 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
     tool's question), to be found again. A question-tool answer that only says go ("Yes, proceed.") is no item. A reply
     that picks an option by its label ("let's go with A") means nothing to the next agent without what A
     was: it carries the option's text from `turn`, the agent's turn before it. A sentence copied from the agent's
-    latest words (`shown`) is the agent's, not the user's (`_plain`).
+    latest words (`shown`) is the agent's, not the user's (`_plain`); a copy alone is the user's only on one line,
+    the option it picks (duet_cd680c64's "1. Fix the ingest — … This is the correct fix."): copies over several lines
+    are a passage quoted (lightprotocol_345198a8's pasted review under "remove all of these", read as the user's rules).
     """
     answered = record.extra.get("via") == "question-tool"
     said = list(statement_sentences(record.text, record.author))
@@ -312,7 +314,9 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
         lowered = shown.lower()
         whole = cache(lambda: _plain(lowered))
         unseen = [not _copied(s.text, lowered, whole, config) for s in said]
-        if any(new and any(c.isalpha() for c in s.text) for s, new in zip(said, unseen, strict=True)):
+        copied_lines = {record.text.count("\n", 0, s.start) for s, new in zip(said, unseen, strict=True) if not new}
+        if len(copied_lines) > 1 or any(new and any(c.isalpha() for c in s.text)
+                                        for s, new in zip(said, unseen, strict=True)):  # fmt: skip
             said = [s for s, new in zip(said, unseen, strict=True) if new or len(s.text) < config.quoted_back_chars]
     language = language_of(" ".join(sentence.text for sentence in said))  # of the words typed, not of a paste
     label: str | None = None  # "A." alone is a sentence of its own; the one after it says what of A

@@ -498,6 +498,24 @@ def test_the_agents_words_the_user_copies_to_answer_them_are_the_agents() -> Non
                     "Fix the ingest — only write the index when an entry actually changes."]  # fmt: skip
 
 
+def test_a_passage_of_the_agents_words_copied_over_several_lines_is_no_choice_of_the_users() -> None:
+    """lightprotocol_345198a8 (outside ../shared, read after its score was taken): the user typed "remove all of
+    these" and pasted three paragraphs of the agent's review of its proofs, as a terminal copies them (marks gone,
+    lines wrapped and indented). Its lead-in and first pasted line share a line a copy's wide gap reads as pasted, so
+    no typed sentence was left beside the copy, which was kept whole as a choice: its "They'd be better as #[test]
+    functions -- …" became the user's constraint, reported lost from a summary as an error."""
+    review = ("**~9 are unit tests** dressed up as Kani proofs. They'd be better as `#[test]` functions -- they don't "
+              "benefit from symbolic execution because they test constants, trivial setters, or stub behavior.\n\n"
+              "**~7 are modeling proofs** that verify logic the harness itself wrote, not the actual codebase. These "
+              "give false confidence.")  # fmt: skip
+    pasted = ("remove all of these   ~7 are weak -- they test trivial constructors or mocks.\n\n  ~9 are unit tests "
+              "dressed up as Kani proofs. They'd be better as #[test] functions -- they don't benefit from symbolic "
+              "execution because they test constants, trivial setters, or\n   stub behavior. ~7 are modeling proofs "
+              "that verify logic the harness itself wrote, not the actual codebase. These give false confidence.")
+    records = [user("review the proofs", "u1"), assistant(review, "a1"), user(pasted, "u2")]
+    assert [item.text for item in session_items(records) if item.source_key == "u2"] == []
+
+
 def test_session_items_keep_log_order_across_kinds() -> None:
     records = [
         user(KEEP_LOCAL, "u1"),
