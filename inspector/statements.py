@@ -314,9 +314,9 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
         lowered = shown.lower()
         whole = cache(lambda: _plain(lowered))
         unseen = [not _copied(s.text, lowered, whole, config) for s in said]
-        copied_lines = {record.text.count("\n", 0, s.start) for s, new in zip(said, unseen, strict=True) if not new}
-        if len(copied_lines) > 1 or any(new and any(c.isalpha() for c in s.text)
-                                        for s, new in zip(said, unseen, strict=True)):  # fmt: skip
+        copies = [s.start for s, new in zip(said, unseen, strict=True) if not new]
+        passage = len(copies) > 1 and record.text.find("\n", copies[0], copies[-1]) != -1  # over more than a line
+        if passage or any(new and any(c.isalpha() for c in s.text) for s, new in zip(said, unseen, strict=True)):
             said = [s for s, new in zip(said, unseen, strict=True) if new or len(s.text) < config.quoted_back_chars]
     language = language_of(" ".join(sentence.text for sentence in said))  # of the words typed, not of a paste
     label: str | None = None  # "A." alone is a sentence of its own; the one after it says what of A
