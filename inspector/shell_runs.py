@@ -425,15 +425,16 @@ _TRACERS = frozenset("valgrind strace ltrace gdb lldb perf".split())
 _FAILED_ROW = re.compile(
     r"^(?:--- )?FAIL(?:ED)?\b[^\n]*|^\s*(?:Tests?|Test Files|Test Suites):?\s+[1-9]\d* failed\b[^\n]*|"
     r"^=+ [^\n]*\b[1-9]\d* (?:failed|errors?)\b[^\n]*|^panic: [^\n]*|^\(fail\) [^\n]*|"
-    r"^test result: FAILED\b[^\n]*|^ERROR \S+\.py\b[^\n]*|"
+    r"^test result: FAILED\b[^\n]*|^error: could not compile\b[^\n]*|^ERROR \S+\.py\b[^\n]*|"
     r"^(?:\d+ \w+, )*[1-9]\d* (?:failed|errors?)(?:, \d+ \w+)* in \d+(?:\.\d+)?s\b[^\n]*",
     re.MULTILINE,
 )
 """A row a test runner prints for a failed test or package (go's `FAIL\tpkg` and `--- FAIL: TestX`, pytest's
 `FAILED tests/…`, `ERROR tests/…::test` for a test that errored in its setup, `=== 1 failed, 9 passed ===` and,
 with `-q`, `274 passed, 4 errors in 25.60s`, jest's and vitest's `Tests: 1 failed`, bun's `(fail) suite >
-test [30000.72ms]`, cargo's `test result: FAILED. 89 passed; 1 failed`): read from the output when the exit status
-is not the runner's. Only the runners' own row shapes: "3 failed retries" in a test's name is no failure."""
+test [30000.72ms]`, cargo's `test result: FAILED. 89 passed; 1 failed` and, for tests that did not build,
+`error: could not compile …`): read from the output when the exit status is not the runner's. Only the runners'
+own row shapes: "3 failed retries" in a test's name is no failure."""
 _FAILED_OUTPUT = re.compile(rf"{_FAILED_ROW.pattern}|\b[1-9]\d* errors?\b|Traceback \(most", re.MULTILINE)
 """What a failed test run prints: a run piped into `tail` reports success whatever the tests did."""
 _FAILED_COUNT = re.compile(r"\b[1-9]\d* (?:failed|failures?|failing)\b")

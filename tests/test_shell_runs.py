@@ -346,6 +346,17 @@ def test_passes_and_other_programs_errors_under_a_filter_open_no_failure(output:
     assert open_failures(ran("t1", "python -m pytest -q 2>&1 | tail -3", output)) == []
 
 
+def test_cargos_row_for_tests_that_did_not_build_under_a_filter_is_mined() -> None:
+    """lightprotocol_3ad45457 (outside ../shared): `cargo test -p light-sdk-types 2>&1 | tail -80` exits 0 when the
+    tests do not compile; cargo's own row says so."""
+    output = ("error[E0063]: missing field `cpi_context` in initializer\nwarning: build failed, waiting for other jobs "
+              "to finish...\nerror: could not compile `light-sdk-types` (test \"decompress_processor\") due to 15 "
+              "previous errors")  # fmt: skip
+    assert open_failures(ran("t1", "cargo test -p light-sdk-types 2>&1 | tail -80", output)) == [
+        "cargo test light-sdk-types: error: could not compile `light-sdk-types` (test \"decompress_processor\") due "
+        "to 15 previous errors"]  # fmt: skip
+
+
 CARGO_FAILED = ("test tests::test_derive_address ... FAILED\n\nfailures:\n    tests::test_derive_address\n\n"
                 "test result: FAILED. 1 passed; 4 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s")
 
