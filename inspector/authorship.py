@@ -327,9 +327,9 @@ def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
     fence = text.find("```", start, end)
     if fence != -1:
         cut = fence
-    heredoc = _HEREDOC.search(text, start, cut)
-    if heredoc is not None and re.search(rf"^[ \t]*{re.escape(heredoc['word'])}[ \t]*$", text[heredoc.end() : end],
-                                         re.MULTILINE):  # fmt: skip
+    heredoc = _HEREDOC.search(text, start, cut) if text.find("<<", start, cut) != -1 else None  # most texts have none
+    if heredoc is not None and re.compile(rf"^[ \t]*{re.escape(heredoc['word'])}[ \t]*$", re.MULTILINE).search(
+            text, heredoc.end(), end):  # fmt: skip
         cut = heredoc.start()  # a shell line feeding a here-document, its terminator below: a script pasted, as a fence
     line_start, glued = HEADING.search(text, start, cut), _GLUED_HEADING.search(text, start, cut)
     opening = _OPENING_HEADING.match(text, start, cut)

@@ -924,9 +924,9 @@ def failures(runs: Sequence[ShellRun]) -> Iterator[Failure]:
         if failed is not None:
             by_attempt.setdefault(failed[2], []).append((position, failed[1]))
     retirers = _Retirers(runs)
+    # Each failure's last opening, by attempt and line: where what retired it is (None: nothing did). Failing again
+    # after that, it is open again.
     retired_at: dict[tuple[tuple[str, ...], str], int | None] = {}
-    """The same failure's last opening: where what retired it is (None: nothing did). Failing again after that, it
-    is open again."""
     for position, failed in enumerate(opened):
         if failed is None:
             continue
