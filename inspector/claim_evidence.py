@@ -24,6 +24,7 @@ from inspector.last_answer import for_the_same
 from inspector.model import TRANSCRIPT, Generation, SourceRecord
 from inspector.presence import topic_terms
 from inspector.printed_figures import PrintedFigures
+from inspector.set_aside import stashes
 from inspector.shell_runs import (
     TEST_RUN,
     VERIFYING,
@@ -35,13 +36,14 @@ from inspector.shell_runs import (
     command_signature,
     failure_line,
     failures_before,
+    git_arguments,
     is_failure,
     parse_steps,
     printed_nothing,
     shell_runs,
 )
 from inspector.statements import statement_sentences
-from inspector.summary_claims import FIGURE, NAMED, Claim, confirmed, named_subjects, nothing_left
+from inspector.summary_claims import FIGURE, NAMED, PRE_EXISTING, Claim, confirmed, named_subjects, nothing_left
 from inspector.tool_names import is_edit_tool
 
 _PUSH = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?push\b")
@@ -73,6 +75,13 @@ class Split:
     def figures(self) -> PrintedFigures:
         """The log's figures with their units, read once for every cut, and only once a claim has a figure."""
         return self.facts.printed_figures
+
+    @cached_property
+    def first_edit(self) -> int | None:
+        """Where in `before` the agent's first edit of a file is (None: it made none): the log before it ran the code
+        as the session found it."""
+        return next((i for i, r in enumerate(self.before)
+                     if r.kind == "tool_call" and is_edit_tool(r.extra.get("tool"))), None)  # fmt: skip
 
     @cached_property
     def failures(self) -> dict[str, Failure]:
@@ -335,6 +344,59 @@ def _command_of(step: str) -> str | None:
     return text
 
 
+_FAILING_LINE = re.compile(r"\b(?:FAIL(?:ED|URE)?|[Ff]ail(?:s|ed|ing|ure)|panicked|overflowed|[Ee]rrors?|ERROR|"
+                           r"timed out|[Tt]imeout)\b|[✗✘×]")  # fmt: skip
+"""A line of output that shows something failing: a runner's FAIL row, a panic, a stack overflow, an error, a timeout.
+Read wide on purpose: the earlier a failure is first seen, the likelier it was seen before the session changed
+anything, and the fewer pre-existing claims are called unsupported."""
+_KNOWN_FAILING = re.compile(rf"{PRE_EXISTING.pattern}|\bflak(?:y|e|iness)\b", re.IGNORECASE)
+"""The user's own word that a failure is old or flaky: a claim repeating it is theirs, not the agent's guess."""
+_BRANCH_MADE = frozenset(("-b", "-B", "-c", "-C", "--orphan"))
+"""A checkout or switch that makes a new branch where the work is: the changes come along."""
+
+
+def unbaselined(claim: str, split: Split) -> tuple[str, str, str] | None:
+    """The failure a claim calls pre-existing (a test or file it names in backticks, or a path), with the record that
+    first showed it failing, when nothing before the compaction shows it failing without the session's changes.
+
+    It did when its first failing line came before the agent's first edit, or when a run set the changes aside (a
+    stash that saved them, another branch or commit checked out, a worktree added), or the user said it was old or
+    flaky. lightprotocol_a3ba6276's S1 calls three test failures "pre-existing, unrelated to changes": each first
+    failed after the session's edits, and the one run that would have checked, `git stash && cargo test-sbf …`, was
+    denied. The failure's name, and the key and line of the record that first showed it failing; None when the claim
+    names no failure the log shows, or something shows it old."""
+    named = {name for name in NAMED.findall(claim) if not name.isdigit()}
+    named |= {a.key for a in extract_anchors(claim) if a.pattern == "path"}
+    names = sorted(named, key=lambda name: (-len(name), name))
+    # The most specific name the log shows failing: `invoke_failing_test` over the package `system-test` beside it.
+    first = next(((name, i, line) for name in names for i, r in enumerate(split.before)
+                  if r.kind in ("tool_result", "tool_error") and name in r.text
+                  for line in r.text.splitlines() if name in line and _FAILING_LINE.search(line)), None)  # fmt: skip
+    if first is None or split.first_edit is None or first[1] < split.first_edit or _set_aside(split) or any(
+            r.kind == "user" and r.authority == "user" and any(_KNOWN_FAILING.search(s.text)
+                                                               for s in statement_sentences(r.text, r.author))
+            for r in split.before):  # fmt: skip
+        return None
+    return first[0], split.before[first[1]].key, first[2].strip()
+
+
+def _set_aside(split: Split) -> bool:
+    """Did a run before the cut run the code without the session's changes: a stash that saved them, or another
+    branch or commit checked out, a worktree added, the working tree restored or reset hard?"""
+    return next(stashes(split.runs), None) is not None or any(
+        _leaves_changes(git_arguments(step.words)) for run in split.runs if not (run.failed or run.slipped)
+        for step in run.steps if step.words[0].rsplit("/", 1)[-1] == "git")  # fmt: skip
+
+
+def _leaves_changes(arguments: Sequence[str]) -> bool:
+    """Does this git subcommand put the working tree where the session's changes are not?"""
+    subcommand, rest = (arguments[0], set(arguments[1:])) if arguments else ("", set())
+    if subcommand in ("checkout", "switch"):
+        return not rest & _BRANCH_MADE
+    return (subcommand == "worktree" and arguments[1:2] == ("add",) or subcommand == "reset" and "--hard" in rest
+            or subcommand == "restore" and "--staged" not in rest)  # fmt: skip
+
+
 def _open_question(split: Split) -> tuple[SourceRecord, str] | None:
     """The question the user's last message before the cut asks, when the agent said nothing after it before the cut:
     it was still looking when the compaction came (lightprotocol_3ad45457's "do we support ata decompression in this
@@ -387,5 +449,5 @@ def span_counts(records: Sequence[SourceRecord], subjects: frozenset[str] = froz
 
 
 __all__ = ["SpanCounts", "Split", "commit_made", "finished_step", "found_nothing", "last_verifying_run", "pushes",
-           "searched", "span_counts", "split_at", "still_open", "unanswered", "unchecked_edit",
+           "searched", "span_counts", "split_at", "still_open", "unanswered", "unbaselined", "unchecked_edit",
            "unprinted_figures"]  # fmt: skip

@@ -45,6 +45,8 @@ class ClaimKind(StrEnum):
     """A pending task or the next step, still to do."""
     NOTHING_PENDING = "nothing-pending"
     """Nothing is left to do: "No explicitly pending tasks remain", "All tasks are complete"."""
+    PRE_EXISTING = "pre-existing"
+    """A failure was there before the session's changes: "`invoke_failing_test` failed (pre-existing, unrelated)"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +175,19 @@ NOTHING_PENDING = guarded(
 )
 """A summary saying nothing is left to do: in prose, or as the line under its pending heading ("- None"), or as the
 whole of a plan carried out ("All 6 steps completed", "implemented the entire Phase 4 plan")."""
+PRE_EXISTING = guarded(
+    r"\bpre-?existing\b|\balready (?:failing|failed|broken)\b|"
+    r"\b(?:failing|failed|broken) (?:before|on main|on master)\b|"
+    r"\b(?:unrelated|not related) to (?:(?:our|my|the|these|this session's) )?(?:changes|edits)\b|"
+    r"\bnot (?:caused|introduced) by (?:our|my|the|these) changes\b",
+    re.IGNORECASE,
+)
+"""Words that place a failure before the session's changes: "pre-existing", "already failing", "unrelated to our
+changes". What shows it is a run of the code without them (`claim_evidence.unbaselined`)."""
+_FAILURE_WORDS = guarded(r"\b(?:fail(?:s|ed|ing|ures?)?|FAIL|errors?|time(?:d out|outs?)|overflow(?:s|ed)?|"
+                         r"panic(?:s|ked)?|crash(?:es|ed)?|flak(?:y|e|iness))\b", re.IGNORECASE)  # fmt: skip
+"""What makes a pre-existing thing a failure: "pre-existing test timeout", not "26 pre-existing tests" or "the
+pre-existing docs commit"."""
 _NEGATED = guarded(r"\b(?:not|n't|never|no longer|fail(?:s|ed|ing)?|until|once|after|if|when|should|will|"
                    r"need(?:s|ed)? to|to be)\b", re.IGNORECASE)  # fmt: skip
 """Words that turn a status into something else: 'tests do not pass yet', 'once the build succeeds'."""
@@ -313,8 +328,10 @@ def _claim_kinds(sentence: str) -> tuple[ClaimKind, ...]:
         kinds.append(ClaimKind.VERIFIED)
     if _RESULT_WORDS.search(sentence) and FIGURE.search(sentence):
         kinds.append(ClaimKind.RESULT)
+    if PRE_EXISTING.search(sentence) and _FAILURE_WORDS.search(sentence):
+        kinds.append(ClaimKind.PRE_EXISTING)
     return tuple(kinds)
 
 
-__all__ = ["Claim", "ClaimKind", "FIGURE", "FIXED", "FIXED_WORDS", "NAMED", "claims_in", "confirmed", "named_subjects",
-           "nothing_left", "says_fixed", "steps_heading"]
+__all__ = ["Claim", "ClaimKind", "FIGURE", "FIXED", "FIXED_WORDS", "NAMED", "PRE_EXISTING", "claims_in", "confirmed",
+           "named_subjects", "nothing_left", "says_fixed", "steps_heading"]

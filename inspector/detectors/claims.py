@@ -22,6 +22,7 @@ from inspector.claim_evidence import (
     span_counts,
     split_at,
     still_open,
+    unbaselined,
     unchecked_edit,
     unprinted_figures,
 )
@@ -136,7 +137,8 @@ def claim_contradicted(facts: TraceFacts) -> Iterator[Hit]:
     Severity.WARNING,
     "A summary states a verification or a result no record before its compaction supports: a search that "
     "returned nothing, tests never run, a figure no output printed, nothing left to do while a failure is open "
-    "or a stash unrestored; a fix no check ran after is a note. An error once a later summary carries it on or the "
+    "or a stash unrestored, a failure called pre-existing that no run showed failing without the session's changes; "
+    "a fix no check ran after is a note. An error once a later summary carries it on or the "
     "next agent repeats it.",
 )
 def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
@@ -168,6 +170,29 @@ def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
                       severity=Severity.ERROR if acted else _unacted_severity(claim),
                       source=_record_quote(repeated.key, repeated.text) if repeated else None)  # fmt: skip
     yield from _nothing_pending(facts)
+    yield from _pre_existing(facts)
+
+
+def _pre_existing(facts: TraceFacts) -> Iterator[Hit]:
+    """A failure a summary calls pre-existing that nothing before its compaction showed failing without the session's
+    changes (`claim_evidence.unbaselined`): one finding per failure, at the first summary that says so (a later one
+    repeats what was judged there). A warning, as the blind labels weigh it (lightprotocol_a3ba6276's three, and
+    sequant_bf976109's "Pre-existing test timeout in `state-utils.test.ts` is unrelated to changes"): the next agent
+    can run the failing test on the base itself, but a summary that says it need not leaves it a failure of its own
+    work it will not look at."""
+    said: set[str] = set()
+    for generation, claims in _claiming(facts, ClaimKind.PRE_EXISTING):
+        split = split_at(facts, generation.generation)
+        for claim in claims:
+            found = unbaselined(claim.text, split)
+            if found is None or found[0] in said:
+                continue
+            name, key, line = found
+            said.add(name)
+            why = (f"no run before it shows `{name}` failing without the session's changes: it first failed after the "
+                   "session's first edit, and no run set the changes aside (a stash, another branch)")
+            yield Hit(generation.generation.index, f"{generation.generation.label} says {_said(claim)}, but {why}",
+                      claim.start, claim.end, _evidence(claim, why), source=_record_quote(key, line))  # fmt: skip
 
 
 def _unacted_severity(claim: Claim) -> Severity | None:
