@@ -355,19 +355,17 @@ _BRANCH_MADE = frozenset(("-b", "-B", "-c", "-C", "--orphan"))
 """A checkout or switch that makes a new branch where the work is: the changes come along."""
 
 
-def unbaselined(claim: str, split: Split) -> tuple[str, str, str] | None:
-    """The failure a claim calls pre-existing (a test or file it names in backticks, or a path), with the record that
-    first showed it failing, when nothing before the compaction shows it failing without the session's changes.
+def unbaselined(names: Sequence[str], split: Split) -> tuple[str, str, str] | None:
+    """Of the names a claim calls a pre-existing failure of (`summary_claims.failure_names`, most specific first), the
+    first the log shows failing, with the record that first showed it so, when nothing before the compaction shows it
+    failing without the session's changes.
 
     It did when its first failing line came before the agent's first edit, or when a run set the changes aside (a
     stash that saved them, another branch or commit checked out, a worktree added), or the user said it was old or
     flaky. lightprotocol_a3ba6276's S1 calls three test failures "pre-existing, unrelated to changes": each first
     failed after the session's edits, and the one run that would have checked, `git stash && cargo test-sbf …`, was
-    denied. The failure's name, and the key and line of the record that first showed it failing; None when the claim
-    names no failure the log shows, or something shows it old."""
-    named = {name for name in NAMED.findall(claim) if not name.isdigit()}
-    named |= {a.key for a in extract_anchors(claim) if a.pattern == "path"}
-    names = sorted(named, key=lambda name: (-len(name), name))
+    denied. The failure's name, and the key and line of the record that first showed it failing; None when no name
+    is one the log shows failing, or something shows it old."""
     # The most specific name the log shows failing: `invoke_failing_test` over the package `system-test` beside it.
     first = next(((name, i, line) for name in names for i, r in enumerate(split.before)
                   if r.kind in ("tool_result", "tool_error") and name in r.text

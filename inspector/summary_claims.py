@@ -46,7 +46,7 @@ class ClaimKind(StrEnum):
     NOTHING_PENDING = "nothing-pending"
     """Nothing is left to do: "No explicitly pending tasks remain", "All tasks are complete"."""
     PRE_EXISTING = "pre-existing"
-    """A failure was there before the session's changes: "`invoke_failing_test` failed (pre-existing, unrelated)"."""
+    """Something was there before the session's changes: "`invoke_failing_test` failed (pre-existing, unrelated)"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,10 +184,23 @@ PRE_EXISTING = guarded(
 )
 """Words that place a failure before the session's changes: "pre-existing", "already failing", "unrelated to our
 changes". What shows it is a run of the code without them (`claim_evidence.unbaselined`)."""
-_FAILURE_WORDS = guarded(r"\b(?:fail(?:s|ed|ing|ures?)?|FAIL|errors?|time(?:d out|outs?)|overflow(?:s|ed)?|"
+FAILURE_WORDS = guarded(r"\b(?:fail(?:s|ed|ing|ures?)?|FAIL|errors?|time(?:d out|outs?)|overflow(?:s|ed)?|"
                          r"panic(?:s|ked)?|crash(?:es|ed)?|flak(?:y|e|iness))\b", re.IGNORECASE)  # fmt: skip
 """What makes a pre-existing thing a failure: "pre-existing test timeout", not "26 pre-existing tests" or "the
-pre-existing docs commit"."""
+pre-existing docs commit". Asked of the claim's sentence and of the head of the list item it sits in ("- Error 3: Stack
+overflow in some registry tests" over "Root cause: Pre-existing deep call stack")."""
+_IDENTIFIER = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
+"""A name joined by underscores, as code writes one and prose never does: a test a summary names without backticks
+("Symptom: test_custom_forester_batched and test_register_and_update_forester_pda had stack overflow")."""
+
+
+def failure_names(text: str) -> list[str]:
+    """What a passage names that a failure may be of: a word in backticks, a path, a name joined by underscores;
+    the longest first (`invoke_failing_test` before `system-test`, the package beside it), each once."""
+    named = {name for name in NAMED.findall(text) if not name.isdigit()}
+    named |= {a.key for a in extract_anchors(text) if a.pattern == "path"}
+    named |= set(_IDENTIFIER.findall(text))
+    return sorted(named, key=lambda name: (-len(name), name))
 _NEGATED = guarded(r"\b(?:not|n't|never|no longer|fail(?:s|ed|ing)?|until|once|after|if|when|should|will|"
                    r"need(?:s|ed)? to|to be)\b", re.IGNORECASE)  # fmt: skip
 """Words that turn a status into something else: 'tests do not pass yet', 'once the build succeeds'."""
@@ -328,10 +341,10 @@ def _claim_kinds(sentence: str) -> tuple[ClaimKind, ...]:
         kinds.append(ClaimKind.VERIFIED)
     if _RESULT_WORDS.search(sentence) and FIGURE.search(sentence):
         kinds.append(ClaimKind.RESULT)
-    if PRE_EXISTING.search(sentence) and _FAILURE_WORDS.search(sentence):
-        kinds.append(ClaimKind.PRE_EXISTING)
+    if PRE_EXISTING.search(sentence):
+        kinds.append(ClaimKind.PRE_EXISTING)  # of a failure, if its words or its item's say so (`FAILURE_WORDS`)
     return tuple(kinds)
 
 
-__all__ = ["Claim", "ClaimKind", "FIGURE", "FIXED", "FIXED_WORDS", "NAMED", "PRE_EXISTING", "claims_in", "confirmed",
-           "named_subjects", "nothing_left", "says_fixed", "steps_heading"]
+__all__ = ["Claim", "ClaimKind", "FAILURE_WORDS", "FIGURE", "FIXED", "FIXED_WORDS", "NAMED", "PRE_EXISTING",
+           "claims_in", "confirmed", "failure_names", "named_subjects", "nothing_left", "says_fixed", "steps_heading"]

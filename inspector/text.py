@@ -51,6 +51,23 @@ def enclosing_item(text: str, start: int) -> str:
     return heads[bisect_right(starts, start) - 1]
 
 
+def enclosing_block(text: str, start: int) -> str:
+    """The list item that holds the line at `start` as one of its indented lines, whole: its head line and every line
+    under it ("- Error 3: Stack overflow in some registry tests" with its "Symptom:", "Root cause:" and "Fix:" lines),
+    or "" when no item holds that line (`enclosing_item`)."""
+    head = enclosing_item(text, start)
+    if not head:
+        return ""
+    at = text.rfind(head + "\n", 0, start)
+    indent = len(head) - len(head.lstrip())
+    block = [head]
+    for line in text[at + len(head) + 1 :].split("\n"):
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        block.append(line)
+    return "\n".join(block)
+
+
 @lru_cache(maxsize=8)
 def _enclosing_items(text: str) -> tuple[list[int], list[str]]:
     """Where each line of `text` starts, and its enclosing item (`enclosing_item`), in one pass: the nearest line
@@ -251,5 +268,5 @@ def normalise(text: str) -> str:
 
 
 __all__ = ["HEADING", "LIST_ITEM", "Sentence", "WORD", "caseless_spans", "clip", "content_terms", "counted",
-           "enclosing_item", "estimate_tokens", "normalise", "quoted", "quoted_name", "section_end", "sentence_terms",
-           "sentences", "stem", "word_end", "word_start", "words"]  # fmt: skip
+           "enclosing_block", "enclosing_item", "estimate_tokens", "normalise", "quoted", "quoted_name", "section_end",
+           "sentence_terms", "sentences", "stem", "word_end", "word_start", "words"]  # fmt: skip

@@ -784,9 +784,28 @@ def test_a_failure_seen_before_any_edit_or_with_the_changes_set_aside_is_shown_p
     assert not pre_existing(edit, failing, user("u3", "that overflow is flaky, it happens on main too"))
 
 
-def test_a_pre_existing_thing_that_is_not_a_failure_claims_nothing() -> None:
+def test_a_pre_existing_thing_that_is_not_a_failure_is_not_called_unsupported() -> None:
     """monodreams_469e58d2's S1: "test suite (26 pre-existing + 1 new = 27 tests pass)"; cipherbox_71b7117f's "plus 1
-    pre-existing docs commit": old tests and commits, no failure called old."""
-    text = "- test suite (26 pre-existing + 1 new = 27 tests pass)\nThe branch has 1 pre-existing docs commit."
-    assert ClaimKind.PRE_EXISTING not in {c.kind for c in claims_in(text)}
-    assert ClaimKind.PRE_EXISTING in {c.kind for c in claims_in(PRE_EXISTING_CLAIM)}
+    pre-existing docs commit": old tests and a commit, nothing failing called old, though the test's name failed."""
+    failing = ran("r2", "cargo test-sbf -p registry-test 2>&1 | tail -40", OVERFLOW)
+    edit = called("e1", "Edit", REGISTRY_EDIT)
+    for claim in ("- test suite (26 pre-existing + 1 new = 27 tests pass), `test_register_and_update_forester_pda` new",
+                  "The branch holds `test_register_and_update_forester_pda` and 1 pre-existing docs commit."):
+        assert ClaimKind.PRE_EXISTING in {c.kind for c in claims_in(claim)}
+        assert not pre_existing(edit, failing, claim=claim)
+
+
+def test_a_pre_existing_root_cause_is_of_the_failure_its_error_item_names() -> None:
+    """lightprotocol_23ba8c9b (fresh62, labelled blind: unsupported, read after its score): under "Error 3: Stack
+    overflow in some registry tests", whose "Symptom:" line names the tests without backticks, S1 says "Root cause:
+    Pre-existing deep call stack in complex test scenarios"; the tests first overflowed after the session's edits."""
+    claim = ("   - Error 3: Stack overflow in some registry tests\n"
+             "     - Symptom: test_custom_forester_batched and test_register_and_update_forester_pda had stack "
+             "overflow\n"
+             "     - Root cause: Pre-existing deep call stack in complex test scenarios\n"
+             "     - Fix: Used RUST_MIN_STACK=16777216 environment variable when running tests with larger stack\n")
+    failing = ran("r2", "cargo test-sbf -p registry-test 2>&1 | tail -40", OVERFLOW)
+    [hit] = pre_existing(called("e1", "Edit", REGISTRY_EDIT), failing, claim=claim)
+    assert "Root cause: Pre-existing" in hit.message and "`test_register_and_update_forester_pda`" in hit.message
+    assert not pre_existing(called("e1", "Edit", REGISTRY_EDIT), failing,
+                            claim=claim.replace("Error 3: Stack overflow in", "Note 3: Deep calls in"))

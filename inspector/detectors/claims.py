@@ -35,8 +35,8 @@ from inspector.presence import told_open, topic_terms
 from inspector.rule_registry import Hit, rule
 from inspector.shell_runs import VERIFYING, failure_line, failure_subjects
 from inspector.statements import USER_KINDS
-from inspector.summary_claims import Claim, ClaimKind, named_subjects, nothing_left
-from inspector.text import clip, enclosing_item, quoted, sentences
+from inspector.summary_claims import FAILURE_WORDS, Claim, ClaimKind, failure_names, named_subjects, nothing_left
+from inspector.text import clip, enclosing_block, enclosing_item, quoted, sentences
 
 CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step")
 """The rules of this module: the app marks their spans as status claims."""
@@ -176,15 +176,20 @@ def claim_unsupported(facts: TraceFacts) -> Iterator[Hit]:
 def _pre_existing(facts: TraceFacts) -> Iterator[Hit]:
     """A failure a summary calls pre-existing that nothing before its compaction showed failing without the session's
     changes (`claim_evidence.unbaselined`): one finding per failure, at the first summary that says so (a later one
-    repeats what was judged there). A warning, as the blind labels weigh it (lightprotocol_a3ba6276's three, and
-    sequant_bf976109's "Pre-existing test timeout in `state-utils.test.ts` is unrelated to changes"): the next agent
-    can run the failing test on the base itself, but a summary that says it need not leaves it a failure of its own
-    work it will not look at."""
+    repeats what was judged there). The failure is what the claim names, else what the list item it sits in names
+    (lightprotocol_23ba8c9b's "Root cause: Pre-existing deep call stack in complex test scenarios", under "Error 3:
+    Stack overflow in some registry tests" and its "Symptom:" line naming the two tests). A warning, as the blind
+    labels weigh it (lightprotocol_a3ba6276's three, and sequant_bf976109's "Pre-existing test timeout in
+    `state-utils.test.ts` is unrelated to changes"): the next agent can run the failing test on the base itself, but a
+    summary that says it need not leaves it a failure of its own work it will not look at."""
     said: set[str] = set()
     for generation, claims in _claiming(facts, ClaimKind.PRE_EXISTING):
-        split = split_at(facts, generation.generation)
+        split, text = split_at(facts, generation.generation), generation.generation.text or ""
         for claim in claims:
-            found = unbaselined(claim.text, split)
+            if not FAILURE_WORDS.search(f"{claim.text}\n{enclosing_item(text, claim.start)}"):
+                continue  # old tests, an old commit: nothing failing is called old
+            names = failure_names(claim.text) or failure_names(enclosing_block(text, claim.start))
+            found = unbaselined(names, split) if names else None
             if found is None or found[0] in said:
                 continue
             name, key, line = found
