@@ -41,6 +41,7 @@ from inspector.shell_runs import (
     parse_steps,
     printed_nothing,
     shell_runs,
+    test_choices,
 )
 from inspector.statements import statement_sentences
 from inspector.summary_claims import FIGURE, NAMED, PRE_EXISTING, Claim, confirmed, named_subjects, nothing_left
@@ -265,15 +266,17 @@ _THEN = re.compile(r"\bthen\b", re.IGNORECASE)
 
 
 def _finished(step: str, split: Split) -> ShellRun | None:
-    """`finished_step` of a step that names one command."""
+    """`finished_step` of a step that names one command: its last run that reached what the step names, and chose no
+    tests the step does not (`shell_runs.test_choices`)."""
     command = None if _reports_done(step) else _command_of(step)
     if command is None:
         return None
     wanted = command_signature(command)
     if not wanted:
         return None
-    paths = _targets(parse_steps(command))
-    last = next((run for run in reversed(split.runs) if run.signature == wanted and _covers(run, paths)), None)
+    paths, chosen = _targets(parse_steps(command)), test_choices(command)
+    last = next((run for run in reversed(split.runs) if run.signature == wanted and _covers(run, paths)
+                 and test_choices(run.command) <= chosen), None)  # fmt: skip
     if last is None or not last.clean or found_nothing(last):
         return None
     keys = [r.key for r in split.before]

@@ -399,10 +399,10 @@ def _run_words(words: tuple[str, ...]) -> str:
 
 
 _SELECTOR = re.compile(
-    r"\s(?:-run|-k|-t|--grep|--testNamePattern|-m)[\s=]|::|"
+    r"\s(?:-run|-k|-t|--grep|--testNamePattern|-m|--harness)[\s=]|::|"
     r"\s\S+(?:_test\.go|_test\.py|\.test\.[jt]sx?|\.spec\.[jt]sx?|test_\w+\.py)\b"
 )
-"""A run of chosen tests: a name filter, a test id, a single test file."""
+"""A run of chosen tests: a name filter (kani's `--harness` chooses its proofs so), a test id, a single test file."""
 _TARGET = re.compile(r"\s--(?:test|lib|bins?|examples?|doc)\b")
 """Cargo's choice of test targets (`cargo test -p x --test compress_processor`): some of a package's tests."""
 
@@ -419,6 +419,16 @@ def _chose_tests(run: ShellRun) -> bool:
         return False
     after = " " + " ".join(words[runner + 1 :])
     return bool(_SELECTOR.search(after) or _TARGET.search(after))
+
+
+def test_choices(command: str) -> frozenset[str]:
+    """The choices of tests a line makes (`_SELECTOR`, `_TARGET`), as written. A run that makes a choice the step it is
+    compared with does not make ran fewer tests than the step asks for (lightprotocol_15dc2f98's S1 leaves "Run all
+    harnesses together: `cargo kani -p sdk-types-kani --tests …`"; `cargo kani … --harness
+    verify_modify_input_account_contract` ran one). Both lines are read whole, runner and all: `python -m pytest`'s
+    `-m` is in both."""
+    spaced = f" {command}"
+    return frozenset(m.group().strip() for pattern in (_SELECTOR, _TARGET) for m in pattern.finditer(spaced))
 
 
 _TRACERS = frozenset("valgrind strace ltrace gdb lldb perf".split())
@@ -1023,4 +1033,5 @@ __all__ = ["NOT_A_SUBJECT", "RETIREMENTS", "STASH_DROPPED", "STASH_KEPT_AFTER_CO
            "Step", "about_subject", "attempted", "command_signature", "failing_signature", "failure_items",
            "failure_line", "failure_subjects", "failures", "failures_before", "git_arguments", "harmless_error",
            "inline_code", "is_failure", "is_subject", "log_failures", "log_runs", "parse_steps", "printed_nothing",
-           "proven_steps", "ran", "shell_runs", "step_signature", "subject_stem", "whole_suite"]  # fmt: skip
+           "proven_steps", "ran", "shell_runs", "step_signature", "subject_stem", "test_choices",
+           "whole_suite"]  # fmt: skip

@@ -340,6 +340,23 @@ def test_a_next_step_after_an_edit_since_its_last_run_is_not_stale() -> None:
     assert found(session(records, (2, "7. Pending Tasks:\n   - Run tests (`mise run test`)\n"))) == []
 
 
+def test_a_run_that_chose_some_tests_does_not_finish_a_step_that_runs_them_all() -> None:
+    """lightprotocol_15dc2f98 (fresh62, labelled blind: S1 faithful, read after its score) leaves "Run all harnesses
+    together: `cargo kani -p sdk-types-kani --tests -Z stubbing -Z function-contracts`"; the last clean run proved one
+    harness (`--harness`), and was called the step already done. A run of them all does finish it, and a step that
+    chooses the same harness is finished by that run."""
+    one = ran("r1", "cargo kani -p sdk-types-kani --tests --harness verify_modify_input_account_contract -Z stubbing "
+                    "-Z function-contracts 2>&1 | tail -30", "VERIFICATION:- SUCCESSFUL\nComplete - 1 verified")
+    step = ("7. Pending Tasks:\n   - Run all harnesses together: `cargo kani -p sdk-types-kani --tests -Z stubbing -Z "
+            "function-contracts`\n")
+    assert found(session([one], (1, step))) == []
+    everything = ran("r2", "cargo kani -p sdk-types-kani --tests -Z stubbing -Z function-contracts",
+                     "Complete - 9 successfully verified harnesses, 0 failures, 9 total.")
+    assert [f.rule for f in found(session([everything, one], (2, step)))] == ["stale-next-step"]
+    chosen = step.replace("--tests -Z", "--tests --harness verify_modify_input_account_contract -Z")
+    assert [f.rule for f in found(session([one], (1, chosen)))] == ["stale-next-step"]
+
+
 def test_a_pending_task_that_calls_its_own_work_done_is_not_its_command_to_run() -> None:
     """teslamint_da81b1d5 (wider/) S2: "Task 3 (implementation complete, commit blocked): `ec decision
     verify-docs` gate" named the feature it built; what was left was the commit, so its clean run was no
