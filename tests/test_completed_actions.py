@@ -187,6 +187,20 @@ def test_commits_a_summary_tells_by_subject_alone_are_named_by_sha() -> None:
     assert unnamed("Worked on chat.") == []  # dropped, not told: completed-actions-lost says so
 
 
+def test_commits_told_by_subject_beside_the_pull_request_that_holds_them_are_a_note() -> None:
+    """lockcodemanager_7c955a97 (fresh63) and repiq_43511c41 (fresh61), labelled blind: S1 tells five and ten commits by
+    what they did and names the pull requests the session opened (#899 and #900; #5, #7 and #8), and their labels
+    call nothing lost for it: the next agent lists the commits from the pull request."""
+    told = ("Added server broadcast and notification parsers, and the handlers that handle the server broadcast and "
+            "notification packets. Fixed all four review items in commit d64bec3.")  # fmt: skip
+    opened = SourceRecord("p1", "https://github.com/tvararu/tuicraft/pull/58\n", namespace="transcript",
+                          kind="tool_result", authority="tool", extra={"command": "gh pr create --fill"})  # fmt: skip
+    assert unnamed(told, [*BROADCAST, opened]) == [("warning", "S1 tells 2 commits (c56ef6e, 89f886a) by subject "
+                                                               "alone, without the sha")]  # fmt: skip
+    assert unnamed(f"{told} Opened PR #58.", [*BROADCAST, opened]) == [
+        ("info", "S1 tells 2 commits (c56ef6e, 89f886a) by subject alone, without the sha")]
+
+
 def test_commits_an_earlier_summary_told_are_not_told_again() -> None:
     told = "Added server broadcast and notification parsers and handled the server broadcast and notification packets."
     keys = tuple(r.key for r in BROADCAST)

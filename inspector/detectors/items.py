@@ -334,7 +334,7 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
     Severity.WARNING,
     "Commits made before a compaction that its summary tells by their subject alone, without their sha: the next "
     "agent knows the work was done but not which commits hold it, to push, revert or cite them. A note when only one "
-    "commit is told so.",
+    "commit is told so, or when the summary names the pull request the session opened or worked on.",
 )
 def completed_actions_unnamed(facts: TraceFacts) -> Iterator[Hit]:
     """One finding per summary, as for the actions it drops (`completed_actions_lost`), over the same series: the
@@ -346,9 +346,16 @@ def completed_actions_unnamed(facts: TraceFacts) -> Iterator[Hit]:
     repositories) that told two or more such commits by subject alone, 7 of 9 are called weakened or lost for it
     (tuicraft_04fd0b5b's S1 tells six commits by what they did and names only the review fix d64bec3 by sha; its
     labels call the four feature commits weakened), and the other two tell commits no label names or calls kept; of
-    the 8 that told one, 5 are."""
-    tracks = [t for t in session_tracks(facts, (InvariantKind.COMPLETED_ACTION,))
-              if t.invariant.text.startswith("commit ")]  # fmt: skip
+    the 8 that told one, 5 are.
+
+    A summary that names the pull request the session opened or pushed to has kept where the commits are: the next
+    agent lists them from it. Of the summaries of ../shared and fresh42–63 that told two or more commits by subject
+    alone, the four whose labels call nothing lost for it all name one (repiq_43511c41's PRs #5, #7 and #8,
+    lockcodemanager_7c955a97's #899 and #900), and of the four called weakened, three name none (tame_e9167529's
+    S1 names #90 and is called weakened): a note there."""
+    actions = session_tracks(facts, (InvariantKind.COMPLETED_ACTION,))
+    tracks = [t for t in actions if t.invariant.text.startswith("commit ")]
+    pulls = [t for t in actions if t.invariant.text.startswith("pull request ")]
     for generation in facts.judged():
         k = generation.generation.index
         told = [t for t in tracks if t.statuses[k] in PRESENT and not _recorded_before(t, k)]
@@ -360,7 +367,8 @@ def completed_actions_unnamed(facts: TraceFacts) -> Iterator[Hit]:
             f"{generation.generation.label} tells {_listed(unnamed)} by subject alone, without the sha",
             evidence={"actions": [t.invariant.text for t in unnamed], "invariants": [t.invariant.id for t in unnamed]},
             source=unnamed[-1].source_quote,
-            severity=Severity.INFO if len(unnamed) < facts.config.actions_lost_warned else None,
+            severity=Severity.INFO if len(unnamed) < facts.config.actions_lost_warned or any(
+                t.statuses[k] in PRESENT for t in pulls) else None,
         )
 
 
