@@ -293,8 +293,8 @@ def test_a_short_session_that_really_was_short_is_not_a_collapse() -> None:
 
 def test_a_summary_carrying_almost_none_of_what_the_user_asked_is_a_collapse() -> None:
     asks = ["Never push to main without review.", "we should not store the summary in the shadow branch",
-            "Use the existing transcript helper instead of writing a new parser.",
-            "make sure we log when summary generation fails",
+            "Don't touch the staging database.",
+            "I prefer small focused commits.",
             "never change the checkpoint metadata format"]  # fmt: skip
     records = [user(f"u{n}", ask) for n, ask in enumerate(asks)]
     faithful = " ".join(asks)
@@ -304,13 +304,34 @@ def test_a_summary_carrying_almost_none_of_what_the_user_asked_is_a_collapse() -
     assert "carries 0 of the 5 statements" in hit.message
 
 
+def test_requests_and_answers_a_summary_carried_then_dropped_are_no_collapse() -> None:
+    """osabio_ddb216ba (fresh63, labelled blind: S2 faithful, read after its score): S1 carried the requests on where
+    the thinking block goes and the answers to the question tool; S2, written after the work they asked for, keeps two
+    of the eight, and was called a collapse at error. A writer most often drops a request it had because it was done;
+    what binds beyond its step, or came since, is what a collapse loses."""
+    asks = ["thinking should be below the user message", "i want it to be between user and asssistant message.",
+            "Single changeset — replace everything at once, let's go with that.",
+            "let's keep onboarding flow — adapt it to useChat metadata.",
+            "make sure text input + file upload is enough to start, add mentions/commands later."]  # fmt: skip
+    records = [user(f"u{n}", ask) for n, ask in enumerate(asks)]
+    dropped = session(records, (5, " ".join(asks)), (5, "Migrated the chat to useChat; single changeset."))
+    assert "summary-collapse" not in {f.rule for f in found(dropped)}
+    binding = ["Never push to main without review.", "Don't touch the staging database.",
+               "never change the checkpoint metadata format", "I prefer small focused commits.",
+               "we should not store the summary in the shadow branch"]  # fmt: skip
+    records = [user(f"u{n}", ask) for n, ask in enumerate(binding)]
+    [hit] = [f for f in found(session(records, (5, " ".join(binding)), (5, "Migrated the chat to useChat.")))
+             if f.rule == "summary-collapse"]  # fmt: skip
+    assert "carries 0 of the 5 statements of the user that bind" in hit.message
+
+
 def test_statements_an_earlier_summary_already_lost_are_no_collapse_of_the_next() -> None:
     """flutterdocker_aba9151e (outside set): S3 "carries 8 of the 27 statements" counted what S1 and S2 had
     already dropped, each its own finding; its reader calls S3 faithful. A collapse is what one summary loses at
     once: the statements its parent still carried, and those said since."""
     asks = ["Never push to main without review.", "we should not store the summary in the shadow branch",
-            "Use the existing transcript helper instead of writing a new parser.",
-            "make sure we log when summary generation fails",
+            "Don't touch the staging database.",
+            "I prefer small focused commits.",
             "never change the checkpoint metadata format"]  # fmt: skip
     records = [user(f"u{n}", ask) for n, ask in enumerate(asks)]
     [hit] = [f for f in found(session(records, (5, "Worked on the explain command."),

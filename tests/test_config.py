@@ -178,8 +178,8 @@ def _rule_hits(trace: Trace, rule: str, config: Config = DEFAULT_CONFIG) -> list
 
 
 ASKS = ["Never push to main without review.", "we should not store the summary in the shadow branch",
-        "Use the existing transcript helper instead of writing a new parser.",
-        "make sure we log when summary generation fails", "never change the checkpoint metadata format"]  # fmt: skip
+        "Don't touch the staging database.",
+        "I prefer small focused commits.", "never change the checkpoint metadata format"]  # fmt: skip
 
 
 def test_collapse_kept_is_the_share_of_owed_statements_under_which_a_summary_collapsed() -> None:

@@ -322,8 +322,9 @@ def _items_collapse(tracks: list, k: int, parent: int, label: str, config: Confi
         return
     standing, kept = collapsed
     lost = next(t for t in standing if t.statuses[k] is InvariantStatus.LOST)
-    yield Hit(k, f"{label} carries {len(kept)} of the {len(standing)} statements of the user its parent carried or "
-                 "that came since: the session collapsed into a summary that no longer holds what was asked",
+    yield Hit(k, f"{label} carries {len(kept)} of the {len(standing)} statements of the user that bind beyond their "
+                 "step or came since its parent: the session collapsed into a summary that no longer holds what was "
+                 "asked",
               evidence={"claim": "items", "why": f"it carries {len(kept)} of {len(standing)} owed statements",
                         "owed": len(standing), "kept": len(kept)}, source=lost.source_quote)  # fmt: skip
 

@@ -128,7 +128,7 @@ def _dropped_by_choice(facts: TraceFacts, tracks: list[InvariantTrack], track: I
     still lacks them. The guard's list before a compaction (`guard_check.standing_items`) judges an empty summary not
     yet written: what the last summary carried still stands there."""
     item = track.invariant
-    if item.kind not in CARRIED_THEN_DROPPED or item.kind in _STANDS_WHEN_SO and standing(item.text):
+    if not _droppable(item):
         return None  # before the chain is walked: most lost items are neither, and a long chain is long
     ancestors = _ancestors(facts, k)
     carrier = _carrier(track, ancestors)
@@ -141,6 +141,12 @@ def _dropped_by_choice(facts: TraceFacts, tracks: list[InvariantTrack], track: I
         chose_nothing[dropped] = not generation.text.strip() or (
             generation.parent is not None and collapse(tracks, dropped, generation.parent, facts.config) is not None)
     return None if chose_nothing[dropped] else carrier
+
+
+def _droppable(item: Invariant) -> bool:
+    """Is this a statement a summary that carried it may later drop by choice (`CARRIED_THEN_DROPPED`): a request, or a
+    correction or decision that asks for a change, not one that stands after it (`statement_force.standing`)?"""
+    return item.kind in CARRIED_THEN_DROPPED and not (item.kind in _STANDS_WHEN_SO and standing(item.text))
 
 
 def _ancestors(facts: TraceFacts, k: int) -> list[int]:
@@ -274,12 +280,22 @@ STANDING = (*PRESENT, InvariantStatus.LOST)
 
 def collapse(tracks: list[InvariantTrack], k: int, parent: int, config: Config
              ) -> tuple[list[InvariantTrack], list[InvariantTrack]] | None:  # fmt: skip
-    """The user statements owed at summary `k` (stated, not retired) that its parent still carried or that came
-    since, and those of them `k` carries, when it carries under `collapse_kept` of them: what it lost at once (None
-    when it did not collapse). A statement an earlier summary already lost is drift, reported by its own finding;
-    counting it again made a long chain's latest summary a collapse for the losses of those before it."""
+    """The user statements owed at summary `k` (stated, not retired) that it could not leave out by choice, and those
+    of them `k` carries, when it carries under `collapse_kept` of them: what it lost at once (None when it did not
+    collapse).
+
+    Those are the statements that bind beyond the work they were said about (a constraint, a preference, a correction
+    or decision that stands) which its parent still carried, and every statement that came since its parent (its
+    writer never saw it carried). A request or a decision for a step that the parent carried is left out: a writer
+    most often drops one because it was done (`_carrier`), so dropping many of them is no collapse.
+    osabio_ddb216ba's S2 (fresh63, faithful by its blind labels) dropped six of the eight requests and answers S1
+    carried (where the thinking block goes, "Single changeset", "Keep onboarding flow": done by then), and was an
+    error; entirecli_1e0816ef's S2, the collapse its labels call one, still is: it keeps 1 of the 10 statements that
+    bind or came since. A statement an earlier summary already lost is drift, reported by its own finding; counting
+    it again made a long chain's latest summary a collapse for the losses of those before it."""
     standing = [t for t in tracks if t.statuses[k] in STANDING
-                and t.statuses[parent] not in (InvariantStatus.LOST, InvariantStatus.WEAKENED)]  # fmt: skip
+                and t.statuses[parent] not in (InvariantStatus.LOST, InvariantStatus.WEAKENED)
+                and not (t.statuses[parent] in PRESENT and _droppable(t.invariant))]  # fmt: skip
     if len(standing) < config.collapse_min_items:
         return None
     kept = [t for t in standing if t.statuses[k] in PRESENT]
