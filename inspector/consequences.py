@@ -32,7 +32,7 @@ from inspector.shell_runs import ShellRun, failure_line, is_failure
 from inspector.statement_force import forbidding
 from inspector.statements import USER_KINDS, statement_sentences
 from inspector.text import clip
-from inspector.tool_names import is_edit_tool
+from inspector.tool_names import is_edit_tool, is_question_tool
 
 _FAILURES = (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH)
 
@@ -195,16 +195,13 @@ def stopped_call(facts: TraceFacts, source_key: str | None) -> ShellRun | None:
     return None
 
 
-_QUESTION_TOOL = "AskUserQuestion"
-
-
 def _reasked(context: str | None, window: _Window, k: int, config: Config) -> Consequence | None:
     """The question tool asks again what the user answered: a later question whose words are the answered
     one's (`Config.reasked_similarity`)."""
     if not context:
         return None
     for record in window.records:
-        if record.kind == "tool_call" and record.extra.get("tool") == _QUESTION_TOOL and (
+        if record.kind == "tool_call" and is_question_tool(record.extra.get("tool")) and (
             fuzz.token_set_ratio(context, record.text) >= config.reasked_similarity
         ):
             return Consequence(ConsequenceKind.REASKED, record.key, clip(record.text, 300), k,

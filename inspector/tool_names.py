@@ -39,6 +39,16 @@ def is_plan_tool(name: str | None) -> bool:
     return (name or "").lower() in _PLAN_TOOLS
 
 
+_QUESTION_TOOL = "AskUserQuestion"
+
+
+def is_question_tool(name: str | None) -> bool:
+    """Does a call put questions to the user, whose answers come back as its result? Claude Code's AskUserQuestion, or
+    the same tool a wrapper gives the agent through its own MCP server under the same name
+    (`mcp__conductor__AskUserQuestion`: Conductor runs Claude Code in its workspaces and asks the user itself)."""
+    return name == _QUESTION_TOOL or (name or "").startswith("mcp__") and name.rsplit("__", 1)[-1] == _QUESTION_TOOL
+
+
 def may_write_through_agent(name: str | None, agent_type: str | None) -> bool:
     """Does a call start a sub-agent that may write files? Its edits are in a log of its own, which the main log may
     not hold, so what it wrote cannot be known from the main log."""
@@ -58,5 +68,5 @@ def command_text(value: Any) -> tuple[str | None, str | None]:
     return None, None
 
 
-__all__ = ["INSTRUCTION_FILES", "PATH_FIELDS", "command_text", "is_edit_tool", "is_plan_tool",
+__all__ = ["INSTRUCTION_FILES", "PATH_FIELDS", "command_text", "is_edit_tool", "is_plan_tool", "is_question_tool",
            "may_write_through_agent"]

@@ -67,3 +67,35 @@ def test_finding_50_does_not_list_the_answer_to_finding_5(tmp_path: Path) -> Non
     """A label is a whole phrase: it ends where a word does."""
     [lost] = _lost(_asked_log(tmp_path, "6. All user messages:\n   - Finding 50: \"Skip\"\n"))
     assert "“Skip.”" in lost
+
+
+WRAPPER_ASKED = {"questions": [
+    {"question": "This is a significant refactor (issue #69 scope). Should I plan this as a single large changeset, or "
+                 "break it into incremental PRs?",
+     "options": ["Single changeset — replace everything at once", "Incremental — Phase 1 (server endpoint) first"]},
+    {"question": "For the chat input, reachat currently provides @mention and /command support. What's the priority?",
+     "options": ["Must have mentions and commands from day one",
+                 "Text input + file upload is enough to start, add mentions/commands later"]}]}  # fmt: skip
+WRAPPER_ANSWERED = [{"type": "text", "text": (
+    "User responses:\n1. Single changeset — replace everything at once\n"
+    "2. Text input + file upload is enough to start, add mentions/commands later")}]
+
+
+def _answered_through(folder: Path, tool: str) -> list:
+    asked = [call("c1", "a1", tool, WRAPPER_ASKED), result("m", "c1", WRAPPER_ANSWERED, WRAPPER_ANSWERED)]
+    trace = load_trace(session(folder, asked, typed="Plan the migration to useChat."))
+    return [r for r in trace.sources if r.kind == "user" and r.extra.get("via") == "question-tool"]
+
+
+def test_a_wrappers_question_tool_answers_are_the_users_each_with_the_question_it_answers(tmp_path: Path) -> None:
+    """osabio_ddb216ba (fresh63, labelled blind): Conductor runs Claude Code in its workspaces and gives the agent its
+    own question tool, `mcp__conductor__AskUserQuestion`, whose result lists the answers by number ("User
+    responses:\\n1. …\\n2. …"). Read as a tool's output, the user's choices (its labels: "Text input + file upload is
+    enough to start" lost at S2) were no one's words. They are the user's, each with the question its call put in the
+    same place; an MCP tool of any other name is a tool, whatever it prints."""
+    [answers] = _answered_through(tmp_path, "mcp__conductor__AskUserQuestion")
+    assert answers.author.value == "user"
+    assert answers.text == ("Single changeset — replace everything at once.\n"
+                            "Text input + file upload is enough to start, add mentions/commands later.")
+    assert [stretch[2] for stretch in answers.extra["asked"]] == [q["question"] for q in WRAPPER_ASKED["questions"]]
+    assert _answered_through(tmp_path, "mcp__helpdesk__ask_question") == []

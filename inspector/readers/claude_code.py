@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +42,7 @@ from inspector.readers.timeline import Compaction, Turn
 from inspector.readers.transcript import NATIVE_TAG, Transcript
 from inspector.readers.values import as_int, as_str, blocks_text, session_stem, type_of
 from inspector.text import counted
-from inspector.tool_names import is_plan_tool
+from inspector.tool_names import is_plan_tool, is_question_tool
 
 NAME = "claude-code"
 
@@ -560,11 +560,13 @@ class _Reader:
             if len(results) == 1 and self.background.started(data.background_task, turn.extra.get("command")):
                 turn.extra["background"] = "started"  # no run: how the command ends is reported later
 
-            said, via = user_words_in_result(body)
+            put = _asked(self.transcript.call_input(call_id))
+            said, via = user_words_in_result(body, put)
             if said and via == _answer_kind(tool, block, data):
                 # The user's own words, typed into a rejection or a question tool: a user statement, each answer
                 # with the question it answers.
-                asked = questions_answered(body, question_labels(data.questions)) if via == "question-tool" else None
+                labels = question_labels(data.questions)
+                asked = questions_answered(body, labels, put) if via == "question-tool" else None
                 self.transcript.turn(node.uuid, "user", "user", said, timestamp, via=via, asked=asked)
         return bool(text or results)
 
@@ -649,7 +651,10 @@ def _redacted_suffix(tool_input: Any) -> str | None:
     return None
 
 
-QUESTION_TOOL = "AskUserQuestion"
+def _asked(tool_input: Any) -> Any:
+    """The questions a question tool's call put, from its input: where a wrapper's tool keeps them (its result has no
+    `toolUseResult.questions`)."""
+    return tool_input.get("questions") if isinstance(tool_input, dict) else None
 
 
 def _answer_kind(tool: str | None, block: dict[str, Any], record: Record) -> str | None:
@@ -657,7 +662,7 @@ def _answer_kind(tool: str | None, block: dict[str, Any], record: Record) -> str
     answer to the agent's own question tool, or a refused call (an error whose `toolUseResult` is the
     harness's plain string, on a call of a built-in tool). Any other result's text is the tool's, whatever it
     says: a fetched page or an MCP server reading "the user said: …" is not the user."""
-    if tool == QUESTION_TOOL:
+    if is_question_tool(tool):
         return "question-tool"
     builtin = tool is not None and not tool.startswith("mcp__")
     if builtin and block.get("is_error") is True and isinstance(block.get("content"), str) and record.harness_error:
@@ -698,30 +703,34 @@ _ANSWERED = re.compile(r"^(?:User has answered your questions?|Your questions? (
 _ANSWER_PAIR = re.compile(r'"(?P<question>(?:[^"\\]|\\.)*)"\s*=\s*"(?P<answer>(?:[^"\\]|\\.)*)"')
 
 
+_NUMBERED_ANSWERS = re.compile(r"^User responses:\s*\n(?P<list>(?:\d+\.[ \t][^\n]*(?:\n|\Z))+)\s*\Z")
+"""Conductor's question tool's result: "User responses:", then one numbered line per question, in order."""
+_NUMBERED_ANSWER = re.compile(r"^(\d+)\.[ \t]+([^\n]+)$", re.MULTILINE)
 _RECOMMENDED = re.compile(r"\s*\(Recommended\)\s*$")
 """The mark Claude Code's question tool has the agent put after the label of the option it recommends: the agent's
 words about its option, not the user's answer ("3 conditions (Recommended)" is the answer "3 conditions")."""
 
 
-def user_words_in_result(body: str) -> tuple[str | None, str | None]:
-    """What the user typed inside a tool result: rejection feedback, or the answers to a question tool."""
+def user_words_in_result(body: str, put: Any = None) -> tuple[str | None, str | None]:
+    """What the user typed inside a tool result: rejection feedback, or the answers to a question tool (`put`: the
+    questions its call put, `_asked`)."""
     rejected = _REJECTED_WITH_FEEDBACK.match(body)
     if rejected:
         return rejected.group("said").strip() or None, "rejection"
-    answers = _answers(body)
+    answers = _answers(body, put)
     if answers is not None:
         return "\n".join(answer for _, answer in answers) or None, "question-tool"
     return None, None
 
 
-def questions_answered(body: str, labels: dict[str, str] | None = None) -> list[list[int | str]]:
+def questions_answered(body: str, labels: dict[str, str] | None = None, put: Any = None) -> list[list[int | str]]:
     """Where each answer of a question tool's result stands in the words `user_words_in_result` gives, with the
     question it answers: [start, end, question], and the question's label when `labels` gives it one
     (`question_labels`). "Yes, fixed control view." tells the next agent nothing without "Should we drop the
     first-person walking entirely?"."""
     stretches: list[list[int | str]] = []
     start = 0
-    for question, answer in _answers(body) or []:
+    for question, answer in _answers(body, put) or []:
         label = (labels or {}).get(question)
         stretches.append([start, start + len(answer), question, *([label] if label else [])])
         start += len(answer) + 1
@@ -741,14 +750,22 @@ def question_labels(questions: Any) -> dict[str, str]:
     return labels
 
 
-def _answers(body: str) -> list[tuple[str, str]] | None:
+def _answers(body: str, put: Any = None) -> list[tuple[str, str]] | None:
     """The (question, answer) pairs of a question tool's result, each answer ending as a sentence; None when the
-    result is no answer to one."""
+    result is no answer to one. Claude Code's tool writes each pair (`"question"="answer"`); Conductor's lists the
+    answers by number, in the order of the questions its call put (`put`)."""
     answered = _ANSWERED.match(body)
-    if not answered:
+    if answered:
+        pairs: Iterable[tuple[str, str]] = (
+            (m.group("question").strip(), _RECOMMENDED.sub("", m.group("answer")).strip())
+            for m in _ANSWER_PAIR.finditer(answered.group("pairs")))  # fmt: skip
+    elif (listed := _NUMBERED_ANSWERS.match(body)) is not None:
+        asked = [q.get("question", "") if isinstance(q, dict) else "" for q in put or ()]
+        numbered = [(int(m.group(1)), m.group(2).strip()) for m in _NUMBERED_ANSWER.finditer(listed.group("list"))]
+        pairs = ((str(asked[n - 1]).strip() if 0 < n <= len(asked) else "", _RECOMMENDED.sub("", answer).strip())
+                 for n, answer in numbered)  # fmt: skip
+    else:
         return None
-    pairs = ((m.group("question").strip(), _RECOMMENDED.sub("", m.group("answer")).strip())
-             for m in _ANSWER_PAIR.finditer(answered.group("pairs")))  # fmt: skip
     return [(question, answer if answer.endswith((".", "!", "?")) else answer + ".") for question, answer in pairs
             if answer]  # fmt: skip
 

@@ -112,6 +112,11 @@ class Transcript:
         call = self._calls.get(call_id) if call_id else None
         return call.tool if call is not None else None
 
+    def call_input(self, call_id: str | None) -> Any:
+        """The input a call (by id) was given, when the call is on the timeline."""
+        call = self._calls.get(call_id) if call_id else None
+        return call.tool_input if call is not None else None
+
     def tool_result(self, call_id: str | None, key: str, text: str, *, is_error: bool,
                     timestamp: str | None = None, ran: str | None = None, **extra: Any) -> Turn:  # fmt: skip
         """A call's result. `ran`: the shell command whose outcome it reports when that is not the call's own (a
