@@ -132,9 +132,10 @@ def test_a_decision_against_a_change_keeps_its_severity() -> None:
 def test_a_request_dropped_by_a_summary_that_collapsed_stays_an_error() -> None:
     said = ["must be controlled by configuration, default to 'off'", "never commit the docs/plans folder",
             "please use the british spelling", "avoid code duplication with the explain command",
-            "do not add a new dependency for the summariser"]  # fmt: skip
+            "do not add a new dependency for the summariser", "never push to main without review"]  # fmt: skip
     first = ("Summarising is controlled by configuration, default off. The docs/plans folder is never committed. "
-             "British spelling. No code duplication with explain. No new dependency for the summariser.")
+             "British spelling. No code duplication with explain. No new dependency for the summariser. Never push "
+             "to main without review.")
     collapsed = "The conversation was short: the user asked for the pull request."
     trace = chain(said, first, collapsed, f"{collapsed} It is open now.")
     for k, still in ((2, ""), (3, "still ")):  # the collapse chose nothing: a summary after it that lacks it neither

@@ -28,8 +28,8 @@ HOSTILE_FAIL = "FAIL\tentire.io/cli/cmd/entire/cli/summarise <img src=x onerror=
 HOSTILE_CLAIM = "`go test` <script>alert(1)</script> - all tests pass."
 SUMMARY = f"Implemented summary generation. {HOSTILE_CLAIM}"
 ASKS = ["Never push to main without review.", "we should not store the summary in the shadow branch",
-        "Use the existing transcript helper instead of writing a new parser.",
-        "make sure we log when summary generation fails", "never change the checkpoint metadata format"]  # fmt: skip
+        "Don't touch the staging database.", "I prefer small focused commits.",
+        "never change the checkpoint metadata format"]  # fmt: skip
 
 
 def contradicted_trace() -> Trace:
