@@ -354,6 +354,9 @@ Read wide on purpose: the earlier a failure is first seen, the likelier it was s
 anything, and the fewer pre-existing claims are called unsupported."""
 _KNOWN_FAILING = re.compile(rf"{PRE_EXISTING.pattern}|\bflak(?:y|e|iness)\b", re.IGNORECASE)
 """The user's own word that a failure is old or flaky: a claim repeating it is theirs, not the agent's guess."""
+_SWITCHED = re.compile(r"^(?:Switched to (?:branch|a new branch) |HEAD is now at |Note: switching to |"
+                       r"Preparing worktree )", re.MULTILINE)  # fmt: skip
+"""Git's own line for a checkout, a reset or a worktree made."""
 _BRANCH_MADE = frozenset(("-b", "-B", "-c", "-C", "--orphan"))
 """A checkout or switch that makes a new branch where the work is: the changes come along."""
 
@@ -383,9 +386,12 @@ def unbaselined(names: Sequence[str], split: Split) -> tuple[str, str, str] | No
 
 def _set_aside(split: Split) -> bool:
     """Did a run before the cut run the code without the session's changes: a stash that saved them, or another
-    branch or commit checked out, a worktree added, the working tree restored or reset hard?"""
+    branch or commit checked out, a worktree added, the working tree restored or reset hard? A line whose status
+    failed did so when git's own output says it switched: `git checkout main && cargo test` fails when the test
+    fails on main, which is what shows the failure old."""
     return next(stashes(split.runs), None) is not None or any(
-        _leaves_changes(git_arguments(step.words)) for run in split.runs if not (run.failed or run.slipped)
+        _leaves_changes(git_arguments(step.words)) for run in split.runs
+        if not run.slipped and (not run.failed or _SWITCHED.search(run.output))
         for step in run.steps if step.words[0].rsplit("/", 1)[-1] == "git")  # fmt: skip
 
 

@@ -818,6 +818,11 @@ def test_a_failure_seen_before_any_edit_or_with_the_changes_set_aside_is_shown_p
                   "Saved working directory and index state WIP on main: 09f2967 chore\n" + OVERFLOW)  # fmt: skip
     assert not pre_existing(edit, failing, stashed)
     assert not pre_existing(edit, failing, ran("r3", "git checkout main", "Switched to branch 'main'"))
+    on_main = ran("r3", "git checkout main && cargo test-sbf -p registry-test",
+                  f"Switched to branch 'main'\n{OVERFLOW}", failed=True)  # it fails on main too: what shows it old
+    assert not pre_existing(edit, failing, on_main)
+    refused = ran("r3", "git checkout main", "error: pathspec 'main' did not match", failed=True)
+    assert pre_existing(edit, failing, refused)
     assert pre_existing(edit, failing, ran("r3", "git checkout -b fix/registry", "Switched to a new branch"))
     assert not pre_existing(edit, failing, user("u3", "that overflow is flaky, it happens on main too"))
 
