@@ -147,6 +147,28 @@ def test_a_rewind_still_drops_the_branch_the_user_left_with_its_calls(tmp_path: 
     assert said.startswith("4 records on 1 branch the session left")
 
 
+def test_a_result_written_late_under_its_call_leaves_no_branch(tmp_path: Path) -> None:
+    """docalign_d2807ac8 (fresh65, labelled blind) lines 275-405: a command the agent ran went on in the background;
+    the user interrupted, said "Don't launch it anymore; you get blocked and get stopped with no visible result.", and
+    the conversation went on. Nine minutes later the command's result was written under its call, and the next turn
+    under that result, so following parents back from the end skipped everything said meanwhile: 89 records, the
+    user's words among them, set aside as a branch the session left, though S2 quotes them. A result is never a turn
+    a branch starts with: the turn before it is the one written before it."""
+    path = write(tmp_path / "late.jsonl", [
+        user("u1", None, "Run the extraction on the docs."),
+        assistant("a1", "u1", [call("t1", command="for f in docs/*.md; do docalign extract $f; done")], "msg_1"),
+        user("i1", "a1", [text("[Request interrupted by user]")]),
+        user("u2", "i1", "Don't launch it anymore; you get blocked and get stopped with no visible result."),
+        assistant("a2", "u2", [text("Good call. Let me investigate the extract command instead.")], "msg_2"),
+        result("r1", "a1", "t1", "Command running in background with ID: bf5399b."),  # written late, under its call
+        user("n1", "r1", "<task-notification><task-id>bf5399b</task-id><status>completed</status></task-notification>"),
+        assistant("a3", "n1", [text("The background extraction finished.")], "msg_3"),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [key for key, _ in transcript(trace)] == ["u1", "t1", "i1", "u2", "a2", "r1", "n1", "a3"]
+    assert notices(trace, "branch-set-aside") == []
+
+
 def test_a_message_interrupted_and_resumed_from_before_it_is_superseded(tmp_path: Path) -> None:
     """entirecli_1e0816ef lines 1070-1080: a thinking-only message cut off by /exit; the resumed session
     answers from the result before it, with a new message."""

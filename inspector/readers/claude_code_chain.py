@@ -5,8 +5,10 @@ The spine (followed back from the last main record) holds one record per step; b
 conversation holds just as much: each result of a turn's parallel tool calls has its own call as parent,
 and the pieces of one streamed message each a piece before it, so only the last of them is on the spine.
 A branch the user left (a rewind to an earlier prompt, a session resumed from an earlier point) starts
-with a new prompt or a new message instead. So a record off the spine is kept when it descends from a kept
-record without starting such a branch; the rest is set aside under a name and counted.
+with a new prompt or a new message instead; never with a tool result, which is written under its call however
+late it comes (a command moved to the background returns when it ends, after the turns said meanwhile), so the
+spine goes on from a result to the record written just before it. So a record off the spine is kept when it
+descends from a kept record without starting such a branch; the rest is set aside under a name and counted.
 
 A record written again under a uuid the log already holds (Claude Code re-appends history on a second
 `/compact` in one process, anthropics/claude-code#92089; on a resume; on a VS Code reopen) is a copy: it is
@@ -134,6 +136,10 @@ class Dag:
             following = self.resolve(node.parent, current)
             if following is None and node.logical is not None:
                 following = self.resolve(node.logical, current)
+            if following is not None and _results_only(node):
+                written_before = _before(main, current)
+                if written_before is not None and written_before > following:
+                    following = written_before  # a result written late: the conversation went on meanwhile
             broken = following is None and (
                 node.parent is not None or node.logical is not None or not node.has_parent_field
             )
@@ -227,6 +233,16 @@ def _hangs_on(node: Node, calls: set[str], messages: set[str]) -> bool:
         return False
     answered = [block.get("tool_use_id") for block in message.content if type_of(block) == "tool_result"]
     return bool(answered) and all(isinstance(call, str) and call in calls for call in answered)
+
+
+def _results_only(node: Node) -> bool:
+    """Is this a user record that only returns tool results: never a turn a branch starts with? A result is written
+    under its call, however late; a command moved to the background returns its result when it ends, after the
+    turns the conversation went on with meanwhile."""
+    message = node.data.message if node.data is not None else None
+    content = message.content if message is not None else None
+    return (node.type == "user" and isinstance(content, list) and bool(content)
+            and all(type_of(block) == "tool_result" for block in content))  # fmt: skip
 
 
 def _before(ordered: list[int], index: int) -> int | None:
