@@ -201,6 +201,8 @@ def failure_names(text: str) -> list[str]:
     named |= {a.key for a in extract_anchors(text) if a.pattern == "path"}
     named |= set(_IDENTIFIER.findall(text))
     return sorted(named, key=lambda name: (-len(name), name))
+
+
 _NEGATED = guarded(r"\b(?:not|n't|never|no longer|fail(?:s|ed|ing)?|until|once|after|if|when|should|will|"
                    r"need(?:s|ed)? to|to be)\b", re.IGNORECASE)  # fmt: skip
 """Words that turn a status into something else: 'tests do not pass yet', 'once the build succeeds'."""
