@@ -400,9 +400,12 @@ def _run_words(words: tuple[str, ...]) -> str:
 
 _SELECTOR = re.compile(
     r"\s(?:-run|-k|-t|--grep|--testNamePattern|-m|--harness)[\s=]|::|"
+    r"\s(?:--exclude|--deselect|--ignore(?:-glob)?|--testPathIgnorePatterns|--skip|-skip)[\s=]|"
     r"\s\S+(?:_test\.go|_test\.py|\.test\.[jt]sx?|\.spec\.[jt]sx?|test_\w+\.py)\b"
 )
-"""A run of chosen tests: a name filter (kani's `--harness` chooses its proofs so), a test id, a single test file."""
+"""A run of chosen tests: a name filter (kani's `--harness` chooses its proofs so), tests left out by the runners'
+own flags (vitest's `--exclude`, pytest's `--deselect` and `--ignore`, jest's `--testPathIgnorePatterns`, libtest's
+`--skip`, go's `-skip`), a test id, a single test file."""
 _TARGET = re.compile(r"\s--(?:test|lib|bins?|examples?|doc)\b")
 """Cargo's choice of test targets (`cargo test -p x --test compress_processor`): some of a package's tests."""
 

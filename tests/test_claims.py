@@ -378,6 +378,19 @@ def test_a_run_that_chose_some_tests_does_not_finish_a_step_that_runs_them_all()
     assert [f.rule for f in found(session([one], (1, chosen)))] == ["stale-next-step"]
 
 
+def test_a_run_that_left_tests_out_does_not_finish_a_step_that_runs_them_all() -> None:
+    """zerotoship_ce8b29a3 (fresh67, labelled blind: S2 faithful, read after its score) leaves "Run full test suite
+    (`npx vitest run`) to confirm all 1406+ tests pass"; the last clean run, `npx vitest run
+    --exclude='tests/scheduler/**'`, left out the tests of the file an agent was still changing, and was called the
+    step already done. A runner's own flag for leaving tests out makes a choice of tests as a name filter does."""
+    some = ran("r1", "npx vitest run --exclude='tests/scheduler/**' 2>&1 | tail -10",
+               " Test Files  52 passed (52)\n      Tests  1310 passed (1310)")
+    step = "7. Pending Tasks:\n   2. Run full test suite (`npx vitest run`) to confirm all 1406+ tests pass\n"
+    assert found(session([some], (1, step))) == []
+    every = ran("r2", "npx vitest run 2>&1 | tail -10", " Test Files  55 passed (55)\n      Tests  1406 passed (1406)")
+    assert [f.rule for f in found(session([every], (1, step)))] == ["stale-next-step"]
+
+
 def test_a_pending_task_that_calls_its_own_work_done_is_not_its_command_to_run() -> None:
     """teslamint_da81b1d5 (wider/) S2: "Task 3 (implementation complete, commit blocked): `ec decision
     verify-docs` gate" named the feature it built; what was left was the commit, so its clean run was no

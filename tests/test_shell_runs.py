@@ -378,6 +378,10 @@ def test_a_pass_of_chosen_tests_does_not_retire_a_failure_of_all_of_them() -> No
     ("pytest tests/", "pytest tests/ -k test_export"),
     ("python -m pytest", "python -m pytest -m slow"),
     ("go test ./...", "go test ./... -run TestImport"),
+    ("npx vitest run", "npx vitest run --exclude='tests/scheduler/**'"),
+    ("pytest tests/", "pytest tests/ --deselect tests/test_export.py::test_csv"),
+    ("pytest", "pytest --ignore=tests/test_export.py"),
+    ("go test ./...", "go test ./... -skip TestExport"),
 ])  # fmt: skip
 def test_a_clean_run_of_chosen_tests_leaves_a_failure_of_all_of_them_open(failed: str, passed: str) -> None:
     broken = ran("t1", failed, "FAILED tests/test_export.py::test_csv - KeyError: 'legacy'", failed=True)
