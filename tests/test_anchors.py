@@ -329,6 +329,34 @@ def test_a_path_with_its_middle_or_head_left_out_is_reported_as_info_when_it_res
         "openspec/changes/windows-scout-scope/specs/ci/spec.md": "warning"}  # fmt: skip
 
 
+def test_a_path_the_summary_says_is_not_there_is_reported_as_info_when_it_resolves_to_nothing():
+    """docalign_7cb54db1 (fresh65, S1 faithful by its blind labels): "The `signals.md` file path was initially wrong
+    (`/Users/kotkot/Discovery/docalign/context/signals.md` doesn't exist; actual path is
+    `_planning/context/signals.md`)": the summary points the next agent away from the path, not at it."""
+    summary = ("The path was wrong (`/Users/kotkot/Discovery/docalign/context/signals.md` doesn't exist). Tried "
+               "`cmd/entire/cli/commands` but that directory does not exist. Edited `cmd/entire/cli/session.go`.")
+    assert unresolved_severities(summary) == {
+        "/Users/kotkot/Discovery/docalign/context/signals.md": "info", "cmd/entire/cli/commands": "info",
+        "cmd/entire/cli/session.go": "warning"}  # fmt: skip
+
+
+def test_a_path_the_log_wrote_with_a_shell_variable_is_reported_as_info_when_it_resolves_to_nothing():
+    """localroots_2def5933 (fresh52, S1 faithful by its blind labels) names
+    `~/.gstack/projects/paretoimproved-local-roots/main-reviews.jsonl`, which every command wrote as
+    `~/.gstack/projects/$SLUG/main-reviews.jsonl`: the summary prints the path the shell expanded. The variable stands
+    for one segment, so a path elsewhere with the same name is still a dead pointer."""
+    reviews = SourceRecord("r1", "NO_REVIEWS", namespace="transcript", kind="tool_result", authority="tool",
+                           extra={"tool": "Bash", "command": "eval $(~/.claude/skills/gstack/bin/gstack-slug "
+                                  "2>/dev/null) && cat ~/.gstack/projects/$SLUG/main-reviews.jsonl 2>/dev/null || "
+                                  "echo \"NO_REVIEWS\""})  # fmt: skip
+    summary = ("Persisted the review to `~/.gstack/projects/paretoimproved-local-roots/main-reviews.jsonl`; older "
+               "ones are in `~/.gstack/projects/paretoimproved/local-roots/main-reviews.jsonl`.")
+    assert unresolved_severities(summary, [reviews]) == {
+        "~/.gstack/projects/paretoimproved-local-roots/main-reviews.jsonl": "info",
+        "~/.gstack/projects/paretoimproved/local-roots/main-reviews.jsonl": "warning"}  # fmt: skip
+    assert unresolved_severities(summary) == dict.fromkeys(unresolved_severities(summary, [reviews]), "warning")
+
+
 def test_an_agents_instruction_file_is_reported_as_info_when_it_resolves_to_nothing():
     """wakil_5bea7345 (outside set): "a local-first Python CLI knowledge-work agent, per
     `/Users/ebridges/Projects/wakil/CLAUDE.md`": Claude Code loaded the file at the start and the log never

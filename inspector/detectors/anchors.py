@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -71,8 +71,11 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
     and resolves (`_shorthand`): a range of names, or a name written without the head of the one beside it. And a
     path whose kind of file the log's exporter redacted in a call before the compaction (`model.REDACTED_PATH`:
     zodiacid_8f51d2b8's S1 names four `report_data.json` and `report_en.md` files its calls read as `REDACTED.json`
-    and `REDACTED.md`): the log no longer shows the name, so its absence there is no evidence."""
+    and `REDACTED.md`): the log no longer shows the name, so its absence there is no evidence. And a path the
+    summary itself says is not there (`_SAID_MISSING`), or one the log's commands wrote with a shell variable in it
+    (`_variable_paths`): the summary prints it as the shell expanded it."""
     partial = facts.session_log and facts.trace.begins_mid_session
+    variable_paths: list[tuple[re.Pattern[str], ...]] = []  # worked out at the first unresolved path
     full_forms: dict[int, _FullForms] = {}  # by summary, worked out at its first unresolved key
     redactions = [(r.key, r.extra[REDACTED_PATH]) for r in facts.trace.sources if REDACTED_PATH in r.extra]
     redacted_by: dict[int, frozenset[str]] = {}  # by summary: the suffixes of the paths redacted before it
@@ -93,6 +96,11 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
             forms = full_forms[generation.generation.index] = _FullForms.of(generation)
         return _shorthand(anchor, generation, forms)
 
+    def expanded(key: str) -> bool:
+        if not variable_paths:
+            variable_paths.append(_variable_paths(run.command for run in facts.shell_runs))
+        return any(path.fullmatch(key) for path in variable_paths[0])
+
     def weak(resolved: ResolvedAnchor, generation: GenerationFacts) -> Severity | None:
         anchor = resolved.anchor
         text = generation.generation.text or ""
@@ -105,8 +113,10 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
             return None
         elided = _ELIDED.search(anchor.key) is not None
         loaded = anchor.key.rsplit("/", 1)[-1] in INSTRUCTION_FILES
-        return (Severity.INFO if elided or loaded or weakly_a_path(anchor.key) or _to_make(text, anchor.start)
-                or generation.bound_later(anchor) or redacted(anchor, generation) else None)  # fmt: skip
+        missing = _SAID_MISSING.match(text, anchor.end) is not None
+        return (Severity.INFO if elided or loaded or missing or weakly_a_path(anchor.key)
+                or _to_make(text, anchor.start) or generation.bound_later(anchor) or redacted(anchor, generation)
+                or expanded(anchor.key) else None)  # fmt: skip
 
     return _anchor_hits(facts, AnchorStatus.UNRESOLVED,
                         lambda r: f"{quoted_name(r.anchor.key)} resolves to no source record", weak)  # fmt: skip
@@ -162,6 +172,29 @@ written is a head of the one the log holds. A folder followed by `/...` names so
 _ELIDED = re.compile(r"(?:^|/)\.\.\./")
 """A path's segments left out, as summaries shorten long paths: in its middle (`/tmp/.../scratchpad/argenv.Dockerfile`)
 or at its head (`.../docker.service.drv` of `/nix/store/jpc8…-docker.service.drv`)."""
+_SAID_MISSING = re.compile(
+    r"[`'\")\]*]*[ \t]*(?:[\w-]+[ \t]+){0,4}?(?:(?:does|did|do)[ \t]*(?:n't|not)[ \t]+exist|not found|no such file)\b",
+    re.IGNORECASE,
+)
+"""Words right after a path that say it is not there ("`…/docalign/context/signals.md` doesn't exist; actual path is
+`_planning/context/signals.md`", "`cmd/entire/cli/commands` but that directory doesn't exist"): the summary tells a
+wrong path as wrong, and points the next agent at none."""
+_VARIABLE = re.compile(r"\$\{?[A-Za-z_]\w*\}?")
+"""A shell variable in a command's path (`~/.gstack/projects/$SLUG/main-reviews.jsonl`)."""
+_WORD = re.compile(r"[^\s'\"`;|&<>()]+")
+
+
+def _variable_paths(commands: Iterable[str]) -> tuple[re.Pattern[str], ...]:
+    """The paths the log's commands write with a shell variable, each as a pattern in which the variable stands for
+    one segment: a summary prints the path as the shell expanded it (localroots_2def5933's S1 names
+    `~/.gstack/projects/paretoimproved-local-roots/main-reviews.jsonl`, which every call wrote with `$SLUG`), and no
+    record bears that text."""
+    found = {word for command in commands if "$" in command for word in _WORD.findall(command)
+             if "/" in word and _VARIABLE.search(word) and _VARIABLE.sub("", word).strip("/")}  # fmt: skip
+    segment = "[^/\\s]+"
+    return tuple(re.compile(segment.join(re.escape(part) for part in _VARIABLE.split(word))) for word in sorted(found))
+
+
 _PLACEHOLDER = re.compile(r"(?:^|/)path/to/|YYYY-?MM-?DD")
 """The placeholders of a manual's example or a naming rule: its folders (`/path/to/file`,
 `file:///path/to/image.png` in a comment of the summary's code) and a date to fill in
