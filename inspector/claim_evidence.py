@@ -44,7 +44,16 @@ from inspector.shell_runs import (
     test_choices,
 )
 from inspector.statements import statement_sentences
-from inspector.summary_claims import FIGURE, NAMED, PRE_EXISTING, Claim, confirmed, named_subjects, nothing_left
+from inspector.summary_claims import (
+    FAILURE_WORDS,
+    FIGURE,
+    NAMED,
+    PRE_EXISTING,
+    Claim,
+    confirmed,
+    named_subjects,
+    nothing_left,
+)
 from inspector.tool_names import is_edit_tool
 
 _PUSH = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?push\b")
@@ -347,11 +356,11 @@ def _command_of(step: str) -> str | None:
     return text
 
 
-_FAILING_LINE = re.compile(r"\b(?:FAIL(?:ED|URE)?|[Ff]ail(?:s|ed|ing|ure)|panicked|overflowed|[Ee]rrors?|ERROR|"
-                           r"timed out|[Tt]imeout)\b|[✗✘×]")  # fmt: skip
-"""A line of output that shows something failing: a runner's FAIL row, a panic, a stack overflow, an error, a timeout.
-Read wide on purpose: the earlier a failure is first seen, the likelier it was seen before the session changed
-anything, and the fewer pre-existing claims are called unsupported."""
+_FAILING_LINE = re.compile(rf"{FAILURE_WORDS.pattern}|[✗✘×]", re.IGNORECASE)
+"""A line of output that shows something failing: a failure's words as a claim says them (a runner's FAIL row, a panic,
+a stack overflow, an error, a timeout, a crash), or a runner's cross. Read wide on purpose: the earlier a failure is
+first seen, the likelier it was seen before the session changed anything, and the fewer pre-existing claims are
+called unsupported."""
 _KNOWN_FAILING = re.compile(rf"{PRE_EXISTING.pattern}|\bflak(?:y|e|iness)\b", re.IGNORECASE)
 """The user's own word that a failure is old or flaky: a claim repeating it is theirs, not the agent's guess."""
 _SWITCHED = re.compile(r"^(?:Switched to (?:branch|a new branch) |HEAD is now at |Note: switching to |"
