@@ -317,11 +317,14 @@ _DONE = re.compile(r"\b(?:complete|completed|done|finished)\b", re.IGNORECASE)
 _CONDITION = re.compile(r"\b(?:once|when|after|until|if|before)\b[^,.;:()]*\Z", re.IGNORECASE)
 
 
-_SCHEDULED = re.compile(r"\b(?:once|after|until|then|before)\b(?![^`]*`)", re.IGNORECASE)
+_SCHEDULED = re.compile(r"\b(?:once|after|until|then|before)\b(?![^`]*`)|"
+                        r"\b(?:if|when)\s+(?:any\s+)?(?:new|further|more)\b", re.IGNORECASE)  # fmt: skip
 """A step tied to work still to come, after the last command it names ("Run `npx tsc --noEmit` after the form dialog
 translation round"): its command runs again once that work is done, whatever a run before it showed. Or a step
 whose command leads into work still to do ("Run `mise ci` to verify, then open PR"): the step is not done until
-that is, and its check is run again before it."""
+that is, and its check is run again before it. Or one that waits for something new ("Possibly reply to/resolve further
+bot review comments if new actionable ones appear (… reply via `gh api` …)"), wherever it says so: what it would act
+on has not come yet."""
 
 
 def _reports_done(step: str) -> bool:

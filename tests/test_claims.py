@@ -391,6 +391,19 @@ def test_a_run_that_left_tests_out_does_not_finish_a_step_that_runs_them_all() -
     assert [f.rule for f in found(session([every], (1, step)))] == ["stale-next-step"]
 
 
+def test_a_step_that_waits_for_something_new_is_not_finished_by_a_run_before_it() -> None:
+    """dotfiles_8e0afadf (fresh69, labelled blind: S1 faithful, read after its score) leaves "Possibly reply to/resolve
+    further bot review comments if new actionable ones appear (following the same protocol: reply via `gh api` …)",
+    and a clean `gh api` call that fetched a job's logs was called that step already done. What the step would act on
+    has not come yet, wherever the summary says so; the same step with nothing to wait for is still finished by it."""
+    logs = ran("r1", 'gh api "repos/shunkakinoki/dotfiles/actions/jobs/1/logs" 2>&1 | tail -60', "##[group]Run nix")
+    step = ("7. Pending Tasks:\n   - Possibly reply to/resolve further bot review comments if new actionable ones "
+            "appear (following the same protocol: reply via `gh api` with a signature).\n")
+    assert found(session([logs], (1, step))) == []
+    now = step.replace("further bot review comments if new actionable ones appear", "the bot review comments")
+    assert [f.rule for f in found(session([logs], (1, now)))] == ["stale-next-step"]
+
+
 def test_a_pending_task_that_calls_its_own_work_done_is_not_its_command_to_run() -> None:
     """teslamint_da81b1d5 (wider/) S2: "Task 3 (implementation complete, commit blocked): `ec decision
     verify-docs` gate" named the feature it built; what was left was the commit, so its clean run was no
