@@ -56,12 +56,24 @@ def enclosing_block(text: str, start: int) -> str:
     under it ("- Error 3: Stack overflow in some registry tests" with its "Symptom:", "Root cause:" and "Fix:" lines),
     or "" when no item holds that line (`enclosing_item`)."""
     head = enclosing_item(text, start)
-    if not head:
-        return ""
-    at = text.rfind(head + "\n", 0, start)
+    return _block_from(text, text.rfind(head + "\n", 0, start)) if head else ""
+
+
+def item_block(text: str, start: int) -> str:
+    """The list item the line at `start` opens, whole (that line and every line under it), or "" when the line opens
+    no item (`LIST_ITEM`)."""
+    at = text.rfind("\n", 0, start) + 1
+    end = text.find("\n", at)
+    return _block_from(text, at) if LIST_ITEM.match(text[at:] if end == -1 else text[at:end]) else ""
+
+
+def _block_from(text: str, at: int) -> str:
+    """The line at `at` and every line after it indented more, up to the first that is not."""
+    end = text.find("\n", at)
+    head = text[at:] if end == -1 else text[at:end]
     indent = len(head) - len(head.lstrip())
     block = [head]
-    for line in text[at + len(head) + 1 :].split("\n"):
+    for line in ([] if end == -1 else text[end + 1 :].split("\n")):
         if line.strip() and len(line) - len(line.lstrip()) <= indent:
             break
         block.append(line)
@@ -268,5 +280,5 @@ def normalise(text: str) -> str:
 
 
 __all__ = ["HEADING", "LIST_ITEM", "Sentence", "WORD", "caseless_spans", "clip", "content_terms", "counted",
-           "enclosing_block", "enclosing_item", "estimate_tokens", "normalise", "quoted", "quoted_name", "section_end",
-           "sentence_terms", "sentences", "stem", "word_end", "word_start", "words"]  # fmt: skip
+           "enclosing_block", "enclosing_item", "estimate_tokens", "item_block", "normalise", "quoted", "quoted_name",
+           "section_end", "sentence_terms", "sentences", "stem", "word_end", "word_start", "words"]  # fmt: skip

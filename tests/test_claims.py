@@ -878,3 +878,22 @@ def test_a_pre_existing_root_cause_is_of_the_failure_its_error_item_names() -> N
     assert "Root cause: Pre-existing" in hit.message and "`test_register_and_update_forester_pda`" in hit.message
     assert not pre_existing(called("e1", "Edit", REGISTRY_EDIT), failing,
                             claim=claim.replace("Error 3: Stack overflow in", "Note 3: Deep calls in"))
+
+
+def test_a_pre_existing_claim_is_of_its_own_item_before_the_section_it_sits_in() -> None:
+    """dsa110flits_76f60b7a (fresh68, labelled blind: S1 faithful, read after its score): under "4. Errors and fixes:",
+    the item "**ruff B905 (zip without strict=)** on my new `__call__` zip: fixed … Separate pre-existing B905 at :247
+    (kernel) left out-of-scope." names no failure in its sentence, and the names of the whole section were read in its
+    place: the interpreter's path, `/Users/…/flits/bin/python`, printed on a failing line of another item's runs, was
+    called the failure shown old. The claim's own item is read first; only an item that names nothing (a "Root cause:"
+    line) is of the item above it."""
+    python = "/Users/jakobfaber/.conda/envs/flits/bin/python"
+    claim = ("4. Errors and fixes:\n"
+             "   - **ruff B905 (zip without strict=)** on my new `__call__` zip: fixed by adding `strict=True`. "
+             "Separate pre-existing B905 at :247 (kernel) left out-of-scope.\n"
+             f"   - **Background run deaths:** `conda run` killed the run; `{python}` printed nothing.\n")
+    died = ran("r2", f"{python} -m pytest tests/ 2>&1 | tail -5", f"{python}: error: the run was killed")
+    edit = called("e1", "Edit", "file_path: scattering/scat_analysis/burstfit_joint.py\nnew_string: strict=True")
+    assert not pre_existing(edit, died, claim=claim)
+    failed = ran("r3", f"{python} -m pytest tests/ 2>&1 | tail -5", "FAILED tests/test_kernel.py::test_kernel_zip")
+    assert pre_existing(edit, died, failed, claim=claim.replace("`__call__` zip", "`test_kernel_zip` zip"))

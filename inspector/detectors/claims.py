@@ -36,7 +36,7 @@ from inspector.rule_registry import Hit, rule
 from inspector.shell_runs import VERIFYING, failure_line, failure_subjects
 from inspector.statements import USER_KINDS
 from inspector.summary_claims import FAILURE_WORDS, Claim, ClaimKind, failure_names, named_subjects, nothing_left
-from inspector.text import clip, enclosing_block, enclosing_item, quoted, sentences
+from inspector.text import clip, enclosing_block, enclosing_item, item_block, quoted, sentences
 
 CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step")
 """The rules of this module: the app marks their spans as status claims."""
@@ -188,7 +188,8 @@ def _pre_existing(facts: TraceFacts) -> Iterator[Hit]:
         for claim in claims:
             if not FAILURE_WORDS.search(f"{claim.text}\n{enclosing_item(text, claim.start)}"):
                 continue  # old tests, an old commit: nothing failing is called old
-            names = failure_names(claim.text) or failure_names(enclosing_block(text, claim.start))
+            names = (failure_names(claim.text) or failure_names(item_block(text, claim.start))
+                     or failure_names(enclosing_block(text, claim.start)))
             found = unbaselined(names, split) if names else None
             if found is None or found[0] in said:
                 continue
