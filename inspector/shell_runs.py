@@ -62,6 +62,19 @@ _RUN_SUBCOMMANDS = {"uv": "run", "poetry": "run", "pipenv": "run", "pdm": "run",
                     "pnpm": "exec", "npm": "exec", "bundle": "exec", "conda": "run"}  # fmt: skip
 """Tool runners whose subcommand runs the rest of the line in its environment: `uv run python3 x.py` is `python3
 x.py` in another form."""
+_RUN_OPTION_VALUES = {
+    "conda": frozenset(("-n", "--name", "-p", "--prefix", "--cwd")),
+    "uv": frozenset(("--with", "-w", "--with-requirements", "--with-editable", "--python", "-p", "--project",
+                     "--directory", "--package", "--group", "--extra", "--env-file", "--index", "--default-index")),
+    "poetry": frozenset(("-C", "--directory", "-P", "--project")),
+    "pdm": frozenset(("-p", "--project")),
+    "pnpm": frozenset(("-C", "--dir", "-F", "--filter")),
+    "npm": frozenset(("-w", "--workspace", "-c", "--call", "-p", "--package")),
+    "hatch": frozenset(("-e", "--env")),
+    "bundle": frozenset(("--gemfile",)),
+}  # fmt: skip
+"""The options of those subcommands that take the next word as their value, as each tool's manual lists them:
+`conda run -n flits python -m pytest` runs python in the environment flits, not a program named flits."""
 _RUNNERS = frozenset("python node go cargo make cmake mise npm yarn pnpm bun uv pip pytest sh bash tsx deno".split())
 """Programs whose first argument says what runs (`make test`, `go build`, `npm run lint`), kept in the signature."""
 _C_FAMILY = frozenset("gcc g++ cc c++ clang clang++ nvcc".split())
@@ -204,8 +217,9 @@ def _unwrapped(words: tuple[str, ...]) -> tuple[str, ...]:
             rest = rest[_WRAPPERS[head]:] if rest and _WRAPPERS[head] and _BARE_NUMBER.fullmatch(rest[0]) else rest
         elif head in _RUN_SUBCOMMANDS and len(rest) > 1 and rest[1] == _RUN_SUBCOMMANDS[head]:
             rest = rest[2:]
+            valued = _RUN_OPTION_VALUES.get(head, frozenset())
             while rest and rest[0].startswith("-"):
-                rest = rest[1:]
+                rest = rest[2:] if rest[0] in valued else rest[1:]
         else:
             break
     return tuple(rest)

@@ -111,6 +111,24 @@ def test_wrappers_and_interpreter_names_are_one_program() -> None:
     assert command_signature("timeout 30 npx tsx bin/cli.ts merge 265") == ("tsx", "bin/cli.ts")
 
 
+def test_a_runners_option_that_takes_a_value_is_not_the_program_it_runs() -> None:
+    """dsa110flits_265e6f8b (fresh68, labelled blind, read after its score): `conda run -n flits python -m pytest …`
+    failed with a NameError and was read as a program named flits; the clean re-run of the same tests after the fix,
+    written the same way with a `python -c` line after it, was another program, so the failure stayed open and S1 was
+    said to have lost it. monodreams' `uv run --with jsonschema python -` runs python, not jsonschema."""
+    pytest = "python -m pytest scintillation/scint_analysis/tests/test_consistency_wiring.py -q"
+    assert command_signature(f"conda run -n flits {pytest}") == command_signature(pytest)
+    assert command_signature(f"conda run --prefix /opt/envs/flits {pytest}") == command_signature(pytest)
+    assert command_signature(f"uv run --with jsonschema --python 3.12 {pytest}") == command_signature(pytest)
+    assert command_signature("uv run --with jsonschema python -") == ("python", "-")
+    assert command_signature(f"uv run --frozen {pytest}") == command_signature(pytest)  # a flag with no value
+    failed = ran("r1", f"conda run -n flits {pytest} 2>&1 | tail -15",
+                 "E       NameError: name 'scattering_scintillation_consistency' is not defined\n3 failed in 5.46s",
+                 failed=True)  # fmt: skip
+    assert fates(failed, ran("r2", f"conda run -n flits {pytest} 2>&1 | tail -15", "3 passed in 5.10s")) == [
+        ("r1", "r2", "its tests passed, read through a filter")]
+
+
 def test_an_installed_program_named_from_the_home_folder_is_the_program_itself() -> None:
     """safecast-map-MCP: `swag init` failed, then `go install …/swag@latest && ~/go/bin/swag init` ran it by
     its path in the home folder; a path inside the project (`bin/swag`) stays its own program."""
