@@ -70,7 +70,6 @@ _RUN_OPTION_VALUES = {
     "pdm": frozenset(("-p", "--project")),
     "pnpm": frozenset(("-C", "--dir", "-F", "--filter")),
     "npm": frozenset(("-w", "--workspace", "-c", "--call", "-p", "--package")),
-    "hatch": frozenset(("-e", "--env")),
     "bundle": frozenset(("--gemfile",)),
 }  # fmt: skip
 """The options of those subcommands that take the next word as their value, as each tool's manual lists them:
