@@ -272,10 +272,12 @@ def content_hash(path: Path) -> str:
     digest = hashlib.blake2b(digest_size=16)
     for chunk in raw_chunks(path):
         digest.update(chunk)
-    from inspector.bounded_sqlite import write_ahead_log  # SQLite's module: only a hash of a database needs it
+    if not is_sqlite(path):
+        return digest.hexdigest()
+    from inspector.bounded_sqlite import write_ahead_log  # SQLite's module (14 ms to import): a database's hash only
 
     log = write_ahead_log(path)
-    if log.is_file() and is_sqlite(path):  # its committed rows are the database's too: another log, another trace
+    if log.is_file():  # its committed rows are the database's too: another log, another trace
         digest.update(_WITH_LOG)
         for chunk in raw_chunks(log):
             digest.update(chunk)
