@@ -259,12 +259,13 @@ _OPTION = re.compile(
 _PICK = re.compile(
     r"(?i:\b(?:option|approach|choice|variant|plan)\s+)(?P<named>[A-Ha-h1-9])\b"
     r"|^(?P<first>[A-Ha-h1-9](?=[.):])|[A-H1-9](?=,|\s*$))"
-    r"|(?i:\b(?:go with|going with|pick|choose|prefer|take|i think|let's do|lets do|do)\s+)(?P<verb>[A-H])\b"
+    r"|(?i:\b(?:go with|going with|pick|choose|prefer|take|i think|let's do|lets do|do)\s+)"
+    r"(?:(?P<verb>[A-H])\b|(?P<numbered>[1-9])(?=\s*(?:[.,!;:)]|$)))"
     r"|\b(?P<judged>[A-H])\s+(?i:is (?:fine|good|better|best|ok|okay|the one)|seems|sounds|looks|works|please)\b"
 )
 """A reply that picks an offered option by its label: "yes, let's go with A", "A. is fine", "I think B",
-"option 2 works", "B seems like a good idea". The letters are capitals outside "option …", since "a" is also
-an article."""
+"option 2 works", "B seems like a good idea", "Go with 2. continue". The letters are capitals outside "option …",
+since "a" is also an article; a number after a verb ends its clause, since "take 2 minutes" and "do 3 passes" count."""
 _LABEL_ALONE = re.compile(r"\(?([A-H1-9])[.)]")
 _OPTION_TITLE_END = re.compile(r" \| |\s[-–—]\s|\*\*:?\s")
 """Where an option's title ends: its table cell, a dash before its description, the close of its bold name."""

@@ -298,6 +298,19 @@ def test_a_reply_that_picks_an_option_carries_the_option_s_text(reply: str, pick
     assert offered_options(CONFIG_OPTIONS) == {"A": "`auto_summarize: true`", "B": "`summarize: { enabled: true }`"}
 
 
+def test_a_reply_that_picks_a_numbered_item_by_a_verb_carries_its_text() -> None:
+    """dsa110flits_76f60b7a (fresh68, read after its score): the agent offered "1. Post a "#37 mostly implemented …"
+    status comment to the upstream issue? …  2. Continue into `/plan` on the `dt_min` remainder, or stop — …", and
+    the user typed "Go with 2. continue": the guard gave it back as in reply to the first line's question. A number
+    after a verb picks only where it ends its clause: "go with 2 threads" counts."""
+    turn = ("Still your call on the two items from before:\n1. Post a \"#37 mostly implemented\" status comment to the "
+            "upstream issue? (outward-facing — won't without go-ahead)\n2. Continue into `/plan` on the `dt_min` "
+            "remainder, or stop — the Research artifact is the demonstration.")
+    [item] = user_items(user("Go with 2. continue"), last_question(turn), turn)
+    assert item.context == "option 2: Continue into `/plan` on the `dt_min` remainder, or stop"
+    assert [i.context for i in user_items(user("go with 2 threads, it must stay small"), None, turn)] == [None]
+
+
 def test_numbered_questions_are_no_options_and_a_numbered_answer_picks_none() -> None:
     """A turn that asks "1. Who's the primary user?  2. Scope of v1:" is answered "1) …", not picked from."""
     asked = "A few questions:\n1. Who's the primary user?\n2. Scope of v1:\n3. Any plans to host it?"
