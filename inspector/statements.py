@@ -82,6 +82,9 @@ _NOT_AN_OBSERVATION = (r"(?!(?:don't|do not|dont|can't|cannot)\s+(?:see|know|und
                        r"get|find|hear|care)\b)")
 """"I don't see it on the PR", "we can't find the log": the speaker says what they perceive or know, which
 forbids nothing; "don't touch staging", "I don't want a migration", "I don't think we should …" still do."""
+_NOT_MY_REPORT = r"(?<!\bi )"
+""""I can't close that popup", "once I get to the paywall, I can't select any of the buttons": the user reports what
+fails for them, a bug to fix, and forbids the agent nothing; "we can't change the API", "you cannot push" still do."""
 _FORBIDDING = tuple(word for word in PROHIBITING if word != "may not")
 """The words that forbid, for the miner of every sentence a user wrote: all but "may not", which in prose is as
 often what might be ("which may not match the intended semantics", entirecli_6113e919) as what is not allowed."""
@@ -107,7 +110,8 @@ _KIND_RULES: tuple[tuple[InvariantKind, re.Pattern[str]], ...] = tuple(
         (InvariantKind.CORRECTION,
          r"\b(?:instead of|rather than|you (?:are|were) wrong)\b|,\s*not\s+(?:the|a|an)\b"),
         (InvariantKind.USER_CONSTRAINT,
-         rf"\b(?:{_NOT_AN_OBSERVATION}(?:{prohibiting_pattern(_FORBIDDING)}|dont|can't|cannot)|shouldn't|should not|"
+         rf"\b(?:{_NOT_AN_OBSERVATION}(?:{prohibiting_pattern(_FORBIDDING)}|dont|{_NOT_MY_REPORT}(?:can't|cannot))|"
+         r"shouldn't|should not|"
          rf"{_AVOIDING}|"
          rf"{LEAVE_AS_IS.pattern}|do nothing|no more|without|not (?:really )?(?:feasible|possible|an option|safe)|"
          r"(?:we|you) (?:aren't|are not|'re not) (?:going )?to)\b"),

@@ -743,8 +743,19 @@ def test_saying_what_one_sees_or_knows_forbids_nothing(said):
     assert statement_kind(said) is not InvariantKind.USER_CONSTRAINT
 
 
+@pytest.mark.parametrize("said", ["I can't close that popup and I can sign in with google.",
+                                  "When I open the onboarding flow, once I get to the paywall, I can't select any of "
+                                  "the buttons."])
+def test_what_the_user_cannot_do_is_a_bug_report_that_forbids_nothing(said):
+    """localroots_47432d30 (fresh52, labelled blind: a request, retired by S2): "I can't close that popup" was mined as
+    a constraint, and S2's dropping it, the popup fixed, a warning in a faithful summary. vault_1998fc0b's paywall
+    report is the same: what fails for the user, not what the agent may not do."""
+    assert statement_kind(said) is not InvariantKind.USER_CONSTRAINT
+
+
 @pytest.mark.parametrize("said", ["don't touch the staging database", "I don't want a second migration here",
-                                  "I don't think we should ship the beta flag", "you cannot push to main"])
+                                  "I don't think we should ship the beta flag", "you cannot push to main",
+                                  "we can't change the public API", "I really can't accept a second migration"])
 def test_a_prohibition_is_still_a_constraint(said):
     assert statement_kind(said) is InvariantKind.USER_CONSTRAINT
 
