@@ -263,9 +263,17 @@ def _plausible_path(key: str) -> bool:
 def weakly_a_path(key: str) -> bool:
     """A path only by an `_` or a digit in a name: no extension, no leading `/` or `.`, no source root. Words
     of a list are joined so too ('thinking/text/tool_use', 'metric/monitor/time_slice'), so such a key that
-    resolves to nothing may be no path at all."""
+    resolves to nothing may be no path at all. Or one whose last name ends in a code's qualified name, not an
+    extension (`_MEMBER`): Go's 'internal/fsroot.Root.StagedWrite', two calls joined, 'os.MkdirAll/os.WriteFile'."""
     head, last = key.split("/", 1)[0], key.rsplit("/", 1)[-1]
+    if "." in last and _MEMBER.fullmatch(last.rsplit(".", 1)[-1]):
+        return True
     return "/" in key and "." not in last and not key.startswith(("/", "~/", "./", "../")) and head not in _SOURCE_ROOTS
+
+
+_MEMBER = re.compile(r"[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*")
+"""A name in camel case with a hump (`StagedWrite`, `MkdirAll`), after a dot: a type's or a package's member, as Go,
+Java and C# write one. A file's extension is lower case or one word (`.md`, `.R`, `.PNG`, `.Dockerfile`)."""
 
 
 @dataclass(slots=True)
@@ -471,6 +479,12 @@ class AnchorIndex:
         if needle(key) not in self._mentioned:
             self.prepare([key])
         return self._mentioned[needle(key)]
+
+    def names_a_file(self, key: str) -> bool:
+        """Whether the log bears a path whose last name is `key` with an extension after it: a summary names the
+        file by its stem (`7c5d99d5f45ed7` of `articles/7c5d99d5f45ed7.md`, a slug the tool that made it chose)."""
+        return any(path.rsplit("/", 1)[-1].split(".", 1)[0] == key and "." in path.rsplit("/", 1)[-1]
+                   for _, path in self._mentions_for(key))  # fmt: skip
 
     def resolve(self, anchor: Anchor, cut: int | None = None) -> ResolvedAnchor:
         """The anchor's status against the records before the cut (a state's index; None: the whole log).

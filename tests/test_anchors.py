@@ -357,6 +357,18 @@ def test_a_path_the_log_wrote_with_a_shell_variable_is_reported_as_info_when_it_
     assert unresolved_severities(summary) == dict.fromkeys(unresolved_severities(summary, [reviews]), "warning")
 
 
+def test_a_code_member_written_like_a_path_is_reported_as_info_when_it_resolves_to_nothing():
+    """agentsync_bf16b2f6 (fresh70, S1 faithful by its blind labels) names Go's `internal/fsroot.Root.StagedWrite` and
+    the calls `os.MkdirAll/os.WriteFile`: a package's member after a dot, not a file's extension; a file with an
+    extension in any case is still a dead pointer when no record bears it."""
+    summary = ("Writes go through `internal/fsroot.Root.StagedWrite` instead of `os.MkdirAll/os.WriteFile`; see "
+               "`internal/fsroot/root.go`, `deploy/app.Dockerfile` and `scripts/analysis.R`.")
+    assert unresolved_severities(summary) == {
+        "internal/fsroot.Root.StagedWrite": "info", "os.MkdirAll/os.WriteFile": "info",
+        "internal/fsroot/root.go": "warning", "deploy/app.Dockerfile": "warning",
+        "scripts/analysis.R": "warning"}  # fmt: skip
+
+
 def test_an_agents_instruction_file_is_reported_as_info_when_it_resolves_to_nothing():
     """wakil_5bea7345 (outside set): "a local-first Python CLI knowledge-work agent, per
     `/Users/ebridges/Projects/wakil/CLAUDE.md`": Claude Code loaded the file at the start and the log never
