@@ -95,6 +95,10 @@ class GenerationFacts:
     def sentences(self) -> list[Sentence]:
         return sentences(self.analysed_text) if self.analysed_text is not None else []
 
+    def names_a_file(self, anchor: Anchor) -> bool:
+        """Whether the key is the stem of a file the log names (`AnchorIndex.names_a_file`)."""
+        return self._index.names_a_file(anchor.key)
+
     def bound_later(self, anchor: Anchor) -> bool:
         """Whether a record after this state's compaction bears the key it could not resolve: the path is real, the
         log shows it only later."""

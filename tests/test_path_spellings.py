@@ -157,3 +157,13 @@ def test_a_script_file_resolves_as_its_imports_name_it(tmp_path: Path) -> None:
                      "Summary: tags are typed in useRecipeForm.ts line 170; see also useRecipeForm.py and "
                      "useRecipeList.ts.")
     assert _unresolved(trace) == ["useRecipeForm.py", "useRecipeList.ts"]
+
+
+def test_a_files_stem_the_log_names_is_a_note_when_it_resolves_to_nothing(tmp_path: Path) -> None:
+    """meow_f29a7049 (fresh70, S1 faithful by its blind labels): "Article slugs: 7c5d99d5f45ed7, c10431f5afd26d", the
+    names `npx zenn new:article` gave the files `articles/7c5d99d5f45ed7.md` … that every later command names. A hex
+    string the log bears nowhere, not even as a file's name, is still a dead pointer."""
+    lint = _ran(1, "u1", 'npx textlint "articles/7c5d99d5f45ed7.md" "articles/c10431f5afd26d.md"', "✖ 3 problems")
+    trace = _session(tmp_path, "Write the five articles.", lint,
+                     "Article slugs: 7c5d99d5f45ed7, c10431f5afd26d, 8471b2d4bdc9d3")
+    assert _severities(trace) == {"7c5d99d5f45ed7": "info", "c10431f5afd26d": "info", "8471b2d4bdc9d3": "warning"}

@@ -109,6 +109,8 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
         if facts.session_log and (not generation.generation.covers or partial or cut or placeholder
                                   or shorthand(anchor, generation)):  # fmt: skip
             return Severity.INFO
+        if facts.session_log and generation.names_a_file(anchor):
+            return Severity.INFO
         if not facts.session_log or anchor.pattern != "path":
             return None
         elided = _ELIDED.search(anchor.key) is not None
