@@ -48,13 +48,14 @@ from inspector.summary_claims import (
     FAILURE_WORDS,
     FIGURE,
     NAMED,
+    PASSING,
     PRE_EXISTING,
     Claim,
     confirmed,
     named_subjects,
     nothing_left,
 )
-from inspector.tool_names import is_edit_tool
+from inspector.tool_names import is_edit_tool, is_subagent_tool
 
 _PUSH = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?push\b")
 _PUSH_REPORT = re.compile(r"^To \S+[ \t]*\n(?:[ \t]*!.*\n)*[ \t]*[+*]?[ \t]*(?:[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40}|"
@@ -161,6 +162,14 @@ def _checks_by_subject(runs: Sequence[ShellRun]) -> dict[tuple[str | None, bool]
             for tests in kinds:
                 found.setdefault((subject, tests), []).append(position)
     return {key: tuple(positions) for key, positions in found.items()}
+
+
+def reported_passing(split: Split) -> SourceRecord | None:
+    """The last report of a sub-agent before the cut that says its tests or build passed: the sub-agent ran them in a
+    log of its own, so a summary relaying its word rests on that report (raven_b8cbf483's S1, "The 4 tests pass and
+    `go build ./...` is clean", of the sub-agent that wrote the package and said "All 4 tests pass")."""
+    return next((r for r in reversed(split.before) if r.kind == "tool_result" and is_subagent_tool(r.extra.get("tool"))
+                 and PASSING.search(r.text)), None)  # fmt: skip
 
 
 def still_open(run: ShellRun, split: Split) -> bool:
@@ -468,5 +477,5 @@ def span_counts(records: Sequence[SourceRecord], subjects: frozenset[str] = froz
 
 
 __all__ = ["SpanCounts", "Split", "commit_made", "finished_step", "found_nothing", "last_verifying_run", "pushes",
-           "searched", "span_counts", "split_at", "still_open", "unanswered", "unbaselined", "unchecked_edit",
-           "unprinted_figures"]  # fmt: skip
+           "reported_passing", "searched", "span_counts", "split_at", "still_open", "unanswered", "unbaselined",
+           "unchecked_edit", "unprinted_figures"]  # fmt: skip

@@ -49,10 +49,15 @@ def is_question_tool(name: str | None) -> bool:
     return name == _QUESTION_TOOL or (name or "").startswith("mcp__") and name.rsplit("__", 1)[-1] == _QUESTION_TOOL
 
 
+def is_subagent_tool(name: str | None) -> bool:
+    """Does a call start a sub-agent, whose result is its report? Claude Code's Task (Agent since 2.1)."""
+    return (name or "").lower() in _SUBAGENT_TOOLS
+
+
 def may_write_through_agent(name: str | None, agent_type: str | None) -> bool:
     """Does a call start a sub-agent that may write files? Its edits are in a log of its own, which the main log may
     not hold, so what it wrote cannot be known from the main log."""
-    return (name or "").lower() in _SUBAGENT_TOOLS and (agent_type or "").lower() not in _READ_ONLY_AGENTS
+    return is_subagent_tool(name) and (agent_type or "").lower() not in _READ_ONLY_AGENTS
 
 
 def command_text(value: Any) -> tuple[str | None, str | None]:
@@ -69,4 +74,4 @@ def command_text(value: Any) -> tuple[str | None, str | None]:
 
 
 __all__ = ["INSTRUCTION_FILES", "PATH_FIELDS", "command_text", "is_edit_tool", "is_plan_tool", "is_question_tool",
-           "may_write_through_agent"]
+           "is_subagent_tool", "may_write_through_agent"]

@@ -197,6 +197,20 @@ def test_an_unchecked_fix_a_later_summary_carries_on_is_an_error() -> None:
     assert (first.generation, first.severity.value, "S2 carries it on" in first.message) == (1, "error", True)
 
 
+def test_tests_a_sub_agent_reported_passing_are_no_unsupported_claim() -> None:
+    """raven_b8cbf483 (fresh73, labelled blind: S1 faithful, read after its score): "Task 6 … was just completed by a
+    subagent. … The 4 tests pass and `go build ./...` is clean." The sub-agent ran them in a log of its own and its
+    report said "All 4 tests pass"; the main log holds no test run, and the claim was an error in a faithful summary.
+    A report that says nothing passed is no support."""
+    claim = "8. Current Work:\n   The subagent created 5 files. The 4 tests pass and `go build ./...` is clean."
+    report = returned("a1", "Agent", "DONE\n\nCreated the audit consumer package with 5 files.\nAll 4 tests pass, "
+                                      "`go vet` clean.")  # fmt: skip
+    assert [f for f in found(session([report], (1, claim))) if f.rule == "claim-unsupported"] == []
+    silent = returned("a1", "Agent", "DONE\n\nCreated the audit consumer package with 5 files.")
+    [hit] = [f for f in found(session([silent], (1, claim))) if f.rule == "claim-unsupported"]
+    assert "no test, build or lint ran before it" in hit.message
+
+
 def test_fixed_meaning_constant_claims_no_fix() -> None:
     """changelogue_0c3c112a, relabelled blind in fresh set 34: S3's account of an edit, "Changed chart area from fixed
     `height`…", read as a fix no check ran after and, carried on by S4, an error in a summary its labels call free of
