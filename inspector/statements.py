@@ -79,9 +79,11 @@ _CORRECTION_START = re.compile(
     re.IGNORECASE,
 )
 _NOT_AN_OBSERVATION = (r"(?!(?:don't|do not|dont|can't|cannot)\s+(?:see|know|understand|remember|recall|notice|"
-                       r"get|find|hear|care)\b)")
+                       r"get|find|hear|care)\b)"
+                       r"(?!(?:(?<=\bi )|(?<=\bwe )|(?<=\bthey ))(?:don't|do not|dont)\s+have\b(?!\s+to\b))")
 """"I don't see it on the PR", "we can't find the log": the speaker says what they perceive or know, which
-forbids nothing; "don't touch staging", "I don't want a migration", "I don't think we should …" still do."""
+forbids nothing; nor what they lack ("we don't have Vue.js for Catalyst, so try to see if you can port it"); "don't
+touch staging", "I don't want a migration", "I don't think we should …", "don't have it auto-merge" still do."""
 _NOT_MY_REPORT = r"(?<!\bi )"
 """"I can't close that popup", "once I get to the paywall, I can't select any of the buttons": the user reports what
 fails for them, a bug to fix, and forbids the agent nothing; "we can't change the API", "you cannot push" still do."""

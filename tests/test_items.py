@@ -753,9 +753,19 @@ def test_what_the_user_cannot_do_is_a_bug_report_that_forbids_nothing(said):
     assert statement_kind(said) is not InvariantKind.USER_CONSTRAINT
 
 
+@pytest.mark.parametrize("said", ["Maybe something like a Catalyst by Tailwind, but we don't have Vue.js for Catalyst, "
+                                  "so try to see if you can port it.", "I don't have access to the staging cluster"])
+def test_what_the_user_lacks_forbids_nothing(said):
+    """ravencloak_31505fc3 (fresh73, labelled blind: S1 and S2 faithful, read after its score): "we don't have Vue.js
+    for Catalyst" says what the project lacks; mined as a constraint, its prohibition was said weakened in S1 and lost
+    in S2, two false warnings. "don't have it auto-merge" still forbids, and "we don't have to" waives."""
+    assert statement_kind(said) is not InvariantKind.USER_CONSTRAINT
+
+
 @pytest.mark.parametrize("said", ["don't touch the staging database", "I don't want a second migration here",
                                   "I don't think we should ship the beta flag", "you cannot push to main",
-                                  "we can't change the public API", "I really can't accept a second migration"])
+                                  "we can't change the public API", "I really can't accept a second migration",
+                                  "don't have it auto-merge the pull request"])
 def test_a_prohibition_is_still_a_constraint(said):
     assert statement_kind(said) is InvariantKind.USER_CONSTRAINT
 
