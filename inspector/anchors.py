@@ -520,9 +520,13 @@ class AnchorIndex:
 
     def _relative_forms(self, key: str) -> Iterator[str]:
         """The paths a full spelling of `key` has from the working folder and from each folder a run changed into
-        (`_in_folder`): what a command run there printed."""
+        (`_in_folder`): what a command run there printed. A path from the working folder is spelled in full from it
+        first: raven_a4aae4ac's `.worktrees/pr209/.github/workflows/go.yml` is the `.github/workflows/go.yml` of a
+        `sed -i` run after `cd …/raven/.worktrees/pr209`."""
         if not key.startswith(("/", "~/")):
-            return
+            if self._working is None or key.startswith("../"):
+                return
+            key = f"{self._working}/{key.removeprefix('./')}"
         for folder in self._folders_worked_in:
             relative = _in_folder(key, folder)
             if relative is not None:

@@ -111,6 +111,21 @@ def test_a_full_path_resolves_to_what_a_command_printed_after_changing_into_its_
                                   "/Users/tslater/dev/other/lib/lore-client-base.sh"]
 
 
+def test_a_path_from_the_working_folder_resolves_to_what_a_command_printed_in_a_folder_under_it(tmp_path: Path) -> None:
+    """raven_a4aae4ac (fresh73, read after its score): S2 names `.worktrees/pr209/.github/workflows/go.yml`, whose
+    file a `sed -i … .github/workflows/go.yml` changed after `cd …/raven/.worktrees/pr209`. A path from the working
+    folder is spelled in full from it, then from each folder a run changed into."""
+    fix = _ran(1, "u1", f"cd {WORKING}/.worktrees/pr209 && sed -i '' 's/ bpftool//' .github/workflows/go.yml && "
+                        "git add .github/workflows/go.yml", "")
+    trace = _session(tmp_path, "Fix the CI of every PR.", fix,
+                     "Summary: the bpftool fix is in `.worktrees/pr209/.github/workflows/go.yml`; "
+                     "`.worktrees/pr209/.github/workflows/docker.yml` and `.worktrees/pr210/.github/workflows/go.yml` "
+                     "were not touched.")
+    # Another file of that folder, and the same file under a folder no run entered, stay unresolved.
+    assert _unresolved(trace) == [".worktrees/pr209/.github/workflows/docker.yml",
+                                  ".worktrees/pr210/.github/workflows/go.yml"]
+
+
 def test_a_file_reference_resolves_without_its_at_sign_and_an_import_alias_keeps_it() -> None:
     assert [a.key for a in extract_anchors("**Load roadmap:**\n@.planning/ROADMAP.md\nand @src/app.ts, @README.md")] \
         == [".planning/ROADMAP.md", "src/app.ts", "README.md"]
