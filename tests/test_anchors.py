@@ -369,6 +369,15 @@ def test_a_code_member_written_like_a_path_is_reported_as_info_when_it_resolves_
         "scripts/analysis.R": "warning"}  # fmt: skip
 
 
+def test_a_files_lines_read_as_a_ticket_are_reported_as_info_when_they_resolve_to_nothing():
+    """tiny_8800a864 (fresh74, S1 faithful by its blind labels): "Template section (~L161-163): rewrote to MVP …" and
+    "L414-416": lines of a file, read by the ticket pattern as a key. A ticket is still a warning, and so is a "range"
+    that runs backwards, which no editor writes."""
+    summary = "Template section (~L161-163) and L414-416 rewritten; see ENT-112 and L9-3."
+    assert unresolved_severities(summary) == {
+        "L161-163": "info", "L414-416": "info", "ENT-112": "warning", "L9-3": "warning"}  # fmt: skip
+
+
 def test_an_agents_instruction_file_is_reported_as_info_when_it_resolves_to_nothing():
     """wakil_5bea7345 (outside set): "a local-first Python CLI knowledge-work agent, per
     `/Users/ebridges/Projects/wakil/CLAUDE.md`": Claude Code loaded the file at the start and the log never

@@ -106,7 +106,8 @@ def unresolved_anchor(facts: TraceFacts) -> Iterator[Hit]:
         text = generation.generation.text or ""
         cut = _CUT_AFTER.match(text, anchor.end) or anchor.key.endswith(("...", "…"))
         placeholder = _PLACEHOLDER.search(anchor.key) is not None
-        if facts.session_log and (not generation.generation.covers or partial or cut or placeholder
+        lines = anchor.pattern == "ticket" and _lines(anchor.key)
+        if facts.session_log and (not generation.generation.covers or partial or cut or placeholder or lines
                                   or shorthand(anchor, generation)):  # fmt: skip
             return Severity.INFO
         if facts.session_log and generation.names_a_file(anchor):
@@ -197,6 +198,14 @@ def _variable_paths(commands: Iterable[str]) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(segment.join(re.escape(part) for part in _VARIABLE.split(word))) for word in sorted(found))
 
 
+_LINE_RANGE = re.compile(r"L(\d+)-(\d+)")
+
+
+def _lines(key: str) -> bool:
+    """Lines of a file as an editor or GitHub writes them (tiny_8800a864's "Template section (~L161-163)"): read as a
+    ticket's key, it is a place in a file, which no record bears as a key. A range runs forward."""
+    found = _LINE_RANGE.fullmatch(key)
+    return found is not None and int(found[2]) >= int(found[1])
 _PLACEHOLDER = re.compile(r"(?:^|/)path/to/|YYYY-?MM-?DD")
 """The placeholders of a manual's example or a naming rule: its folders (`/path/to/file`,
 `file:///path/to/image.png` in a comment of the summary's code) and a date to fill in
