@@ -898,6 +898,21 @@ def _concluded_by_a_commit(failed: Failure, later: ShellRun) -> bool:
             and later.clean and any(step_signature(s)[:2] == ("git", "commit") for s in proven_steps(later.steps)))
 
 
+_DIVERGED = re.compile(r"Not possible to fast-forward|have diverged|divergent branches|"
+                       r"Need to specify how to reconcile", re.IGNORECASE)  # fmt: skip
+"""git's words for a pull it refused because the local and the remote branch each have commits of their own."""
+_RECONCILE = frozenset((("git", "pull"), ("git", "merge"), ("git", "rebase")))
+
+
+def _reconciled(failed: Failure, later: ShellRun) -> bool:
+    """A pull git refused because the branches had diverged (`git pull --ff-only`: "Not possible to fast-forward");
+    a later merge, rebase or pull ran clean, which is how the two are reconciled (joyusai_b62c46a7: `git merge
+    origin/main --no-ff -m "chore: sync local main with origin/main" && git push origin main`). A pull that failed for
+    another reason (no network, no such remote) is not concluded so."""
+    return (failed.signature[:2] == ("git", "pull") and _DIVERGED.search(failed.run.output) is not None
+            and later.clean and any(step_signature(s)[:2] in _RECONCILE for s in proven_steps(later.steps)))
+
+
 RETIREMENTS: tuple[tuple[str, Callable[[Failure, ShellRun], bool]], ...] = (
     ("ran clean", _ran_clean),
     ("its tests passed, read through a filter", _passed_through_a_filter),
@@ -907,6 +922,7 @@ RETIREMENTS: tuple[tuple[str, Callable[[Failure, ShellRun], bool]], ...] = (
     ("replaced by a sibling script", _replaced_by_a_sibling),
     ("its file was removed", _file_removed),
     ("concluded by a commit", _concluded_by_a_commit),
+    ("reconciled by a merge or rebase", _reconciled),
     ("fetched from another address", _fetched_elsewhere),
 )
 """What shows a failure gone, each as (how it is said, whether a later run shows it), tried in order."""

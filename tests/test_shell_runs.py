@@ -235,6 +235,23 @@ def test_a_merge_stopped_on_conflicts_is_concluded_by_the_next_clean_commit() ->
     assert fates(refused, commit) == [("t1", None, None)]
 
 
+def test_a_pull_refused_for_diverged_branches_is_reconciled_by_a_later_clean_merge() -> None:
+    """joyusai_b62c46a7 (fresh74, labelled blind: S1 faithful, read after its score): `git checkout main && git pull
+    --ff-only` failed ("fatal: Not possible to fast-forward, aborting."), and the next line, `git merge origin/main
+    --no-ff … && git push origin main`, reconciled the branches; the pull stayed open and S1 was said to have lost it.
+    A pull that failed for another reason is not concluded so."""
+    pull = ran("t1", "git checkout main && git pull --ff-only", "Switched to branch 'main'\nYour branch is ahead of "
+               "'origin/main' by 2 commits.\nhint: Diverging branches can't be fast-forwarded\nfatal: Not possible to "
+               "fast-forward, aborting.", failed=True)  # fmt: skip
+    merge = ran("t2", 'git merge origin/main --no-ff -m "chore: sync local main with origin/main" && git push origin '
+                "main", "Merge made by the 'ort' strategy.\n 3 files changed\nTo github.com:x/y.git\n"
+                "   9a1..b2c  main -> main")  # fmt: skip
+    assert fates(pull, merge) == [("t1", "t2", "reconciled by a merge or rebase")]
+    offline = ran("t1", "git pull --ff-only", "fatal: unable to access 'https://github.com/x/y/': Could not resolve "
+                  "host: github.com", failed=True)  # fmt: skip
+    assert fates(offline, merge) == [("t1", None, None)]
+
+
 def test_a_script_run_by_its_full_path_is_retired_by_a_clean_run_from_its_folder() -> None:
     """wfc_e2e7a891 (extra19, labelled blind): `bash /Users/…/wfc/scripts/wfc-tools.sh find-empty . py` failed (an
     `eval` syntax error); reworked, `bash scripts/wfc-tools.sh find-empty . py` ran clean from the repository. The
