@@ -348,5 +348,5 @@ def _claim_kinds(sentence: str) -> tuple[ClaimKind, ...]:
     return tuple(kinds)
 
 
-__all__ = ["Claim", "ClaimKind", "FAILURE_WORDS", "FIGURE", "FIXED", "FIXED_WORDS", "NAMED", "PRE_EXISTING",
+__all__ = ["Claim", "ClaimKind", "FAILURE_WORDS", "FIGURE", "FIXED", "FIXED_WORDS", "NAMED", "PASSING", "PRE_EXISTING",
            "claims_in", "confirmed", "failure_names", "named_subjects", "nothing_left", "says_fixed", "steps_heading"]
