@@ -308,12 +308,17 @@ def unresolved_severities(summary: str, read: Sequence[SourceRecord] = ()) -> di
 
 def test_a_path_the_summary_names_as_one_to_make_is_reported_as_info_when_it_resolves_to_nothing():
     """monodreams: "(e) create `registry/cursor/block.json` as worked example": a plan's file, written only after
-    the compaction; a file the summary says was made, and the log never shows, is still a warning."""
+    the compaction; a file the summary says was made, and the log never shows, is still a warning. So is a file to
+    take code out into (ravencloak_31505fc3, fresh73: "… or extract to a `tableContext.ts` file"), and not one the
+    summary says the code was moved to."""
     summary = ("Next: (d) create `registry/block.schema.json`, (e) create `registry/cursor/block.json` as worked "
-               "example, add a new file docs/registry.md.\nDone: created src/loader/registry.cs.")
+               "example, add a new file docs/registry.md.\nDone: created src/loader/registry.cs.\n"
+               "- Fix AppTable.vue: move `tableContextKey` exports to a separate block or extract to a "
+               "`src/tableContext.ts` file; moved the helpers to `src/table/helpers.ts`.")
     assert unresolved_severities(summary) == {
         "registry/block.schema.json": "info", "registry/cursor/block.json": "info", "docs/registry.md": "info",
-        "src/loader/registry.cs": "warning"}  # fmt: skip
+        "src/loader/registry.cs": "warning", "src/tableContext.ts": "info",
+        "src/table/helpers.ts": "warning"}  # fmt: skip
 
 
 def test_a_path_with_its_middle_or_head_left_out_is_reported_as_info_when_it_resolves_to_nothing():

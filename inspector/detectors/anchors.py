@@ -212,11 +212,13 @@ _PLACEHOLDER = re.compile(r"(?:^|/)path/to/|YYYY-?MM-?DD")
 (`docs/superpowers/plans/YYYY-MM-DD-skip-system-blueprints.md`, where a skill says a plan is to be saved): an
 illustration or a template, not a path anything read or wrote."""
 _TO_MAKE = re.compile(
-    r"\b(?:create|add|write|scaffold|generate|introduce|new)\s+(?:(?:a|an|the)\s+)?(?:new\s+)?(?:file\s+)?[`'\"(]*$",
+    r"\b(?:(?:create|add|write|scaffold|generate|introduce|new)|(?:extract|move|split)\s+(?:[\w()`-]+\s+){0,4}?"
+    r"(?:to|into))\s+(?:(?:a|an|the)\s+)?(?:new\s+)?(?:file\s+)?[`'\"(]*$",
     re.IGNORECASE,
 )
 """The words before a path that name it as one to make: a verb of making in its base form (a plan's step, not
-"created", which says it was made), or "new"."""
+"created", which says it was made), or "new"; or one of taking code out into it ("move `tableContextKey` exports to a
+separate `<script>` block or extract to a `tableContext.ts` file", ravencloak_31505fc3's S2)."""
 
 
 def _to_make(text: str, start: int) -> bool:
