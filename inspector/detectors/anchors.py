@@ -206,6 +206,8 @@ def _lines(key: str) -> bool:
     ticket's key, it is a place in a file, which no record bears as a key. A range runs forward."""
     found = _LINE_RANGE.fullmatch(key)
     return found is not None and int(found[2]) >= int(found[1])
+
+
 _PLACEHOLDER = re.compile(r"(?:^|/)path/to/|YYYY-?MM-?DD")
 """The placeholders of a manual's example or a naming rule: its folders (`/path/to/file`,
 `file:///path/to/image.png` in a comment of the summary's code) and a date to fill in
