@@ -913,6 +913,36 @@ def _reconciled(failed: Failure, later: ShellRun) -> bool:
             and later.clean and any(step_signature(s)[:2] in _RECONCILE for s in proven_steps(later.steps)))
 
 
+_PACKAGE_SCRIPT = re.compile(r"^(?:npm|pnpm|bun|yarn)$")
+_SCRIPT_ECHO = re.compile(r"^(?:\$ |> (?!\S+@\S+ \S))(?P<command>\S.*)$", re.MULTILINE)
+"""The command a package manager prints as it runs a script: bun's and yarn's `$ biome check --write src`, npm's and
+pnpm's `> biome check --write src` under their `> name@1.0.0 lint:fix` header."""
+_ECHO_HEAD = 600
+"""Characters of a script run's output read for its echoed command: the package manager prints it first, and a longer
+reach would take a shell prompt in the script's own output for one."""
+
+
+def script_steps(run: ShellRun) -> tuple[Step, ...]:
+    """What a package script the run ran is made of, as the package manager echoed it (`_SCRIPT_ECHO`): `bun run
+    validate`'s `tsc --noEmit && tsc -p tsconfig.test.json --noEmit && biome check src && bun test`. Empty for any
+    other run: the log has the script's command only where the run printed it."""
+    step = attempted(run.steps)
+    if step is None or not step.words or not _PACKAGE_SCRIPT.match(_program(step.words[0])):
+        return ()
+    echoed = _SCRIPT_ECHO.search(run.output, 0, _ECHO_HEAD)
+    return tuple(parse_steps(echoed["command"])) if echoed else ()
+
+
+def _script_checked_clean(failed: Failure, later: ShellRun) -> bool:
+    """A package script failed, and a later clean run of another script ran the same tool's same command on its way:
+    ovid_ec84c889's `bun run lint:fix` ("$ biome check --write src") failed, and `bun run validate` ("$ tsc --noEmit &&
+    … && biome check src && bun test") ran clean after the fixes, so the lint passes. The tool by its program and
+    subcommand, not its flags (`--write` fixes what it can, and fails on what it cannot)."""
+    wanted = {step_signature(s)[:2] for s in script_steps(failed.run) if s.words}
+    return bool(wanted) and later.clean and bool(
+        wanted & {step_signature(s)[:2] for s in script_steps(later) if s.words})
+
+
 RETIREMENTS: tuple[tuple[str, Callable[[Failure, ShellRun], bool]], ...] = (
     ("ran clean", _ran_clean),
     ("its tests passed, read through a filter", _passed_through_a_filter),
@@ -923,6 +953,7 @@ RETIREMENTS: tuple[tuple[str, Callable[[Failure, ShellRun], bool]], ...] = (
     ("its file was removed", _file_removed),
     ("concluded by a commit", _concluded_by_a_commit),
     ("reconciled by a merge or rebase", _reconciled),
+    ("its tool ran clean in another script", _script_checked_clean),
     ("fetched from another address", _fetched_elsewhere),
 )
 """What shows a failure gone, each as (how it is said, whether a later run shows it), tried in order."""

@@ -252,6 +252,27 @@ def test_a_pull_refused_for_diverged_branches_is_reconciled_by_a_later_clean_mer
     assert fates(offline, merge) == [("t1", None, None)]
 
 
+def test_a_package_script_is_retired_by_another_script_that_runs_its_tool_clean() -> None:
+    """ovid_ec84c889 (fresh75, labelled blind: S1 faithful, scored before reading): `bun run lint:fix` ("$ biome check
+    --write src") failed on a11y rules; after the fixes `bun run validate` ("$ tsc --noEmit && … && biome check src &&
+    bun test") ran clean, and S1 saying the lint errors were fixed was an error in a faithful summary. The same in
+    ctxeval_ee7e610f (wider/), retired by `bun run lint` ("$ biome check --error-on-warnings"). A script that runs
+    another tool, or a run that echoes no script, retires nothing."""
+    fix = ran("t1", "bun run lint:fix 2>&1", "$ biome check --write src\nsrc/components/InputModal.tsx:37:5 "
+              "lint/a11y/noStaticElementInteractions\nerror: script \"lint:fix\" exited with code 1", failed=True)
+    validate = ran("t2", "bun run validate 2>&1", "$ tsc --noEmit && tsc -p tsconfig.test.json --noEmit && biome "
+                   "check src && bun test\nChecked 17 files in 35ms. No fixes applied.\n 17 pass\n 0 fail")
+    assert fates(fix, validate) == [("t1", "t2", "its tool ran clean in another script")]
+    npm = ran("t1", "npm run lint:fix", "\n> app@1.0.0 lint:fix\n> biome check --write src\n\nFound 2 errors.\n"
+              "npm error Lifecycle script `lint:fix` failed with error:\nnpm error code 1", failed=True)  # fmt: skip
+    npm_validate = ran("t2", "npm run validate", "\n> app@1.0.0 validate\n> tsc --noEmit && biome check src\n\n"
+                       "Checked 17 files in 35ms. No fixes applied.")  # fmt: skip
+    assert fates(npm, npm_validate)[0][1] == "t2"
+    tests = ran("t2", "bun run test 2>&1", "$ bun test\n 17 pass\n 0 fail")
+    assert fates(fix, tests) == [("t1", None, None)]
+    assert fates(fix, ran("t2", "bun run validate 2>&1", "Checked 17 files. No fixes applied.")) == [("t1", None, None)]
+
+
 def test_a_script_run_by_its_full_path_is_retired_by_a_clean_run_from_its_folder() -> None:
     """wfc_e2e7a891 (extra19, labelled blind): `bash /Users/…/wfc/scripts/wfc-tools.sh find-empty . py` failed (an
     `eval` syntax error); reworked, `bash scripts/wfc-tools.sh find-empty . py` ran clean from the repository. The
