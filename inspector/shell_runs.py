@@ -683,12 +683,29 @@ def is_failure(run: ShellRun) -> bool:
     """A run that opens a failure of the work: it attempted work (not a look or a tidy) and broke, saying so.
 
     A non-zero status with no error in the output is a verdict the program reports by its status (a checker
-    exiting 2 on a report it printed, `cmp`, a silent probe), not a failure anyone could name by a line.
+    exiting 2 on a report it printed, `cmp`, a silent probe), not a failure anyone could name by a line. Nor is the
+    line's own code failing to read what it piped into it (`_decoding_piped_output`).
     """
-    if not run.signature or not run.broke:
+    if not run.signature or not run.broke or _decoding_piped_output(run):
         return False
     return run.crash is not None or run.test_failure_row is not None or any(
         _ERROR_LINE.search(line) for line in _program_lines(run))  # fmt: skip
+
+
+_DECODE_ERROR = re.compile(r"\bJSONDecodeError\b|^jq: error \(at <stdin>|^parse error: .* at line \d+, column \d+",
+                           re.MULTILINE)  # fmt: skip
+"""A parser's words for input that is not the JSON it expected: Python's `json.decoder.JSONDecodeError`, jq's."""
+
+
+def _decoding_piped_output(run: ShellRun) -> bool:
+    """The line's last stage is code written on it (`inline_code`), reading what the stage before printed, and what
+    failed is its decoding: raven_a4aae4ac's `gh pr checks 207 --json … | python3 -c "…json.load(sys.stdin)…"`
+    (JSONDecodeError: Expecting value) and ovid_ec84c889's `gh api …/replies --method POST … | python3 -c
+    "…json.load(sys.stdin)…"` (Extra data), whose reply was posted. The agent's way of reading a result broke, not
+    the work: nothing the next agent must know, and each was an open failure a faithful summary was said to lose."""
+    steps = run.steps
+    return (len(steps) > 1 and steps[-1].after == "|" and inline_code(steps[-1])
+            and _DECODE_ERROR.search(run.output) is not None)
 
 
 # --- what a failure is about ------------------------------------------------------------------------

@@ -273,6 +273,23 @@ def test_a_package_script_is_retired_by_another_script_that_runs_its_tool_clean(
     assert fates(fix, ran("t2", "bun run validate 2>&1", "Checked 17 files. No fixes applied.")) == [("t1", None, None)]
 
 
+def test_inline_code_failing_to_decode_what_was_piped_into_it_is_no_failure_of_the_work() -> None:
+    """raven_a4aae4ac (fresh73, S1 faithful) and ovid_ec84c889 (fresh75, S2; both labelled blind, read after their
+    scores): `gh pr checks 207 --json … | python3 -c "…json.load(sys.stdin)…"` and `gh api …/replies --method POST …
+    | python3 -c "…"` failed on a JSONDecodeError of gh's output (the reply was posted); each was an open failure a
+    summary was said to lose. Inline code that fails otherwise, or a project's script that fails to decode, still is."""
+    checks = ran("t1", "gh pr checks 207 --json name,state 2>&1 | python3 -c \"import json,sys; checks=json.load("
+                 "sys.stdin)\"", "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
+                 "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)", failed=True)  # fmt: skip
+    assert fates(checks) == []
+    imported = ran("t1", "gh api repos/x/y/pulls/1 | python3 -c \"import mypkg; mypkg.load()\"",
+                   "Traceback (most recent call last):\nModuleNotFoundError: No module named 'mypkg'", failed=True)
+    assert [fate[0] for fate in fates(imported)] == ["t1"]
+    project = ran("t1", "python3 scripts/sync.py < data/export.json", "Traceback (most recent call last):\n"
+                  "json.decoder.JSONDecodeError: Extra data: line 5 column 2 (char 106)", failed=True)  # fmt: skip
+    assert [fate[0] for fate in fates(project)] == ["t1"]
+
+
 def test_a_script_run_by_its_full_path_is_retired_by_a_clean_run_from_its_folder() -> None:
     """wfc_e2e7a891 (extra19, labelled blind): `bash /Users/…/wfc/scripts/wfc-tools.sh find-empty . py` failed (an
     `eval` syntax error); reworked, `bash scripts/wfc-tools.sh find-empty . py` ran clean from the repository. The
