@@ -934,9 +934,6 @@ _PACKAGE_SCRIPT = re.compile(r"^(?:npm|pnpm|bun|yarn)$")
 _SCRIPT_ECHO = re.compile(r"^(?:\$ |> (?!\S+@\S+ \S))(?P<command>\S.*)$", re.MULTILINE)
 """The command a package manager prints as it runs a script: bun's and yarn's `$ biome check --write src`, npm's and
 pnpm's `> biome check --write src` under their `> name@1.0.0 lint:fix` header."""
-_ECHO_HEAD = 600
-"""Characters of a script run's output read for its echoed command: the package manager prints it first, and a longer
-reach would take a shell prompt in the script's own output for one."""
 
 
 def script_steps(run: ShellRun) -> tuple[Step, ...]:
@@ -946,7 +943,7 @@ def script_steps(run: ShellRun) -> tuple[Step, ...]:
     step = attempted(run.steps)
     if step is None or not step.words or not _PACKAGE_SCRIPT.match(_program(step.words[0])):
         return ()
-    echoed = _SCRIPT_ECHO.search(run.output, 0, _ECHO_HEAD)
+    echoed = _SCRIPT_ECHO.search(run.output, 0, DEFAULT_CONFIG.script_echo_chars)
     return tuple(parse_steps(echoed["command"])) if echoed else ()
 
 
