@@ -178,8 +178,8 @@ class Config:
     enough to be that command, short enough to survive the echo being cut off."""
     script_echo_chars: int = 600
     """How much of a package script run's output is read for the command the package manager echoes as it runs the
-    script (`shell_runs.script_steps`): the echo comes first, after npm's one-line header; a longer reach would take a
-    shell prompt in the script's own output (`$ …`) for it."""
+    script (`shell_runs.ShellRun.script_tools`): the echo comes first, after npm's one-line header; a longer reach
+    would take a shell prompt in the script's own output (`$ …`) for it."""
     list_entry_words: int = 5
     """The longest entry of "a, b, etc." that is still a list entry beside its elision, not a clause."""
     language_min_words: int = 3

@@ -499,6 +499,19 @@ class ShellRun:
         return parse_steps(self.command)
 
     @cached_property
+    def script_tools(self) -> frozenset[tuple[str, ...]]:
+        """The tools, by program and subcommand, of the package script the run ran, as the package manager echoed
+        it (`_SCRIPT_ECHO`): `bun run validate`'s `tsc --noEmit && … && biome check src && bun test` runs tsc, biome
+        check and bun test. Empty for any other run: the log has a script's command only where the run printed it.
+        Asked of each later run by every failed script (`_script_checked_clean`), so read once."""
+        step = attempted(self.steps)
+        if step is None or not step.words or not _PACKAGE_SCRIPT.match(_program(step.words[0])):
+            return frozenset()
+        echoed = _SCRIPT_ECHO.search(self.output, 0, DEFAULT_CONFIG.script_echo_chars)
+        return frozenset(step_signature(s)[:2] for s in parse_steps(echoed["command"]) if s.words) if echoed else (
+            frozenset())  # fmt: skip
+
+    @cached_property
     def ran(self) -> str:
         """`ran(self.command)`: the words the line runs, its quoted prose left out."""
         return ran(self.command)
@@ -936,25 +949,12 @@ _SCRIPT_ECHO = re.compile(r"^(?:\$ |> (?!\S+@\S+ \S))(?P<command>\S.*)$", re.MUL
 pnpm's `> biome check --write src` under their `> name@1.0.0 lint:fix` header."""
 
 
-def script_steps(run: ShellRun) -> tuple[Step, ...]:
-    """What a package script the run ran is made of, as the package manager echoed it (`_SCRIPT_ECHO`): `bun run
-    validate`'s `tsc --noEmit && tsc -p tsconfig.test.json --noEmit && biome check src && bun test`. Empty for any
-    other run: the log has the script's command only where the run printed it."""
-    step = attempted(run.steps)
-    if step is None or not step.words or not _PACKAGE_SCRIPT.match(_program(step.words[0])):
-        return ()
-    echoed = _SCRIPT_ECHO.search(run.output, 0, DEFAULT_CONFIG.script_echo_chars)
-    return tuple(parse_steps(echoed["command"])) if echoed else ()
-
-
 def _script_checked_clean(failed: Failure, later: ShellRun) -> bool:
     """A package script failed, and a later clean run of another script ran the same tool's same command on its way:
     ovid_ec84c889's `bun run lint:fix` ("$ biome check --write src") failed, and `bun run validate` ("$ tsc --noEmit &&
     … && biome check src && bun test") ran clean after the fixes, so the lint passes. The tool by its program and
     subcommand, not its flags (`--write` fixes what it can, and fails on what it cannot)."""
-    wanted = {step_signature(s)[:2] for s in script_steps(failed.run) if s.words}
-    return bool(wanted) and later.clean and bool(
-        wanted & {step_signature(s)[:2] for s in script_steps(later) if s.words})
+    return bool(failed.run.script_tools) and later.clean and bool(failed.run.script_tools & later.script_tools)
 
 
 RETIREMENTS: tuple[tuple[str, Callable[[Failure, ShellRun], bool]], ...] = (
