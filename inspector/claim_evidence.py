@@ -95,6 +95,18 @@ class Split:
                      if r.kind == "tool_call" and is_edit_tool(r.extra.get("tool"))), None)  # fmt: skip
 
     @cached_property
+    def changes_set_aside(self) -> bool:
+        """A run before the cut ran the code without the session's changes (`_set_aside`): a fact of the cut, not of
+        the claim asking, so worked out once for all the claims of its summary."""
+        return _set_aside(self)
+
+    @cached_property
+    def called_old(self) -> bool:
+        """The user said before the cut that a failure was old or flaky (`_KNOWN_FAILING`), in words they typed."""
+        return any(r.kind == "user" and r.authority == "user" and any(
+            _KNOWN_FAILING.search(s.text) for s in statement_sentences(r.text, r.author)) for r in self.before)
+
+    @cached_property
     def failures(self) -> dict[str, Failure]:
         """Each failure of the runs before the cut, by its run's key, with what retired it before the cut: worked out
         once for the cut, not once for each claim of its summary (each costs the runs after it)."""
@@ -397,10 +409,8 @@ def unbaselined(names: Sequence[str], split: Split) -> tuple[str, str, str] | No
     first = next(((name, i, line) for name in names for i, r in enumerate(split.before)
                   if r.kind in ("tool_result", "tool_error") and name in r.text
                   for line in r.text.splitlines() if name in line and _FAILING_LINE.search(line)), None)  # fmt: skip
-    if first is None or split.first_edit is None or first[1] < split.first_edit or _set_aside(split) or any(
-            r.kind == "user" and r.authority == "user" and any(_KNOWN_FAILING.search(s.text)
-                                                               for s in statement_sentences(r.text, r.author))
-            for r in split.before):  # fmt: skip
+    if (first is None or split.first_edit is None or first[1] < split.first_edit or split.changes_set_aside
+            or split.called_old):
         return None
     return first[0], split.before[first[1]].key, first[2].strip()
 
