@@ -95,6 +95,15 @@ class Split:
                      if r.kind == "tool_call" and is_edit_tool(r.extra.get("tool"))), None)  # fmt: skip
 
     @cached_property
+    def reported_passing(self) -> SourceRecord | None:
+        """The last report of a sub-agent before the cut that says its tests or build passed: the sub-agent ran them in
+        a log of its own, so a summary relaying its word rests on that report (raven_b8cbf483's S1, "The 4 tests pass
+        and `go build ./...` is clean", of the sub-agent that wrote the package and said "All 4 tests pass"). Asked by
+        each passing claim of a summary with no check in the log, so read once."""
+        return next((r for r in reversed(self.before) if r.kind == "tool_result"
+                     and is_subagent_tool(r.extra.get("tool")) and PASSING.search(r.text)), None)  # fmt: skip
+
+    @cached_property
     def changes_set_aside(self) -> bool:
         """A run before the cut ran the code without the session's changes (`_set_aside`): a fact of the cut, not of
         the claim asking, so worked out once for all the claims of its summary."""
@@ -174,14 +183,6 @@ def _checks_by_subject(runs: Sequence[ShellRun]) -> dict[tuple[str | None, bool]
             for tests in kinds:
                 found.setdefault((subject, tests), []).append(position)
     return {key: tuple(positions) for key, positions in found.items()}
-
-
-def reported_passing(split: Split) -> SourceRecord | None:
-    """The last report of a sub-agent before the cut that says its tests or build passed: the sub-agent ran them in a
-    log of its own, so a summary relaying its word rests on that report (raven_b8cbf483's S1, "The 4 tests pass and
-    `go build ./...` is clean", of the sub-agent that wrote the package and said "All 4 tests pass")."""
-    return next((r for r in reversed(split.before) if r.kind == "tool_result" and is_subagent_tool(r.extra.get("tool"))
-                 and PASSING.search(r.text)), None)  # fmt: skip
 
 
 def still_open(run: ShellRun, split: Split) -> bool:
@@ -487,5 +488,5 @@ def span_counts(records: Sequence[SourceRecord], subjects: frozenset[str] = froz
 
 
 __all__ = ["SpanCounts", "Split", "commit_made", "finished_step", "found_nothing", "last_verifying_run", "pushes",
-           "reported_passing", "searched", "span_counts", "split_at", "still_open", "unanswered", "unbaselined",
+           "searched", "span_counts", "split_at", "still_open", "unanswered", "unbaselined",
            "unchecked_edit", "unprinted_figures"]  # fmt: skip

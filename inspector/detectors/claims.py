@@ -18,7 +18,6 @@ from inspector.claim_evidence import (
     finished_step,
     last_verifying_run,
     pushes,
-    reported_passing,
     searched,
     span_counts,
     split_at,
@@ -244,7 +243,7 @@ def _repeated(claim: Claim, words: str, split: Split, config: Config) -> SourceR
 def _unsupported(claim: Claim, split: Split, config: Config) -> str | None:
     """Why nothing before the compaction supports the claim, or None when something does (or might)."""
     if claim.kind is ClaimKind.PASSING:
-        if last_verifying_run(split) is not None or reported_passing(split) is not None:
+        if last_verifying_run(split) is not None or split.reported_passing is not None:
             return None
         return "no test, build or lint ran before it"
     if claim.kind is ClaimKind.FIXED:
