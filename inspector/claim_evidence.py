@@ -21,7 +21,7 @@ from inspector.actions import edit_written, edited_path
 from inspector.anchors import extract_anchors
 from inspector.facts import TraceFacts
 from inspector.last_answer import for_the_same
-from inspector.model import TRANSCRIPT, Generation, SourceRecord
+from inspector.model import TRANSCRIPT, USER_REFUSED, Generation, SourceRecord
 from inspector.presence import topic_terms
 from inspector.printed_figures import PrintedFigures
 from inspector.set_aside import stashes
@@ -41,6 +41,7 @@ from inspector.shell_runs import (
     parse_steps,
     printed_nothing,
     shell_runs,
+    step_signature,
     test_choices,
 )
 from inspector.statements import statement_sentences
@@ -114,6 +115,16 @@ class Split:
         """The user said before the cut that a failure was old or flaky (`_KNOWN_FAILING`), in words they typed."""
         return any(r.kind == "user" and r.authority == "user" and any(
             _KNOWN_FAILING.search(s.text) for s in statement_sentences(r.text, r.author)) for r in self.before)
+
+    @cached_property
+    def refused(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The keys of the shell runs the user refused (`USER_REFUSED`) before the cut and after it: asked by each
+        next step of a summary (`refused_step`), read once for the cut."""
+        def keys(records: Sequence[SourceRecord]) -> frozenset[str]:
+            return frozenset(r.key for r in records if r.kind in ("tool_result", "tool_error")
+                             and r.extra.get("slip") == USER_REFUSED)  # fmt: skip
+
+        return keys(self.before), keys(self.after)
 
     @cached_property
     def failures(self) -> dict[str, Failure]:
@@ -317,6 +328,78 @@ def _finished(step: str, split: Split) -> ShellRun | None:
     return last
 
 
+def refused_step(step: str, split: Split) -> tuple[ShellRun, int, int] | None:
+    """The call a step would make that the user refused the last time the agent made it before the cut, with no word
+    of theirs since that names it again; and how often the user refused it before the cut, and after it (what the
+    next agent did with the step). ovid_cad3cdc9 (fresh76, labelled blind): the user refused the
+    agent's `git push`, and S1 still leaves "Push updated commits to PR #18" to do; after S1 the agent pushed and was
+    refused again, and S2, after "I have pushed.", leaves "Commit and push the `src-tauri/src/lib.rs` change".
+
+    Only git's operations that record or publish work (`_RECORDING`) count: they last, and another agent's repeat of
+    one the user refused is what the user meant to prevent; a test run the user refused (lightprotocol_3926665a's
+    long CI suite) was most often refused for its time, and a step to run it later goes against nothing. A step
+    names the operation by its own verb ("push", "commit"): git's subcommands are the words people write for them.
+    A refusal in another repository than the session's (`cd ../documents && git commit …`, meow_f29a7049) is of a
+    step that names that folder. A step that waits for something (`_SCHEDULED`) or reports its own work done names no
+    call to make now."""
+    refused, refused_after = split.refused
+    if not refused or _SCHEDULED.search(step) or _reports_done(step):
+        return None
+    runs, home = list(split.runs), split.facts.trace.working_folder
+    for at in range(len(runs) - 1, -1, -1):
+        run = runs[at]
+        if run.key not in refused or not _in_named_folder(run, step, home):
+            continue
+        for operation in _operations(run):
+            if not _names_git_verb(step, operation):
+                continue
+            again = any(operation in _operations(later) for later in runs[at + 1 :])
+            if again or _named_since(run, operation[-1], split):
+                continue  # attempted again since, or the user spoke of it again: the refusal is not their last word
+            return run, _refusals(operation, runs, refused), _refusals(operation, split.runs_after, refused_after)
+    return None
+
+
+def _refusals(operation: tuple[str, ...], runs: Sequence[ShellRun], refused: frozenset[str]) -> int:
+    return sum(run.key in refused and operation in _operations(run) for run in runs)
+
+
+_RECORDING = frozenset({"commit", "push", "merge", "rebase", "cherry-pick"})
+"""git's operations that record work in history or publish it, each named in a step by its own verb."""
+
+
+def _operations(run: ShellRun) -> frozenset[tuple[str, ...]]:
+    """What each step of a line does, by program and subcommand: `git commit -m x && git push` commits and pushes."""
+    return frozenset(step_signature(s)[:2] for s in run.steps if s.words)
+
+
+def _names_git_verb(step: str, operation: tuple[str, ...]) -> bool:
+    return len(operation) == 2 and operation[0] == "git" and operation[1] in _RECORDING and re.search(
+        rf"\b{re.escape(operation[1])}\b", step, re.IGNORECASE) is not None  # fmt: skip
+
+
+def _in_named_folder(run: ShellRun, step: str, home: str | None) -> bool:
+    """The run worked in the session's own folder (or one inside it), or the step names the folder outside it that the
+    run moved to (`cd`, `git -C`)."""
+    moved = [s.words[1] for s in run.steps if len(s.words) > 1 and s.words[0] == "cd"] + [
+        s.words[i + 1] for s in run.steps if s.words[:1] == ("git",)
+        for i, word in enumerate(s.words[:-1]) if word == "-C"]  # fmt: skip
+    root = home.rstrip("/") + "/" if home else None
+    away = [m.rstrip("/") for m in moved
+            if m.startswith(("/", "~", "..")) and not (root and (m + "/").startswith(root))]  # fmt: skip
+    return all(re.search(rf"\b{re.escape(folder.rsplit('/', 1)[-1])}\b", step, re.IGNORECASE)
+               for folder in away if folder.rsplit("/", 1)[-1])  # fmt: skip
+
+
+def _named_since(run: ShellRun, word: str, split: Split) -> bool:
+    """Did the user, after the refused run and before the cut, type the operation's word again ("push it now"):
+    then the step may be what they asked for since."""
+    keys = [r.key for r in split.before]
+    after = split.before[keys.index(run.key) + 1 :] if run.key in keys else ()
+    pattern = re.compile(rf"\b{re.escape(word)}\b", re.IGNORECASE)
+    return any(r.kind == "user" and r.authority == "user" and pattern.search(r.text) for r in after)
+
+
 def _covers(run: ShellRun, wanted: list[str]) -> bool:
     """Did the run reach all the step's paths (`wanted`, `_targets`): each of them, or a folder above it, or the whole
     (no path)? `bin/rails test test/controllers/api/sandboxes_controller_test.rb` ran one file of the folder the step
@@ -488,5 +571,5 @@ def span_counts(records: Sequence[SourceRecord], subjects: frozenset[str] = froz
 
 
 __all__ = ["SpanCounts", "Split", "commit_made", "finished_step", "found_nothing", "last_verifying_run", "pushes",
-           "searched", "span_counts", "split_at", "still_open", "unanswered", "unbaselined",
+           "refused_step", "searched", "span_counts", "split_at", "still_open", "unanswered", "unbaselined",
            "unchecked_edit", "unprinted_figures"]  # fmt: skip

@@ -74,6 +74,11 @@ class Config:
     often a step of work the summary tells as done, and git's log names it: against blind labels of fresh sessions
     from three repositories, 3 of 3 summaries that left out one commit lost nothing, while 2 of the 3 that left
     out two or more (six commits and a pull request, two of three commits) are losses."""
+    refusals_for_error: int = 2
+    """Times the user must have refused a call (before the summary or after it, in the same log) for a summary's
+    step that makes it again to be an error; once is a warning. A single refusal may mean "not yet" or "not like
+    that", and the user may let the call run later; twice is their answer, and a next agent told to make the call
+    makes it a third time."""
 
     # --- what the user said ------------------------------------------------------------------------
     question_sentences: int = 4

@@ -26,7 +26,17 @@ from inspector.config import Config
 from inspector.facts import InvariantTrack, TraceFacts
 from inspector.invariants import PRESENT, IndexedText
 from inspector.item_matching import ITEM_MATCHERS
-from inspector.model import TRANSCRIPT, Consequence, ConsequenceKind, Finding, InvariantKind, Severity, SourceRecord
+from inspector.model import (
+    TRANSCRIPT,
+    USER_INTERRUPTED,
+    USER_REFUSED,
+    Consequence,
+    ConsequenceKind,
+    Finding,
+    InvariantKind,
+    Severity,
+    SourceRecord,
+)
 from inspector.presence import topic_terms
 from inspector.shell_runs import ShellRun, failure_line, is_failure
 from inspector.statement_force import forbidding
@@ -158,7 +168,7 @@ def _violated(text: str, window: _Window, k: int) -> Consequence | None:
     return None
 
 
-_USER_STOPS = frozenset({"rejected", "interrupted"})
+_USER_STOPS = frozenset({USER_REFUSED, USER_INTERRUPTED})
 """The slips a reader names when the user stopped a call (`extra["slip"]`): the user's own refusal of it."""
 
 

@@ -46,7 +46,10 @@ if TYPE_CHECKING:
 
 LOST_RULES = ("user-statement-lost", "invariant-lost")
 WEAKENED_RULES = ("user-statement-weakened", "invariant-weakened")
-RESTORED_RULES = (*LOST_RULES, *WEAKENED_RULES, "claim-contradicted")
+CLAIMS_RESTORED = ("claim-contradicted", "refused-next-step")
+"""The summary's own statements the guard gives back, each in its finding's words: what the log contradicts, and a
+step that makes again a call the user refused."""
+RESTORED_RULES = (*LOST_RULES, *WEAKENED_RULES, *CLAIMS_RESTORED)
 """What the guard gives back: the user's statements (in a native trace, its declared invariants) a summary
 dropped or weakened, and claims the log contradicts. Warnings and notes stay in the inspector: the
 agent's context is not a report."""
@@ -291,7 +294,7 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
     actions = finding.evidence.get("actions")
     if isinstance(actions, list) and actions:  # a series of commits and pull requests, each as git printed it
         text, kind = ACTIONS_JOIN.join(str(action) for action in actions), SERIES
-    elif finding.rule == "claim-contradicted" or invariant is None:
+    elif finding.rule in CLAIMS_RESTORED or invariant is None:
         text, kind = finding.message, "claim"
     elif invariant.id.startswith(ENTRY_PREFIX):  # the agent's entry, with the user's words that chose it
         text, kind = invariant.text, invariant.kind.value
@@ -311,7 +314,7 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
     order = 0 if finding.rule in LOST_RULES else 1 if finding.rule in WEAKENED_RULES else 2
     when = record.timestamp if record is not None else None
     by_user = record is not None and (kind == IN_FLIGHT or said_by_user(record, text))
-    context = reply_to(invariant, record) if invariant is not None and finding.rule != "claim-contradicted" else None
+    context = reply_to(invariant, record) if invariant is not None and finding.rule not in CLAIMS_RESTORED else None
     instead = finding.excerpt if finding.rule in WEAKENED_RULES else None
     return Restored(finding.rule, kind, text, key, when, order, positions.get(key, -1) if key else -1, by_user,
                     context, instead)  # fmt: skip
@@ -345,9 +348,9 @@ def manifest(trace: Trace, generation: int, restored: list[Restored], max_tokens
     """
     if not restored:
         return "", []
-    said = sorted((r for r in restored if r.rule != "claim-contradicted"),
+    said = sorted((r for r in restored if r.rule not in CLAIMS_RESTORED),
                   key=lambda r: (not r.by_user, -r.position, r.rule))  # fmt: skip
-    claims = [r for r in restored if r.rule == "claim-contradicted"]
+    claims = [r for r in restored if r.rule in CLAIMS_RESTORED]
     what = [part for part, present in (("dropped or weakened what was said", [r for r in said if r.by_user]),
                                        ("dropped what the log shows done or owed",
                                         [r for r in said if not r.by_user]),
@@ -464,7 +467,7 @@ def _fitting(head: str, entries: list[tuple[Restored, str]], cap: int, agent: st
 
 def _kind(item: Restored) -> str:
     """What an item is, in the words of the line that counts what was left out."""
-    return "claim" if item.rule == "claim-contradicted" else item.kind.removeprefix("user-")
+    return "claim" if item.rule in CLAIMS_RESTORED else item.kind.removeprefix("user-")
 
 
 def _left_out(kinds: Counter[str], where: str) -> str:

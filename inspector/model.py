@@ -40,6 +40,9 @@ class MentionIndex(Protocol):
 
 TRANSCRIPT = "transcript"
 """The namespace session-log readers give raw turns; the analyses tell turns from other records by it."""
+USER_REFUSED, USER_INTERRUPTED = "rejected", "interrupted"
+"""The slips (`extra["slip"]` of a tool result) a reader names when the user stopped a call: refused it when asked
+to allow it, or interrupted it running. The user's own choice about that call, unlike the harness's refusals."""
 
 
 class InvariantKind(StrEnum):
@@ -413,6 +416,7 @@ def finding_id(finding: Finding) -> str:
     return hashlib.sha1(basis.encode()).hexdigest()[:12]
 
 
-__all__ = ["BEGINS_MID_SESSION", "REDACTED_PATH", "TRANSCRIPT", "Author", "AuthoredSpan", "ChainEvent", "Consequence",
-           "ConsequenceKind", "Finding", "Generation", "Invariant", "InvariantKind", "KeyPrefix", "MentionIndex",
-           "Severity", "SourceQuote", "SourceRecord", "Trace", "author_of", "finding_id"]  # fmt: skip
+__all__ = ["BEGINS_MID_SESSION", "REDACTED_PATH", "TRANSCRIPT", "USER_INTERRUPTED", "USER_REFUSED", "Author",
+           "AuthoredSpan", "ChainEvent", "Consequence", "ConsequenceKind", "Finding", "Generation", "Invariant",
+           "InvariantKind", "KeyPrefix", "MentionIndex", "Severity", "SourceQuote", "SourceRecord", "Trace",
+           "author_of", "finding_id"]  # fmt: skip

@@ -7,6 +7,8 @@ Each fixture is a session log with one or two compactions: a summary covers the 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from inspector import analyze, load_trace
@@ -465,6 +467,73 @@ def test_a_step_is_not_done_until_the_command_it_names_after_then_has_run() -> N
     opened = ran("r2", 'gh pr create --title "feat: api" --body "x"', "https://github.com/o/r/pull/12")
     [hit] = found(session([push, opened], (2, step)))
     assert hit.rule == "stale-next-step"
+
+
+REFUSED = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file "
+           "edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell "
+           "you how to proceed.")
+
+
+def refused(key: str, command: str) -> SourceRecord:
+    """A call the user refused, as Claude Code's reader records it: an error whose slip is the user's refusal."""
+    return SourceRecord(key, f"Bash failed: {command} {REFUSED}", namespace="transcript", kind="tool_error",
+                        authority="tool", extra={"command": command, "tool": "Bash", "slip": "rejected"})  # fmt: skip
+
+
+def test_a_next_step_that_makes_a_call_the_user_refused_goes_against_the_user() -> None:
+    """ovid_cad3cdc9 (fresh76, labelled blind, read after its score): the user refused the agent's `git push`, and S1
+    still leaves "Push updated commits to PR #18" to do; the agent that read S1 pushed and was refused again, and S2
+    leaves "Commit and push the `src-tauri/src/lib.rs` change". Its labels call both steps contradicted, errors.
+    Refused once with nothing after it is a warning (the user may mean "not yet"); twice, an error."""
+    committed = ran("r1", 'git add src/lib/x.ts && git commit -m "test: add unit tests"',
+                    "[editor 4493357] test: add unit tests for collectMatches")
+    step = "7. Pending Tasks:\n   - Push updated commits to PR #18\n"
+    once = session([committed, refused("r2", "git push 2>&1"), user("u1", "the left marker appears too early")],
+                   (3, step))
+    [hit] = found(once, "refused-next-step")
+    assert (hit.generation, hit.severity.value, hit.source.key) == (1, "warning", "r2")  # type: ignore[union-attr]
+    assert hit.message.endswith("but the user refused the agent's `git push 2>&1` and nothing ran it since")
+    again = session([committed, refused("r2", "git push 2>&1"), user("u1", "the left marker appears too early"),
+                     refused("r3", "git push 2>&1")], (3, step))
+    [hit] = found(again, "refused-next-step")
+    assert hit.severity.value == "error"
+    assert "after S1 the agent made it again and the user refused it" in hit.message
+    both = "7. Pending Tasks:\n   - Commit and push the `src-tauri/src/lib.rs` change adding `insert-table`\n"
+    [hit] = found(session([committed, refused("r2", "git push 2>&1"), refused("r3", "git push 2>&1")], (3, both)),
+                  "refused-next-step")
+    assert hit.severity.value == "error" and "refused the agent's `git push 2>&1` twice" in hit.message
+
+
+def test_a_refused_call_the_user_let_run_or_asked_for_since_is_no_refusal_of_the_step() -> None:
+    """The refusal is the user's last word only while nothing since speaks of the call: a later push ran (cli_1284c080,
+    unlabelled: the user refused `git push`, then had it run), or the user asked for it again. A step that commits is
+    not refused by a refused push, nor a step that waits for something."""
+    step = "7. Pending Tasks:\n   - Push updated commits to PR #18\n"
+    no = refused("r2", "git push 2>&1")
+    assert found(session([no, ran("r3", "git push", PUSHED)], (2, step)), "refused-next-step") == []
+    assert found(session([no, user("u1", "ok, push it now")], (2, step)), "refused-next-step") == []
+    assert found(session([no], (1, "7. Pending Tasks:\n   - Commit the lib.rs change\n")), "refused-next-step") == []
+    assert found(session([no], (1, "7. Pending Tasks:\n   - Push once CI is green\n")), "refused-next-step") == []
+
+
+def test_only_a_refused_git_operation_that_records_work_in_the_folder_the_step_names_is_refused() -> None:
+    """meow_f29a7049 (fresh70, labelled blind): the user refused `cd …/documents && git add … && git commit …` in
+    another repository, and S1's "Commit and push the ST1005 fix … to the `fix/security-vulnerabilities` branch" is of
+    the session's own; lightprotocol_3926665a (fresh62): a long CI run the user refused is to be run again, which goes
+    against nothing. Staging (`git add`) records nothing, so "add" in a step is not it either."""
+    other = refused("r1", 'cd /Users/me/projects/documents && git add articles/a.md && git commit -m "docs: terms"')
+    step = "7. Pending Tasks:\n   - Commit and push the ST1005 fix to the `fix/security-vulnerabilities` branch\n"
+    trace = session([other], (1, step))
+    trace = replace(trace, extra={**trace.extra, "cwd": "/Users/me/go/src/github.com/me/meow"})
+    assert found(trace, "refused-next-step") == []
+    there = session([other], (1, "7. Pending Tasks:\n   - Commit the term changes in the documents repo\n"))
+    assert [f.rule for f in found(there, "refused-next-step")] == ["refused-next-step"]
+    here = refused("r1", 'git add articles/a.md && git commit -m "docs: terms"')
+    assert found(session([here], (1, "7. Pending Tasks:\n   - Add the articles to the index\n")),
+                 "refused-next-step") == []  # fmt: skip
+    suite = refused("r1", "just program-tests::ci-account-compression-and-registry 2>&1 | tail -20")
+    rerun = "7. Pending Tasks:\n   - Re-run `just program-tests::ci-account-compression-and-registry`\n"
+    assert found(session([suite], (1, rerun)), "refused-next-step") == []
 
 
 def test_a_run_of_one_file_does_not_finish_a_step_that_asks_for_its_whole_folder() -> None:

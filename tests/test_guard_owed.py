@@ -118,3 +118,23 @@ def test_words_typed_on_stopping_a_call_are_serious_enough_to_speak_for() -> Non
          "the agent's `pip install cupy-cuda12x --break-system-packages`, which the user stopped")]  # fmt: skip
     plain = [_user("u1", "Lets do the system package approach please")]
     assert guard_check.restored_items(session_log(plain, (1, "Install and test CuPy (low priority)."))) == (1, [])
+
+
+def test_a_step_that_makes_a_call_the_user_refused_twice_is_given_back_and_once_is_not() -> None:
+    """ovid_cad3cdc9 (fresh76, labelled blind): the user refused the agent's `git push` twice, then pushed themselves;
+    S2 still leaves "Commit and push the `src-tauri/src/lib.rs` change" to do (its labels: contradicted, an error).
+    The agent resuming from S2 is told, in the finding's words; after one refusal, which may mean "not yet", the
+    guard keeps quiet (`check` warns)."""
+    def refused(key: str) -> SourceRecord:
+        return SourceRecord(key, "Bash failed: git push 2>&1 The user doesn't want to proceed with this tool use.",
+                            namespace="transcript", kind="tool_error", authority="tool",
+                            extra={"command": "git push 2>&1", "tool": "Bash", "slip": "rejected"})  # fmt: skip
+
+    summary = "7. Pending Tasks:\n   - Commit and push the `src-tauri/src/lib.rs` change adding `insert-table`\n"
+    _, restored = guard_check.restored_items(session_log([refused("r1"), _user("u1", "I have pushed."),
+                                                          refused("r2")], (3, summary)))  # fmt: skip
+    [line] = [r for r in restored if r.rule == "refused-next-step"]
+    assert line.kind == "claim" and "the user refused the agent's `git push 2>&1` twice" in line.text
+    text, _ = guard_check.manifest(session_log([refused("r1")], (1, summary)), 1, restored)
+    assert "states what the log contradicts" in text.splitlines()[0] and "`git push 2>&1` twice" in text
+    assert guard_check.restored_items(session_log([refused("r1")], (1, summary))) == (1, [])

@@ -18,6 +18,7 @@ from inspector.claim_evidence import (
     finished_step,
     last_verifying_run,
     pushes,
+    refused_step,
     searched,
     span_counts,
     split_at,
@@ -38,7 +39,7 @@ from inspector.statements import USER_KINDS
 from inspector.summary_claims import FAILURE_WORDS, Claim, ClaimKind, failure_names, named_subjects, nothing_left
 from inspector.text import clip, enclosing_block, enclosing_item, item_block, quoted, sentences
 
-CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step")
+CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step", "refused-next-step")
 """The rules of this module: the app marks their spans as status claims."""
 
 
@@ -352,5 +353,38 @@ def stale_next_step(facts: TraceFacts) -> Iterator[Hit]:
                       claim.start, claim.end, _evidence(claim, "its command already ran cleanly") | {"run": run.key},
                       source=_record_quote(run.key, run.command))  # fmt: skip
 
+
+
+@rule(
+    "refused-next-step",
+    Severity.WARNING,
+    "A summary's pending task or next step makes a call the user refused the last time the agent made it before the "
+    "compaction (a push, a commit), with no word of the user's since asking for it again: the next agent makes it "
+    "again against the user's choice. An error once the user has refused it twice.",
+)
+def refused_next_step(facts: TraceFacts) -> Iterator[Hit]:
+    """The summary may even tell the refusal and still list the call as owed (ovid_cad3cdc9's S1: "approve push...
+    but then rejected the push tool use", then "Push updated commits to PR #18" under its pending tasks); the agent
+    that read it pushed and was refused again. Twice refused (`Config.refusals_for_error`) is an error."""
+    for generation, claims in _claiming(facts, ClaimKind.NEXT_STEP):
+        split: Split | None = None
+        for claim in claims:
+            split = split or split_at(facts, generation.generation)
+            refusal = refused_step(claim.text, split)
+            if refusal is None:
+                continue
+            run, before, after = refusal
+            label = generation.generation.label
+            said = (f"the user refused the agent's `{clip(run.command, 80)}`{_times(before)} and nothing ran it since"
+                    + (f"; after {label} the agent made it again and the user refused it{_times(after)}" if after
+                       else ""))  # fmt: skip
+            yield Hit(generation.generation.index, f"{label} leaves {_said(claim)} to do, but {said}", claim.start,
+                      claim.end, _evidence(claim, said) | {"run": run.key, "refusals": before + after},
+                      source=_record_quote(run.key, run.command),
+                      severity=Severity.ERROR if before + after >= facts.config.refusals_for_error else None)
+
+
+def _times(count: int) -> str:
+    return "" if count == 1 else " twice" if count == 2 else f" {count} times"
 
 __all__ = ["CLAIM_RULES"]

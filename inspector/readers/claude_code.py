@@ -21,7 +21,7 @@ import orjson
 
 from inspector.bounded_io import read_head
 from inspector.errors import TraceReadError
-from inspector.model import BEGINS_MID_SESSION, REDACTED_PATH, Severity, Trace
+from inspector.model import BEGINS_MID_SESSION, REDACTED_PATH, USER_INTERRUPTED, USER_REFUSED, Severity, Trace
 from inspector.readers import claude_code_fates as fate
 from inspector.readers.claude_code_background import BackgroundRuns
 from inspector.readers.claude_code_chain import Dag, Node, Survival
@@ -673,8 +673,8 @@ def _answer_kind(tool: str | None, block: dict[str, Any], record: Record) -> str
 _HARNESS_SLIPS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (reason, re.compile(pattern))
     for reason, pattern in (
-        ("rejected", r"^The user doesn't want to (?:proceed with|take) this (?:tool use|action)"),
-        ("interrupted", r"^\[Request interrupted by user|^Interrupted by user"),
+        (USER_REFUSED, r"^The user doesn't want to (?:proceed with|take) this (?:tool use|action)"),
+        (USER_INTERRUPTED, r"^\[Request interrupted by user|^Interrupted by user"),
         ("refused by the harness", r"^\s*<tool_use_error>"),
         ("edit-before-read", r"^File has not been read yet\. Read it first before writing"),
         ("no such file", r"^File does not exist\."),
