@@ -29,9 +29,10 @@ and their words would outweigh the subject's when the summary is searched for it
 def action_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
     """Completed actions with their identity: each commit by sha and subject, each pull request by number.
 
-    A pull request merged in the session (`gh pr merge N`, which prints nothing) is one action, and the commits
-    made before it are retired by it: squashed or merged, the branch's commits are now that merge, which is
-    what a later summary must name (a reader calls a summary that names the merge and not each commit faithful).
+    A pull request merged in the session (`gh pr merge N`, which prints nothing), or set to merge (`--auto`), is one
+    action, and the commits made before it are retired by it: squashed or merged, the branch's commits are now that
+    merge, which is what a later summary must name (a reader calls a summary that names the merge and not each commit
+    faithful).
     """
     commits: list[Invariant] = []
     for record in records:
@@ -50,8 +51,9 @@ def action_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
                                 f"pull request #{number} opened", record.key)  # fmt: skip
         merged = _MERGED.search(command)
         if merged:
+            done = "set to merge once its checks pass" if _QUEUED.search(command) else "merged"
             yield Invariant(f"completed-action:{record.key}:merged{merged.group(1)}", InvariantKind.COMPLETED_ACTION,
-                            f"pull request #{merged.group(1)} merged", record.key)  # fmt: skip
+                            f"pull request #{merged.group(1)} {done}", record.key)  # fmt: skip
             yield from (replace(commit, retired_by=record.key) for commit in commits)
             commits = []
     yield from commits
@@ -59,6 +61,10 @@ def action_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
 
 _MERGED = re.compile(r"\bgh\s+pr\s+merge\s+#?(\d+)\b")
 """A pull request merged by number (`gh pr merge 324 --squash`); a clean result is the merge."""
+_QUEUED = re.compile(r"\bgh\s+pr\s+merge\b[^;&|\n]*\s--auto\b")
+"""`gh pr merge --auto` merges nothing yet: it asks GitHub to merge once the required checks pass (gh's manual), and
+a clean result says only that it was asked (raven_a4aae4ac, fresh73, queued #210 so and was told it had merged it).
+Its commits are still the pull request's, which a summary names in their place, as for a merge."""
 
 
 _NAMED_FILE = re.compile(

@@ -136,6 +136,21 @@ def test_a_merged_pull_request_stands_for_the_commits_before_it() -> None:
         "S1 mentions none of the completed actions before it: 2 commits (bbfd2a9, 963a806)"]  # fmt: skip
 
 
+
+def test_a_pull_request_set_to_merge_is_not_called_merged() -> None:
+    """raven_a4aae4ac (fresh73) line 227: `gh pr merge 210 --auto --squash` asks GitHub to merge once the checks
+    pass, and the PR was still open (the next merge of it failed: "not mergeable: the base branch policy prohibits
+    the merge"); the finding told the reader it had merged. Its commits are still the pull request's, as for a
+    merge."""
+    queued = SourceRecord("r3", "", namespace="transcript", kind="tool_result", authority="tool",
+                          extra={"command": "gh pr merge 210 --auto --squash 2>&1"})  # fmt: skip
+    assert [(i.text, i.retired_by) for i in action_items([*RECORDS, queued])] == [
+        ("pull request #210 set to merge once its checks pass", None),
+        ("commit bbfd2a9 fix: writeTar closes the archive", "r3"),
+        ("commit 963a806 fix: loader validates --include", "r3")]  # fmt: skip
+    assert lost("Worked on the permissions import.", [*RECORDS, queued]) == [
+        "S1 mentions none of the completed actions before it: pull request #210 set to merge once its checks pass"]
+
 def user_said(key: str, text: str) -> SourceRecord:
     return SourceRecord(key, text, namespace="transcript", kind="user", authority="user")
 
