@@ -50,12 +50,17 @@ _INVERTED = rf"(?:{_alternatives(_AUXILIARY)})\s+(?:{_alternatives(_SUBJECT)})\b
 """An auxiliary followed by its subject: the word order of a question. Followed by a verb it is an imperative
 ("Don't touch the production database", "Do run the migrations first") or drops its subject ("Has to be
 done before the release", "Could be a race")."""
+_PERSONS = "i you we they he she someone somebody anyone anybody everyone everybody".split()
 _QUESTION_START = re.compile(
-    rf"^(?:{_INVERTED}|(?:{_alternatives(_WH)})\b(?!\s+(?:{_alternatives(_SUBJECT)})\b))", re.IGNORECASE
+    rf"^(?:(?!do\s+(?!(?:{_alternatives(_PERSONS)})\b)){_INVERTED}|"
+    rf"(?:{_alternatives(_WH)})\b(?!\s+(?:{_alternatives(_SUBJECT)})\b))", re.IGNORECASE
 )
 """A question without its question mark: inverted word order, or a question word not followed by a subject
 (followed by one it opens a clause of a statement: "when someone amends the commit, it's not feasible",
-"what I want is…")."""
+"what I want is…"). "Do" before a thing rather than a person is the imperative of the verb, not a question's
+auxiliary: "Do the 3 changes that you suggest separately.", "Do it now", "Do all easy wins", "do a proposal" (14 of
+the 15 sentences opening so without a question mark that users typed in the sessions held, ../shared, fresh42–76 and
+the unlabelled pool; the other, "do all new tests use full assert eqs as described …", asks). "Do you …" asks."""
 _QUESTION_CLAUSE = re.compile(rf",\s*(?=(?:(?:{_alternatives(_WH)})\s+)?{_INVERTED})", re.IGNORECASE)
 """A question riding on a statement after a comma: "ok, do nothing, can we add tests" (inverted word order)."""
 _PARENTHESISED_QUESTION = re.compile(r"\([^()]*\?[^()]*\)")
@@ -171,6 +176,12 @@ _IMPERATIVE = re.compile(
 verb's noun at the head of a report ("Build failed", "Review looks good") is followed by a verb instead."""
 
 
+_DO_IT = re.compile(rf"{_OPENING}do\s+(?:it|that|this|so)(?:\s+(?:now|please|then|too|again))*[\s.!]*$", re.IGNORECASE)
+"""A reply that only says go ("Do that", "ok do it now"): what it approves is the agent's proposal, which the work
+carries out next; the words hold nothing a summary owes (flutterdocker_5e12a303, fresh55: "Do that", labelled
+nothing), as a question-tool answer that only says go (`_GO_AHEAD`)."""
+
+
 _CONDITION = re.compile(r"\b(?:if|unless|in case)\b(?:(?!\s(?:please|then)\b)[^,;:.!?—–\n])*[,;:—–]", re.IGNORECASE)
 """A condition, up to the comma that ends it: the case a statement applies to, whose words state nothing the user
 asks ("if you're running yarn or pnpm instead of npm, swap those in" asks a swap, and corrects nothing). One with no
@@ -195,7 +206,7 @@ def statement_kind(clause: str, language: str | None = None) -> InvariantKind | 
     if kind is None and picked_label(clause):
         return InvariantKind.USER_DECISION  # "I think B", "A. for now": the reply picks an option
     if kind is None and _IMPERATIVE.match(clause):
-        return InvariantKind.USER_REQUIREMENT
+        return None if _DO_IT.match(clause) else InvariantKind.USER_REQUIREMENT
     if kind is InvariantKind.USER_DECISION and _GET_GOING.search(clause):
         rest = _GET_GOING.sub(" ", clause)
         return kind if _KIND_RULES[-1][1].search(rest) else None

@@ -244,6 +244,23 @@ def test_a_request_in_the_imperative_is_a_requirement(request_: str) -> None:
     assert statement_kind(request_) is InvariantKind.USER_REQUIREMENT
 
 
+@pytest.mark.parametrize("request_", ["OK. Do the 3 changes that you suggest separately.", "Do all easy wins",
+                                      "do a proposal for the 3 steps", "do that but try using serena to make edits"])
+def test_do_before_a_thing_is_the_imperative_not_a_question(request_: str) -> None:
+    """flutterdocker_5e12a303 (fresh55, labelled blind): "OK. Do the 3 changes that you suggest separately." is a
+    decision its labels track to S2, and was read as a question ("do the … ?"). "Do" before a person still asks."""
+    [(kind, _)] = items_of(request_)
+    assert kind is InvariantKind.USER_REQUIREMENT
+    assert statement_kind("do you want me to split them") is None and statement_kind("do we need tests") is None
+
+
+@pytest.mark.parametrize("going", ["Do that", "ok do it now", "Do it.", "yes, do this please"])
+def test_a_reply_that_only_says_go_is_not_an_item(going: str) -> None:
+    """"Do that" approves the agent's proposal, which the work then carries out (flutterdocker_5e12a303, labelled
+    nothing there): a summary owes the words nothing."""
+    assert statement_kind(going) is None
+
+
 @pytest.mark.parametrize("report", ["Build failed again on CI", "Review looks good", "Test results are in the log",
                                     "Test automation is flaky"])
 def test_a_work_noun_heading_a_report_is_no_request(report: str) -> None:
