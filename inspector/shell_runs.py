@@ -957,6 +957,36 @@ def _script_checked_clean(failed: Failure, later: ShellRun) -> bool:
     return bool(failed.run.script_tools) and later.clean and bool(failed.run.script_tools & later.script_tools)
 
 
+def _script_tool_ran_clean(failed: Failure, later: ShellRun) -> bool:
+    """A package script failed, and the agent then ran the script's tool itself, clean: meow_f29a7049's `npm run
+    lint:text` ("> textlint "**/*.md"") failed on an article, and `npx textlint "articles/…md" …`, naming that
+    article, ran clean after the fix. The tool by its program, and its subcommand where the script gave one (`biome
+    check`); where the script gave it files, the later run names one the failure printed, or none (the whole)."""
+    if not later.clean or not failed.run.script_tools:
+        return False
+    for step in proven_steps(later.steps):
+        signature = step_signature(step)
+        for tool in failed.run.script_tools:
+            if not signature or signature[0] != tool[0]:
+                continue
+            if len(tool) > 1 and not _names_files(tool[1]):
+                if signature[:2] == tool[:2]:
+                    return True
+                continue
+            files = [word for word in step.words[1:] if _names_files(word)]
+            if not files or any(word.strip("\"'") in failed.run.output for word in files):
+                return True
+    return False
+
+
+def _names_files(word: str) -> bool:
+    """A word a tool reads as files: a path, a glob, or a file's name with its extension."""
+    return not word.startswith("-") and ("/" in word or "*" in word or _FILE_EXTENSION.search(word) is not None)
+
+
+_FILE_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}$")
+
+
 RETIREMENTS: tuple[tuple[str, Callable[[Failure, ShellRun], bool]], ...] = (
     ("ran clean", _ran_clean),
     ("its tests passed, read through a filter", _passed_through_a_filter),
@@ -968,6 +998,7 @@ RETIREMENTS: tuple[tuple[str, Callable[[Failure, ShellRun], bool]], ...] = (
     ("concluded by a commit", _concluded_by_a_commit),
     ("reconciled by a merge or rebase", _reconciled),
     ("its tool ran clean in another script", _script_checked_clean),
+    ("its tool ran clean on its own", _script_tool_ran_clean),
     ("fetched from another address", _fetched_elsewhere),
 )
 """What shows a failure gone, each as (how it is said, whether a later run shows it), tried in order."""
@@ -1022,7 +1053,8 @@ def failures(runs: Sequence[ShellRun]) -> Iterator[Failure]:
         same = ((), line) if run.crash else (signature, line)
         if same in retired_at and (retired_at[same] is None or retired_at[same] > position):
             continue
-        retired = next(((at, how) for at in retirers.after(position, signature) for how, shows in RETIREMENTS
+        tools = (tool[0] for tool in run.script_tools)
+        retired = next(((at, how) for at in retirers.after(position, signature, tools) for how, shows in RETIREMENTS
                         if shows(failure, runs[at])), None)  # fmt: skip
         superseded = None if run.crash else next(
             (at for at, later_line in by_attempt[signature] if at > position and later_line != line), None)  # fmt: skip
@@ -1080,9 +1112,11 @@ class _Retirers:
             if not run.status_failed and any(step.words and _program(step.words[0]) == "rm" for step in run.steps):
                 self._removals.append(position)
 
-    def after(self, position: int, signature: tuple[str, ...]) -> Iterator[int]:
-        """The positions after `position` where a failure of `signature` could be retired, in order, once each."""
-        lists = (self._by_program.get(signature[0] if signature else "", []), self._suites, self._removals)
+    def after(self, position: int, signature: tuple[str, ...], tools: Iterable[str] = ()) -> Iterator[int]:
+        """The positions after `position` where a failure of `signature` could be retired, in order, once each; also
+        where one of the `tools` its package script ran succeeded (`_script_tool_ran_clean`)."""
+        programs = dict.fromkeys((signature[0] if signature else "", *tools))
+        lists = (*(self._by_program.get(program, []) for program in programs), self._suites, self._removals)
         return (at for at, _ in groupby(heapq.merge(*(_past(positions, position) for positions in lists))))
 
 

@@ -273,6 +273,28 @@ def test_a_package_script_is_retired_by_another_script_that_runs_its_tool_clean(
     assert fates(fix, ran("t2", "bun run validate 2>&1", "Checked 17 files. No fixes applied.")) == [("t1", None, None)]
 
 
+def test_a_package_script_is_retired_by_its_tool_run_clean_on_the_file_that_failed() -> None:
+    """meow_f29a7049 (fresh70, labelled blind: S1 faithful, "textlint down from 63 → 13 → 3 → 0" a non-issue):
+    `npm run lint:text` ("> textlint "**/*.md"") failed on an article; after the fixes `npx textlint
+    "articles/c10431f5afd26d.md" …` ran clean, and S1 was said to lose the open failure. The tool run on another file,
+    or another tool, retires nothing; a script's subcommand must be the same."""
+    lint = ran("t1", "cd /Users/me/documents && npm run lint:text 2>&1",
+               "\n> documents@1.0.0 lint:text\n> textlint \"**/*.md\"\n\n"
+               "/Users/me/documents/articles/c10431f5afd26d.md\n"
+               "  60:26  error  一文に二回以上利用されている助詞 \"が\" がみつかりました。\n"
+               "\n✖ 1 problem (1 error, 0 warnings)", failed=True)  # fmt: skip
+    direct = ran("t2", 'cd /Users/me/documents && npx textlint "articles/7c5d99d5f45ed7.md" '
+                 '"articles/c10431f5afd26d.md"', "")  # fmt: skip
+    assert fates(lint, direct) == [("t1", "t2", "its tool ran clean on its own")]
+    assert fates(lint, ran("t2", "npx textlint", "")) == [("t1", "t2", "its tool ran clean on its own")]
+    assert fates(lint, ran("t2", 'npx textlint "articles/7c5d99d5f45ed7.md"', "")) == [("t1", None, None)]
+    assert fates(lint, ran("t2", 'npx markdownlint-cli2 "articles/c10431f5afd26d.md"', "")) == [("t1", None, None)]
+    biome = ran("t1", "npm run lint", "\n> app@1.0.0 lint\n> biome check src\n\nFound 2 errors.\nnpm error Lifecycle "
+                "script `lint` failed with error:\nnpm error code 1", failed=True)  # fmt: skip
+    assert fates(biome, ran("t2", "npx biome check src", "Checked 17 files."))[0][1] == "t2"
+    assert fates(biome, ran("t2", "npx biome format src", "Formatted 17 files.")) == [("t1", None, None)]
+
+
 def test_inline_code_failing_to_decode_what_was_piped_into_it_is_no_failure_of_the_work() -> None:
     """raven_a4aae4ac (fresh73, S1 faithful) and ovid_ec84c889 (fresh75, S2; both labelled blind, read after their
     scores): `gh pr checks 207 --json … | python3 -c "…json.load(sys.stdin)…"` and `gh api …/replies --method POST …
