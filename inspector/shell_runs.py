@@ -604,9 +604,14 @@ def log_runs(records: tuple[SourceRecord, ...]) -> tuple[ShellRun, ...]:
 # --- the line a failure is known by ------------------------------------------------------------------
 
 _ERROR_LINE = re.compile(
-    r"\b(?:error|failed|failure|fatal|timed out|exception|undefined reference|cannot find -l)\b|\b\w+(?:Error|"
-    r"Exception):|^FAIL\b|\*\*\* .*\bStop\.$", re.IGNORECASE)  # fmt: skip
-"""A line that names a failure: an error word, an exception, a linker's or make's fatal message."""
+    r"(?<!\w\.)\b(?:error|failed|failure|fatal|timed out|exception|undefined reference|cannot find -l|"
+    r"vulnerabilit(?:y|ies))\b|\w\.(?:error|exception)(?=:)|\b\w+(?:Error|Exception):|^FAIL\b|\*\*\* .*\bStop\.$",
+    re.IGNORECASE)  # fmt: skip
+"""A line that names a failure: an error word, an exception (`termios.error: (25, …)`), a linker's or make's fatal
+message, a vulnerability a scanner found. Not a member's name (`client.httpError.Error`, `err.Error()`):
+raven_a4aae4ac's (fresh73) govulncheck failure was known by its call trace "#41: … calls client.httpError.Error"
+rather than "Vulnerability #1: GO-2026-4887", which its summary named. A pre-commit hook's dotted leader
+("ruff format.....Failed") is no member."""
 _ERROR_DIAGNOSTIC = re.compile(r":\d+(?::\d+)?: (?:fatal )?error:")
 """A compiler's error diagnostic: gcc, clang and swiftc say a diagnostic's severity after its place. A build that
 printed one failed by it, not by a warning before it whose text holds error-like words (`App.swift:16:16: warning:

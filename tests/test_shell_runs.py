@@ -608,6 +608,26 @@ def test_a_build_failed_by_its_error_diagnostic_not_by_a_warning_before_it() -> 
     assert "warning: static property" in failure_line(run)  # no error diagnostic: the first error-looking line
 
 
+def test_a_scanner_failed_by_the_vulnerability_it_found_not_by_a_members_name() -> None:
+    """raven_a4aae4ac (fresh73, labelled blind: S1 keeps "GO-2026-4887"): govulncheck's failure was known by its call
+    trace "#41: … calls client.httpError.Error", a Go method's name, and S1 was said to lose it. An exception's
+    dotted type and a pre-commit hook's dotted leader still name failures."""
+    output = ("Exit code 3\n=== Symbol Results ===\n\nVulnerability #1: GO-2026-4887\n    Moby has AuthZ plugin bypass "
+              "when provided oversized request bodies in\n    github.com/docker/docker\n    Example traces found:\n"
+              "      #41: internal/service/chat.go:426:71: service.ChatService.DeleteSession calls "
+              "client.httpError.Error\n\nYour code is affected by 1 vulnerability from 1 module.")  # fmt: skip
+    run = shell_runs([ran("t1", "govulncheck -scan symbol ./... 2>&1", output, failed=True)])[0]
+    assert failure_line(run) == "Vulnerability #1: GO-2026-4887"
+    member = shell_runs([ran("t1", "./check.sh", "Exit code 1\ncalls err.Error()\nsee the log", failed=True)])[0]
+    assert failure_line(member) == "see the log"  # no line names a failure: the last
+    raised = shell_runs([ran("t1", "catkin_prepare_release", "Exit code 1\ntermios.error: (25, 'Inappropriate ioctl "
+                             "for device')\nrelease not prepared", failed=True)])[0]  # fmt: skip
+    assert failure_line(raised).startswith("termios.error:")
+    hook = shell_runs([ran("t1", "git commit -m x", "ruff format..........Failed\n- hook id: ruff-format",
+                           failed=True)])[0]  # fmt: skip
+    assert failure_line(hook) == "ruff format..........Failed"
+
+
 def test_a_status_with_no_error_in_the_output_is_a_verdict_not_a_failure() -> None:
     # A checker exits 2 on the report it printed: no line names a failure.
     output = "Exit code 2\nSEQUANT MERGE\n\n# Merge Readiness Report\n- **Checks run:** 4"
