@@ -621,9 +621,28 @@ _STATUS_LINE = re.compile(r"^\s*(?:exit (?:code|status):? \d+|\(\w+ completed wi
 
 
 def _program_lines(run: ShellRun) -> list[str]:
-    """The output's lines without the harness's status line and its echo of the command."""
-    return [line.strip() for line in run.output.splitlines() if line.strip() and not _STATUS_LINE.match(line)
-            and not _echoes(line, run.command)]  # fmt: skip
+    """The output's lines without the harness's status line and its echo of the command; a drawn panel read as its
+    title and what is inside: a CLI built on rich (typer's errors) prints "╭─ Error ───╮", "│ No such option: --lane
+    … │", "╰───╯", which is the line "Error: No such option: --lane …" (joyusai_b62c46a7's failure was known by the
+    top edge)."""
+    lines, title = [], ""
+    for raw in run.output.splitlines():
+        edge = _PANEL_EDGE.match(raw)
+        if edge:
+            title = edge["title"].strip(" ─━═-")
+            continue
+        inside = _PANEL_SIDES.sub("", raw) if _PANEL_SIDES.search(raw) else None
+        line = (inside if inside is not None else raw).strip()
+        if line and title and inside is not None:
+            line, title = f"{title}: {line}", ""
+        if line and not _STATUS_LINE.match(line) and not _echoes(line, run.command):
+            lines.append(line)
+    return lines
+
+
+_PANEL_EDGE = re.compile(r"^\s*[╭╰┌└╔╚][─━═]*(?P<title>[^─━═╮╯┐┘╗╝]{0,40}?)[─━═]+[╮╯┐┘╗╝]\s*$")
+"""A drawn panel's top or bottom edge, its title perhaps set in it ("╭─ Error ───╮")."""
+_PANEL_SIDES = re.compile(r"^\s*[│┃║]\s?|\s*[│┃║]\s*$")
 
 
 def _echoes(line: str, command: str) -> bool:
@@ -962,6 +981,23 @@ def _script_checked_clean(failed: Failure, later: ShellRun) -> bool:
     return bool(failed.run.script_tools) and later.clean and bool(failed.run.script_tools & later.script_tools)
 
 
+def _reached_by_its_path(failed: Failure, later: ShellRun) -> bool:
+    """The program said it has no such command as the line named, and a later clean run of it reached that command
+    under its parent: joyusai_b62c46a7's `spec-kitty move-task WP01 …` ("No such command 'move-task'"), then `spec-kitty
+    agent tasks move-task WP01 --to done …`, clean. The agent called the command by a wrong name; nothing failed of
+    the work."""
+    if not later.clean or len(failed.signature) < 2 or not _NO_SUCH_COMMAND.search(failed.line):
+        return False
+    program, name = failed.signature[:2]
+    return any(step_signature(step)[0] == program and name in step.words[2:] for step in proven_steps(later.steps))
+
+
+_NO_SUCH_COMMAND = re.compile(r"\b(?:no such|unknown|unrecognized) (?:sub)?command\b|\binvalid choice\b|"
+                              r"\bis not an? [\w-]+ command\b", re.IGNORECASE)  # fmt: skip
+"""A program's words for a command it does not have: click's and typer's "No such command", cobra's and npm's "unknown
+command", argparse's "invalid choice", git's "'x' is not a git command"."""
+
+
 def _script_tool_ran_clean(failed: Failure, later: ShellRun) -> bool:
     """A package script failed, and the agent then ran the script's tool itself, clean: meow_f29a7049's `npm run
     lint:text` ("> textlint "**/*.md"") failed on an article, and `npx textlint "articles/…md" …`, naming that
@@ -1004,6 +1040,7 @@ RETIREMENTS: tuple[tuple[str, Callable[[Failure, ShellRun], bool]], ...] = (
     ("reconciled by a merge or rebase", _reconciled),
     ("its tool ran clean in another script", _script_checked_clean),
     ("its tool ran clean on its own", _script_tool_ran_clean),
+    ("reached by its path", _reached_by_its_path),
     ("fetched from another address", _fetched_elsewhere),
 )
 """What shows a failure gone, each as (how it is said, whether a later run shows it), tried in order."""

@@ -295,6 +295,19 @@ def test_a_package_script_is_retired_by_its_tool_run_clean_on_the_file_that_fail
     assert fates(biome, ran("t2", "npx biome format src", "Formatted 17 files.")) == [("t1", None, None)]
 
 
+def test_a_command_called_by_a_wrong_name_is_retired_when_reached_by_its_path() -> None:
+    """joyusai_b62c46a7 (fresh74, labelled blind: S1 faithful): `spec-kitty move-task WP01 …` had no such command,
+    `spec-kitty agent tasks move-task WP01 --to done …` then ran clean, and S1, telling the right command, was said to
+    present an open failure as fixed. Another failure of the program, or another command, is not retired so."""
+    wrong = ran("t1", "spec-kitty move-task WP01 --lane done --feature 009 2>&1", TYPER_USAGE, failed=True)
+    right = ran("t2", 'spec-kitty agent tasks move-task WP01 --to done --feature 009 --note "done"', "Moved WP01")
+    assert fates(wrong, right) == [("t1", "t2", "reached by its path")]
+    other = ran("t2", "spec-kitty agent tasks list", "WP01 doing")
+    assert fates(wrong, other) == [("t1", None, None)]
+    broken = ran("t1", "spec-kitty move-task WP01 2>&1", "Exit code 1\nError: Cannot move WP01 to done", failed=True)
+    assert fates(broken, right) == [("t1", None, None)]
+
+
 def test_inline_code_failing_to_decode_what_was_piped_into_it_is_no_failure_of_the_work() -> None:
     """raven_a4aae4ac (fresh73, S1 faithful) and ovid_ec84c889 (fresh75, S2; both labelled blind, read after their
     scores): `gh pr checks 207 --json … | python3 -c "…json.load(sys.stdin)…"` and `gh api …/replies --method POST …
@@ -626,6 +639,22 @@ def test_a_scanner_failed_by_the_vulnerability_it_found_not_by_a_members_name() 
     hook = shell_runs([ran("t1", "git commit -m x", "ruff format..........Failed\n- hook id: ruff-format",
                            failed=True)])[0]  # fmt: skip
     assert failure_line(hook) == "ruff format..........Failed"
+
+
+TYPER_USAGE = ("Exit code 2\nUsage: spec-kitty [OPTIONS] COMMAND [ARGS]...\nTry 'spec-kitty --help' for help.\n"
+               "╭─ Error ──────────────────────────────────────╮\n"
+               "│ No such command 'move-task'. Did you mean 'validate-tasks'?   │\n"
+               "╰──────────────────────────────────────────────╯")  # fmt: skip
+
+
+def test_a_drawn_panel_is_read_as_its_title_and_what_is_inside() -> None:
+    """joyusai_b62c46a7 (fresh74, labelled blind): typer printed its usage error in a rich panel, and the failure was
+    known by the panel's top edge, "╭─ Error ────╮"; the message is inside it."""
+    run = shell_runs([ran("t1", "spec-kitty move-task WP01 --lane done", TYPER_USAGE, failed=True)])[0]
+    assert failure_line(run) == "Error: No such command 'move-task'. Did you mean 'validate-tasks'?"
+    untitled = TYPER_USAGE.replace("╭─ Error ─", "╭───────")
+    run = shell_runs([ran("t1", "spec-kitty move-task WP01", untitled, failed=True)])[0]
+    assert failure_line(run) == "No such command 'move-task'. Did you mean 'validate-tasks'?"  # the last line
 
 
 def test_a_status_with_no_error_in_the_output_is_a_verdict_not_a_failure() -> None:
