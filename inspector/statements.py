@@ -176,10 +176,13 @@ _IMPERATIVE = re.compile(
 verb's noun at the head of a report ("Build failed", "Review looks good") is followed by a verb instead."""
 
 
-_DO_IT = re.compile(rf"{_OPENING}do\s+(?:it|that|this|so)(?:\s+(?:now|please|then|too|again))*[\s.!]*$", re.IGNORECASE)
-"""A reply that only says go ("Do that", "ok do it now"): what it approves is the agent's proposal, which the work
-carries out next; the words hold nothing a summary owes (flutterdocker_5e12a303, fresh55: "Do that", labelled
-nothing), as a question-tool answer that only says go (`_GO_AHEAD`)."""
+_GO = r"(?:proceed|go ahead|continue|do\s+(?:it|that|this|so)|go for it)"
+"""The words that only say go: the agent's proposal, or the work under way, is what goes on."""
+_DO_IT = re.compile(rf"{_OPENING}{_GO}(?:\s+(?:now|please|then|too|again))*[\s.!]*$", re.IGNORECASE)
+"""A reply that only says go ("Do that", "ok do it now", "go ahead"): what it approves is the agent's proposal, which
+the work carries out next; the words hold nothing a summary owes (flutterdocker_5e12a303, fresh55: "Do that",
+labelled nothing; ovid_ec84c889, fresh75: "go ahead", whose labels track the refactor it approved), as a
+question-tool answer that only says go (`_GO_AHEAD`)."""
 
 
 _CONDITION = re.compile(r"\b(?:if|unless|in case)\b(?:(?!\s(?:please|then)\b)[^,;:.!?—–\n])*[,;:—–]", re.IGNORECASE)
@@ -217,8 +220,8 @@ _ANAPHORIC = re.compile(r"(?:this|that|it|these|those)\s+(?:needs?|should|must|h
                         r"would be)\b", re.IGNORECASE)
 """A statement whose subject is the sentence before it ("If one file was added, it should default to all. This needs
 to persist across closing and opening the app"): alone it names nothing, so it is an item with that sentence."""
-_GO_AHEAD = re.compile(r"(?:yes|yeah|yep|ok|okay|sure)\b[\s,.!—–-]*(?:please\s+)?(?:proceed|go ahead|continue|do it|"
-                       r"go for it|(?:\w+\s+)?now)\b[\s.!]*", re.IGNORECASE)
+_GO_AHEAD = re.compile(rf"(?:yes|yeah|yep|ok|okay|sure)\b[\s,.!—–-]*(?:please\s+)?(?:{_GO}|(?:\w+\s+)?now)\b[\s.!]*",
+                       re.IGNORECASE)  # fmt: skip
 """A question-tool answer that only says go ("Yes, proceed.", "Yes, upgrade now."): as with a typed "let's proceed"
 (`_GET_GOING`), the work carries on, not the words; a summary written after it was done owes it nothing."""
 

@@ -254,11 +254,14 @@ def test_do_before_a_thing_is_the_imperative_not_a_question(request_: str) -> No
     assert statement_kind("do you want me to split them") is None and statement_kind("do we need tests") is None
 
 
-@pytest.mark.parametrize("going", ["Do that", "ok do it now", "Do it.", "yes, do this please"])
+@pytest.mark.parametrize("going", ["Do that", "ok do it now", "Do it.", "yes, do this please", "go ahead",
+                                   "Go ahead.", "ok, go ahead please"])
 def test_a_reply_that_only_says_go_is_not_an_item(going: str) -> None:
     """"Do that" approves the agent's proposal, which the work then carries out (flutterdocker_5e12a303, labelled
-    nothing there): a summary owes the words nothing."""
+    nothing there); so does "go ahead" (ovid_ec84c889, fresh75, whose labels track the refactor it approved, not the
+    words): a summary owes the words nothing. What follows the go is still asked."""
     assert statement_kind(going) is None
+    assert statement_kind(f"{going} with phase 1".replace(". with", " with")) is InvariantKind.USER_REQUIREMENT
 
 
 @pytest.mark.parametrize("report", ["Build failed again on CI", "Review looks good", "Test results are in the log",
