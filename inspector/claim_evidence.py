@@ -21,7 +21,7 @@ from inspector.actions import edit_written, edited_path
 from inspector.anchors import extract_anchors
 from inspector.facts import TraceFacts
 from inspector.last_answer import for_the_same
-from inspector.model import TRANSCRIPT, USER_REFUSED, Generation, SourceRecord
+from inspector.model import TRANSCRIPT, Generation, SourceRecord
 from inspector.presence import topic_terms
 from inspector.printed_figures import PrintedFigures
 from inspector.set_aside import stashes
@@ -115,16 +115,6 @@ class Split:
         """The user said before the cut that a failure was old or flaky (`_KNOWN_FAILING`), in words they typed."""
         return any(r.kind == "user" and r.authority == "user" and any(
             _KNOWN_FAILING.search(s.text) for s in statement_sentences(r.text, r.author)) for r in self.before)
-
-    @cached_property
-    def refused(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The keys of the shell runs the user refused (`USER_REFUSED`) before the cut and after it: asked by each
-        next step of a summary (`refused_step`), read once for the cut."""
-        def keys(records: Sequence[SourceRecord]) -> frozenset[str]:
-            return frozenset(r.key for r in records if r.kind in ("tool_result", "tool_error")
-                             and r.extra.get("slip") == USER_REFUSED)  # fmt: skip
-
-        return keys(self.before), keys(self.after)
 
     @cached_property
     def failures(self) -> dict[str, Failure]:
@@ -342,26 +332,34 @@ def refused_step(step: str, split: Split) -> tuple[ShellRun, int, int] | None:
     A refusal in another repository than the session's (`cd ../documents && git commit …`, meow_f29a7049) is of a
     step that names that folder. A step that waits for something (`_SCHEDULED`) or reports its own work done names no
     call to make now."""
-    refused, refused_after = split.refused
-    if not refused or _SCHEDULED.search(step) or _reports_done(step):
+    runs, cut = split.facts.shell_runs, len(split.runs)
+    refusals = _refused_runs(runs)
+    before = refusals[: bisect_left(refusals, cut)]
+    if not before or _SCHEDULED.search(step) or _reports_done(step):
         return None
-    runs, home = list(split.runs), split.facts.trace.working_folder
-    for at in range(len(runs) - 1, -1, -1):
+    home = split.facts.trace.working_folder
+    for at in reversed(before):
         run = runs[at]
-        if run.key not in refused or not _in_named_folder(run, step, home):
+        if not _in_named_folder(run, step, home):
             continue
         for operation in _operations(run):
             if not _names_git_verb(step, operation):
                 continue
-            again = any(operation in _operations(later) for later in runs[at + 1 :])
+            again = any(operation in _operations(later) for later in runs[at + 1 : cut])
             if again or _named_since(run, operation[-1], split):
                 continue  # attempted again since, or the user spoke of it again: the refusal is not their last word
-            return run, _refusals(operation, runs, refused), _refusals(operation, split.runs_after, refused_after)
+            return run, _refusals(operation, runs, before), _refusals(operation, runs, refusals[len(before) :])
     return None
 
 
-def _refusals(operation: tuple[str, ...], runs: Sequence[ShellRun], refused: frozenset[str]) -> int:
-    return sum(run.key in refused and operation in _operations(run) for run in runs)
+@for_the_same
+def _refused_runs(runs: tuple[ShellRun, ...]) -> tuple[int, ...]:
+    """Where in a log's runs the user refused a call: worked out once for every cut and step that asks."""
+    return tuple(at for at, run in enumerate(runs) if run.user_refused)
+
+
+def _refusals(operation: tuple[str, ...], runs: Sequence[ShellRun], refused: Sequence[int]) -> int:
+    return sum(operation in _operations(runs[at]) for at in refused)
 
 
 _RECORDING = frozenset({"commit", "push", "merge", "rebase", "cherry-pick"})

@@ -31,7 +31,7 @@ from itertools import groupby
 from inspector.config import DEFAULT_CONFIG
 from inspector.last_answer import for_the_same
 from inspector.literals import Literals
-from inspector.model import TRANSCRIPT, Invariant, InvariantKind, SourceRecord
+from inspector.model import TRANSCRIPT, USER_REFUSED, Invariant, InvariantKind, SourceRecord
 from inspector.shell_tree import tree_steps, unescaped
 from inspector.text import clip
 
@@ -488,6 +488,8 @@ class ShellRun:
     harness_slip: bool = False
     """The call never did its work: refused or stopped by the user, or by the harness before it ran. Its reader
     says so (`extra["slip"]`), in the harness's own words."""
+    user_refused: bool = False
+    """The slip was the user's refusal of the call when asked to allow it (`USER_REFUSED`)."""
 
     @cached_property
     def slipped(self) -> bool:
@@ -590,7 +592,8 @@ def shell_runs(records: Sequence[SourceRecord]) -> list[ShellRun]:
         runs.append(ShellRun(record.key, command, command_signature(command), record.kind == "tool_error",
                              crash.group(0).strip() if crash else None, output,
                              isinstance(record.extra.get("exit_meaning"), str),
-                             isinstance(record.extra.get("slip"), str)))  # fmt: skip
+                             isinstance(record.extra.get("slip"), str),
+                             record.extra.get("slip") == USER_REFUSED))  # fmt: skip
     return runs
 
 
