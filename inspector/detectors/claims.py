@@ -354,7 +354,6 @@ def stale_next_step(facts: TraceFacts) -> Iterator[Hit]:
                       source=_record_quote(run.key, run.command))  # fmt: skip
 
 
-
 @rule(
     "refused-next-step",
     Severity.WARNING,
@@ -386,5 +385,6 @@ def refused_next_step(facts: TraceFacts) -> Iterator[Hit]:
 
 def _times(count: int) -> str:
     return "" if count == 1 else " twice" if count == 2 else f" {count} times"
+
 
 __all__ = ["CLAIM_RULES"]
