@@ -9,7 +9,8 @@ on it. A stale step is a warning: the next agent repeats work already done.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from inspector.actions import edited_path
 from inspector.claim_evidence import (
@@ -38,6 +39,8 @@ from inspector.shell_runs import VERIFYING, failure_line, failure_subjects
 from inspector.statements import USER_KINDS
 from inspector.summary_claims import FAILURE_WORDS, Claim, ClaimKind, failure_names, named_subjects, nothing_left
 from inspector.text import clip, enclosing_block, enclosing_item, item_block, quoted, sentences
+
+_Found = TypeVar("_Found")
 
 CLAIM_RULES = ("claim-contradicted", "claim-unsupported", "summary-collapse", "stale-next-step", "refused-next-step")
 """The rules of this module: the app marks their spans as status claims."""
@@ -340,18 +343,25 @@ def _items_collapse(tracks: list, k: int, parent: int, label: str, config: Confi
     "with nothing edited since: the next agent repeats finished work as if it were still to do.",
 )
 def stale_next_step(facts: TraceFacts) -> Iterator[Hit]:
+    for generation, claim, run in _next_steps(facts, finished_step):
+        yield Hit(generation.generation.index,
+                  f"{generation.generation.label} leaves {_said(claim)} to do, but `{clip(run.command, 80)}` "
+                  "already ran cleanly before the compaction, with no edit after it",
+                  claim.start, claim.end, _evidence(claim, "its command already ran cleanly") | {"run": run.key},
+                  source=_record_quote(run.key, run.command))  # fmt: skip
+
+
+def _next_steps(facts: TraceFacts, ask: Callable[[str, Split], _Found | None]
+                ) -> Iterator[tuple[GenerationFacts, Claim, _Found]]:  # fmt: skip
+    """Each summary's pending task or next step with what `ask` finds of it in the log, a step it finds nothing of
+    left out; each summary cut once, and only once it has a step."""
     for generation, claims in _claiming(facts, ClaimKind.NEXT_STEP):
         split: Split | None = None
         for claim in claims:
             split = split or split_at(facts, generation.generation)
-            run = finished_step(claim.text, split)
-            if run is None:
-                continue
-            yield Hit(generation.generation.index,
-                      f"{generation.generation.label} leaves {_said(claim)} to do, but `{clip(run.command, 80)}` "
-                      "already ran cleanly before the compaction, with no edit after it",
-                      claim.start, claim.end, _evidence(claim, "its command already ran cleanly") | {"run": run.key},
-                      source=_record_quote(run.key, run.command))  # fmt: skip
+            found = ask(claim.text, split)
+            if found is not None:
+                yield generation, claim, found
 
 
 @rule(
@@ -365,22 +375,15 @@ def refused_next_step(facts: TraceFacts) -> Iterator[Hit]:
     """The summary may even tell the refusal and still list the call as owed (ovid_cad3cdc9's S1: "approve push...
     but then rejected the push tool use", then "Push updated commits to PR #18" under its pending tasks); the agent
     that read it pushed and was refused again. Twice refused (`Config.refusals_for_error`) is an error."""
-    for generation, claims in _claiming(facts, ClaimKind.NEXT_STEP):
-        split: Split | None = None
-        for claim in claims:
-            split = split or split_at(facts, generation.generation)
-            refusal = refused_step(claim.text, split)
-            if refusal is None:
-                continue
-            run, before, after = refusal
-            label = generation.generation.label
-            said = (f"the user refused the agent's `{clip(run.command, 80)}`{_times(before)} and nothing ran it since"
-                    + (f"; after {label} the agent made it again and the user refused it{_times(after)}" if after
-                       else ""))  # fmt: skip
-            yield Hit(generation.generation.index, f"{label} leaves {_said(claim)} to do, but {said}", claim.start,
-                      claim.end, _evidence(claim, said) | {"run": run.key, "refusals": before + after},
-                      source=_record_quote(run.key, run.command),
-                      severity=Severity.ERROR if before + after >= facts.config.refusals_for_error else None)
+    for generation, claim, (run, before, after) in _next_steps(facts, refused_step):
+        label = generation.generation.label
+        said = (f"the user refused the agent's `{clip(run.command, 80)}`{_times(before)} and nothing ran it since"
+                + (f"; after {label} the agent made it again and the user refused it{_times(after)}" if after
+                   else ""))  # fmt: skip
+        yield Hit(generation.generation.index, f"{label} leaves {_said(claim)} to do, but {said}", claim.start,
+                  claim.end, _evidence(claim, said) | {"run": run.key, "refusals": before + after},
+                  source=_record_quote(run.key, run.command),
+                  severity=Severity.ERROR if before + after >= facts.config.refusals_for_error else None)
 
 
 def _times(count: int) -> str:
