@@ -172,6 +172,12 @@ the task the user set (dropped, it is never met) and the commits and pull reques
 (dropped, they are done again). So is work set aside and not restored (a `git stash`, `SET_ASIDE`): nothing else
 the agent reads would show it that the work exists. Other open failures stay in the inspector: run again, a failure
 shows itself, and one a summary calls fixed comes back as a contradicted claim."""
+VETOED = ("refused-next-step",)
+"""What the guard gives back after a compaction at any severity, as it does the words a user typed on stopping a
+call: a step the summary leaves to do that makes a call the user refused. The refusal is the user's veto of that
+call; told to make it, the next agent makes it again (ovid_cad3cdc9, fresh76: refused once before S1, S1 said push,
+the agent pushed and was refused again). Once refused, it may have meant "not yet": the line says only what the
+log shows, and the agent asks."""
 OWED_RULES = ("open-failure-lost", "task-criterion-lost")
 """What the list before a compaction also names, at their warning severity: the failures still open and the task's
 criteria, for the summary about to be written to carry. Not the actions done: the list is of what still stands."""
@@ -205,7 +211,7 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: b
     for finding in analysis.findings:
         if finding.generation != newest or finding.severity is Severity.INFO:
             continue
-        if finding.rule in owed or _set_aside(finding, invariants):
+        if finding.rule in owed or finding.rule in VETOED or _set_aside(finding, invariants):
             found.append(_restored(finding, trace.sources, positions, invariants))
             serious = True
             continue

@@ -120,11 +120,12 @@ def test_words_typed_on_stopping_a_call_are_serious_enough_to_speak_for() -> Non
     assert guard_check.restored_items(session_log(plain, (1, "Install and test CuPy (low priority)."))) == (1, [])
 
 
-def test_a_step_that_makes_a_call_the_user_refused_twice_is_given_back_and_once_is_not() -> None:
-    """ovid_cad3cdc9 (fresh76, labelled blind): the user refused the agent's `git push` twice, then pushed themselves;
-    S2 still leaves "Commit and push the `src-tauri/src/lib.rs` change" to do (its labels: contradicted, an error).
-    The agent resuming from S2 is told, in the finding's words; after one refusal, which may mean "not yet", the
-    guard keeps quiet (`check` warns)."""
+def test_a_step_that_makes_a_call_the_user_refused_is_given_back() -> None:
+    """ovid_cad3cdc9 (fresh76, labelled blind): the user refused the agent's `git push`, and S1 still left "Push
+    updated commits to PR #18" to do; the agent that resumed from it pushed and was refused again, and S2 still said
+    "Commit and push …" (its labels: contradicted, errors both). The refusal is the user's veto of that call, given
+    back as the words typed on stopping one are: after one refusal (a warning in `check`) and after two (an error).
+    A step the user asked for again since is not refused."""
     def refused(key: str) -> SourceRecord:
         return SourceRecord(key, "Bash failed: git push 2>&1 The user doesn't want to proceed with this tool use.",
                             namespace="transcript", kind="tool_error", authority="tool",
@@ -137,4 +138,9 @@ def test_a_step_that_makes_a_call_the_user_refused_twice_is_given_back_and_once_
     assert line.kind == "claim" and "the user refused the agent's `git push 2>&1` twice" in line.text
     text, _ = guard_check.manifest(session_log([refused("r1")], (1, summary)), 1, restored)
     assert "states what the log contradicts" in text.splitlines()[0] and "`git push 2>&1` twice" in text
-    assert guard_check.restored_items(session_log([refused("r1")], (1, summary))) == (1, [])
+    _, once = guard_check.restored_items(session_log([refused("r1")], (1, summary)))
+    assert [r.text for r in once] == ["S1 leaves “- Commit and push the `src-tauri/src/lib.rs` change adding "
+                                      "`insert-table`” to do, but the user refused the agent's `git push 2>&1` and "
+                                      "nothing ran it since"]  # fmt: skip
+    asked = session_log([refused("r1"), _user("u1", "ok, push it now")], (2, summary))
+    assert guard_check.restored_items(asked) == (1, [])
