@@ -44,6 +44,7 @@ from inspector.shell_runs import (
     step_signature,
     test_choices,
 )
+from inspector.statement_force import forbidding
 from inspector.statements import statement_sentences
 from inspector.summary_claims import (
     FAILURE_WORDS,
@@ -391,11 +392,14 @@ def _in_named_folder(run: ShellRun, step: str, home: str | None) -> bool:
 
 def _named_since(run: ShellRun, word: str, split: Split) -> bool:
     """Did the user, after the refused run and before the cut, type the operation's word again ("push it now"):
-    then the step may be what they asked for since."""
+    then the step may be what they asked for since. Not in words that forbid it ("don't push until I review"),
+    which refuse it once more."""
     keys = [r.key for r in split.before]
     after = split.before[keys.index(run.key) + 1 :] if run.key in keys else ()
     pattern = re.compile(rf"\b{re.escape(word)}\b", re.IGNORECASE)
-    return any(r.kind == "user" and r.authority == "user" and pattern.search(r.text) for r in after)
+    return any(pattern.search(sentence.text) and not forbidding(sentence.text)
+               for r in after if r.kind == "user" and r.authority == "user"
+               for sentence in statement_sentences(r.text, r.author))  # fmt: skip
 
 
 def _covers(run: ShellRun, wanted: list[str]) -> bool:

@@ -512,6 +512,8 @@ def test_a_refused_call_the_user_let_run_or_asked_for_since_is_no_refusal_of_the
     no = refused("r2", "git push 2>&1")
     assert found(session([no, ran("r3", "git push", PUSHED)], (2, step)), "refused-next-step") == []
     assert found(session([no, user("u1", "ok, push it now")], (2, step)), "refused-next-step") == []
+    again = session([no, user("u1", "don't push until I review it")], (2, step))
+    assert [f.rule for f in found(again, "refused-next-step")] == ["refused-next-step"]  # refused once more
     assert found(session([no], (1, "7. Pending Tasks:\n   - Commit the lib.rs change\n")), "refused-next-step") == []
     assert found(session([no], (1, "7. Pending Tasks:\n   - Push once CI is green\n")), "refused-next-step") == []
 
