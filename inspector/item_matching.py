@@ -24,7 +24,7 @@ from inspector.presence import Presence, described_as_fixed, item_terms_text, pr
 from inspector.prompt_commands import is_command
 from inspector.shell_runs import about_subject, failure_subjects
 from inspector.statement_force import NEGATING, PROHIBITING, forbidding
-from inspector.statements import USER_KINDS
+from inspector.statements import USER_KINDS, picks
 from inspector.summary_claims import named_subjects
 from inspector.task_spec import LABELLED
 from inspector.text import LIST_ITEM, words
@@ -41,7 +41,7 @@ def match_user_item(item: Invariant, indexed: IndexedText, config: Config = DEFA
         return match_command(item, indexed)
     if not same_language(item.text, indexed.language):
         return InvariantMatch(InvariantStatus.UNKNOWN, reason="the summary is in another language than the statement")
-    if len(item.text.split()) >= config.verbatim_min_words:
+    if len(item.text.split()) >= config.verbatim_min_words and not picks(item):
         quoted = match_invariant(item.text, indexed, config=config)  # the user's words kept as they were
         if quoted.status is InvariantStatus.VERBATIM:
             return quoted

@@ -304,6 +304,63 @@ def offered_options(turn: str) -> dict[str, str]:
     return {label: clip(title, DEFAULT_CONFIG.option_chars) for label, title in cleaned.items()}
 
 
+_PICKS_RECOMMENDED = re.compile(
+    rf"{_OPENING}(?:(?:let's|lets|let us)\s+)?(?:go(?:ing)?\s+(?:for|with)|proceed\s+with|take|pick|choose|use|apply|"
+    r"implement|do)\s+(?:(?:the|your|what(?:'s|\s+is|\s+you))\s+)?recomm?end(?:ed|ation)\b",
+    re.IGNORECASE,
+)
+"""A reply that picks the option the agent recommended ("go for recommended", "yes go for recomended", "Let's proceed
+with your recommendation then", "go for what is recommended"): like a pick by label, it means nothing to the next
+agent without what was recommended (`recommendation`)."""
+_RECOMMENDATION_HEAD = re.compile(
+    r"^[ \t>*_#-]*(?:my\s+)?recomm?end(?:ations?|ed)?\b(?:[^:\n]{0,40}:|[*_ \t]*$)[*_ \t]*(?P<text>[^\n]*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A recommendation set out under its own head: "**Recommend:** record `pipe_stats` …", "**Recommendation (lazy):**"
+with its text on the lines after it, a "## Recommendation" heading."""
+_RECOMMENDING = re.compile(r"\b(?:I(?:'d|\s+would)?\s+recommend|my\s+recommendation\s+is)\b", re.IGNORECASE)
+"""A recommendation said in a sentence: "I recommend **quarantine** — …", "My recommendation is the two tweaks"."""
+_MARKED_RECOMMENDED = re.compile(r"^[ \t>|*_#-]*(?P<title>[^\n(]{3,}?)[*_ \t]*\((?:recommended)\)",
+                                 re.IGNORECASE | re.MULTILINE)  # fmt: skip
+"""An option marked as the one recommended: "- **Warn, don't delete** (recommended): removing a declaration …"."""
+_MARKUP_MARKS = re.compile(r"[*`|]+|(?<!\w)_+|_+(?!\w)|(?:^|(?<=\s))[#>]+(?=\s)")
+"""Markdown's marks: emphasis, code, table bars, a heading's or a quote's marks; not the `_` inside a name
+(`pipe_stats`) nor the `#` of an issue (#26)."""
+_TABLE_RULE = re.compile(r"\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*")
+"""A table's rule under its header row: neither it nor the header ("| Aspect | Decision |") is what is recommended."""
+
+
+def recommendation(turn: str | None, config: Config = DEFAULT_CONFIG) -> str | None:
+    """What the agent's turn recommends, the last recommendation in it (the one its closing question puts): the text
+    under a "Recommendation:" head (on its line, else the paragraph after it), the sentence that says "I recommend",
+    or the title of the option marked "(recommended)"; its first sentence (the reasons follow it), without markup,
+    clipped to `Config.option_chars`; or, when it names an option the turn offers, that option ("option A: …")."""
+    if not turn:
+        return None
+    tail = turn[-QUESTION_TAIL_CHARS:]
+    found: list[tuple[int, str]] = []
+    for head in _RECOMMENDATION_HEAD.finditer(tail):
+        text = head.group("text").strip()
+        if not text:  # the head alone on its line: what it recommends is the paragraph after it
+            rest = tail[head.end() :].lstrip("\n")
+            lines = rest.split("\n\n", 1)[0].splitlines()
+            ruled = [n for n, line in enumerate(lines) if _TABLE_RULE.fullmatch(line)]
+            text = " ".join(line.strip() for n, line in enumerate(lines) if n not in ruled and n + 1 not in ruled)
+        found.append((head.start(), text))
+    for said in _RECOMMENDING.finditer(tail):  # from "I recommend" to the end of its line: its sentence is the first
+        end = tail.find("\n", said.start())
+        found.append((said.start(), tail[said.start() : end if end >= 0 else len(tail)]))
+    found += [(marked.start(), marked.group("title")) for marked in _MARKED_RECOMMENDED.finditer(tail)]
+    if not found:
+        return None
+    text = " ".join(_MARKUP_MARKS.sub("", max(found)[1]).split())
+    option = picked_option(picked_label(text), turn)  # "I recommend **Option A** because:": A, as offered
+    if option is not None:
+        return option
+    first = next(iter(sentences(text)), None)  # what it recommends; the sentences after it say why
+    return clip(first.text, config.option_chars) if first is not None and any(c.isalnum() for c in first.text) else None
+
+
 def picked_label(clause: str) -> str | None:
     """The label of the option a reply picks ("let's go with A" → A), or None."""
     found = _PICK.search(clause)
@@ -313,7 +370,19 @@ def picked_label(clause: str) -> str | None:
 def picked_option(label: str | None, turn: str | None) -> str | None:
     """A picked option as "option A: its text", when the agent's turn before the reply offered that label."""
     text = offered_options(turn).get(label) if label and turn else None
-    return f"option {label}: {text}" if text else None
+    return f"{_OPTION_PICKED}{label}: {text}" if text else None
+
+
+_OPTION_PICKED, _RECOMMENDED_PICKED = "option ", "recommended: "
+"""How a decision's context (`Invariant.context`) opens when the decision picks what the agent offered."""
+
+
+def picks(item: Invariant) -> bool:
+    """Is the item a decision that picks an option or the agent's recommendation (`picked_option`, `recommendation`)?
+    Its own words ("go for recommended", "let's go with A") say nothing without what was picked: a summary that quotes
+    them in its list of the user's messages has not kept the decision, one that says what was picked has."""
+    return item.kind is InvariantKind.USER_DECISION and (item.context or "").startswith(
+        (_OPTION_PICKED, _RECOMMENDED_PICKED))
 
 
 def user_items(record: SourceRecord, asked: str | None = None, turn: str | None = None, *, shown: str = "",
@@ -350,9 +419,13 @@ def user_items(record: SourceRecord, asked: str | None = None, turn: str | None 
             if not any(char.isalnum() for char in clause):
                 continue  # a stop left alone by the split ("." after "SUPERUSER_EMAILS と同じ"): no words, nothing said
             kind = InvariantKind.USER_DECISION if answered else statement_kind(clause, language)
+            recommended = recommendation(turn, config) if not answered and _PICKS_RECOMMENDED.match(clause) else None
+            if recommended is not None:
+                kind = InvariantKind.USER_DECISION
             if kind is None or len(clause) > config.statement_chars:
                 continue
-            context = picked_option(picked_label(clause) or label, turn) if not answered else None
+            context = (f"{_RECOMMENDED_PICKED}{recommended}" if recommended is not None else
+                       picked_option(picked_label(clause) or label, turn) if not answered else None)  # fmt: skip
             if answered and _GO_AHEAD.fullmatch(clause):
                 continue
             tool_question = question_answered(record, sentence.text) if answered else None
@@ -442,5 +515,5 @@ def reply_to(item: Invariant, record: SourceRecord | None) -> str | None:
 
 
 __all__ = ["QUESTION_TAIL_CHARS", "USER_KINDS", "last_question", "offered_options", "picked_label", "picked_option",
-           "question_answered", "question_label", "reply_to", "statement_kind", "statement_sentences",
-           "user_items"]  # fmt: skip
+           "picks", "question_answered", "question_label", "recommendation", "reply_to", "statement_kind",
+           "statement_sentences", "user_items"]  # fmt: skip

@@ -331,6 +331,63 @@ def test_a_reply_that_picks_a_numbered_item_by_a_verb_carries_its_text() -> None
     assert [i.context for i in user_items(user("go with 2 threads, it must stay small"), None, turn)] == [None]
 
 
+MACHINEKEY_TURN = (
+    "**Therefore: cross-Tailnet same-device isn't merely \"out of Phase-1 scope\" (as #8 frames it) — it's "
+    "client-blocked.**\n\n## Recommendation\n**Keep MachineKey globally unique for Phase 1.** Add `tenant_id`/"
+    "`tailnet_id` columns (per #26 — future-proof, all queries scope), but the **uniqueness constraint stays global**."
+    "\n\n## Questions\n\n**Q1 — constraint.** Global-unique MachineKey now (my rec), or composite `(tailnet_id, "
+    "machine_key)`?\n\nAnswer Q1–Q3. Push hard on Q2 — it edits a \"locked\" decision."
+)
+"""ravenscale_a3748748 (fresh74): the agent's turn the user answered "go for recomended"."""
+
+
+@pytest.mark.parametrize(
+    ("turn", "recommended"),
+    [
+        (MACHINEKEY_TURN, "Keep MachineKey globally unique for Phase 1."),
+        ("Trade-off: per-query stats cost a write each.\n\n**Recommend:** record `pipe_stats` as internal datasource "
+         "fed through the **same Gatherer** — async, post-response. Query handler drops a stat struct on a channel.\n\n"
+         "Go for recommended?", "record pipe_stats as internal datasource fed through the same Gatherer — async, "
+         "post-response."),
+        ("One parity question to settle now: **quarantine-on-bad-row (Tinybird default) vs reject-whole-batch.** I "
+         "recommend **quarantine** — it's what existing Tinybird clients expect. A drop-in alt that hard-fails breaks "
+         "them.\n\nOK?", "I recommend quarantine — it's what existing Tinybird clients expect."),
+        ("- **Delete the token**: the deploy revokes it.\n- **Warn, don't delete** (recommended): removing a "
+         "declaration narrows scope.\n\nGo for recommended (warn-don't-delete + ADR 0026)?", "Warn, don't delete"),
+        ("**Recommendation:**\n\n| Aspect | Decision |\n|---|---|\n| Where | Dev-only (`tr local`/`tr dev`). "
+         "Production server does zero file watching. |\n| Watcher | fsnotify |\n\nGo for recommended, or adjust?",
+         "Where Dev-only (tr local/tr dev)."),
+        (CONFIG_OPTIONS, "option A: `auto_summarize: true`"),
+    ],
+)
+def test_a_reply_that_picks_the_recommendation_carries_what_was_recommended(turn: str, recommended: str) -> None:
+    """tiny_8800a864, ravenscale_a3748748 (fresh74) and monodreams_0f7de2e3 (pool): three users answer the agent's
+    recommendation with "go for recommended", "go for recomended", "Let's proceed with your recommendation then". Like
+    "let's go with A", the reply means nothing to the next agent without what was recommended: under a head
+    ("## Recommendation", "**Recommend:**", a table under it), in a sentence ("I recommend …"), or an option marked
+    "(recommended)"; the first sentence of it, or the option it names."""
+    [item] = user_items(user("go for recomended"), last_question(turn), turn)
+    assert (item.kind, item.context) == (InvariantKind.USER_DECISION, f"recommended: {recommended}")
+    [item] = user_items(user("Let's proceed with your recommendation then, implement it"), None, turn)
+    assert (item.kind, item.context) == (InvariantKind.USER_DECISION, f"recommended: {recommended}")
+
+
+def test_a_pick_of_the_recommendation_with_none_offered_is_no_item() -> None:
+    assert list(user_items(user("go for recommended"), None, "Two ways: a lock or a queue. Which one?")) == []
+
+
+def test_a_pick_is_kept_by_what_it_picked_not_by_its_own_words_quoted() -> None:
+    """ravenscale_a3748748's S1 quotes "go for recomended" twice in its list of the user's messages and never says
+    what it chose (its labels: weakened at S1); S2 says it as "0009 (MachineKey global uniqueness phase 1)" (kept)."""
+    [item] = user_items(user("go for recomended"), None, MACHINEKEY_TURN)
+    s1 = ('7. All user messages:\n   - "go for recomended" (with mid-turn message "Q2, sounds right")\n   - "go for '
+          'recomended" (#33)\n   - **docs/adr/0006-0009** — the 4 fork ADRs (merged to main earlier).\n')
+    s2 = ("   - ADRs: 0007 (auto-scoping GORM session, fail-closed), 0008 (N=1 is seed not backfill), 0009 (MachineKey "
+          "global uniqueness phase 1).\n")
+    assert match_user_item(item, IndexedText(s1)).status is InvariantStatus.LOST
+    assert match_user_item(item, IndexedText(s2)).status is not InvariantStatus.LOST
+
+
 def test_numbered_questions_are_no_options_and_a_numbered_answer_picks_none() -> None:
     """A turn that asks "1. Who's the primary user?  2. Scope of v1:" is answered "1) …", not picked from."""
     asked = "A few questions:\n1. Who's the primary user?\n2. Scope of v1:\n3. Any plans to host it?"
