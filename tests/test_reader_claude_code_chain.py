@@ -357,6 +357,77 @@ def test_a_message_removed_mid_turn_with_no_other_record_becomes_a_user_turn(tmp
                                                               "queue")  # fmt: skip
 
 
+def test_a_message_taken_back_from_the_queue_is_not_what_a_later_remove_delivers(tmp_path: Path) -> None:
+    """cli_4b3ddf27 lines 70-375: "wait, let's discuss first" was queued, taken back (`popAll`) and typed on refusing
+    the edit; later "oh, please don't amend commits" was queued and removed mid-turn with no record of it, and the agent
+    answered "Got it - I won't amend commits going forward". The remove delivers the message still in the queue."""
+    path = write(tmp_path / "popped.jsonl", [
+        user("u1", None, "Fix the conflict error."),
+        assistant("a1", "u1", [call("t1", "Edit", file_path="/repo/hooks.go")]),
+        queued("enqueue", "wait, let's discuss first"), queued("popAll", "wait, let's discuss first"),
+        result("r1", "a1", "t1", "The user doesn't want to proceed with this tool use. To tell you how to proceed, the "
+               "user said:\nwait, let's discuss first"),
+        assistant("a2", "r1", [call("t2", command="git commit --amend --no-edit")]),
+        queued("enqueue", "oh, please don't amend commits - it messes with the entire workflows"), queued("remove"),
+        result("r2", "a2", "t2", "[main 1a2b3c4] fix"),
+        assistant("a3", "r2", [text("Got it - I won't amend commits going forward.")]),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    queued_turns = [s.text for s in trace.sources if s.extra.get("via") == "queue"]
+    assert queued_turns == ["oh, please don't amend commits - it messes with the entire workflows"]
+    assert fates(trace)["queue_taken_back"] == 1 and "queue_not_delivered" not in fates(trace)
+
+
+def test_a_remove_right_after_a_command_runs_the_command_and_delivers_no_message(tmp_path: Path) -> None:
+    """joyusai_b62c46a7 lines 1038-1069: `/omc-setup` queued and removed at once (the harness ran it), then "write to
+    memory I need to restart" queued and removed, and the agent wrote its memory file. A report queued earlier and
+    taken from the head of the queue by a dequeue whose prompt an interrupt dropped (lines 314-346) is no message the
+    removes deliver either."""
+    report = "<task-notification>\n<task-id>bjvswqhmt</task-id>\n<status>completed</status>\n</task-notification>"
+    path = write(tmp_path / "command.jsonl", [
+        user("u1", None, "Set up OMC."),
+        queued("enqueue", report), queued("dequeue"),
+        user("i1", "u1", [{"type": "text", "text": "[Request interrupted by user]"}]),
+        assistant("a1", "i1", [call("t1", command="cat ~/.claude/.omc-config.json")]),
+        queued("enqueue", "/omc-setup"), queued("remove"),
+        queued("enqueue", "write to memory I need to restart"), queued("remove"),
+        result("r1", "a1", "t1", "ALREADY_CONFIGURED=true"),
+        assistant("a2", "r1", [call("t2", "Write", file_path="/memory/restart.md")]),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [s.text for s in trace.sources if s.extra.get("via") == "queue"] == ["write to memory I need to restart"]
+    path = write(tmp_path / "waiting.jsonl", [
+        user("u1", None, "Fix the parser."),
+        assistant("a1", "u1", [call("t1", command="go test ./...")]),
+        queued("enqueue", "also run the linter"), queued("enqueue", "/model"), queued("remove"),
+        result("r1", "a1", "t1", "ok"),
+        assistant("a2", "r1", [call("t2", command="golangci-lint run")]),
+        queued("remove"),
+        result("r2", "a2", "t2", "0 issues"),
+    ])  # fmt: skip
+    keys = [key for key, _ in transcript(load_trace(path))]
+    assert keys.index("r1") < keys.index("queued:3") < keys.index("r2")  # delivered by the second remove
+
+
+def test_a_message_queued_again_before_its_record_is_the_later_copy_s(tmp_path: Path) -> None:
+    """lightprotocol_15dc2f98: a task's report queued at line 609, queued again at 682 and held by the record at 692;
+    "no I dont like that we should use contracts", queued at 694, is what the remove at 756 delivers."""
+    report = "<task-notification>\n<task-id>bac7f59</task-id>\n<status>completed</status>\n</task-notification>"
+    path = write(tmp_path / "again.jsonl", [
+        user("u1", None, "Run the Kani harnesses."),
+        queued("enqueue", report),
+        assistant("a1", "u1", [text("Waiting on the harness.")]),
+        queued("enqueue", report), queued("dequeue"),
+        user("u2", "a1", report),
+        assistant("a2", "u2", [call("t1", "Task", description="Study reference kani patterns")]),
+        queued("enqueue", "no I dont like that we should use contracts"), queued("remove"),
+        result("r1", "a2", "t1", "patterns studied"),
+    ])  # fmt: skip
+    trace = load_trace(path)
+    assert [s.text for s in trace.sources if s.extra.get("via") == "queue"] == [
+        "no I dont like that we should use contracts"]
+
+
 def test_a_queued_message_delivered_before_a_compaction_is_in_what_it_covers(tmp_path: Path) -> None:
     """sequant_bf976109 lines 1165-1171: removed, then an auto-compaction whose summary quotes it."""
     path = write(tmp_path / "covered.jsonl", [

@@ -42,6 +42,9 @@ QUEUE_DELIVERED_AS_RECORD = "queue_delivered_as_record"
 """A queued message that a later user record or attachment holds: that record is its turn."""
 QUEUE_NOT_DELIVERED = "queue_not_delivered"
 """A queued message the log never shows leaving the queue: the agent never received it."""
+QUEUE_TAKEN_BACK = "queue_taken_back"
+"""A queued message the user took back into the prompt (`popAll`) before it was sent: what they sent instead is a
+record of its own, or a message queued again."""
 QUEUE_BOOKKEEPING = "queue_bookkeeping"
 """Every other queue record: a dequeue or remove, a slash command, a background task's descriptor."""
 
@@ -92,5 +95,5 @@ def tally(records: RecordTally, lines: Any, fates: Mapping[str, int]) -> None:
 
 __all__ = ["ATTACHMENT", "BLANK", "COMPACTION", "DUPLICATE", "MALFORMED", "MENTION", "METADATA", "NO_CONTENT",
            "NO_UUID", "PROGRESS", "QUEUED_TURN", "QUEUE_BOOKKEEPING", "QUEUE_DELIVERED_AS_RECORD",
-           "QUEUE_NOT_DELIVERED", "SIDECHAIN", "SNAPSHOT", "SUMMARY", "SUPERSEDED", "SYSTEM", "TORN", "TURN",
-           "UNKNOWN_TYPE", "UNPAIRED_SUMMARY", "UNREACHED", "tally"]  # fmt: skip
+           "QUEUE_NOT_DELIVERED", "QUEUE_TAKEN_BACK", "SIDECHAIN", "SNAPSHOT", "SUMMARY", "SUPERSEDED", "SYSTEM",
+           "TORN", "TURN", "UNKNOWN_TYPE", "UNPAIRED_SUMMARY", "UNREACHED", "tally"]  # fmt: skip
