@@ -11,11 +11,12 @@ steps that every format shares:
    the harness's (or, for the few tags below, a sub-agent's or a tool's) wherever it stands.
 2. **Pastes.** What is left of the user's text can still hold a pasted log, stack trace, table, code or
    document: after a fence or a shell line feeding a here-document, after a line ending in a colon with much
-   text after it, a copied terminal session, a line that looks machine-written, a log message pasted mid-line
-   after a colon, a markdown document (headings), a web page copied from a browser (its footer's copyright line),
-   a chat copied from another app (a date or a speaker alone on its line before each message), or a passage quoted
-   in backticks across a line break. A paste that runs to the end of a stretch runs on through the tags that end
-   it: a pasted prompt's `<output_format>` has a harness's kind of name, and what follows it is still the paste.
+   text after it, a copied terminal session or coding agent's screen, a line that looks machine-written, a log
+   message pasted mid-line after a colon, a markdown document (headings), a web page copied from a browser (its
+   footer's copyright line), a chat copied from another app (a date or a speaker alone on its line before each
+   message), or a passage quoted in backticks across a line break. A paste that runs to the end of a stretch runs
+   on through the tags that end it: a pasted prompt's `<output_format>` has a harness's kind of name, and what
+   follows it is still the paste.
 
 Only `Author.USER` spans are statements; the detectors never read the others as what the user said.
 """
@@ -78,7 +79,7 @@ only with the syntax after it ("let x =", "from a import b"): "let's keep it sim
 "return to the old design" are what people type."""
 _MID_LINE_PASTE = re.compile(
     r":\s+(?=(?:(?:Uncaught\s+)?(?:[A-Z][A-Za-z]*(?:Error|Exception|Warning))\b|(?:Warning|Error|ERROR|WARN|WARNING|"
-    r"FATAL|FAIL|Traceback|panic)\b[:\s]|npm ERR!|error\[E\d+\]))"
+    r"FATAL|FAIL|Traceback|panic)\b[:\s]|npm ERR!|error\[E\d+\]|[❯⏺⎿]))"
 )
 """Where a log message pasted into the user's own sentence starts: a colon, then a log level or exception."""
 _TRACE_LINE = re.compile(r"^\s*(?:at\s+\S|[\w.$<>()]+ @ \S+:\d+|File \"[^\"]+\", line \d+)")
@@ -337,7 +338,7 @@ def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
                                  glued and glued.start("hashes")) if at is not None), default=None)  # fmt: skip
     headed = heading is not None and len(text[heading:end].strip()) > DEFAULT_CONFIG.document_chars
     document = heading if headed and heading is not None else cut
-    terminal = _terminal(text, start, min(cut, document))
+    terminal = _terminal(text, start, min(cut, document)) or _agent_screen(text, start, min(cut, document))
     if terminal is not None:
         return terminal
     position = start
@@ -357,6 +358,23 @@ def _pasted(text: str, start: int, end: int) -> tuple[int, int]:
     return cut, end
 
 
+def _agent_screen(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """An agent's terminal screen copied into the message (`_SCREEN_MARK`): from its first marked line through the
+    last one and the indented or blank lines that continue it, up to the first line typed flush left after it."""
+    marks = list(_SCREEN_MARK.finditer(text, start, end))
+    if not marks:
+        return None
+    last = line_start = marks[-1].start()
+    for line_end in _line_ends(text, line_start, end):
+        line = text[line_start:line_end]
+        if line.strip() and not line[:1].isspace() and line_start > marks[-1].start():
+            break  # typed flush left: the user's words after the screen
+        if line.strip():
+            last = line_end
+        line_start = line_end
+    return marks[0].start(), last
+
+
 def _terminal(text: str, start: int, end: int) -> tuple[int, int] | None:
     """A terminal session copied into the message: its first prompt to the first blank line after its last."""
     prompts = list(_TERMINAL_PROMPT.finditer(text, start, end))
@@ -364,6 +382,13 @@ def _terminal(text: str, start: int, end: int) -> tuple[int, int] | None:
         return None
     blank = text.find("\n\n", prompts[-1].end(), end)
     return prompts[0].start(), end if blank == -1 else blank + 1
+
+
+_SCREEN_MARK = re.compile(r"^[ \t]*[❯⏺⎿✻]", re.MULTILINE)
+"""A line of a coding agent's terminal screen as the user copied it: Claude Code marks the user's prompt `❯`, each of
+the agent's messages and tool calls `⏺`, a tool's output `⎿`, its thinking `✻` ("⏺ Done! Committed the red.md file",
+cli_1284c080; "⏺ CBMC has been running 14 minutes …", lightprotocol_15dc2f98). The agent's words and the user's old
+prompts, shown back: nothing the user says now."""
 
 
 _STAMP = re.compile(r"^[ \t]*(?=[^\n]*\w)([^\n]{1,40}?)[ \t]*$", re.MULTILINE)

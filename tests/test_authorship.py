@@ -344,6 +344,19 @@ def test_a_copied_terminal_session_is_a_paste_down_to_its_last_line_of_output():
     assert authored(f"{session}\n\nwhich one should we keep?") == [(P, session), (U, "which one should we keep?")]
 
 
+def test_a_copied_agent_screen_is_a_paste_and_the_words_after_it_are_typed():
+    """cli_1284c080 and cli_eb4bcc15 (unlabelled pool): the user copied Claude Code's screen into the message, its
+    prompt marked `❯`, the agent's messages and tool calls `⏺`, their output `⎿`. "⏺ Done! Committed the red.md file"
+    and the old prompt "commit this please" read as typed; lightprotocol_15dc2f98 queued "⏺ CBMC has been running 14
+    minutes …", the agent's own report, and it was mined as the user's preference."""
+    screen = ("❯ commit this please\n\n⏺ Skill(commit)\n  ⎿  Initializing…\n  ⎿  Error: Unknown skill: commit\n\n"
+              "⏺ Done! Committed the red.md file to the feat/colours branch,\n  with the docs left as they were.")
+    assert authored(f"this is the console:\n{screen}\n\nwhy did the skill fail?") == [
+        (U, "this is the console:"), (P, screen), (U, "why did the skill fail?")]
+    assert authored("The transcript: ⏺ Read 2 files (ctrl+o to expand)") == [
+        (U, "The transcript:"), (P, "⏺ Read 2 files (ctrl+o to expand)")]
+
+
 def test_a_copied_chat_is_a_paste_from_its_first_message_to_its_last_stamp_and_the_words_after_it_are_typed():
     """hypergraph_a560566f (fresh40, labelled blind: S1 faithful): "here's my raw conversation with claude while
     driving, can you suggest what we should focus on based on that?", then 22,000 characters of a voice chat copied
