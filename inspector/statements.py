@@ -306,12 +306,14 @@ def offered_options(turn: str) -> dict[str, str]:
 
 _PICKS_RECOMMENDED = re.compile(
     rf"{_OPENING}(?:(?:let's|lets|let us)\s+)?(?:go(?:ing)?\s+(?:for|with)|proceed\s+with|take|pick|choose|use|apply|"
-    r"implement|do)\s+(?:(?:the|your|what(?:'s|\s+is|\s+you))\s+)?recomm?end(?:ed|ation)\b",
+    r"implement|do)\s+(?:(?:the|your|what(?:'s|\s+is|\s+you))\s+)?recomm?end(?:ed|ation)\b"
+    r"(?=\s*(?:$|[,.;:!)—–-]|(?:one|option|approach|fix|plan|path|solution|steps?|then|and|according|please|too)\b))",
     re.IGNORECASE,
 )
 """A reply that picks the option the agent recommended ("go for recommended", "yes go for recomended", "Let's proceed
 with your recommendation then", "go for what is recommended"): like a pick by label, it means nothing to the next
-agent without what was recommended (`recommendation`)."""
+agent without what was recommended (`recommendation`). Only where the recommended thing is the agent's: "use the
+recommended Node version" names a thing of its own."""
 _RECOMMENDATION_HEAD = re.compile(
     r"^[ \t>*_#-]*(?:my\s+)?recomm?end(?:ations?|ed)?\b(?:[^:\n]{0,40}:|[*_ \t]*$)[*_ \t]*(?P<text>[^\n]*)$",
     re.IGNORECASE | re.MULTILINE,

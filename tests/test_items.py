@@ -374,6 +374,9 @@ def test_a_reply_that_picks_the_recommendation_carries_what_was_recommended(turn
 
 def test_a_pick_of_the_recommendation_with_none_offered_is_no_item() -> None:
     assert list(user_items(user("go for recommended"), None, "Two ways: a lock or a queue. Which one?")) == []
+    # a recommended thing of its own is no pick of the agent's recommendation
+    assert [i.context for i in user_items(user("use the recommended Node version, it must stay pinned"), None,
+                                          MACHINEKEY_TURN)] == [None]  # fmt: skip
 
 
 def test_a_pick_is_kept_by_what_it_picked_not_by_its_own_words_quoted() -> None:
