@@ -78,10 +78,24 @@ WAIVER = re.compile(r"\b(?:don't|dont|do not|doesn't|does not|never)\s+(?:really
 lifts an obligation and forbids nothing, so neither its "don't" nor its "need to" makes a rule of the statement."""
 
 
+DOUBT = re.compile(r"\b(?:i|we)\s+(?:don't|dont|do not)\s+(?:really\s+)?(?:think|believe|suppose|reckon)\b"
+                   r"(?![^.;!?\n]*\b(?:should|ought to|shall)\b)(?:(?!\b(?:but|however|though)\b)[^.;!?\n])*",
+                   re.IGNORECASE)  # fmt: skip
+"""A doubt of what is so: "I don't think the reviewer would have been making commits" (cli_0cf3db51, disputing the
+agent's race theory; its labels call it a correction the investigation then left behind), "so I dont think that we
+need to avoid migrations based on dev". Its "don't" is the belief's, and what it doubts, to the end of its sentence,
+is no rule of the user's (the migrations are not to be avoided), up to a "but" that says what is; "I don't think we
+should push yet" still forbids, by its "should"."""
+
+
 def without_waivers(text: str) -> str:
-    """The statement with its waivers (`WAIVER`) blanked out, each by as many spaces: what is left to forbid or
-    oblige, at the offsets it had."""
-    return WAIVER.sub(lambda waiver: " " * len(waiver.group()), text)
+    """The statement with its waivers (`WAIVER`) and doubts (`DOUBT`) blanked out, each by as many spaces: what is
+    left to forbid or oblige, at the offsets it had."""
+    return DOUBT.sub(_blank, WAIVER.sub(_blank, text))
+
+
+def _blank(found: re.Match[str]) -> str:
+    return " " * len(found.group())
 
 
 def forbidding(text: str) -> re.Match[str] | None:
@@ -125,5 +139,5 @@ def binding(text: str, correction: bool = False) -> bool:
     return correction or bool(english or FOREIGN_PROHIBITION.search(text))
 
 
-__all__ = ["LEAVE_AS_IS", "NEGATING", "PROHIBITING", "PROHIBITION", "WAIVER", "binding", "forbidding",
+__all__ = ["DOUBT", "LEAVE_AS_IS", "NEGATING", "PROHIBITING", "PROHIBITION", "WAIVER", "binding", "forbidding",
            "prohibiting_pattern", "standing", "without_waivers"]

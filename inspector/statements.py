@@ -20,7 +20,7 @@ from inspector.config import DEFAULT_CONFIG, Config
 from inspector.languages import FOREIGN_OBLIGATION, FOREIGN_PROHIBITION, language_of
 from inspector.model import Author, Invariant, InvariantKind, SourceRecord
 from inspector.presence import topic_terms
-from inspector.statement_force import LEAVE_AS_IS, PROHIBITING, prohibiting_pattern, without_waivers
+from inspector.statement_force import DOUBT, LEAVE_AS_IS, PROHIBITING, prohibiting_pattern, without_waivers
 from inspector.text import Sentence, clip, sentences
 
 USER_KINDS = frozenset(
@@ -80,7 +80,7 @@ before a noun is the determiner ("No changes.", "No luck", "no need"): a report 
 and no correction of the agent's words."""
 _CORRECTION_START = re.compile(
     rf"^(?:actually\b|no[,!.]|{_NO_THEN_A_CLAUSE}|nope\b|wrong\b|that(?:'s| is) (?:not|wrong)\b|"
-    r"i meant\b|not quite\b|instead\b|what do you mean\b)",
+    rf"i meant\b|not quite\b|instead\b|what do you mean\b|(?:wait[,!.]?\s+)?(?={DOUBT.pattern}))",
     re.IGNORECASE,
 )
 _NOT_AN_OBSERVATION = (r"(?!(?:don't|do not|dont|can't|cannot)\s+(?:see|know|understand|remember|recall|notice|"
@@ -206,6 +206,8 @@ def statement_kind(clause: str, language: str | None = None) -> InvariantKind | 
     kind = next((kind for kind, rule in _KIND_RULES if rule.search(stated)), None)
     if kind is None:
         kind = _foreign_kind(clause)
+    if kind is None and DOUBT.search(clause):
+        return InvariantKind.CORRECTION  # "…, so I dont think that we need to avoid migrations": disputes the agent
     if kind is None and picked_label(clause):
         return InvariantKind.USER_DECISION  # "I think B", "A. for now": the reply picks an option
     if kind is None and _IMPERATIVE.match(clause):

@@ -9,7 +9,7 @@ import pytest
 
 from inspector.analysis import analyze
 from inspector.model import Generation, InvariantKind, SourceRecord, Trace
-from inspector.statement_force import binding, forbidding
+from inspector.statement_force import binding, forbidding, standing
 from inspector.statements import statement_kind
 
 
@@ -67,6 +67,23 @@ def test_never_telling_the_past_forbids_nothing(told: str) -> None:
 def test_never_before_a_verbs_base_form_still_forbids(rule: str) -> None:
     assert forbidding(rule) is not None
     assert statement_kind(rule) is InvariantKind.USER_CONSTRAINT
+
+
+@pytest.mark.parametrize("doubt", [
+    "I don't think the reviewer would have been making commits.",  # cli_0cf3db51 (fresh79): a correction, then left
+    "we also use migrations in staging, so I dont think that we need to avoid migrations based on dev",  # cipherbox
+    "Wait I don't think that this is going to work since you're simply repeating the same command",  # docalign
+])  # fmt: skip
+def test_a_doubt_disputes_what_the_agent_holds_and_forbids_nothing(doubt: str) -> None:
+    """Its "don't" is the belief's: no prohibition to keep standing after it is carried, lift or break, and what it
+    doubts ("we need to avoid migrations") is no rule of the user's. A correction: it disputes the agent."""
+    assert forbidding(doubt) is None and not standing(doubt)
+    assert statement_kind(doubt) is InvariantKind.CORRECTION
+
+
+def test_a_doubt_that_says_what_should_not_be_done_still_forbids() -> None:
+    assert forbidding("I don't think we should push to main yet") is not None
+    assert forbidding("I don't think it matters, but never touch staging") is not None
 
 
 def test_a_correction_binds_unless_hedged() -> None:
