@@ -207,6 +207,9 @@ class Invariant:
     reference: str | None = None
     """The file that holds the item, which a summary may point to instead of repeating it: the approved plan's file
     (`.claude/plans/<slug>.md`), for the checks its verification section asks to run."""
+    branch: str | None = None
+    """For a commit: the branch git printed it on (`[feat/x 1a2b3c4] subject`), which a finding names with it: where
+    the work is, for the next agent to push, rebase or open a pull request from."""
     distinct: str | None = None
     """For an entry of a list (`inspector.list_selection`), the words of it no other entry of the list has: the
     entries of one list share the words of their one file or feature, so these are what tell a summary's passage

@@ -39,9 +39,10 @@ def lost(summary: str, records: list[SourceRecord] = RECORDS, config: Config | N
 
 def test_a_summary_that_drops_some_of_the_actions_says_how_many_of_them() -> None:
     assert lost("Committed 963a806 (loader validation) and pushed it to PR #18.") == [
-        "S1 omits 1 of the 2 completed actions before it: 1 commit (bbfd2a9)"]  # fmt: skip
+        "S1 omits 1 of the 2 completed actions before it: 1 commit on feat/permissions-support (bbfd2a9)"]  # fmt: skip
     assert lost("Worked on the permissions import.") == [
-        "S1 mentions none of the completed actions before it: 2 commits (bbfd2a9, 963a806)"]  # fmt: skip
+        "S1 mentions none of the completed actions before it: 2 commits on feat/permissions-support"
+        " (bbfd2a9, 963a806)"]  # fmt: skip
     assert lost("Commits bbfd2a9 and 963a806 are on the branch.") == []
 
 
@@ -56,9 +57,10 @@ def test_a_summary_that_names_most_of_the_actions_has_kept_the_series() -> None:
     summary = "Commits 43db013, c0f0d72, fca5a0e and 1523bbb fixed the chat UI and the data hints."
     assert lost(summary, FIVE) == []
     assert lost(summary, FIVE, replace(DEFAULT_CONFIG, actions_kept_share=0.9)) == [
-        "S1 omits 1 of the 5 completed actions before it: 1 commit (cd6560f)"]  # fmt: skip
+        "S1 omits 1 of the 5 completed actions before it: 1 commit on feat/permissions-support (cd6560f)"]  # fmt: skip
     assert lost("Commits 43db013 and 1523bbb are on main.", FIVE) == [
-        "S1 omits 3 of the 5 completed actions before it: 3 commits (c0f0d72, fca5a0e, cd6560f)"]  # fmt: skip
+        "S1 omits 3 of the 5 completed actions before it: 3 commits on feat/permissions-support"
+        " (c0f0d72, fca5a0e, cd6560f)"]  # fmt: skip
 
 
 def test_a_trailer_git_printed_on_the_subject_line_is_no_part_of_the_subject() -> None:
@@ -90,12 +92,15 @@ def test_commits_an_earlier_summary_recorded_are_history_by_the_next():
     calls them retired. A commit no summary has recorded yet is still owed by the next one."""
     recorded = "Commits bbfd2a9 and 963a806 are on the branch."
     assert findings_of_two(recorded, "Documented the import in 5d1e0c4; next, the release.") == [
-        ("info", "S2 no longer names 2 commits (bbfd2a9, 963a806), which an earlier summary recorded as done")]
+        ("info", "S2 no longer names 2 commits on feat/permissions-support"
+            " (bbfd2a9, 963a806), which an earlier summary recorded as done")]
     assert findings_of_two(recorded, "Next, the release.") == [  # one commit left out: a note (the next test)
-        ("info", "S2 no longer names 2 commits (bbfd2a9, 963a806), which an earlier summary recorded as done"),
-        ("info", "S2 mentions none of the completed actions before it: 1 commit (5d1e0c4)")]
+        ("info", "S2 no longer names 2 commits on feat/permissions-support"
+            " (bbfd2a9, 963a806), which an earlier summary recorded as done"),
+        ("info", "S2 mentions none of the completed actions before it: 1 commit on feat/permissions-support (5d1e0c4)")]
     assert findings_of_two("Read the repository.", "Documented the import in 5d1e0c4.") == [
-        ("warning", "S2 omits 2 of the 3 completed actions before it: 2 commits (bbfd2a9, 963a806)")]
+        ("warning", "S2 omits 2 of the 3 completed actions before it: 2 commits on feat/permissions-support"
+            " (bbfd2a9, 963a806)")]
 
 
 def severities(summary: str, records: list[SourceRecord]) -> list[str]:
@@ -133,7 +138,8 @@ def test_a_merged_pull_request_stands_for_the_commits_before_it() -> None:
     assert lost("Worked on the permissions import.", merged) == [
         "S1 mentions none of the completed actions before it: pull request #324 merged"]  # fmt: skip
     assert lost("PR #324 squash-merged to main.", [*RECORDS, merge("r3", failed=True)]) == [
-        "S1 mentions none of the completed actions before it: 2 commits (bbfd2a9, 963a806)"]  # fmt: skip
+        "S1 mentions none of the completed actions before it: 2 commits on feat/permissions-support"
+        " (bbfd2a9, 963a806)"]  # fmt: skip
 
 
 
@@ -194,10 +200,11 @@ def unnamed(summary: str, records: list[SourceRecord] = BROADCAST) -> list[tuple
 def test_commits_a_summary_tells_by_subject_alone_are_named_by_sha() -> None:
     told = ("Added server broadcast and notification parsers, and the handlers that handle the server broadcast and "
             "notification packets. Fixed all four review items in commit d64bec3.")  # fmt: skip
-    assert unnamed(told) == [("warning", "S1 tells 2 commits (c56ef6e, 89f886a) by subject alone, without the sha")]
+    assert unnamed(told) == [("warning", "S1 tells 2 commits on feat/permissions-support"
+        " (c56ef6e, 89f886a) by subject alone, without the sha")]
     assert unnamed(told.replace("packets.", "packets (89f886a).")) == []  # most named by sha: the series is
     assert unnamed(told.replace("packets.", "packets (89f886a)."), BROADCAST[:2]) == [  # one left of two: a note
-        ("info", "S1 tells 1 commit (c56ef6e) by subject alone, without the sha")]
+        ("info", "S1 tells 1 commit on feat/permissions-support (c56ef6e) by subject alone, without the sha")]
     assert unnamed("Commits c56ef6e, 89f886a and d64bec3: the server broadcast parsers and handlers.") == []
     assert unnamed("Worked on chat.") == []  # dropped, not told: completed-actions-lost says so
 
@@ -210,10 +217,11 @@ def test_commits_told_by_subject_beside_the_pull_request_that_holds_them_are_a_n
             "notification packets. Fixed all four review items in commit d64bec3.")  # fmt: skip
     opened = SourceRecord("p1", "https://github.com/tvararu/tuicraft/pull/58\n", namespace="transcript",
                           kind="tool_result", authority="tool", extra={"command": "gh pr create --fill"})  # fmt: skip
-    assert unnamed(told, [*BROADCAST, opened]) == [("warning", "S1 tells 2 commits (c56ef6e, 89f886a) by subject "
+    assert unnamed(told, [*BROADCAST, opened]) == [("warning", "S1 tells 2 commits on feat/permissions-support"
+        " (c56ef6e, 89f886a) by subject "
                                                                "alone, without the sha")]  # fmt: skip
     assert unnamed(f"{told} Opened PR #58.", [*BROADCAST, opened]) == [
-        ("info", "S1 tells 2 commits (c56ef6e, 89f886a) by subject alone, without the sha")]
+        ("info", "S1 tells 2 commits on feat/permissions-support (c56ef6e, 89f886a) by subject alone, without the sha")]
 
 
 def test_commits_an_earlier_summary_told_are_not_told_again() -> None:
@@ -225,3 +233,15 @@ def test_commits_an_earlier_summary_told_are_not_told_again() -> None:
                    Generation(2, "summary", told, parent=1, covers=keys)),
                   extra={"meta": {"session_log": True}})  # fmt: skip
     assert [f.generation for f in analyze(trace).findings if f.rule == "completed-actions-unnamed"] == [1]
+
+
+def test_commits_are_listed_by_the_branch_git_made_them_on() -> None:
+    """cli_4b3ddf27 (fresh80, labelled blind): S1 names neither the commits nor the branch they are on,
+    `alex/fix-worktree-shadow-branch-collision`, which its labels call lost; the finding says where the work is."""
+    records = [replace(committed("r1", "3f91520", "init"), text="[main (root-commit) 3f91520] init\n 1 file changed"),
+               replace(committed("r2", "48e7f29", "feat(paths): add GetWorktreeID"),
+                       text="[alex/fix-worktree-shadow-branch-collision 48e7f29] feat(paths): add GetWorktreeID")]
+    assert [a.branch for a in action_items(records)] == ["main", "alex/fix-worktree-shadow-branch-collision"]
+    assert lost("Worked on worktree-specific shadow branches.", records) == [
+        "S1 mentions none of the completed actions before it: 1 commit on main (3f91520) and 1 commit on "
+        "alex/fix-worktree-shadow-branch-collision (48e7f29)"]  # fmt: skip

@@ -24,7 +24,7 @@ from inspector.rule_registry import Hit, rule
 from inspector.statement_force import binding, standing
 from inspector.statements import USER_KINDS, reply_to
 from inspector.summary_claims import nothing_left, steps_heading
-from inspector.text import quoted
+from inspector.text import counted, quoted
 
 FAILURES = (InvariantKind.FAILURE, InvariantKind.FAILED_APPROACH, InvariantKind.SET_ASIDE)
 """Items owed until a later run ends them: failures of the work, and changes set aside (a `git stash`)."""
@@ -407,13 +407,18 @@ def _settled_dropped(label: str, k: int, dropped: list[InvariantTrack]) -> Itera
 
 
 def _listed(tracks: list[InvariantTrack]) -> str:
-    """The actions by identity: "2 commits (2d6f7eb, 24c39af) and pull request #133", "… #324 merged"."""
-    commits = [t.invariant.text.split()[1] for t in tracks if t.invariant.text.startswith("commit ")]
+    """The actions by identity, commits by the branch they were made on: "2 commits on feat/x (2d6f7eb, 24c39af) and
+    pull request #133", "… #324 merged". The branch is where the work is: a summary that names neither it nor the
+    commits leaves the next agent to find them (cli_4b3ddf27, labelled blind in fresh80: S1 names no commit and not
+    `alex/fix-worktree-shadow-branch-collision`, which its labels call lost)."""
+    by_branch: dict[str | None, list[str]] = {}
+    for track in tracks:
+        if track.invariant.text.startswith("commit "):
+            by_branch.setdefault(track.invariant.branch, []).append(track.invariant.text.split()[1])
     pulls = [t.invariant.text.removeprefix("pull request ").removesuffix(" opened") for t in tracks
              if t.invariant.text.startswith("pull request ")]  # fmt: skip
-    parts = []
-    if commits:
-        parts.append(f"{len(commits)} commit{'s' if len(commits) > 1 else ''} ({', '.join(commits)})")
+    parts = [f"{counted(len(shas), 'commit')}{f' on {branch}' if branch else ''} ({', '.join(shas)})"
+             for branch, shas in by_branch.items()]  # fmt: skip
     if pulls:
         parts.append(f"pull request {', '.join(pulls)}")
     return " and ".join(parts)
