@@ -15,13 +15,14 @@ What the logs show (Claude Code 2.x to 2.1.217):
   background-task descriptors (a JSON object with a `task_id`) are enqueued when a task starts and removed
   in bulk when the turn ends, never delivered, while messages queued before them stay (sequant_bf976109,
   lines 924-935 and 1667-1680). So a message no record holds is delivered by the first unnamed `remove`
-  after it (a `dequeue` always has its user record), descriptors aside. A message removed from the queue and
-  never sent (a discarded queue) would be read as delivered: no log seen here has one.
+  after it, descriptors aside; a `dequeue` takes the head of the queue as the next prompt, whose record follows
+  unless an interrupt dropped it. A message removed from the queue and never sent (a discarded queue) would be read
+  as delivered: no log seen here has one.
 - A message queued again with the same text before a record holds it, or while its first copy still waits, was
-  dropped the first time: Claude
-  Code queues a background task's report again after an interrupt dropped its dequeue (joyusai_b62c46a7 lines 314
-  and 343, dequeued at 344-345, interrupted at 346, queued again at 429-430 and removed at 443-444). Left waiting, the
-  first copies would be taken by the next removes in place of the messages they deliver.
+  dropped the first time: Claude Code queues a background task's report again after an interrupt dropped its dequeue
+  (joyusai_b62c46a7 lines 314 and 343, dequeued at 344-345, interrupted at 346, queued again at 429-430 and removed
+  at 443-444). Left waiting, the first copies would be taken by the next removes in place of the messages they
+  deliver.
 - `popAll` (content: what it took) empties the queue back into the prompt: the user takes their messages back, to
   edit them ("is this legic?" popped and "is this legit?" queued, lightprotocol_23ba8c9b lines 2039-2041) or to send
   them as what they typed on refusing a call ("wait, let's discuss first", cli_4b3ddf27 lines 70-73). None of them is
