@@ -74,6 +74,8 @@ class Restored:
     call the user stopped to say it."""
     instead: str | None = None
     """For a weakened item, the summary's sentence that carries it without its force: what the agent read instead."""
+    branches: tuple[str, ...] = ()
+    """For a series of commits: the branches git made them on, which the line names (where the work is)."""
 
 
 def work() -> None:
@@ -322,8 +324,9 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
     by_user = record is not None and (kind == IN_FLIGHT or said_by_user(record, text))
     context = reply_to(invariant, record) if invariant is not None and finding.rule not in CLAIMS_RESTORED else None
     instead = finding.excerpt if finding.rule in WEAKENED_RULES else None
+    branches = finding.evidence.get("branches") if kind == SERIES else None
     return Restored(finding.rule, kind, text, key, when, order, positions.get(key, -1) if key else -1, by_user,
-                    context, instead)  # fmt: skip
+                    context, instead, tuple(map(str, branches)) if isinstance(branches, list) else ())  # fmt: skip
 
 
 IN_FLIGHT = "command, the agent's turn answering it not ended"
@@ -512,7 +515,7 @@ def _lines(said: list[Restored], claims: list[Restored], *, judged: bool = True)
         when = f", {_when(item.said_at)}" if item.said_at else ""
         state = f", {'weakened' if item.rule in WEAKENED_RULES else 'lost'} in the summary" if judged else ""
         who = "The user said" if item.by_user else "The log says"
-        kind = _series(item.text) if item.kind == SERIES else item.kind.removeprefix("user-")
+        kind = _series(item.text, item.branches) if item.kind == SERIES else item.kind.removeprefix("user-")
         record = f", record {_shown(item.source_key)}" if item.source_key else ""
         reply = f" (in reply to “{_shown(clip(item.context, 160))}”)" if item.context else ""
         instead = f"; the summary says instead: “{_shown(clip(item.instead, 240))}”" if judged and item.instead else ""
@@ -525,12 +528,14 @@ SERIES, ACTIONS_JOIN = "completed-actions", "; "
 """The kind of a series of commits and pull requests given back as one line, and what joins them on it."""
 
 
-def _series(text: str) -> str:
-    """What a line of actions holds, counted: '7 commits and 1 pull request'."""
+def _series(text: str, branches: tuple[str, ...] = ()) -> str:
+    """What a line of actions holds, counted, with the branches its commits are on: '7 commits on feat/x and 1 pull
+    request'."""
     actions = text.split(ACTIONS_JOIN)
-    counts = [(sum(a.startswith(prefix) for a in actions), name) for prefix, name in
-              (("commit ", "commit"), ("pull request ", "pull request"))]  # fmt: skip
-    return " and ".join(f"{n} {name}{'s' if n > 1 else ''}" for n, name in counts if n) or SERIES
+    on = f" on {', '.join(_shown(branch) for branch in branches)}" if branches else ""
+    counts = [(sum(a.startswith(prefix) for a in actions), name, where) for prefix, name, where in
+              (("commit ", "commit", on), ("pull request ", "pull request", ""))]  # fmt: skip
+    return " and ".join(f"{n} {name}{'s' if n > 1 else ''}{where}" for n, name, where in counts if n) or SERIES
 
 
 def _shown(text: str) -> str:

@@ -63,11 +63,12 @@ def test_an_entry_the_user_chose_and_the_summary_dropped_comes_back_with_its_cho
 @needs_shared(ENTIRECLI)
 def test_the_commits_a_summary_dropped_come_back_as_one_counted_line_after_the_users_words(tmp_path, monkeypatch):
     """entirecli_1e0816ef's S2 names none of the six commits and the pull request made before it (gold:
-    implementation-committed, an error): given back once, after everything the user said, so the cap cuts it first."""
+    implementation-committed, an error): given back once, after everything the user said, so the cap cuts it first,
+    with the branch its commits are on (where the work is)."""
     context = given_back(ENTIRECLI, 2, tmp_path, monkeypatch)
     lines = entries(context)
     [line] = [entry for entry in lines if "commit f6e9332" in entry]
-    assert "(6 commits and 1 pull request, lost in the summary, record " in line
+    assert "(6 commits on alex/ent-96-auto-summaries and 1 pull request, lost in the summary, record " in line
     assert "pull request #133 opened" in line
     assert lines.index(line) == len(lines) - 1 and all(entry.startswith("- The user said") for entry in lines[:-1])
 

@@ -339,7 +339,8 @@ def completed_actions_lost(facts: TraceFacts) -> Iterator[Hit]:
         yield Hit(
             k,
             message,
-            evidence={"actions": [t.invariant.text for t in gone], "invariants": [t.invariant.id for t in gone]},
+            evidence={"actions": [t.invariant.text for t in gone], "invariants": [t.invariant.id for t in gone],
+                      "branches": _branches(gone)},
             source=gone[-1].source_quote,
             severity=Severity.INFO if len(gone) < facts.config.actions_lost_warned and _only_commits(gone) else None,
         )
@@ -381,7 +382,8 @@ def completed_actions_unnamed(facts: TraceFacts) -> Iterator[Hit]:
         yield Hit(
             k,
             f"{generation.generation.label} tells {_listed(unnamed)} by subject alone, without the sha",
-            evidence={"actions": [t.invariant.text for t in unnamed], "invariants": [t.invariant.id for t in unnamed]},
+            evidence={"actions": [t.invariant.text for t in unnamed], "invariants": [t.invariant.id for t in unnamed],
+                      "branches": _branches(unnamed)},
             source=unnamed[-1].source_quote,
             severity=Severity.INFO if len(unnamed) < facts.config.actions_lost_warned or any(
                 t.statuses[k] in PRESENT for t in pulls) else None,
@@ -402,8 +404,13 @@ def _settled_dropped(label: str, k: int, dropped: list[InvariantTrack]) -> Itera
     if dropped:
         yield Hit(k, f"{label} no longer names {_listed(dropped)}, which an earlier summary recorded as done",
                   evidence={"actions": [t.invariant.text for t in dropped],
-                            "invariants": [t.invariant.id for t in dropped]},
+                            "invariants": [t.invariant.id for t in dropped], "branches": _branches(dropped)},
                   source=dropped[-1].source_quote, severity=Severity.INFO)  # fmt: skip
+
+
+def _branches(tracks: list[InvariantTrack]) -> list[str]:
+    """The branches the commits among these actions were made on, each once, in order: what the guard says with them."""
+    return list(dict.fromkeys(t.invariant.branch for t in tracks if t.invariant.branch))
 
 
 def _listed(tracks: list[InvariantTrack]) -> str:
