@@ -18,7 +18,11 @@ from inspector.presence import topic_terms
 from inspector.text import clip, content_terms
 from inspector.tool_names import is_edit_tool
 
-_COMMIT = re.compile(r"^\[([^\]\s]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.MULTILINE)
+_COMMIT = re.compile(r"^\[(detached HEAD|[^\]\s]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.MULTILINE)
+"""Git's line for a commit it made: `[branch sha] subject`, or `[detached HEAD sha] subject` for one made with no branch
+checked out (a worktree at a pull request's head, jj's colocated repositories: raven_a4aae4ac's `1bb90e8`, the chartdb
+commit its labels track, and tij_19512375's release commits were read as no commit at all)."""
+_DETACHED = "detached HEAD"
 _PULL = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
 _TRAILERS = re.compile(r"(?:\s+[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+:\s+\S.*?)+$")
 """Git trailers git printed on the subject line (`Co-Authored-By: …`, `Signed-off-by: …`, `Entire-Checkpoint:
@@ -44,7 +48,7 @@ def action_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
         if re.search(r"\bgit\b.*\bcommit\b", command):
             commits.extend(Invariant(f"completed-action:{record.key}:{sha}", InvariantKind.COMPLETED_ACTION,
                                      f"commit {sha} {clip(_TRAILERS.sub('', subject).strip(), 120)}",
-                                     record.key, branch=branch)
+                                     record.key, branch=None if branch == _DETACHED else branch)
                            for branch, sha, subject in _COMMIT.findall(record.text))  # fmt: skip
         if re.search(r"\bgh\s+pr\s+create\b", command):
             for number in dict.fromkeys(_PULL.findall(record.text)):

@@ -245,3 +245,12 @@ def test_commits_are_listed_by_the_branch_git_made_them_on() -> None:
     assert lost("Worked on worktree-specific shadow branches.", records) == [
         "S1 mentions none of the completed actions before it: 1 commit on main (3f91520) and 1 commit on "
         "alex/fix-worktree-shadow-branch-collision (48e7f29)"]  # fmt: skip
+
+
+def test_a_commit_made_with_no_branch_checked_out_is_a_commit() -> None:
+    """raven_a4aae4ac (fresh73): `[detached HEAD 1bb90e8] chore: add ChartDB schema diagram and JSON export`, made in
+    a worktree at a pull request's head, is the commit its labels track; it was read as none."""
+    record = replace(committed("r1", "1bb90e8", "chore: add ChartDB schema diagram and JSON export"),
+                     text="[detached HEAD 1bb90e8] chore: add ChartDB schema diagram and JSON export\n 2 files changed")
+    [action] = action_items([record])
+    assert (action.text, action.branch) == ("commit 1bb90e8 chore: add ChartDB schema diagram and JSON export", None)
