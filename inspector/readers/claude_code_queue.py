@@ -103,7 +103,7 @@ def deliveries(ops: list[QueueOp], received: list[tuple[int, str]]) -> tuple[lis
     turns: list[QueuedTurn] = []
     before: QueueOp | None = None  # the queue operation before this one
     for op in ops:
-        command = before if before is not None and _command(before) else None  # enqueued just before this op
+        command = before if _command(before) else None  # a command enqueued just before this op
         before = op
         if op.operation == "enqueue" and op.content is not None and _is_message(op.content):
             text = op.content.strip()
