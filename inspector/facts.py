@@ -28,7 +28,7 @@ from inspector.invariants import (
 )
 from inspector.item_matching import ITEM_MATCHERS
 from inspector.items import trace_items
-from inspector.model import TRANSCRIPT, Generation, Invariant, SourceQuote, SourceRecord, Trace
+from inspector.model import PASTED_ANALYSIS, TRANSCRIPT, Generation, Invariant, SourceQuote, SourceRecord, Trace
 from inspector.moves import entered_folders, moves
 from inspector.per_state import PerState
 from inspector.places import RecordPlaces, extends, first_covered
@@ -38,6 +38,20 @@ from inspector.summary_claims import Claim, claims_in
 from inspector.text import Sentence, sentences
 
 _BLANK = re.compile(r"[^\n]")
+
+
+def _spans(text: str | None, spans: object) -> tuple[tuple[int, int], ...]:
+    """A reader's spans of a generation's text, in order. A native file can carry anything in `extra`: what is
+    not an integer pair inside the text is dropped."""
+    if text is None or not isinstance(spans, list):
+        return ()
+    found = []
+    for span in spans:
+        if isinstance(span, list | tuple) and len(span) == 2 and all(type(p) is int for p in span):
+            start, end = max(0, span[0]), min(len(text), span[1])
+            if start < end:
+                found.append((start, end))
+    return tuple(sorted(found))
 
 
 class GenerationFacts:
@@ -55,26 +69,26 @@ class GenerationFacts:
 
     @cached_property
     def boilerplate(self) -> tuple[tuple[int, int], ...]:
-        """Spans of the harness's fixed text its reader marked (`extra["boilerplate"]`), in order.
+        """Spans of the harness's fixed text its reader marked (`extra["boilerplate"]`), in order."""
+        return _spans(self.generation.text, self.generation.extra.get("boilerplate"))
 
-        A native file can carry anything there: what is not an integer pair inside the text is dropped.
-        """
-        text, spans = self.generation.text, self.generation.extra.get("boilerplate")
-        if text is None or not isinstance(spans, list):
-            return ()
-        found = []
-        for span in spans:
-            if isinstance(span, list | tuple) and len(span) == 2 and all(type(p) is int for p in span):
-                start, end = max(0, span[0]), min(len(text), span[1])
-                if start < end:
-                    found.append((start, end))
-        return tuple(sorted(found))
+    @cached_property
+    def pasted(self) -> tuple[tuple[int, int], ...]:
+        """Spans of text the harness pasted into the summary as it stored it, which its model never wrote: copies of
+        the summary's own analysis its reader marked (`inspector.readers.pasted_analysis`), in order."""
+        return _spans(self.generation.text, self.generation.extra.get(PASTED_ANALYSIS))
+
+    @cached_property
+    def not_analysed(self) -> tuple[tuple[int, int], ...]:
+        """The harness's text in the summary: its fixed lines and what it pasted in, in order."""
+        return tuple(sorted(self.boilerplate + self.pasted))
 
     @cached_property
     def analysed_text(self) -> str | None:
-        """The text the analyses read: boilerplate blanked to spaces (line breaks kept), so offsets stay valid."""
+        """The text the analyses read: the harness's text blanked to spaces (line breaks kept), so offsets stay
+        valid."""
         text = self.generation.text
-        for start, end in self.boilerplate:
+        for start, end in self.not_analysed:
             text = text[:start] + _BLANK.sub(" ", text[start:end]) + text[end:]  # type: ignore[index]
         return text
 
@@ -123,9 +137,9 @@ class GenerationFacts:
 
     @cached_property
     def status_claims(self) -> tuple[Claim, ...]:
-        """What the summary says happened (statuses, results, brevity, next steps), boilerplate left out."""
+        """What the summary says happened (statuses, results, brevity, next steps), the harness's text left out."""
         text = self.generation.text
-        return tuple(claims_in(text, self.boilerplate)) if text is not None and self.is_summary else ()
+        return tuple(claims_in(text, self.not_analysed)) if text is not None and self.is_summary else ()
 
     @property
     def density(self) -> float | None:

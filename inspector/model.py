@@ -325,6 +325,12 @@ REDACTED_PATH = "redacted_path"
 placeholder (`.json` for Entire's `REDACTED.json`). Its reader knows the placeholder; a summary, written from the
 context the agent had, names the path the log no longer shows."""
 
+PASTED_ANALYSIS = "pasted_analysis"
+"""A summary generation's `extra` key: the [start, end] spans of text its harness pasted into it as it stored it, in
+place of `PASTED_FOR` (Claude Code's copies of the summary's own analysis, `inspector.readers.pasted_analysis`)."""
+PASTED_FOR = "$`"
+"""What each pasted span stands in place of in the summary its model wrote."""
+
 BEGINS_MID_SESSION = "begins_mid_session"
 """A trace's `extra` key: True when its reader found the log to be a slice of a longer session
 (`Trace.begins_mid_session`)."""
@@ -419,7 +425,7 @@ def finding_id(finding: Finding) -> str:
     return hashlib.sha1(basis.encode()).hexdigest()[:12]
 
 
-__all__ = ["BEGINS_MID_SESSION", "REDACTED_PATH", "TRANSCRIPT", "USER_INTERRUPTED", "USER_REFUSED", "Author",
-           "AuthoredSpan", "ChainEvent", "Consequence", "ConsequenceKind", "Finding", "Generation", "Invariant",
-           "InvariantKind", "KeyPrefix", "MentionIndex", "Severity", "SourceQuote", "SourceRecord", "Trace",
-           "author_of", "finding_id"]  # fmt: skip
+__all__ = ["BEGINS_MID_SESSION", "PASTED_ANALYSIS", "PASTED_FOR", "REDACTED_PATH", "TRANSCRIPT", "USER_INTERRUPTED",
+           "USER_REFUSED", "Author", "AuthoredSpan", "ChainEvent", "Consequence", "ConsequenceKind", "Finding",
+           "Generation", "Invariant", "InvariantKind", "KeyPrefix", "MentionIndex", "Severity", "SourceQuote",
+           "SourceRecord", "Trace", "author_of", "finding_id"]  # fmt: skip

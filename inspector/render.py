@@ -45,6 +45,7 @@ HIGHLIGHT_LABELS: dict[str, str] = {
     "anchor-resolved": "resolved", "anchor-unresolved": "unresolved", "anchor-ambiguous": "ambiguous",
     "elision-orphaned": "orphaned", "invariant-kept": "kept", "invariant-weakened": "weakened", "claim": "claims",
     "claim-status": "status claims", "annotated": "reviews", "boilerplate": "boilerplate",
+    "pasted-analysis": "harness paste",
     "author-user-paste": "pasted", "author-harness": "injected", "author-subagent": "sub-agent",
     "author-tool": "tool output",
 }  # fmt: skip
@@ -61,6 +62,7 @@ HIGHLIGHT_CLASSES: dict[str, str] = {
     "claim-status": "status claim the log contradicts or does not support",
     "annotated": "reviewer annotation",
     "boilerplate": "harness boilerplate: not analysed",
+    "pasted-analysis": "a copy of the summary's analysis its harness pasted where the summary held $`: not analysed",
     "author-user-paste": "pasted into the user's message (a log, code, a document): not the user's words",
     "author-harness": "injected by the agent's harness, a wrapper or a hook: not the user's words",
     "author-subagent": "a sub-agent's report, delivered in a user record: not the user's words",
@@ -106,6 +108,7 @@ STYLE = """
 .ci-text mark.claim-status{background:#fbe9e7;text-decoration:underline wavy #bf360c;text-underline-offset:3px}
 .ci-text mark.annotated{box-shadow:inset 0 -3px 0 #6a1b9a}
 .ci-text mark.boilerplate{opacity:0.45}
+.ci-text mark.pasted-analysis{opacity:0.45;text-decoration:line-through}
 .ci-text mark.selected{outline:3px solid #1565c0}
 .ci-text mark.author-user-paste,.ci-text mark.author-harness,.ci-text mark.author-subagent,.ci-text mark.author-tool{
   color:#6b6b6b;background:#f5f5f5}
@@ -180,6 +183,8 @@ def highlights(analysis: Analysis, generation: int) -> list[Highlight]:
     (completeness claims, and status claims a claim rule found against the log)."""
     facts = analysis.facts.generations[generation]
     marks = [Highlight(start, end, "boilerplate", HIGHLIGHT_CLASSES["boilerplate"]) for start, end in facts.boilerplate]
+    pasted = HIGHLIGHT_CLASSES["pasted-analysis"]
+    marks += [Highlight(start, end, "pasted-analysis", pasted) for start, end in facts.pasted]
     for start, end, author in analysis.trace.generations[generation].extra.get(AUTHORS, ()):
         css = f"author-{author}"
         if css in HIGHLIGHT_CLASSES:

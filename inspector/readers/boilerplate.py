@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 
 Span = tuple[int, int]
+"""A stretch of a summary's text, as (start, end) offsets."""
 
 CODEX_SUMMARY_OPENING = "Another language model started to solve this problem"
 """How Codex opens the summary message it puts back into the history after a local compaction."""
@@ -133,5 +134,5 @@ def transcript_pointer(text: str) -> str | None:
     return (match.group("path") or None) if match else None
 
 
-__all__ = ["CODEX_SUMMARY_OPENING", "GEMINI_ACKNOWLEDGEMENT", "INSPECT_SUMMARY_OPENING", "PATTERNS",
+__all__ = ["CODEX_SUMMARY_OPENING", "GEMINI_ACKNOWLEDGEMENT", "INSPECT_SUMMARY_OPENING", "PATTERNS", "Span",
            "boilerplate_spans", "transcript_pointer"]  # fmt: skip

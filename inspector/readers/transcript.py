@@ -19,6 +19,7 @@ from typing import Any
 from inspector.authorship import AUTHORS, spans_for
 from inspector.mentions import Mentions
 from inspector.model import (
+    PASTED_ANALYSIS,
     TRANSCRIPT,
     Author,
     ChainEvent,
@@ -34,6 +35,7 @@ from inspector.raw_records import RAW_RECORDS, Place, RecordIndex, Stamps
 from inspector.readers.boilerplate import boilerplate_spans, transcript_pointer
 from inspector.readers.conservation import RECORDS, RecordTally
 from inspector.readers.derived_keys import DerivedKey, DerivedKeys
+from inspector.readers.pasted_analysis import pasted_analysis_spans
 from inspector.readers.timeline import Compaction, Event, Mention, Turn
 from inspector.readers.values import as_str, brief, input_text
 from inspector.tool_names import PATH_FIELDS, command_text
@@ -307,7 +309,8 @@ def _turn_source(turn: Turn, calls: dict[str, Turn]) -> SourceRecord:
 
 
 def _boilerplate(text: str, format_name: str) -> dict[str, Any]:
-    """The harness's fixed text in a summary, as the generation's extra keeps it (lists: JSON round-trips)."""
+    """The harness's fixed text in a summary, and what it pasted into it, as the generation's extra keeps them
+    (lists: JSON round-trips)."""
     found: dict[str, Any] = {}
     spans = boilerplate_spans(text, format_name)
     if spans:
@@ -315,6 +318,9 @@ def _boilerplate(text: str, format_name: str) -> dict[str, Any]:
     pointer = transcript_pointer(text)
     if pointer:
         found["transcript_pointer"] = pointer
+    pasted = pasted_analysis_spans(text, format_name)
+    if pasted:
+        found[PASTED_ANALYSIS] = [[start, end] for start, end in pasted]
     return found
 
 
