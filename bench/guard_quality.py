@@ -117,13 +117,14 @@ def measure(session: Path, gold: dict, score: ModuleType, scratch: Path) -> Tall
         listed = entries(hook(cut, BEFORE))
         cut = scratch / f"{session.stem}.after-S{k}.jsonl"
         cut.write_bytes(b"".join(lines[:after]))
-        given = entries(hook(cut, AFTER))
+        printed = hook(cut, AFTER)
+        given = entries(printed)  # a line of its own per item; the head alone can say something (a corrupted summary)
         row.owed = len(lost)
         row.named_before = sum(any(named(line, e["keywords"]) for line in listed) for e in lost)
         row.lines_before = len(listed)
         row.given_after = sum(any(named(line, e["keywords"]) for line in given) for e in lost)
         row.faithful = int(k in faithful)
-        row.printed_at_faithful = int(k in faithful and bool(given))
+        row.printed_at_faithful = int(k in faithful and bool(printed))
         warned = [e for e in entries_gold if e["gen"] == k and e["severity"] == "warning" and e["id"][:6] != "claim-"]
         row.warned_at_faithful = sum(1 for line in given if any(named(line, e["keywords"]) for e in warned)) if (
             k in faithful) else 0  # fmt: skip
@@ -131,7 +132,7 @@ def measure(session: Path, gold: dict, score: ModuleType, scratch: Path) -> Tall
             w.lower() for w in i.get("keywords", [])])]) and all(i in settled for i in about))  # fmt: skip
         decisions = [line for line in given if "(decision, " in line]
         row.decisions, row.decisions_answered = len(decisions), sum("(in reply to “" in line for line in decisions)
-        quiet = "printed" if given else "quiet"
+        quiet = "printed" if printed else "quiet"
         tally.rows.append(
             f"{session.stem} S{k}: PreCompact named {row.named_before}/{row.owed} lost error items "
             f"({row.lines_before} lines); SessionStart gave back {row.given_after}/{row.owed}, {quiet}"

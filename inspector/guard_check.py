@@ -36,7 +36,7 @@ from inspector.guard import (
 )
 from inspector.guard_options import MAX_TOKENS
 from inspector.inert import visible
-from inspector.model import Finding, Generation, Invariant, InvariantKind, Severity, SourceRecord, Trace
+from inspector.model import PASTED_FOR, Finding, Generation, Invariant, InvariantKind, Severity, SourceRecord, Trace
 from inspector.prompt_commands import is_command
 from inspector.text import clip
 
@@ -217,6 +217,10 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: b
             found.append(_restored(finding, trace.sources, positions, invariants))
             serious = True
             continue
+        if finding.rule == CORRUPTED:
+            found.append(_corrupted(finding))
+            serious = True
+            continue
         if finding.rule not in RESTORED_RULES:
             continue
         in_flight = is_command(invariants.get(str(finding.evidence.get("invariant"))))
@@ -237,6 +241,21 @@ def restored_items(trace: Trace, owed: tuple[str, ...] = OWED_AFTER, *, gated: b
         found.append(question)
         serious = True
     return newest, found if serious or not gated else []
+
+
+CORRUPTED = "summary-text-corrupted"
+"""The summary the agent resumed from holds text its harness pasted in as it stored it (`detectors.pasted`): the
+guard says where, and what stood there, so the agent reads the code the summary quoted as its model wrote it."""
+
+
+def _corrupted(finding: Finding) -> Restored:
+    """Where the harness pasted text into the summary and what it replaced, addressed to the agent reading it."""
+    places = finding.evidence.get("places")
+    after = [str(place.get("after", "")) for place in places or () if isinstance(place, dict)]
+    where = f" (after {', after '.join(f'“{_shown(text)}”' for text in after)})" if after else ""
+    text = (f"Where it held “{PASTED_FOR}”{where}, Claude Code pasted in a copy of the summary's own analysis: read "
+            f"“{PASTED_FOR}” there, and the copy as no part of the summary.")  # fmt: skip
+    return Restored(CORRUPTED, "corrupted summary", text, None, None, 3, -1, False)
 
 
 QUESTION, QUESTION_LABEL = "question, asked last before the compaction and not answered", "question-unanswered"
@@ -266,7 +285,7 @@ def guard_rules(owed: tuple[str, ...] = OWED_AFTER) -> list[Rule]:
     check makes there (tests/test_focus.py), without matching every item in each of a long session's summaries."""
     from inspector.rules import all_rules
 
-    giving_back = {*RESTORED_RULES, *owed, "open-failure-lost"}
+    giving_back = {*RESTORED_RULES, *owed, "open-failure-lost", CORRUPTED}
     return [entry for entry in all_rules() if entry.id in giving_back]
 
 
@@ -357,29 +376,33 @@ def manifest(trace: Trace, generation: int, restored: list[Restored], max_tokens
     """
     if not restored:
         return "", []
-    said = sorted((r for r in restored if r.rule not in CLAIMS_RESTORED),
+    corrupted = [r for r in restored if r.rule == CORRUPTED]
+    said = sorted((r for r in restored if r.rule not in CLAIMS_RESTORED and r.rule != CORRUPTED),
                   key=lambda r: (not r.by_user, -r.position, r.rule))  # fmt: skip
     claims = [r for r in restored if r.rule in CLAIMS_RESTORED]
     what = [part for part, present in (("dropped or weakened what was said", [r for r in said if r.by_user]),
                                        ("dropped what the log shows done or owed",
                                         [r for r in said if not r.by_user]),
-                                       ("states what the log contradicts", claims)) if present]  # fmt: skip
+                                       ("states what the log contradicts", claims),
+                                       ("was corrupted as Claude Code stored it", corrupted)) if present]  # fmt: skip
     if cut_short is not None:
         head = CUT_SHORT_BEFORE.format(seconds=cut_short) if upcoming else CUT_SHORT_AFTER.format(
             seconds=cut_short, label=trace.generations[generation].label)  # fmt: skip
     else:
+        repair = "".join(f" {item.text}" for item in corrupted)
+        verbatim = " From the log, verbatim:" if said or claims else ""
         head = UPCOMING_HEAD if upcoming else (
             f"Compaction Inspector checked the summary you resumed from ({trace.generations[generation].label}) "
-            f"against the session log: it {' and '.join(what)}. From the log, verbatim:")  # fmt: skip
+            f"against the session log: it {' and '.join(what)}.{repair}{verbatim}")  # fmt: skip
     entries = list(_lines(said, claims, judged=not upcoming and cut_short is None))
     rest = UPCOMING_REST if upcoming else f"{_check_command(trace)} lists them"
     shown = _fitting(head, entries, max_tokens * 4, hook_agent(trace), rest)
-    if not shown:
+    if not shown and not (corrupted and _within(_cost(head), hook_agent(trace))):
         return "", []
     lines = [head, *(entry for _, entry in entries[:shown])]
     if shown < len(entries):
         lines.append(_left_out(Counter(_kind(item) for item, _ in entries[shown:]), rest))
-    return "\n".join(lines), [item for item, _ in entries[:shown]]
+    return "\n".join(lines), [*corrupted, *(item for item, _ in entries[:shown])]
 
 
 CUT_SHORT_AFTER = ("Compaction Inspector ran out of time ({seconds:g} s) checking the summary you resumed from "

@@ -18,7 +18,7 @@ from inspector.model import PASTED_ANALYSIS
 from inspector.readers import load_trace
 from inspector.readers.pasted_analysis import pasted_analysis_spans
 from inspector.render import highlights
-from tests.test_guard_authorship import session
+from tests.test_guard_authorship import TYPED, given_back, session
 
 PREAMBLE = ("This session is being continued from a previous conversation that ran out of context. The summary below "
             "covers the earlier portion of the conversation.\n\n")  # fmt: skip
@@ -91,3 +91,25 @@ def test_a_summary_line_inside_the_analysis_does_not_cut_the_copy_short() -> Non
 
 def test_only_claude_codes_summaries_are_read_for_copies() -> None:
     assert pasted_analysis_spans(stored(ANALYSIS, SUMMARY), "codex") == ()
+
+
+def test_the_guard_tells_the_resuming_agent_where_to_read_dollar_backtick(tmp_path: Path, monkeypatch) -> None:
+    """The agent resumes from the corrupted text: the guard says where "$`" stood, even when nothing else was lost."""
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
+    kept = stored(ANALYSIS, f"0. The user said: {TYPED}\n{SUMMARY}")
+    assert given_back(session(tmp_path, [], summary=kept), tmp_path) == (
+        "Compaction Inspector checked the summary you resumed from (S1) against the session log: it was corrupted as "
+        "Claude Code stored it. Where it held “$`” (after “…var validGoVersion = regexp.MustCompile(`^\\d+\\.\\d+"
+        "(\\.\\d+)?”, after “…- Fuzz test: `regexp.QuoteMeta(name)` added to `-fuzz=^%s”), Claude Code pasted in a "
+        "copy of the summary's own analysis: read “$`” there, and the copy as no part of the summary.")
+
+
+def test_the_guard_says_it_before_what_the_summary_lost(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(tmp_path / "data"))
+    back = given_back(session(tmp_path, [], summary=stored(ANALYSIS, SUMMARY)), tmp_path).splitlines()
+    assert back[0].startswith("Compaction Inspector checked the summary you resumed from (S1) against the session "
+                              "log: it dropped or weakened what was said and was corrupted as Claude Code stored it. "
+                              "Where it held “$`”")  # fmt: skip
+    assert back[0].endswith("and the copy as no part of the summary. From the log, verbatim:")
+    lost = f"- The user said, 2026-11-20 10:00 UTC (constraint, lost in the summary, record u1): “{TYPED}”"
+    assert back[1:] == [lost]
