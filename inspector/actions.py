@@ -46,10 +46,11 @@ def action_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
         if not isinstance(command, str):
             continue
         if re.search(r"\bgit\b.*\bcommit\b", command):
+            made = _COMMIT.findall(record.text) or _logged(command, record.text)
             commits.extend(Invariant(f"completed-action:{record.key}:{sha}", InvariantKind.COMPLETED_ACTION,
                                      f"commit {sha} {clip(_TRAILERS.sub('', subject).strip(), 120)}",
-                                     record.key, branch=None if branch == _DETACHED else branch)
-                           for branch, sha, subject in _COMMIT.findall(record.text))  # fmt: skip
+                                     record.key, branch=None if branch in (_DETACHED, "") else branch)
+                           for branch, sha, subject in made)  # fmt: skip
         if re.search(r"\bgh\s+pr\s+create\b", command):
             for number in dict.fromkeys(_PULL.findall(record.text)):
                 yield Invariant(f"completed-action:{record.key}:pr{number}", InvariantKind.COMPLETED_ACTION,
@@ -62,6 +63,21 @@ def action_items(records: Sequence[SourceRecord]) -> Iterator[Invariant]:
             yield from (replace(commit, retired_by=record.key) for commit in commits)
             commits = []
     yield from commits
+
+
+_LOG_LINE = re.compile(r"^([0-9a-f]{7,40})(?: \((?:HEAD -> ([^,)\s]+)[^)]*|[^)]*)\))? (\S.*)$", re.MULTILINE)
+"""A line of `git log --oneline`: the short sha, git's decoration when asked for (`(HEAD -> next, origin/next)`, which
+names the branch checked out), and the subject."""
+
+
+def _logged(command: str, text: str) -> list[tuple[str, str, str]]:
+    """The commits a quiet commit made (`git commit -q`, which prints nothing), as the `git log --oneline` run after it
+    in the same command shows them: a line whose subject the command itself holds (the message it gave, `-m` or a
+    heredoc) is a commit it made, and the log's other lines are older. Oldest first, as (branch or "", sha, subject)."""
+    if not re.search(r"\bgit\s+log\b", command):
+        return []
+    made = [(branch, sha, subject) for sha, branch, subject in _LOG_LINE.findall(text) if subject.strip() in command]
+    return made[::-1]
 
 
 _MERGED = re.compile(r"\bgh\s+pr\s+merge\s+#?(\d+)\b")

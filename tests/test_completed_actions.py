@@ -254,3 +254,39 @@ def test_a_commit_made_with_no_branch_checked_out_is_a_commit() -> None:
                      text="[detached HEAD 1bb90e8] chore: add ChartDB schema diagram and JSON export\n 2 files changed")
     [action] = action_items([record])
     assert (action.text, action.branch) == ("commit 1bb90e8 chore: add ChartDB schema diagram and JSON export", None)
+
+
+QUIET = ("cd D:/oh-my-posh && git add website/docusaurus.config.js && git commit -q -F - <<'EOF'\n"
+         "fix(website): remove brittle selectors and fail on broken links\n\ncustom.css targeted generated CSS.\nEOF\n"
+         "git add website/static/_redirects && git commit -q -m 'fix(website): keep the OAuth callback page out of "
+         "search'\ngit log --oneline -3")  # fmt: skip
+"""ohmyposh_6c0a282a (fresh81): two quiet commits, then the log that shows them (its labels track all seven of its
+commits made so)."""
+
+
+def test_a_quiet_commit_is_read_from_the_log_the_same_command_prints() -> None:
+    """`git commit -q` prints nothing; the `git log --oneline` after it prints each commit the command made (its subject
+    is the message the command gave) above the older ones, which are not this command's."""
+    record = replace(committed("r1", "0", "x"), extra={"command": QUIET},
+                     text="81ecfd88 fix(website): keep the OAuth callback page out of search\n"
+                          "47c3efb0 fix(website): remove brittle selectors and fail on broken links\n"
+                          "95ddb6ed fix(website): land on a hub page and index the segments")  # fmt: skip
+    assert [(a.text, a.branch) for a in action_items([record])] == [
+        ("commit 47c3efb0 fix(website): remove brittle selectors and fail on broken links", None),
+        ("commit 81ecfd88 fix(website): keep the OAuth callback page out of search", None)]  # fmt: skip
+
+
+def test_a_decorated_log_names_the_branch_of_the_quiet_commit() -> None:
+    record = replace(committed("r1", "0", "x"), extra={"command": "git commit -qm 'docs: reconcile MILESTONE' && "
+                                                                  "git log --oneline --decorate -2"},
+                     text="6aba881 (HEAD -> next, origin/next) docs: reconcile MILESTONE\nc47aff3 docs: grill nodes")
+    made = [(a.text, a.branch) for a in action_items([record])]
+    assert made == [("commit 6aba881 docs: reconcile MILESTONE", "next")]
+
+
+def test_a_log_with_no_commit_of_the_commands_own_is_no_commit() -> None:
+    """A commit that failed quietly (nothing to commit) leaves the log showing older commits only."""
+    record = replace(committed("r1", "0", "x"), extra={"command": "git commit -qm 'docs: add the roadmap'; git log "
+                                                                  "--oneline -2"},
+                     text="c47aff3 docs: grill nodes\nb852cec fix: the loader")
+    assert list(action_items([record])) == []
