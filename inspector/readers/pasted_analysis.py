@@ -7,9 +7,10 @@ regular expression `^v\\d+$` quoted in backticks) becomes the text before the ma
 "Analysis:" block (anthropics/claude-code#90133). The summary the next agent reads holds a verbatim copy of its
 analysis in the middle of a line, and the code there has lost its `$` and its closing backtick.
 
-The copy is the analysis block exactly, from "Analysis:" up to "Summary:", so it is found by string search, with
-no threshold: a kilobyte or more of text that repeats, verbatim, the block the summary opened with, beginning
-mid-line, has no other cause. Each copy stands where "$`" stood. (`$$` becoming `$` leaves no such trace.)
+The copy is the analysis block exactly, from its "Analysis:" line up to the "Summary:" line, so it is found by
+string search, with no threshold: a later repeat of that whole block, verbatim, has no other cause (in the real
+summaries held here each is a kilobyte or more, beginning mid-line). Each copy stands where "$`" stood. (`$$`
+becoming `$` leaves no such trace.)
 """
 
 from __future__ import annotations
