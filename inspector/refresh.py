@@ -16,9 +16,9 @@ from inspector.analysis import Analysis, analyze
 from inspector.config import Config
 from inspector.facts import InvariantTrack
 from inspector.invariants import IndexedText, InvariantStatus, match_invariant, values_in
-from inspector.model import Invariant, SourceRecord, Trace
+from inspector.model import PASTED_FOR, Invariant, SourceRecord, Trace
 from inspector.statements import statement_kind
-from inspector.text import estimate_tokens
+from inspector.text import clip, estimate_tokens
 
 
 class CorrectionType(StrEnum):
@@ -32,6 +32,9 @@ class CorrectionType(StrEnum):
     """The state gives the item a different value than its source."""
     UNSUPPORTED = "unsupported"
     """The state states a constraint that no source record it covers supports."""
+    CORRUPTED = "corrupted"
+    """The harness changed the state's text as it stored it: a copy of the summary's own analysis stands where the
+    summary held "$`" (`inspector.readers.pasted_analysis`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +75,7 @@ def refresh_at(analysis: Analysis, k: int) -> RefreshResult:
     rebuilt = tuple(t.invariant for t in tracks if t.statuses[k] is not InvariantStatus.RETIRED)
     corrections: list[Correction] = []
     if generation.kind == "summary" and generation.text is not None:
+        corrections.extend(_corrupted(facts.generations[k].pasted, generation.text, k))
         superseded = list(_superseded(analysis, k))
         corrected = {c.source_key for c in superseded}
         corrections.extend(superseded)
@@ -100,6 +104,15 @@ def _superseded(analysis: Analysis, k: int) -> Iterator[Correction]:
             text[finding.start : finding.end] if finding.start is not None else None,
             correction.text if correction else None, finding.evidence["correction"], finding.message,
         )  # fmt: skip
+
+
+def _corrupted(pasted: tuple[tuple[int, int], ...], text: str, k: int) -> Iterator[Correction]:
+    """Each copy the harness pasted into Sₖ, as the line it cut reads stored and as the summary wrote it."""
+    for start, end in pasted:
+        before = text[text.rfind("\n", 0, start) + 1 : start].lstrip()
+        yield Correction(CorrectionType.CORRUPTED, k, None, None, f"{before}{clip(text[start:end], 40)}",
+                         f"{before}{PASTED_FOR}", None, f"Claude Code pasted a copy of the summary's analysis "
+                         f"({end - start:,} characters) where the summary held “{PASTED_FOR}”")  # fmt: skip
 
 
 def _compare(track: InvariantTrack, k: int) -> Correction | None:

@@ -17,6 +17,7 @@ from inspector.analysis import analyze
 from inspector.model import PASTED_ANALYSIS
 from inspector.readers import load_trace
 from inspector.readers.pasted_analysis import pasted_analysis_spans
+from inspector.refresh import CorrectionType, refresh_at
 from inspector.render import highlights
 from tests.test_guard_authorship import TYPED, given_back, session
 
@@ -71,6 +72,14 @@ def test_the_copies_are_not_analysed_and_the_text_pane_marks_them(tmp_path: Path
     assert read is not None and read.count("I added a regular expression") == 1  # where the model wrote it, once
     marks = [(m.start, m.end) for m in highlights(analysis, 1) if m.css_class == "pasted-analysis"]
     assert marks == list(facts.pasted) and len(marks) == 2
+
+
+def test_a_refresh_records_each_copy_as_a_correction_with_the_line_as_the_summary_wrote_it(tmp_path: Path) -> None:
+    analysis = analyze(load_trace(session(tmp_path, [], summary=stored(ANALYSIS, SUMMARY))))
+    corrupted = [c for c in refresh_at(analysis, 1).corrections if c.type is CorrectionType.CORRUPTED]
+    assert [c.source for c in corrupted] == ["var validGoVersion = regexp.MustCompile(`^\\d+\\.\\d+(\\.\\d+)?$`",
+                                             "- Fuzz test: `regexp.QuoteMeta(name)` added to `-fuzz=^%s$`"]
+    assert all(c.inherited.endswith("Analysis:\nLet me chronologically analyz…") for c in corrupted)  # type: ignore[union-attr]
 
 
 def test_a_summary_with_no_dollar_backtick_has_no_copy(tmp_path: Path) -> None:
