@@ -64,7 +64,6 @@ class Restored:
     text: str
     source_key: str | None
     said_at: str | None
-    severity_order: int
     position: int
     """Where its record sits in the log: newer first when the cap cuts."""
     by_user: bool
@@ -255,7 +254,7 @@ def _corrupted(finding: Finding) -> Restored:
     where = f" (after {', after '.join(f'“{_shown(text)}”' for text in after)})" if after else ""
     text = (f"Where it held “{PASTED_FOR}”{where}, Claude Code pasted in a copy of the summary's own analysis: read "
             f"“{PASTED_FOR}” there, and the copy as no part of the summary.")  # fmt: skip
-    return Restored(CORRUPTED, "corrupted summary", text, None, None, 3, -1, False)
+    return Restored(CORRUPTED, "corrupted summary", text, None, None, -1, False)
 
 
 QUESTION, QUESTION_LABEL = "question, asked last before the compaction and not answered", "question-unanswered"
@@ -275,8 +274,8 @@ def _question(facts: TraceFacts, state: Generation, positions: dict[str, int]) -
     if asked is None:
         return None
     claim, record, question = asked
-    return Restored(QUESTION_LABEL, QUESTION, question, record.key, record.timestamp, 0,
-                    positions.get(record.key, -1), True, instead=claim.text if claim is not None else None)  # fmt: skip
+    return Restored(QUESTION_LABEL, QUESTION, question, record.key, record.timestamp, positions.get(record.key, -1),
+                    True, instead=claim.text if claim is not None else None)  # fmt: skip
 
 
 def guard_rules(owed: tuple[str, ...] = OWED_AFTER) -> list[Rule]:
@@ -338,13 +337,12 @@ def _restored(finding: Finding, sources: Sequence[SourceRecord], positions: dict
     else:
         text = finding.source.quote if finding.source is not None else invariant.quote or invariant.text
         kind = invariant.kind.value
-    order = 0 if finding.rule in LOST_RULES else 1 if finding.rule in WEAKENED_RULES else 2
     when = record.timestamp if record is not None else None
     by_user = record is not None and (kind == IN_FLIGHT or said_by_user(record, text))
     context = reply_to(invariant, record) if invariant is not None and finding.rule not in CLAIMS_RESTORED else None
     instead = finding.excerpt if finding.rule in WEAKENED_RULES else None
     branches = finding.evidence.get("branches") if kind == SERIES else None
-    return Restored(finding.rule, kind, text, key, when, order, positions.get(key, -1) if key else -1, by_user,
+    return Restored(finding.rule, kind, text, key, when, positions.get(key, -1) if key else -1, by_user,
                     context, instead, tuple(map(str, branches)) if isinstance(branches, list) else ())  # fmt: skip
 
 
@@ -436,7 +434,7 @@ def cut_short_items(trace: Trace) -> list[Restored]:
         record = trace.sources[positions[item.source_key]]
         text = item.quote or item.text
         if said_by_user(record, text):
-            found.append(Restored(CUT_SHORT_RULE, item.kind.value, text, item.source_key, record.timestamp, 0,
+            found.append(Restored(CUT_SHORT_RULE, item.kind.value, text, item.source_key, record.timestamp,
                                   positions[item.source_key], True, reply_to(item, record)))  # fmt: skip
     return found
 
