@@ -120,7 +120,7 @@ def html_report(
             for f in analysis.findings
         ],
     )  # fmt: skip
-    generations = []
+    generations: list[str] = []  # pieces, joined once with the page's: each join of a long session's is a copy of it
     links = consequence_links(analysis)
     for k, generation in enumerate(trace.generations):
         text = generation.text
@@ -130,10 +130,9 @@ def html_report(
             if text is not None
             else "<p><i>Text unavailable.</i></p>"
         )
-        generations.append(
-            f'<details{" open" if k else ""} id="S{k}"><summary>S{k} · {_e(generation.kind)} · '
-            f"{len(analysis.findings_for(k))} findings</summary>{body}{findings_html(analysis, k, links)}</details>"
-        )
+        generations += (f'<details{" open" if k else ""} id="S{k}"><summary>S{k} · {_e(generation.kind)} · '
+                        f"{len(analysis.findings_for(k))} findings</summary>", body, findings_html(analysis, k, links),
+                        "</details>")  # fmt: skip
     other = [a for a in annotations if a.target.kind != "finding"]
     sections = [
         f"<h1>Compaction report: {_e(title)}</h1>",
@@ -141,7 +140,7 @@ def html_report(
         f'<b class="verdict-{analysis.verdict}">{analysis.verdict.upper()}</b> · {len(analysis.findings)} findings</p>',
         "<h2>Chain</h2>", _chain(analysis, guard_marks(analysis, guard)),
         "<h2>Findings</h2>", finding_table,
-        "<h2>Generations</h2>", "".join(generations),
+        "<h2>Generations</h2>", *generations,
         "<h2>Manifest</h2>",
         matrix_html(invariant_matrix(analysis), len(trace.generations)) if analysis.facts.invariants
         else "<p>No invariants.</p>",
@@ -160,14 +159,13 @@ def html_report(
     if guard:
         sections += ["<h2>Guard</h2>", "<p>What the guard gave back to the agent right after a compaction.</p>",
                      _guard_html(guard)]  # fmt: skip
-    return (
+    head = (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         # No script, no fetch: a CSP that forbids both, for readers that honour it.
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
         f"<title>{attribute_html(title)}</title><style>{STYLE}{_REPORT_STYLE}</style></head><body>"
-        + "".join(sections)
-        + "</body></html>\n"
     )
+    return "".join((head, *sections, "</body></html>\n"))
 
 
 def markdown_full_report(
