@@ -34,7 +34,7 @@ from inspector.config import Config
 from inspector.data_folder import default_store_is_empty
 from inspector.errors import TraceReadError
 from inspector.guard_options import AGENTS, MAX_TOKENS
-from inspector.inert import json_text, terminal_text
+from inspector.inert import inert_json, terminal_text
 from inspector.model import Trace
 from inspector.rules import all_rules
 from inspector.text import counted
@@ -205,8 +205,8 @@ def _check(args: argparse.Namespace) -> int:
             continue
         analysis = _analyze(trace, config)
         if args.format == "json":
-            option = orjson.OPT_INDENT_2 if len(args.traces) == 1 else 0
-            sys.stdout.write(json_text(orjson.dumps(to_json(analysis), option=option).decode()) + "\n")
+            option = (orjson.OPT_INDENT_2 if len(args.traces) == 1 else 0) | orjson.OPT_APPEND_NEWLINE
+            write_output(None, inert_json(orjson.dumps(to_json(analysis), option=option)))
         else:
             print(to_text(analysis))
         if analysis.verdict == "fail":
@@ -262,7 +262,7 @@ def _refresh(args: argparse.Namespace) -> int:
             "trace": args.trace, "generation": args.at, "records_read": result.records_read,
             "tokens_read": result.tokens_read, "corrections": [asdict(c) for c in result.corrections],
         }  # fmt: skip
-        sys.stdout.write(json_text(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode()) + "\n")
+        write_output(None, inert_json(orjson.dumps(payload, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)))
     else:
         print(f"refresh at S{args.at}: re-read {counted(result.records_read, 'record')} (~{result.tokens_read} "
               f"tokens), {counted(len(result.corrections), 'correction')}")  # fmt: skip

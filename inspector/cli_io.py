@@ -92,6 +92,7 @@ def _one_line(error: TraceReadError) -> str:
 def write_output(path: Path | None, data: bytes) -> None:
     """To the file (checked by `output_file`) or, without one, to standard output."""
     if path is None:
+        sys.stdout.flush()  # what was printed before goes first
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return

@@ -127,31 +127,39 @@ _JSON_UNSAFE = re.compile("[\x7f-\x9f" + HIDDEN.pattern[1:])
 """What orjson writes raw that a terminal must not receive: DEL, C1 controls, hidden characters (C0 it escapes)."""
 
 
-def json_text(document: str) -> str:
-    """JSON text with DEL, C1 and hidden characters written as `\\u` escapes: the same value, inert on screen.
+def inert_json(document: bytes) -> bytes:
+    """orjson's UTF-8 output with DEL, C1 and hidden characters written as `\\u` escapes: the same value, inert on
+    screen.
 
-    For JSON whose structure is ASCII (orjson's output), where such a character can only sit inside a
-    string, so escaping it changes no value. Each is one character, so the text is looked at in pieces, and a
-    piece of ASCII without DEL (most of any report) is kept as it is, found in C rather than by the pattern: a
-    40 MB report took 0.26 s to scan.
+    For JSON whose structure is ASCII (orjson's output), where such a character can only sit inside a string, so
+    escaping it changes no value. Each is one character, so the document is looked at in pieces cut between
+    characters, and a piece of ASCII without DEL (most of any report) is kept as it is, found in C rather than by
+    the pattern: a 40 MB report took 0.26 s to scan. Bytes in and out: every writer of it writes bytes, and a
+    report decoded whole, escaped and encoded again was three more copies of it at its peak (four times its size
+    where it holds a character past U+FFFF).
     """
     if _inert_as_is(document):
         return document
     pieces = []
-    for start in range(0, len(document), _JSON_PIECE):
-        piece = document[start : start + _JSON_PIECE]
-        pieces.append(piece if _inert_as_is(piece) else _JSON_UNSAFE.sub(_json_escaped, piece))
-    return "".join(pieces)
+    start, size = 0, len(document)
+    while start < size:
+        end = min(start + _JSON_PIECE, size)
+        while end < size and 0x80 <= document[end] < 0xC0:
+            end += 1  # a UTF-8 continuation byte: the piece ends after the character it continues
+        piece = document[start:end]
+        pieces.append(piece if _inert_as_is(piece) else _JSON_UNSAFE.sub(_json_escaped, piece.decode()).encode())
+        start = end
+    return b"".join(pieces)
 
 
-def _inert_as_is(text: str) -> bool:
-    """ASCII without DEL: nothing in it `json_text` escapes (the only ASCII character `_JSON_UNSAFE` holds)."""
-    return text.isascii() and "\x7f" not in text
+def _inert_as_is(document: bytes) -> bool:
+    """ASCII without DEL: nothing in it `inert_json` escapes (the only ASCII character `_JSON_UNSAFE` holds)."""
+    return document.isascii() and b"\x7f" not in document
 
 
 _JSON_PIECE = 4096
-"""How much of a JSON text is kept or scanned at once: bounds work, not what is found (small enough that most pieces
-of a report are pure ASCII, large enough that the pieces cost nothing)."""
+"""How many bytes of a JSON document are kept or scanned at once: bounds work, not what is found (small enough that
+most pieces of a report are pure ASCII, large enough that the pieces cost nothing)."""
 
 
 def _json_escaped(match: re.Match[str]) -> str:
@@ -165,5 +173,5 @@ def _json_escape(number: int) -> str:
     return f"\\u{0xD800 + (number >> 10):04x}\\u{0xDC00 + (number & 0x3FF):04x}"
 
 
-__all__ = ["HIDDEN", "code_point", "csv_cell", "from_csv_cell", "hidden_characters", "json_text",
+__all__ = ["HIDDEN", "code_point", "csv_cell", "from_csv_cell", "hidden_characters", "inert_json",
            "markdown_code", "markdown_text", "terminal_text", "visible"]  # fmt: skip

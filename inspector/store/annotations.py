@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from inspector.inert import csv_cell, json_text
+from inspector.inert import csv_cell, inert_json
 from inspector.store.schema import AnnotationRow, RevisionRow
 
 LABELS = ("confirmed", "false-positive", "needs-source", "fixed")
@@ -167,7 +167,7 @@ class Annotations:
         """One line per annotation with every revision: the import format."""
         items = self.for_trace(trace_hash) if trace_hash else self.all()
         # The same values, with controls and hidden characters as \u escapes: inert when printed.
-        return b"".join(json_text(orjson.dumps(to_record(a)).decode()).encode() + b"\n" for a in items)
+        return b"".join(inert_json(orjson.dumps(to_record(a), option=orjson.OPT_APPEND_NEWLINE)) for a in items)
 
     def export_csv(self, trace_hash: str | None = None) -> str:
         """One row per annotation in its current state, with its place and quoted text.

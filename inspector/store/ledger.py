@@ -17,7 +17,7 @@ import orjson
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from inspector.inert import json_text
+from inspector.inert import inert_json
 from inspector.refresh import Correction, RefreshResult
 from inspector.store.engine import ADOPTING, one_at_a_time
 from inspector.store.schema import CorrectionRow
@@ -74,7 +74,7 @@ class CorrectionsLedger:
     def export_jsonl(self, out: BinaryIO, trace: str | None = None) -> int:
         entries = self.entries(trace)
         for entry in entries:
-            out.write(json_text(orjson.dumps(asdict(entry)).decode()).encode() + b"\n")  # inert on a terminal
+            out.write(inert_json(orjson.dumps(asdict(entry), option=orjson.OPT_APPEND_NEWLINE)))  # inert on a terminal
         return len(entries)
 
 
