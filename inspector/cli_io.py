@@ -93,7 +93,11 @@ def write_output(path: Path | None, data: bytes) -> None:
     """To the file (checked by `output_file`) or, without one, to standard output."""
     if path is None:
         sys.stdout.flush()  # what was printed before goes first
-        sys.stdout.buffer.write(data)
+        under = getattr(sys.stdout, "buffer", None)
+        if under is None:  # a text stream with no bytes under it (`io.StringIO`, as a caller may redirect to)
+            sys.stdout.write(data.decode())
+        else:
+            under.write(data)
         sys.stdout.flush()
         return
     try:
