@@ -9,7 +9,8 @@ of three fresh processes (interpreter start and imports in):
 
 * floor: start Python, `orjson.loads` every line, keep nothing;
 * `check --json`, `report -o FILE.html --no-store`, `scan FILE --out FILE.json --workers 1 --no-cache`, each with
-  an empty cache folder of its own: a first look at the session;
+  an empty cache folder of its own: a first look at the session; and the peak resident memory of one more first look
+  of `check` and of `report`;
 * `guard` as Claude Code runs it after the last compaction (the session cut just after its last summary, the
   hook's JSON on stdin), first with a cache folder of its own each run, as at a session's first compaction: best
   and worst of three, then worst of three again beside a CPU-bound process, so that both cores are busy; then as at
@@ -62,6 +63,18 @@ with open(sys.argv[1], "rb") as stream:
             orjson.loads(line)
 """
 _BUSY = "while True: pass"
+_PEAK = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
+    os.execv(sys.argv[1], sys.argv[1:])
+print(os.wait4(pid, 0)[2].ru_maxrss)
+"""
+"""Start the command from a process of its own and print its peak resident memory (KB, Linux's unit): a child keeps
+its parent's peak across exec, and this bench's own process holds the sessions it generates and cuts."""
 
 
 def byte_compile() -> None:
@@ -97,6 +110,14 @@ def timed(command: list[str], stdin: str | None = None, env: dict[str, str] | No
         if log is not None and "INSPECTOR_CACHE_DIR" in run_env:
             _await_reading(Path(run_env["INSPECTOR_CACHE_DIR"]), log, fresh_state=True)
     return times
+
+
+def peak_mb(command: list[str], folder: Path) -> float:
+    """Peak resident memory of one fresh process of `command` as a first look (a cache folder of its own), in MB."""
+    env = {**os.environ, "INSPECTOR_CACHE_DIR": fresh_cache(folder)}
+    done = subprocess.run([sys.executable, "-c", _PEAK, *command], env=env, capture_output=True, text=True,
+                          check=True)  # fmt: skip
+    return int(done.stdout.split()[-1]) / 1024
 
 
 def cuts(session: Path, folder: Path) -> tuple[Path, Path]:
@@ -191,17 +212,20 @@ def viewer_times(session: Path, folder: Path) -> dict[str, float | None]:
 def row(session: Path, label: str, folder: Path) -> dict[str, Any]:
     first = (folder, None)  # a first look at the session: nothing of it kept
     floor = min(timed([sys.executable, "-c", _FLOOR, str(session)]))
-    check = min(timed([str(INSPECTOR), "check", "--json", str(session)], fresh=first))
-    report = min(timed([str(INSPECTOR), "report", str(session), "-o", str(folder / "report.html"), "--no-store"],
-                       fresh=first))  # fmt: skip
+    checking = [str(INSPECTOR), "check", "--json", str(session)]
+    reporting = [str(INSPECTOR), "report", str(session), "-o", str(folder / "report.html"), "--no-store"]
+    check = min(timed(checking, fresh=first))
+    report = min(timed(reporting, fresh=first))
     scan = min(timed([str(INSPECTOR), "scan", str(session), "--out", str(folder / "fleet.json"), "--workers", "1",
                       "--no-cache"], fresh=first))  # fmt: skip
     summaries = sum(1 for line in session.open("rb") if b'"isCompactSummary":true' in line
                     or b'"isCompactSummary": true' in line)  # fmt: skip
     result = {"label": label, "mb": session.stat().st_size / 1e6, "summaries": summaries, "floor": floor,
-              "check": check, "report": report, "scan": scan, **guard_times(session, folder),
+              "check": check, "report": report, "scan": scan, "check_peak": peak_mb(checking, folder),
+              "report_peak": peak_mb(reporting, folder), **guard_times(session, folder),
               **viewer_times(session, folder)}  # fmt: skip
-    print(f"  {label}: floor {floor:.2f} s, check {check:.2f} s ({check / floor:.1f}×), report {report:.2f} s, "
+    print(f"  {label}: floor {floor:.2f} s, check {check:.2f} s ({check / floor:.1f}×, peak "
+          f"{result['check_peak']:.0f} MB), report {report:.2f} s (peak {result['report_peak']:.0f} MB), "
           f"guard {result['guard']:.2f} s (busy worst {result['guard_busy_worst']:.2f} s, after PreCompact "
           f"{result['guard_warm']:.2f} s, busy worst {result['guard_warm_busy_worst']:.2f} s)", flush=True)  # fmt: skip
     return result
@@ -231,15 +255,17 @@ def markdown(found: list[dict[str, Any]]) -> str:
              "guard also worst of three, and worst of three beside a CPU-bound process (both cores busy); then, as "
              "it runs once installed, after its PreCompact hook read the log just before the summary was written "
              "(for a log of 16 MB or more, where its reading stopped is kept), best, worst, and worst beside the "
-             "CPU-bound process. Ratios are to the parse floor as a process.", "",
-             "| session | MB | summaries | floor s | check s | check / floor | report s | scan s | guard s | "
-             "guard worst s | guard worst, busy s | guard after PreCompact s (worst) | guard after PreCompact, worst "
-             "busy s | claude-code-log s | claude-code-transcripts s |",
-             "| --- |" + " ---: |" * 14]  # fmt: skip
+             "CPU-bound process. Ratios are to the parse floor as a process. Peaks are resident memory of one more "
+             "first look each, started from a small process of its own (a child keeps its parent's peak).", "",
+             "| session | MB | summaries | floor s | check s | check / floor | check peak MB | report s | report peak "
+             "MB | scan s | guard s | guard worst s | guard worst, busy s | guard after PreCompact s (worst) | guard "
+             "after PreCompact, worst busy s | claude-code-log s | claude-code-transcripts s |",
+             "| --- |" + " ---: |" * 16]  # fmt: skip
     for r in found:
         busy = f"{r['guard_busy_worst']:.2f}" + (" (cut short)" if r["cut_short"] else "")
         lines.append(f"| {r['label']} | {r['mb']:.1f} | {r['summaries']} | {r['floor']:.3f} | {r['check']:.2f} | "
-                     f"{r['check'] / r['floor']:.1f}× | {r['report']:.2f} | {r['scan']:.2f} | {r['guard']:.2f} | "
+                     f"{r['check'] / r['floor']:.1f}× | {r['check_peak']:.0f} | {r['report']:.2f} | "
+                     f"{r['report_peak']:.0f} | {r['scan']:.2f} | {r['guard']:.2f} | "
                      f"{r['guard_worst']:.2f} | {busy} | {r['guard_warm']:.2f} ({r['guard_warm_worst']:.2f}) | "
                      f"{r['guard_warm_busy_worst']:.2f} | {seconds(r['claude_code_log'])} | "
                      f"{seconds(r['claude_code_transcripts'])} |")  # fmt: skip
