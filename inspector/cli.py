@@ -34,7 +34,7 @@ from inspector.config import Config
 from inspector.data_folder import default_store_is_empty
 from inspector.errors import TraceReadError
 from inspector.guard_options import AGENTS, MAX_TOKENS
-from inspector.inert import inert_json, terminal_text
+from inspector.inert import inert_json_pieces, terminal_text
 from inspector.model import Trace
 from inspector.rules import all_rules
 from inspector.text import counted
@@ -206,7 +206,7 @@ def _check(args: argparse.Namespace) -> int:
         analysis = _analyze(trace, config)
         if args.format == "json":
             option = (orjson.OPT_INDENT_2 if len(args.traces) == 1 else 0) | orjson.OPT_APPEND_NEWLINE
-            write_output(None, inert_json(orjson.dumps(to_json(analysis), option=option)))
+            write_output(None, inert_json_pieces(orjson.dumps(to_json(analysis), option=option)))
         else:
             print(to_text(analysis))
         if analysis.verdict == "fail":
@@ -262,7 +262,8 @@ def _refresh(args: argparse.Namespace) -> int:
             "trace": args.trace, "generation": args.at, "records_read": result.records_read,
             "tokens_read": result.tokens_read, "corrections": [asdict(c) for c in result.corrections],
         }  # fmt: skip
-        write_output(None, inert_json(orjson.dumps(payload, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)))
+        option = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+        write_output(None, inert_json_pieces(orjson.dumps(payload, option=option)))
     else:
         print(f"refresh at S{args.at}: re-read {counted(result.records_read, 'record')} (~{result.tokens_read} "
               f"tokens), {counted(len(result.corrections), 'correction')}")  # fmt: skip
@@ -397,13 +398,13 @@ def _report(args: argparse.Namespace) -> int:
     trace = _load(args.trace, args.input_format)
     if trace is None:
         return EXIT_UNREADABLE
-    from inspector.share import share_report
+    from inspector.share import share_report_pieces
 
     empty = args.db is None and default_store_is_empty()  # nothing to show: the store is not loaded, nor created
     store = None if args.no_store or empty else open_store(args.db)
     digest = trace_hash(args.trace) if store is not None else ""  # the store's key: no store, nothing to look up
-    text = share_report(_analyze(trace), store, digest, args.format)
-    write_output(args.output, text.encode())
+    pieces = share_report_pieces(_analyze(trace), store, digest, args.format)
+    write_output(args.output, (piece.encode() for piece in pieces))  # encoded as written: never whole, as bytes
     return EXIT_PASS
 
 

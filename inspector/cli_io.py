@@ -11,6 +11,7 @@ import argparse
 import os
 import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -89,19 +90,24 @@ def _one_line(error: TraceReadError) -> str:
     return terminal_text(str(error).replace("\n", " "))
 
 
-def write_output(path: Path | None, data: bytes) -> None:
-    """To the file (checked by `output_file`) or, without one, to standard output."""
+def write_output(path: Path | None, data: bytes | Iterable[bytes | memoryview]) -> None:
+    """To the file (checked by `output_file`) or, without one, to standard output: bytes, or pieces of them written
+    one by one as they come (a long report is never held whole: `share.html_report_pieces`)."""
+    pieces = (data,) if isinstance(data, bytes) else data
     if path is None:
         sys.stdout.flush()  # what was printed before goes first
         under = getattr(sys.stdout, "buffer", None)
-        if under is None:  # a text stream with no bytes under it (`io.StringIO`, as a caller may redirect to)
-            sys.stdout.write(data.decode())
-        else:
-            under.write(data)
+        for piece in pieces:
+            if under is None:  # a text stream with no bytes under it (`io.StringIO`, as a caller may redirect to)
+                sys.stdout.write(bytes(piece).decode())
+            else:
+                under.write(piece)
         sys.stdout.flush()
         return
     try:
-        path.write_bytes(data)
+        with path.open("wb") as out:
+            for piece in pieces:
+                out.write(piece)
     except OSError as error:  # permissions, a full disk: checked paths can still refuse a write
         raise BadInput(f"{path}: cannot write: {error.strerror or error}") from None
 

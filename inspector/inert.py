@@ -12,6 +12,7 @@ The character classes below are the one definition of "hidden": the text pane ma
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 """Embeddings, overrides and isolates: they reorder how text is displayed (Trojan Source).
@@ -129,7 +130,13 @@ _JSON_UNSAFE = re.compile("[\x7f-\x9f" + HIDDEN.pattern[1:])
 
 def inert_json(document: bytes) -> bytes:
     """orjson's UTF-8 output with DEL, C1 and hidden characters written as `\\u` escapes: the same value, inert on
-    screen.
+    screen (`inert_json_pieces`, joined)."""
+    return b"".join(inert_json_pieces(document))
+
+
+def inert_json_pieces(document: bytes) -> Iterator[bytes | memoryview]:
+    """`inert_json` in pieces, in order, for a writer that writes them one by one: a piece kept as it is is a view
+    of the document, not a copy, so a report is not held twice.
 
     For JSON whose structure is ASCII (orjson's output), where such a character can only sit inside a string, so
     escaping it changes no value. Each is one character, so the document is looked at in pieces cut between
@@ -139,17 +146,17 @@ def inert_json(document: bytes) -> bytes:
     a character where it holds one past U+00FF): 80 MB more at the peak of the 100 MB × 364-summary bench shape.
     """
     if _inert_as_is(document):
-        return document
-    pieces = []
+        yield document
+        return
+    view = memoryview(document)
     start, size = 0, len(document)
     while start < size:
         end = min(start + _JSON_PIECE, size)
         while end < size and 0x80 <= document[end] < 0xC0:
             end += 1  # a UTF-8 continuation byte: the piece ends after the character it continues
         piece = document[start:end]
-        pieces.append(piece if _inert_as_is(piece) else _JSON_UNSAFE.sub(_json_escaped, piece.decode()).encode())
+        yield view[start:end] if _inert_as_is(piece) else _JSON_UNSAFE.sub(_json_escaped, piece.decode()).encode()
         start = end
-    return b"".join(pieces)
 
 
 def _inert_as_is(document: bytes) -> bool:
@@ -173,5 +180,5 @@ def _json_escape(number: int) -> str:
     return f"\\u{0xD800 + (number >> 10):04x}\\u{0xDC00 + (number & 0x3FF):04x}"
 
 
-__all__ = ["HIDDEN", "code_point", "csv_cell", "from_csv_cell", "hidden_characters", "inert_json",
+__all__ = ["HIDDEN", "code_point", "csv_cell", "from_csv_cell", "hidden_characters", "inert_json", "inert_json_pieces",
            "markdown_code", "markdown_text", "terminal_text", "visible"]  # fmt: skip

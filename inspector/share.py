@@ -109,6 +109,17 @@ def html_report(
 ) -> str:
     """One self-contained HTML page: chain, verdict, findings, every generation, manifest, reviews, the guard's
     injections (oldest first, as `GuardLog.for_session` gives them)."""
+    return "".join(html_report_pieces(analysis, annotations, corrections, guard))
+
+
+def html_report_pieces(
+    analysis: Analysis,
+    annotations: Sequence[Annotation] = (),
+    corrections: Sequence[LedgerEntry] = (),
+    guard: Sequence[GuardInjection] = (),
+) -> list[str]:
+    """`html_report`'s page in the pieces it is built from, in order: a writer that encodes and writes them one by
+    one never holds the page whole, as text or as bytes (a summary-heavy session's is tens of megabytes)."""
     trace = analysis.trace
     title = trace.title or trace.id
     by_finding = latest_by_finding(annotations)
@@ -165,7 +176,7 @@ def html_report(
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
         f"<title>{attribute_html(title)}</title><style>{STYLE}{_REPORT_STYLE}</style></head><body>"
     )
-    return "".join((head, *sections, "</body></html>\n"))
+    return [head, *sections, "</body></html>\n"]
 
 
 def markdown_full_report(
@@ -245,11 +256,17 @@ class ReviewRecords(Protocol):
 def share_report(analysis: Analysis, store: ReviewRecords | None, digest: str, fmt: str = "html") -> str:
     """The report with the reviews, corrections and guard injections a store holds for this trace (none without
     a store). Reviews and corrections are keyed by the content hash; the guard's by the trace's (session) id."""
+    return "".join(share_report_pieces(analysis, store, digest, fmt))
+
+
+def share_report_pieces(analysis: Analysis, store: ReviewRecords | None, digest: str, fmt: str = "html") -> list[str]:
+    """`share_report` in pieces, in order (`html_report_pieces` says why)."""
     annotations = store.annotations.for_trace(digest) if store is not None else []
     corrections = store.ledger.entries(digest) if store is not None else []
     guard = store.guard.for_session(analysis.trace.id) if store is not None else []
-    render = html_report if fmt == "html" else markdown_full_report
-    return render(analysis, annotations, corrections, guard)
+    if fmt == "html":
+        return html_report_pieces(analysis, annotations, corrections, guard)
+    return [markdown_full_report(analysis, annotations, corrections, guard)]
 
 
-__all__ = ["html_report", "markdown_full_report", "share_report"]
+__all__ = ["html_report", "html_report_pieces", "markdown_full_report", "share_report", "share_report_pieces"]
