@@ -243,3 +243,41 @@ def test_inert_json_escapes_every_unsafe_character_wherever_its_piece_falls(seed
     if seed % 5 == 1:  # four-byte characters after an odd start: a piece's edge falls inside one, whatever its length
         document = "a" + "\U0001f600\U000e0041" * (length // 2)
     assert inert_json(document.encode()) == _escaped_whole(document).encode()
+
+
+def test_the_cli_writes_reports_in_pieces_that_make_the_whole_page(tmp_path):
+    # check --json and report are written piece by piece (a long session's page is never held whole); over a trace
+    # whose JSON runs through many pieces, hidden and other multi-byte characters across their edges, what reaches
+    # the file or the terminal is the whole page escaped at once: through bytes, and through a caller's text stream.
+    import contextlib
+    import io
+
+    import orjson
+
+    from inspector.cli import main
+    from inspector.readers import load_trace
+    from inspector.report import to_json
+
+    line = "Keep `src/app.py` green → déployé \u202e`txt.exe`\u202c \U0001f600 today."
+    summary = "[[turn:1]] " + " ".join(f"{n}. {line}" for n in range(400))
+    trace = {
+        "format": "compaction-trace/1", "id": "pieces",
+        "sources": [{"key": "turn:1", "kind": "user", "authority": "user", "text": "Keep tests green."}],
+        "generations": [{"index": 0, "kind": "raw", "text": "user: Keep tests green."},
+                        {"index": 1, "kind": "summary", "parent": 0, "covers": ["turn:1"], "text": summary}],
+    }  # fmt: skip
+    path = tmp_path / "pieces.json"
+    path.write_text(json.dumps(trace, ensure_ascii=False), encoding="utf-8")
+    analysis = analyze(load_trace(path))
+    whole = orjson.dumps(to_json(analysis), option=orjson.OPT_INDENT_2).decode()
+    assert len(whole.encode()) > 8 * 4096 and HIDDEN.search(whole)
+    run = subprocess.run([sys.executable, "-m", "inspector", "check", "--json", str(path)], capture_output=True,
+                         cwd=REPO, timeout=120)  # fmt: skip
+    assert run.stdout == (_escaped_whole(whole) + "\n").encode()
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        main(["check", "--json", str(path)])
+    assert text.getvalue() == _escaped_whole(whole) + "\n"
+    page = tmp_path / "report.html"
+    assert main(["report", str(path), "-o", str(page), "--no-store"]) == 0
+    assert page.read_bytes() == html_report(analysis).encode()
