@@ -92,7 +92,7 @@ def _one_line(error: TraceReadError) -> str:
 
 def write_output(path: Path | None, data: bytes | Iterable[bytes | memoryview]) -> None:
     """To the file (checked by `output_file`) or, without one, to standard output: bytes, or pieces of them written
-    one by one as they come (a long report is never held whole: `share.html_report_pieces`)."""
+    one by one as they come (a long report is never joined: `share.html_report_pieces`)."""
     pieces = (data,) if isinstance(data, bytes) else data
     if path is None:
         sys.stdout.flush()  # what was printed before goes first

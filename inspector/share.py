@@ -119,7 +119,8 @@ def html_report_pieces(
     guard: Sequence[GuardInjection] = (),
 ) -> list[str]:
     """`html_report`'s page in the pieces it is built from, in order: a writer that encodes and writes them one by
-    one never holds the page whole, as text or as bytes (a summary-heavy session's is tens of megabytes)."""
+    one holds the page once, in these pieces, never joined nor as bytes (a summary-heavy session's is tens of
+    megabytes)."""
     trace = analysis.trace
     title = trace.title or trace.id
     by_finding = latest_by_finding(annotations)
@@ -131,7 +132,7 @@ def html_report_pieces(
             for f in analysis.findings
         ],
     )  # fmt: skip
-    generations: list[str] = []  # pieces, joined once with the page's: each join of a long session's is a copy of it
+    generations: list[str] = []  # pieces of the page, not joined here: each join of a long session's is a copy of it
     links = consequence_links(analysis)
     for k, generation in enumerate(trace.generations):
         text = generation.text
